@@ -1,0 +1,214 @@
+//! The bit array of a filter, in the wire bit order.
+//!
+//! Bit `i` of a filter is `(bytes[i / 8] >> (i % 8)) & 1` in its packed form: least
+//! significant bit first within each byte. Bits past `m` in the last byte are zero.
+
+use crate::error::{invalid, Error, Result};
+
+/// A fixed-length array of bits, stored in 64-bit words (little-endian bit order, so the
+/// packed byte form is the words' little-endian bytes).
+///
+/// ```
+/// use bloomwire::BitArray;
+/// let mut b = BitArray::new(10);
+/// b.set(0);
+/// b.set(9);
+/// assert_eq!(b.to_bytes(), vec![0x01, 0x02]);
+/// assert_eq!(BitArray::from_bytes(&[0x01, 0x02], 10).unwrap(), b);
+/// assert_eq!(b.count_zeros(), 8);
+/// ```
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct BitArray {
+    words: Vec<u64>,
+    len: u64,
+}
+
+impl core::fmt::Debug for BitArray {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "BitArray {{ len: {}, ones: {} }}",
+            self.len,
+            self.count_ones()
+        )
+    }
+}
+
+pub(crate) fn words_for(len: u64) -> usize {
+    len.div_ceil(64) as usize
+}
+
+impl BitArray {
+    /// All-zero bits of length `len`.
+    pub fn new(len: u64) -> Self {
+        BitArray {
+            words: vec![0; words_for(len)],
+            len,
+        }
+    }
+
+    /// Number of bits.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether the array has no bits.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Bytes of the packed form: `ceil(len / 8)`.
+    pub fn byte_len(&self) -> usize {
+        self.len.div_ceil(8) as usize
+    }
+
+    /// Bit `i`. Panics if `i >= len` (an index bug in the caller, never wire data).
+    #[inline]
+    pub fn get(&self, i: u64) -> bool {
+        assert!(i < self.len, "bit index {i} out of range {}", self.len);
+        (self.words[(i / 64) as usize] >> (i % 64)) & 1 == 1
+    }
+
+    /// Set bit `i` to one. Panics if `i >= len`.
+    #[inline]
+    pub fn set(&mut self, i: u64) {
+        assert!(i < self.len, "bit index {i} out of range {}", self.len);
+        self.words[(i / 64) as usize] |= 1 << (i % 64);
+    }
+
+    /// Number of one bits.
+    pub fn count_ones(&self) -> u64 {
+        self.words.iter().map(|w| u64::from(w.count_ones())).sum()
+    }
+
+    /// Number of zero bits.
+    pub fn count_zeros(&self) -> u64 {
+        self.len - self.count_ones()
+    }
+
+    /// The words, least significant bit first; bits past `len` are zero.
+    pub fn words(&self) -> &[u64] {
+        &self.words
+    }
+
+    /// The packed form in wire bit order.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.byte_len());
+        self.write_bytes(&mut out);
+        out
+    }
+
+    /// Append the packed form to `out`.
+    pub fn write_bytes(&self, out: &mut Vec<u8>) {
+        let n = self.byte_len();
+        let start = out.len();
+        for w in &self.words {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+        out.truncate(start + n);
+    }
+
+    /// Parse a packed bit array of `len` bits. The slice must be exactly `ceil(len / 8)`
+    /// bytes, and bits past `len` must be zero, so every bit array has one packed form.
+    pub fn from_bytes(bytes: &[u8], len: u64) -> Result<Self> {
+        let want = len.div_ceil(8);
+        if bytes.len() as u64 != want {
+            return Err(invalid(
+                "bytes",
+                format!("{} bytes for {len} bits, need {want}", bytes.len()),
+            ));
+        }
+        if len % 8 != 0 && bytes[bytes.len() - 1] >> (len % 8) != 0 {
+            return Err(invalid("bytes", "bits past the end are not zero"));
+        }
+        let mut words = vec![0u64; words_for(len)];
+        for (w, chunk) in words.iter_mut().zip(bytes.chunks(8)) {
+            let mut buf = [0u8; 8];
+            buf[..chunk.len()].copy_from_slice(chunk);
+            *w = u64::from_le_bytes(buf);
+        }
+        Ok(BitArray { words, len })
+    }
+
+    /// Build from words (least significant bit first); bits past `len` must be zero.
+    pub fn from_words(words: Vec<u64>, len: u64) -> Result<Self> {
+        if words.len() != words_for(len) {
+            return Err(invalid("words", "word count does not match the length"));
+        }
+        if len % 64 != 0 && words[words.len() - 1] >> (len % 64) != 0 {
+            return Err(invalid("words", "bits past the end are not zero"));
+        }
+        Ok(BitArray { words, len })
+    }
+
+    fn zip_with(&mut self, other: &BitArray, f: impl Fn(u64, u64) -> u64) -> Result<()> {
+        if self.len != other.len {
+            return Err(Error::Incompatible("bit arrays differ in length"));
+        }
+        for (a, b) in self.words.iter_mut().zip(&other.words) {
+            *a = f(*a, *b);
+        }
+        Ok(())
+    }
+
+    /// `self |= other`.
+    pub fn union_with(&mut self, other: &BitArray) -> Result<()> {
+        self.zip_with(other, |a, b| a | b)
+    }
+
+    /// `self &= other`.
+    pub fn intersect_with(&mut self, other: &BitArray) -> Result<()> {
+        self.zip_with(other, |a, b| a & b)
+    }
+
+    /// `self ^= other`: the delta between two generations of a filter.
+    pub fn xor_with(&mut self, other: &BitArray) -> Result<()> {
+        self.zip_with(other, |a, b| a ^ b)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packed_order_is_lsb_first() {
+        let mut b = BitArray::new(70);
+        for i in [0, 3, 8, 63, 64, 69] {
+            b.set(i);
+        }
+        let bytes = b.to_bytes();
+        assert_eq!(bytes.len(), 9);
+        for i in 0..70 {
+            assert_eq!(
+                (bytes[i / 8] >> (i % 8)) & 1 == 1,
+                b.get(i as u64),
+                "bit {i}"
+            );
+        }
+        assert_eq!(BitArray::from_bytes(&bytes, 70).unwrap(), b);
+    }
+
+    #[test]
+    fn non_canonical_packings_are_rejected() {
+        assert!(BitArray::from_bytes(&[0x00, 0x04], 10).is_err());
+        assert!(BitArray::from_bytes(&[0x00], 10).is_err());
+        assert!(BitArray::from_bytes(&[0x00, 0x00, 0x00], 10).is_err());
+        assert!(BitArray::from_words(vec![1 << 20], 20).is_err());
+    }
+
+    #[test]
+    fn set_operations() {
+        let mut a = BitArray::from_bytes(&[0b1100], 4).unwrap();
+        let b = BitArray::from_bytes(&[0b1010], 4).unwrap();
+        let mut x = a.clone();
+        x.xor_with(&b).unwrap();
+        assert_eq!(x.to_bytes(), vec![0b0110]);
+        let mut i = a.clone();
+        i.intersect_with(&b).unwrap();
+        assert_eq!(i.to_bytes(), vec![0b1000]);
+        a.union_with(&b).unwrap();
+        assert_eq!(a.to_bytes(), vec![0b1110]);
+        assert!(a.union_with(&BitArray::new(5)).is_err());
+    }
+}

@@ -1,0 +1,126 @@
+//! The crate's one error type.
+//!
+//! Every failure is a value of [`Error`]: building a filter with impossible parameters, a frame
+//! that does not decode, a budget that nothing fits in. Errors about a frame carry the byte
+//! offset at which the problem was found, so a peer's bad frame can be reported precisely.
+
+/// Everything that can go wrong in bloomwire.
+///
+/// The enum is `#[non_exhaustive]`: later format revisions add variants.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A filter parameter is outside what the crate supports (m = 0, k < 1, k too large, ...).
+    #[error("invalid parameter {name}: {reason}")]
+    InvalidParameter {
+        /// Which parameter.
+        name: &'static str,
+        /// Why it was refused.
+        reason: String,
+    },
+
+    /// Two filters that must agree on m, k, layout and hash family do not.
+    #[error("filters are not compatible: {0}")]
+    Incompatible(&'static str),
+
+    /// The input ends before the frame does; `needed` more bytes are required at least.
+    ///
+    /// This is not a corruption: networking code should read more and try again.
+    #[error("incomplete frame: need at least {needed} more bytes")]
+    Incomplete {
+        /// How many more bytes are needed (a lower bound while the header is incomplete).
+        needed: usize,
+    },
+
+    /// The frame does not start with the bloomwire magic.
+    #[error("bad magic at offset 0: not a bloomwire frame")]
+    BadMagic,
+
+    /// The format version is not one this decoder implements.
+    #[error("unsupported format version {0} at offset 4")]
+    UnsupportedVersion(u8),
+
+    /// A header field holds a value the spec reserves or does not define.
+    #[error("invalid {field} value {value} at offset {offset}")]
+    InvalidField {
+        /// The header field.
+        field: &'static str,
+        /// The value read.
+        value: u64,
+        /// Byte offset of the field in the frame.
+        offset: usize,
+    },
+
+    /// A varint is longer than 10 bytes, overflows 64 bits, or is not in its minimal form.
+    #[error("malformed varint for {field} at offset {offset}")]
+    BadVarint {
+        /// The header field.
+        field: &'static str,
+        /// Byte offset of the varint.
+        offset: usize,
+    },
+
+    /// A value in the frame exceeds the caller's [`Limits`](crate::Limits).
+    #[error("{field} = {value} at offset {offset} exceeds the limit {limit}")]
+    LimitExceeded {
+        /// The header field.
+        field: &'static str,
+        /// The value the frame claims.
+        value: u64,
+        /// The caller's limit.
+        limit: u64,
+        /// Byte offset of the field in the frame.
+        offset: usize,
+    },
+
+    /// The checksum at the end of the frame does not match its contents.
+    #[error("checksum mismatch at offset {offset}: frame says {stored:#010x}, contents give {computed:#010x}")]
+    ChecksumMismatch {
+        /// The CRC-32C stored in the frame.
+        stored: u32,
+        /// The CRC-32C of the bytes before it.
+        computed: u32,
+        /// Byte offset of the checksum field.
+        offset: usize,
+    },
+
+    /// Bytes follow the frame in an input that was meant to hold exactly one frame.
+    #[error("{count} trailing bytes after the frame at offset {offset}")]
+    TrailingBytes {
+        /// How many bytes follow.
+        count: usize,
+        /// Where the frame ended.
+        offset: usize,
+    },
+
+    /// The payload does not decode to exactly m bits, or is not in the canonical form the
+    /// encoder produces.
+    #[error("corrupt payload at offset {offset}: {reason}")]
+    CorruptPayload {
+        /// What was wrong.
+        reason: &'static str,
+        /// Byte offset of the payload in the frame.
+        offset: usize,
+    },
+
+    /// No encoding of the filter fits in the caller's byte budget.
+    #[error("no encoding fits the budget of {budget} bytes: compressed needs {compressed}, raw needs {raw}")]
+    OverBudget {
+        /// The budget asked for.
+        budget: usize,
+        /// Size of the smallest compressed frame.
+        compressed: usize,
+        /// Size of the raw frame.
+        raw: usize,
+    },
+}
+
+/// Shorthand for results in this crate.
+pub type Result<T, E = Error> = core::result::Result<T, E>;
+
+pub(crate) fn invalid(name: &'static str, reason: impl Into<String>) -> Error {
+    Error::InvalidParameter {
+        name,
+        reason: reason.into(),
+    }
+}

@@ -1,0 +1,24 @@
+//! # bloomwire
+//!
+//! Compressed Bloom filters on the wire.
+//!
+//! Networking programs send Bloom filters to each other over and over: cache digests between
+//! proxies, set summaries between peers, key indexes between replicas. bloomwire puts those
+//! filters on the wire in close to `m * H(p)` bits (Mitzenmacher, *Compressed Bloom
+//! Filters*), and reads them back safely from peers it does not trust.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod bits;
+pub mod error;
+pub mod filter;
+pub mod hashing;
+pub mod rational;
+pub mod theory;
+
+pub use bits::BitArray;
+pub use error::{Error, Result};
+pub use filter::{BloomFilter, Layout, Params};
+pub use hashing::{BaseHash, HashFamily, IndexScheme};
+pub use rational::HashCount;

@@ -11,11 +11,15 @@
 #![warn(missing_docs)]
 
 pub mod bits;
+mod coder;
 pub mod error;
 pub mod filter;
+pub mod frame;
 pub mod hashing;
+pub mod model;
 pub mod rational;
 pub mod theory;
+pub mod wire;
 
 pub use bits::BitArray;
 pub use error::{Error, Result};

@@ -1,0 +1,633 @@
+//! Frames: a filter on the wire.
+//!
+//! A frame is a header that says everything a receiver needs to query the filter (layout,
+//! hash family and seed, m, k, n, the payload coding and its parameters), the coded bit
+//! array, and a CRC-32C of both. `spec/FORMAT.md` is the normative description; this module
+//! implements it.
+//!
+//! ```
+//! use bloomwire::{frame, BloomFilter, HashFamily, Params};
+//! let mut f = BloomFilter::new(Params::standard(140_000, 2, HashFamily::default()).unwrap());
+//! for i in 0..10_000u32 {
+//!     f.insert(i.to_le_bytes());
+//! }
+//! let frame = frame::Encoder::new().encode(&f).unwrap();
+//! let wire = frame.to_bytes();
+//! assert_eq!(wire.len(), frame.encoded_len());
+//! assert!(wire.len() < 10_000); // 17 500 bytes raw; m H(p) / 8 = 9904
+//! let back = frame::decode(&wire, &frame::Limits::default()).unwrap();
+//! assert_eq!(back.filter, f);
+//! assert!(back.filter.contains(7u32.to_le_bytes()));
+//! ```
+
+use bytes::{Buf, BufMut, Bytes, BytesMut};
+
+use crate::bits::BitArray;
+use crate::coder;
+use crate::error::{Error, Result};
+use crate::filter::{BloomFilter, Layout, Params, MAX_M};
+use crate::hashing::{BaseHash, HashFamily, IndexScheme};
+use crate::model::KnownP;
+use crate::rational::{HashCount, K_FRAC_BITS, MAX_K};
+use crate::wire::{put_varint, varint_len, Reader};
+
+/// The four bytes every frame starts with.
+pub const MAGIC: [u8; 4] = *b"BLWR";
+
+/// The format version this crate writes and reads.
+pub const VERSION: u8 = 1;
+
+/// Frame kind: a full filter.
+pub const KIND_FULL: u8 = 0;
+
+/// Bytes of the checksum trailer.
+pub const CHECKSUM_LEN: usize = 4;
+
+/// How the bit array is coded in the payload. The wire id is the discriminant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Coding {
+    /// The packed bit array, `ceil(m / 8)` bytes.
+    Raw = 0,
+    /// Range-coded bits with the adaptive counting model (no parameters).
+    Adaptive = 1,
+    /// Range-coded bits with a known zero probability `q0 / 2^16` sent in the header.
+    KnownP = 2,
+    /// ANS-coded bytes with the 256-symbol model built from `q0` (faster to decode).
+    KnownPSymbols = 3,
+}
+
+impl Coding {
+    /// Every coding, in id order.
+    pub const ALL: [Coding; 4] = [
+        Coding::Raw,
+        Coding::Adaptive,
+        Coding::KnownP,
+        Coding::KnownPSymbols,
+    ];
+
+    /// The coding with a wire id.
+    pub fn from_id(id: u8) -> Option<Coding> {
+        Coding::ALL.get(usize::from(id)).copied()
+    }
+
+    /// The wire id.
+    pub fn id(self) -> u8 {
+        self as u8
+    }
+
+    /// Whether the header carries a quantized zero probability for this coding.
+    pub fn has_q0(self) -> bool {
+        matches!(self, Coding::KnownP | Coding::KnownPSymbols)
+    }
+
+    /// Whether the payload is a sequence of 32-bit coder words.
+    fn is_word_coded(self) -> bool {
+        self != Coding::Raw
+    }
+}
+
+impl core::fmt::Display for Coding {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            Coding::Raw => "raw",
+            Coding::Adaptive => "adaptive",
+            Coding::KnownP => "known-p",
+            Coding::KnownPSymbols => "known-p-symbols",
+        })
+    }
+}
+
+/// What a decoder accepts, checked before anything is allocated.
+///
+/// The defaults suit cache digests and set summaries of up to tens of millions of keys:
+/// m up to 2^28 bits (32 MiB of filter), k up to 64, payloads up to 64 MiB. A receiver that
+/// expects larger filters raises them:
+///
+/// ```
+/// let limits = bloomwire::frame::Limits { max_m: 1 << 33, ..Default::default() };
+/// assert_eq!(limits.max_k, 64);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Largest m (bits) accepted; at most [`MAX_M`].
+    pub max_m: u64,
+    /// Largest `ceil(k)` accepted; at most [`MAX_K`].
+    pub max_k: u32,
+    /// Largest payload accepted, in bytes.
+    pub max_payload: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_m: 1 << 28,
+            max_k: 64,
+            max_payload: 1 << 26,
+        }
+    }
+}
+
+impl Limits {
+    /// The hard limits of the format: anything a conforming encoder may write.
+    pub fn unlimited() -> Self {
+        Limits {
+            max_m: MAX_M,
+            max_k: MAX_K,
+            max_payload: u64::MAX,
+        }
+    }
+}
+
+/// A parsed frame header.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FrameHeader {
+    /// m, layout with k, hash family.
+    pub params: Params,
+    /// Number of keys the sender inserted (informational).
+    pub n: u64,
+    /// The payload coding.
+    pub coding: Coding,
+    /// The quantized zero probability, for the known-p codings.
+    pub q0: Option<u16>,
+    /// Payload bytes.
+    pub payload_len: usize,
+    /// Header bytes (everything before the payload).
+    pub header_len: usize,
+}
+
+impl FrameHeader {
+    /// Bytes of the whole frame: header, payload, checksum.
+    pub fn frame_len(&self) -> usize {
+        self.header_len + self.payload_len + CHECKSUM_LEN
+    }
+
+    fn new(params: Params, n: u64, coding: Coding, q0: Option<u16>, payload_len: usize) -> Self {
+        let mut h = FrameHeader {
+            params,
+            n,
+            coding,
+            q0,
+            payload_len,
+            header_len: 0,
+        };
+        h.header_len = h.encoded_len();
+        h
+    }
+
+    /// Bytes of the encoded header.
+    fn encoded_len(&self) -> usize {
+        let p = &self.params;
+        let seed = match p.family().base {
+            BaseHash::Xxh64 { .. } => 8,
+            BaseHash::SipHash24 { .. } => 16,
+        };
+        let k = match p.layout() {
+            Layout::Standard { k } | Layout::Partitioned { k } => varint_len(k.raw().into()),
+            Layout::Blocks { ks } => ks.iter().map(|k| varint_len(k.raw().into())).sum(),
+        };
+        MAGIC.len()
+            + 7
+            + seed
+            + varint_len(p.m())
+            + k
+            + varint_len(self.n)
+            + if self.coding.has_q0() { 2 } else { 0 }
+            + varint_len(self.payload_len as u64)
+    }
+
+    fn write<B: BufMut>(&self, buf: &mut B) {
+        let p = &self.params;
+        buf.put_slice(&MAGIC);
+        buf.put_u8(VERSION);
+        buf.put_u8(KIND_FULL);
+        buf.put_u8(p.layout().id());
+        buf.put_u8(p.family().base.id());
+        buf.put_u8(p.family().scheme.id());
+        buf.put_u8(self.coding.id());
+        buf.put_u8(0); // flags
+        match p.family().base {
+            BaseHash::Xxh64 { seed } => buf.put_u64_le(seed),
+            BaseHash::SipHash24 { k0, k1 } => {
+                buf.put_u64_le(k0);
+                buf.put_u64_le(k1);
+            }
+        }
+        put_varint(buf, p.m());
+        match p.layout() {
+            Layout::Standard { k } | Layout::Partitioned { k } => put_varint(buf, k.raw().into()),
+            Layout::Blocks { ks } => ks.iter().for_each(|k| put_varint(buf, k.raw().into())),
+        }
+        put_varint(buf, self.n);
+        if let Some(q0) = self.q0 {
+            buf.put_u16_le(q0);
+        }
+        put_varint(buf, self.payload_len as u64);
+    }
+
+    /// Parse the header at the start of `input`, checking every field against the spec and
+    /// `limits`. Needs only the header bytes: a short input gives [`Error::Incomplete`].
+    pub fn parse(input: &[u8], limits: &Limits) -> Result<FrameHeader> {
+        let mut r = Reader::new(input);
+        let have = input.len().min(MAGIC.len());
+        if input[..have] != MAGIC[..have] {
+            return Err(Error::BadMagic);
+        }
+        r.take(MAGIC.len())?;
+        let version = r.u8()?;
+        if version != VERSION {
+            return Err(Error::UnsupportedVersion(version));
+        }
+        let field = |field, value: u64, offset| Error::InvalidField {
+            field,
+            value,
+            offset,
+        };
+        let off = r.offset();
+        let kind = r.u8()?;
+        if kind != KIND_FULL {
+            return Err(field("frame kind", kind.into(), off));
+        }
+        let layout_off = r.offset();
+        let layout_id = r.u8()?;
+        if layout_id > Layout::BLOCKS_ID {
+            return Err(field("filter type", layout_id.into(), layout_off));
+        }
+        let off = r.offset();
+        let hash_id = r.u8()?;
+        if hash_id != BaseHash::XXH64_ID && hash_id != BaseHash::SIPHASH24_ID {
+            return Err(field("hash family", hash_id.into(), off));
+        }
+        let off = r.offset();
+        let scheme_id = r.u8()?;
+        let scheme =
+            IndexScheme::from_id(scheme_id).ok_or(field("index scheme", scheme_id.into(), off))?;
+        let off = r.offset();
+        let coding_id = r.u8()?;
+        let coding = Coding::from_id(coding_id).ok_or(field("coding", coding_id.into(), off))?;
+        let off = r.offset();
+        let flags = r.u8()?;
+        if flags != 0 {
+            return Err(field("flags", flags.into(), off));
+        }
+        let base = if hash_id == BaseHash::XXH64_ID {
+            BaseHash::Xxh64 { seed: r.u64_le()? }
+        } else {
+            BaseHash::SipHash24 {
+                k0: r.u64_le()?,
+                k1: r.u64_le()?,
+            }
+        };
+        let m_off = r.offset();
+        let m = r.varint("m")?;
+        if m == 0 || m > MAX_M {
+            return Err(field("m", m, m_off));
+        }
+        if m > limits.max_m {
+            return Err(Error::LimitExceeded {
+                field: "m",
+                value: m,
+                limit: limits.max_m,
+                offset: m_off,
+            });
+        }
+        let k_off = r.offset();
+        let max_raw = u64::from(MAX_K) << K_FRAC_BITS;
+        let read_k = |r: &mut Reader<'_>| -> Result<HashCount> {
+            let off = r.offset();
+            let raw = r.varint("k")?;
+            if raw > max_raw {
+                return Err(field("k", raw, off));
+            }
+            Ok(HashCount::from_raw_allow_zero(raw as u32).expect("checked"))
+        };
+        let layout = match layout_id {
+            Layout::STANDARD_ID => Layout::Standard { k: read_k(&mut r)? },
+            Layout::PARTITIONED_ID => Layout::Partitioned { k: read_k(&mut r)? },
+            _ => Layout::Blocks {
+                ks: (0..m.count_ones())
+                    .map(|_| read_k(&mut r))
+                    .collect::<Result<_>>()?,
+            },
+        };
+        let params = Params::new(m, layout, HashFamily::new(base, scheme))
+            .map_err(|_| field("k", 0, k_off))?;
+        let k = params.k();
+        if k.ceil() > limits.max_k {
+            return Err(Error::LimitExceeded {
+                field: "k",
+                value: k.ceil().into(),
+                limit: limits.max_k.into(),
+                offset: k_off,
+            });
+        }
+        let n = r.varint("n")?;
+        let q0 = if coding.has_q0() {
+            let off = r.offset();
+            let q0 = r.u16_le()?;
+            if q0 == 0 {
+                return Err(field("q0", 0, off));
+            }
+            Some(q0)
+        } else {
+            None
+        };
+        let len_off = r.offset();
+        let payload_len = r.varint("payload length")?;
+        if payload_len > limits.max_payload {
+            return Err(Error::LimitExceeded {
+                field: "payload length",
+                value: payload_len,
+                limit: limits.max_payload,
+                offset: len_off,
+            });
+        }
+        let well_formed = if coding.is_word_coded() {
+            payload_len > 0 && payload_len % 4 == 0
+        } else {
+            payload_len == m.div_ceil(8)
+        };
+        if !well_formed || payload_len > usize::MAX as u64 / 2 {
+            return Err(field("payload length", payload_len, len_off));
+        }
+        Ok(FrameHeader {
+            params,
+            n,
+            coding,
+            q0,
+            payload_len: payload_len as usize,
+            header_len: r.offset(),
+        })
+    }
+}
+
+/// An encoded frame, ready to write; its exact length is known before writing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Frame {
+    header: FrameHeader,
+    payload: Vec<u8>,
+}
+
+impl Frame {
+    /// The header.
+    pub fn header(&self) -> &FrameHeader {
+        &self.header
+    }
+
+    /// The coded payload.
+    pub fn payload(&self) -> &[u8] {
+        &self.payload
+    }
+
+    /// The coding used.
+    pub fn coding(&self) -> Coding {
+        self.header.coding
+    }
+
+    /// Exact bytes [`write_to`](Self::write_to) writes.
+    pub fn encoded_len(&self) -> usize {
+        self.header.frame_len()
+    }
+
+    /// Write the frame into any buffer.
+    pub fn write_to<B: BufMut>(&self, buf: &mut B) {
+        let mut head = Vec::with_capacity(self.header.header_len);
+        self.header.write(&mut head);
+        debug_assert_eq!(head.len(), self.header.header_len);
+        let crc = crc32c::crc32c_append(crc32c::crc32c(&head), &self.payload);
+        buf.put_slice(&head);
+        buf.put_slice(&self.payload);
+        buf.put_u32_le(crc);
+    }
+
+    /// The frame as bytes.
+    pub fn to_bytes(&self) -> Bytes {
+        let mut b = BytesMut::with_capacity(self.encoded_len());
+        self.write_to(&mut b);
+        debug_assert_eq!(b.len(), self.encoded_len());
+        b.freeze()
+    }
+}
+
+/// Where the known-p codings take their probability from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PSource {
+    /// The measured fraction of zero bits (smallest payload).
+    #[default]
+    Measured,
+    /// The theoretical `p` for the filter's n, k and m (`exp(-kn/m)` for a standard filter).
+    Theory,
+}
+
+/// Encodes filters into frames.
+///
+/// By default it tries the compressed codings ([`Coding::KnownPSymbols`] and
+/// [`Coding::Adaptive`]) and keeps the smallest frame; whatever the coding asked for, it
+/// sends the raw bit array instead when compression would not be smaller.
+#[derive(Debug, Clone, Default)]
+pub struct Encoder {
+    coding: Option<Coding>,
+    p_source: PSource,
+    budget: Option<usize>,
+}
+
+impl Encoder {
+    /// An encoder that picks the smallest coding.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Use this coding (or raw, if it is not smaller).
+    pub fn coding(mut self, coding: Coding) -> Self {
+        self.coding = Some(coding);
+        self
+    }
+
+    /// Where known-p codings take `p` from.
+    pub fn p_source(mut self, source: PSource) -> Self {
+        self.p_source = source;
+        self
+    }
+
+    /// Fail with [`Error::OverBudget`] unless the frame fits in `bytes`.
+    pub fn budget(mut self, bytes: usize) -> Self {
+        self.budget = Some(bytes);
+        self
+    }
+
+    fn q0(&self, filter: &BloomFilter) -> u16 {
+        match self.p_source {
+            PSource::Measured => KnownP::measured(filter.bits().count_zeros(), filter.m()),
+            PSource::Theory => KnownP::quantize(crate::theory::zero_fraction(
+                filter.params(),
+                filter.n() as f64,
+            )),
+        }
+    }
+
+    /// The frame for `filter` with one coding, no fallback.
+    pub fn encode_with(&self, filter: &BloomFilter, coding: Coding) -> Frame {
+        let bits = filter.bits();
+        let (q0, payload) = match coding {
+            Coding::Raw => (None, bits.to_bytes()),
+            Coding::Adaptive => (None, coder::encode_adaptive(bits)),
+            Coding::KnownP => {
+                let q0 = self.q0(filter);
+                (Some(q0), coder::encode_known_p(bits, q0))
+            }
+            Coding::KnownPSymbols => {
+                let q0 = self.q0(filter);
+                (Some(q0), coder::encode_symbols(bits, q0))
+            }
+        };
+        let header = FrameHeader::new(
+            filter.params().clone(),
+            filter.n(),
+            coding,
+            q0,
+            payload.len(),
+        );
+        Frame { header, payload }
+    }
+
+    /// Encode: the requested or smallest coding, raw when that is not smaller, and the
+    /// budget checked.
+    pub fn encode(&self, filter: &BloomFilter) -> Result<Frame> {
+        let raw = self.encode_with(filter, Coding::Raw);
+        let candidates = match self.coding {
+            Some(Coding::Raw) => vec![],
+            Some(c) => vec![c],
+            None => vec![Coding::KnownPSymbols, Coding::Adaptive],
+        };
+        let best = candidates
+            .into_iter()
+            .map(|c| self.encode_with(filter, c))
+            .min_by_key(Frame::encoded_len);
+        let compressed_len = best.as_ref().map(Frame::encoded_len);
+        let frame = match best {
+            Some(f) if f.encoded_len() < raw.encoded_len() => f,
+            _ => raw.clone(),
+        };
+        if let Some(budget) = self.budget {
+            if frame.encoded_len() > budget {
+                return Err(Error::OverBudget {
+                    budget,
+                    compressed: compressed_len.unwrap_or(raw.encoded_len()),
+                    raw: raw.encoded_len(),
+                });
+            }
+        }
+        Ok(frame)
+    }
+}
+
+/// A decoded frame: the filter and the header it came with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decoded {
+    /// The filter, ready to query.
+    pub filter: BloomFilter,
+    /// The frame's header.
+    pub header: FrameHeader,
+}
+
+/// Decode the frame at the start of `input`; returns it and the bytes it took. Bytes after
+/// the frame are left alone (for streams). A short input gives [`Error::Incomplete`] with
+/// how many more bytes are needed.
+pub fn decode_prefix(input: &[u8], limits: &Limits) -> Result<(Decoded, usize)> {
+    let header = FrameHeader::parse(input, limits)?;
+    let len = header.frame_len();
+    if input.len() < len {
+        return Err(Error::Incomplete {
+            needed: len - input.len(),
+        });
+    }
+    let body_end = len - CHECKSUM_LEN;
+    let stored = u32::from_le_bytes(input[body_end..len].try_into().expect("4 bytes"));
+    let computed = crc32c::crc32c(&input[..body_end]);
+    if stored != computed {
+        return Err(Error::ChecksumMismatch {
+            stored,
+            computed,
+            offset: body_end,
+        });
+    }
+    let payload = &input[header.header_len..body_end];
+    let m = header.params.m();
+    let bits = match header.coding {
+        Coding::Raw => BitArray::from_bytes(payload, m).map_err(|_| "bits past m are not zero"),
+        Coding::Adaptive => coder::decode_adaptive(payload, m),
+        Coding::KnownP => coder::decode_known_p(payload, m, header.q0.expect("parsed")),
+        Coding::KnownPSymbols => coder::decode_symbols(payload, m, header.q0.expect("parsed")),
+    }
+    .map_err(|reason| Error::CorruptPayload {
+        reason,
+        offset: header.header_len,
+    })?;
+    let filter = BloomFilter::from_parts(header.params.clone(), bits, header.n)?;
+    Ok((Decoded { filter, header }, len))
+}
+
+/// Decode an input that holds exactly one frame.
+pub fn decode(input: &[u8], limits: &Limits) -> Result<Decoded> {
+    let (d, len) = decode_prefix(input, limits)?;
+    if len != input.len() {
+        return Err(Error::TrailingBytes {
+            count: input.len() - len,
+            offset: len,
+        });
+    }
+    Ok(d)
+}
+
+/// Decode exactly one frame held in `Bytes`.
+pub fn decode_bytes(input: &Bytes, limits: &Limits) -> Result<Decoded> {
+    decode(input, limits)
+}
+
+/// Decode the next frame from a buffer and advance past it. On [`Error::Incomplete`] the
+/// buffer is left untouched so more input can be appended.
+///
+/// The frame is found through the chunks `buf` exposes with [`Buf::chunks_vectored`]
+/// (every byte for `Bytes`, `BytesMut`, `VecDeque<u8>` and chains of them); a frame split
+/// across chunks is gathered into one allocation of its limit-checked length. Bytes a buffer
+/// does not expose count as not yet received.
+pub fn decode_buf<B: Buf>(buf: &mut B, limits: &Limits) -> Result<Decoded> {
+    let mut slices = [std::io::IoSlice::new(&[]); 64];
+    let count = buf.chunks_vectored(&mut slices);
+    let chunks: Vec<&[u8]> = slices[..count].iter().map(|s| &s[..]).collect();
+    let first = chunks.first().copied().unwrap_or(&[]);
+    let header = match FrameHeader::parse(first, limits) {
+        Err(Error::Incomplete { .. }) if chunks.len() > 1 => {
+            FrameHeader::parse(&gather(&chunks, MAX_HEADER_LEN), limits)?
+        }
+        other => other?,
+    };
+    let len = header.frame_len();
+    let exposed: usize = chunks.iter().map(|c| c.len()).sum();
+    if exposed < len {
+        return Err(Error::Incomplete {
+            needed: len - exposed,
+        });
+    }
+    let decoded = if first.len() >= len {
+        decode_prefix(&first[..len], limits)?.0
+    } else {
+        decode_prefix(&gather(&chunks, len), limits)?.0
+    };
+    buf.advance(len);
+    Ok(decoded)
+}
+
+/// The largest header the format allows: fixed fields, a 16-byte key, m and n as 10-byte
+/// varints, 48 block k's of up to 4 bytes, q0, and the payload length.
+pub const MAX_HEADER_LEN: usize = 4 + 7 + 16 + 10 + 48 * 4 + 10 + 2 + 10;
+
+/// The first `len` bytes of a sequence of chunks (fewer if they hold fewer).
+fn gather(chunks: &[&[u8]], len: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(len);
+    for c in chunks {
+        let take = c.len().min(len - out.len());
+        out.extend_from_slice(&c[..take]);
+    }
+    out
+}

@@ -80,11 +80,6 @@ impl Coding {
     pub fn has_q0(self) -> bool {
         matches!(self, Coding::KnownP | Coding::KnownPSymbols)
     }
-
-    /// Whether the payload is a sequence of 32-bit coder words.
-    fn is_word_coded(self) -> bool {
-        self != Coding::Raw
-    }
 }
 
 impl core::fmt::Display for Coding {
@@ -342,10 +337,11 @@ impl FrameHeader {
                 offset: len_off,
             });
         }
-        let well_formed = if coding.is_word_coded() {
-            payload_len > 0 && payload_len % 4 == 0
-        } else {
-            payload_len == m.div_ceil(8)
+        let well_formed = match coding {
+            Coding::Raw => payload_len == m.div_ceil(8),
+            // An ANS coder that ends in state 0 writes nothing at all.
+            Coding::KnownPSymbols => payload_len % 4 == 0,
+            Coding::Adaptive | Coding::KnownP => payload_len > 0 && payload_len % 4 == 0,
         };
         if !well_formed || payload_len > usize::MAX as u64 / 2 {
             return Err(field("payload length", payload_len, len_off));

@@ -1,0 +1,687 @@
+//! Generates the test vectors under `spec/vectors/`.
+//!
+//! ```text
+//! cargo run --example vectors            # rewrite spec/vectors/
+//! ```
+//!
+//! `tests/vectors.rs` runs the same generator and fails when its output differs from the
+//! committed files, so the vectors never drift from the code and are never edited by hand.
+
+#![allow(dead_code)] // also compiled into tests/vectors.rs, which does not call `main`
+
+use std::path::{Path, PathBuf};
+
+use bloomwire::frame::{Coding, Encoder, PSource};
+use bloomwire::hashing::{BaseHash, HashFamily, IndexScheme};
+use bloomwire::wire::put_varint;
+use bloomwire::{BloomFilter, HashCount, Layout, Params};
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+
+/// A generated file: its path under `spec/vectors/` and its bytes.
+pub struct VectorFile {
+    pub path: PathBuf,
+    pub bytes: Vec<u8>,
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+fn json_file(path: &str, v: &Value) -> VectorFile {
+    let mut bytes = serde_json::to_vec_pretty(v).expect("json");
+    bytes.push(b'\n');
+    VectorFile {
+        path: path.into(),
+        bytes,
+    }
+}
+
+fn family_json(f: &HashFamily) -> Value {
+    let base = match f.base {
+        BaseHash::Xxh64 { seed } => json!({"base_hash": "xxh64", "seed": seed.to_string()}),
+        BaseHash::SipHash24 { k0, k1 } => {
+            json!({"base_hash": "siphash24", "k0": k0.to_string(), "k1": k1.to_string()})
+        }
+    };
+    let mut v = base;
+    v["index_scheme"] = json!(match f.scheme {
+        IndexScheme::DoubleHashing => "double",
+        IndexScheme::EnhancedDoubleHashing => "enhanced",
+    });
+    v
+}
+
+fn key(i: u64) -> Vec<u8> {
+    format!("key-{i}").into_bytes()
+}
+
+fn siphash_family(scheme: IndexScheme) -> HashFamily {
+    let mut k = [0u8; 16];
+    for (i, b) in k.iter_mut().enumerate() {
+        *b = i as u8;
+    }
+    HashFamily::new(BaseHash::siphash(k), scheme)
+}
+
+fn xxh(seed: u64, scheme: IndexScheme) -> HashFamily {
+    HashFamily::new(BaseHash::Xxh64 { seed }, scheme)
+}
+
+fn hash_index_vectors() -> VectorFile {
+    let keys: Vec<Vec<u8>> = vec![
+        vec![],
+        b"a".to_vec(),
+        b"bloomwire".to_vec(),
+        (0..=255u8).collect(),
+    ];
+    let families = [
+        xxh(0, IndexScheme::DoubleHashing),
+        xxh(0x0123_4567_89ab_cdef, IndexScheme::EnhancedDoubleHashing),
+        siphash_family(IndexScheme::DoubleHashing),
+        siphash_family(IndexScheme::EnhancedDoubleHashing),
+    ];
+    let shapes: [(u32, u64); 5] = [
+        (1, 1),
+        (5, 13),
+        (4, 1000),
+        (12, 1 << 20),
+        (7, (1 << 48) - 59),
+    ];
+    let mut cases = Vec::new();
+    for fam in &families {
+        for k in &keys {
+            for &(count, range) in &shapes {
+                let idx = fam.indexes(k, count, range).expect("range >= 1");
+                let mut case = family_json(fam);
+                case["key_hex"] = json!(hex(k));
+                case["hash"] = json!(fam.base.hash(k).to_string());
+                case["k"] = json!(count);
+                case["m"] = json!(range.to_string());
+                case["indexes"] = json!(idx.iter().map(|i| i.to_string()).collect::<Vec<_>>());
+                cases.push(case);
+            }
+        }
+    }
+    json_file(
+        "hash_indexes.json",
+        &json!({
+            "description": "Indexes g_0..g_{k-1} of section 3.2 for a standard filter of m bits \
+                            with integer k (a = stream(h, 0), b = stream(h, 1)). 64-bit numbers are \
+                            decimal strings.",
+            "cases": cases,
+        }),
+    )
+}
+
+struct AcceptCase {
+    name: &'static str,
+    params: Params,
+    n: u64,
+    coding: Coding,
+    p_source: PSource,
+}
+
+fn accept_cases() -> Vec<AcceptCase> {
+    use IndexScheme::*;
+    let k = |x: f64| HashCount::from_f64(x).expect("valid k");
+    let std = |m: u64, kk: f64, fam: HashFamily| {
+        Params::new(m, Layout::Standard { k: k(kk) }, fam).expect("valid")
+    };
+    let mut v = Vec::new();
+    let mut add = |name, params, n, coding, p_source| {
+        v.push(AcceptCase {
+            name,
+            params,
+            n,
+            coding,
+            p_source,
+        })
+    };
+    let f0 = xxh(0, DoubleHashing);
+    add("m1_raw", std(1, 1.0, f0), 1, Coding::Raw, PSource::Measured);
+    add(
+        "m1_adaptive",
+        std(1, 1.0, f0),
+        1,
+        Coding::Adaptive,
+        PSource::Measured,
+    );
+    add(
+        "m1_symbols",
+        std(1, 2.0, f0),
+        0,
+        Coding::KnownPSymbols,
+        PSource::Measured,
+    );
+    for (name, coding) in [
+        ("std_1000_raw", Coding::Raw),
+        ("std_1000_adaptive", Coding::Adaptive),
+        ("std_1000_known_p", Coding::KnownP),
+        ("std_1000_symbols", Coding::KnownPSymbols),
+    ] {
+        add(name, std(1000, 3.0, f0), 100, coding, PSource::Measured);
+    }
+    add(
+        "m13_known_p",
+        std(13, 2.0, f0),
+        3,
+        Coding::KnownP,
+        PSource::Measured,
+    );
+    add(
+        "m13_symbols",
+        std(13, 2.0, f0),
+        3,
+        Coding::KnownPSymbols,
+        PSource::Measured,
+    );
+    add(
+        "empty_adaptive",
+        std(4093, 4.0, f0),
+        0,
+        Coding::Adaptive,
+        PSource::Measured,
+    );
+    add(
+        "dense_known_p",
+        std(777, 5.0, f0),
+        400,
+        Coding::KnownP,
+        PSource::Measured,
+    );
+    add(
+        "theory_p_symbols",
+        std(20_000, 2.0, xxh(99, EnhancedDoubleHashing)),
+        1500,
+        Coding::KnownPSymbols,
+        PSource::Theory,
+    );
+    add(
+        "rational_k_siphash_enhanced_adaptive",
+        std(2003, 2.5, siphash_family(EnhancedDoubleHashing)),
+        200,
+        Coding::Adaptive,
+        PSource::Measured,
+    );
+    add(
+        "rational_k_xxh_known_p",
+        std(3000, 1.75, xxh(7, DoubleHashing)),
+        300,
+        Coding::KnownP,
+        PSource::Measured,
+    );
+    add(
+        "partitioned_k3_known_p",
+        Params::new(1001, Layout::Partitioned { k: k(3.0) }, f0).expect("valid"),
+        100,
+        Coding::KnownP,
+        PSource::Measured,
+    );
+    add(
+        "partitioned_k3_25_siphash_symbols",
+        Params::new(
+            5000,
+            Layout::Partitioned { k: k(3.25) },
+            siphash_family(DoubleHashing),
+        )
+        .expect("valid"),
+        400,
+        Coding::KnownPSymbols,
+        PSource::Measured,
+    );
+    add(
+        "blocks_proportional_symbols",
+        Params::new(
+            1000,
+            Layout::blocks_proportional(1000, k(4.0)).expect("valid"),
+            xxh(5, EnhancedDoubleHashing),
+        )
+        .expect("valid"),
+        120,
+        Coding::KnownPSymbols,
+        PSource::Measured,
+    );
+    add(
+        "blocks_with_zero_k_block_adaptive",
+        Params::new(
+            0b1_0000_0101,
+            Layout::Blocks {
+                ks: vec![
+                    k(2.5),
+                    HashCount::from_raw_allow_zero(0).expect("0"),
+                    k(1.0),
+                ],
+            },
+            f0,
+        )
+        .expect("valid"),
+        20,
+        Coding::Adaptive,
+        PSource::Measured,
+    );
+    v
+}
+
+fn params_json(p: &Params) -> Value {
+    let mut v = family_json(p.family());
+    v["m"] = json!(p.m());
+    match p.layout() {
+        Layout::Standard { k } => {
+            v["filter_type"] = json!("standard");
+            v["k_raw"] = json!(k.raw());
+        }
+        Layout::Partitioned { k } => {
+            v["filter_type"] = json!("partitioned");
+            v["k_raw"] = json!(k.raw());
+        }
+        Layout::Blocks { ks } => {
+            v["filter_type"] = json!("blocks");
+            v["block_k_raw"] = json!(ks.iter().map(|k| k.raw()).collect::<Vec<_>>());
+        }
+    }
+    v
+}
+
+fn accept_vectors() -> Vec<VectorFile> {
+    let mut out = Vec::new();
+    for case in accept_cases() {
+        let mut f = BloomFilter::new(case.params.clone());
+        for i in 0..case.n {
+            f.insert(key(i));
+        }
+        let frame = Encoder::new()
+            .p_source(case.p_source)
+            .encode_with(&f, case.coding);
+        let bytes = frame.to_bytes().to_vec();
+        let members: Vec<Value> = (0..case.n.min(10))
+            .map(|i| json!({"key_hex": hex(&key(i)), "expected": true}))
+            .collect();
+        let others: Vec<Value> = (1_000_000..1_000_020u64)
+            .map(|i| json!({"key_hex": hex(&key(i)), "expected": f.contains(key(i))}))
+            .collect();
+        let mut params = params_json(&case.params);
+        params["n"] = json!(case.n);
+        params["coding"] = json!(case.coding.to_string());
+        params["q0"] = json!(frame.header().q0);
+        params["payload_len"] = json!(frame.header().payload_len);
+        params["header_len"] = json!(frame.header().header_len);
+        let manifest = json!({
+            "frame": format!("{}.bin", case.name),
+            "params": params,
+            "bits_sha256": hex(&Sha256::digest(f.bits().to_bytes())),
+            "ones": f.bits().count_ones(),
+            "member_keys": members,
+            "other_keys": others,
+        });
+        out.push(VectorFile {
+            path: format!("accept/{}.bin", case.name).into(),
+            bytes,
+        });
+        out.push(json_file(&format!("accept/{}.json", case.name), &manifest));
+    }
+    out
+}
+
+/// A frame assembled field by field, so reject vectors can hold any value in any field.
+#[derive(Clone)]
+struct RawFrame {
+    fixed: Vec<u8>,
+    seed: Vec<u8>,
+    varints: Vec<Vec<u8>>, // m, k(s), n
+    q0: Vec<u8>,
+    len: Vec<u8>,
+    payload: Vec<u8>,
+    crc: Option<u32>,
+    trailing: Vec<u8>,
+}
+
+fn varint(v: u64) -> Vec<u8> {
+    let mut b = Vec::new();
+    put_varint(&mut b, v);
+    b
+}
+
+impl RawFrame {
+    /// A valid raw-coded standard frame: m = 16, k = 2, n = 1.
+    fn valid_raw() -> RawFrame {
+        RawFrame {
+            fixed: vec![b'B', b'L', b'W', b'R', 1, 0, 0, 1, 0, 0, 0],
+            seed: vec![0; 8],
+            varints: vec![varint(16), varint(2 << 16), varint(1)],
+            q0: vec![],
+            len: varint(2),
+            payload: vec![0x21, 0x80],
+            crc: None,
+            trailing: vec![],
+        }
+    }
+
+    fn from_frame(f: &BloomFilter, coding: Coding) -> RawFrame {
+        let frame = Encoder::new().encode_with(f, coding);
+        let bytes = frame.to_bytes();
+        let h = frame.header();
+        let mut r = RawFrame::valid_raw();
+        r.fixed[9] = coding.id();
+        r.varints = vec![
+            varint(f.m()),
+            varint(f.params().k().raw().into()),
+            varint(f.n()),
+        ];
+        r.q0 = h.q0.map(|q| q.to_le_bytes().to_vec()).unwrap_or_default();
+        r.len = varint(h.payload_len as u64);
+        r.payload = bytes[h.header_len..h.header_len + h.payload_len].to_vec();
+        r
+    }
+
+    fn bytes(&self) -> Vec<u8> {
+        let mut b = self.fixed.clone();
+        b.extend_from_slice(&self.seed);
+        for v in &self.varints {
+            b.extend_from_slice(v);
+        }
+        b.extend_from_slice(&self.q0);
+        b.extend_from_slice(&self.len);
+        b.extend_from_slice(&self.payload);
+        let crc = self.crc.unwrap_or_else(|| crc32c::crc32c(&b));
+        b.extend_from_slice(&crc.to_le_bytes());
+        b.extend_from_slice(&self.trailing);
+        b
+    }
+}
+
+/// A frame cut after its first `.1` bytes (`usize::MAX`: whole).
+struct Truncated(RawFrame, usize);
+
+impl From<RawFrame> for Truncated {
+    fn from(r: RawFrame) -> Self {
+        Truncated(r, usize::MAX)
+    }
+}
+
+fn reject_vectors() -> Vec<VectorFile> {
+    let base = RawFrame::valid_raw();
+    let mut small = BloomFilter::new(
+        Params::standard(100, 2, xxh(0, IndexScheme::DoubleHashing)).expect("valid"),
+    );
+    for i in 0..10 {
+        small.insert(key(i));
+    }
+    let coded = |c| RawFrame::from_frame(&small, c);
+    let with = |f: &dyn Fn(&mut RawFrame)| -> Truncated {
+        let mut r = base.clone();
+        f(&mut r);
+        r.into()
+    };
+    let field = |name: &str| json!({"error": "InvalidField", "field": name});
+    let limit = |name: &str| json!({"error": "LimitExceeded", "field": name});
+    let plain = |name: &str| json!({"error": name});
+    let cases: Vec<(&str, Truncated, Value)> = vec![
+        ("bad_magic", with(&|r| r.fixed[0] = b'b'), plain("BadMagic")),
+        (
+            "version_2",
+            with(&|r| r.fixed[4] = 2),
+            plain("UnsupportedVersion"),
+        ),
+        (
+            "version_0",
+            with(&|r| r.fixed[4] = 0),
+            plain("UnsupportedVersion"),
+        ),
+        (
+            "kind_delta_reserved",
+            with(&|r| r.fixed[5] = 1),
+            field("frame kind"),
+        ),
+        (
+            "filter_type_3",
+            with(&|r| r.fixed[6] = 3),
+            field("filter type"),
+        ),
+        ("hash_id_0", with(&|r| r.fixed[7] = 0), field("hash family")),
+        ("hash_id_3", with(&|r| r.fixed[7] = 3), field("hash family")),
+        (
+            "index_scheme_2",
+            with(&|r| r.fixed[8] = 2),
+            field("index scheme"),
+        ),
+        ("coding_4", with(&|r| r.fixed[9] = 4), field("coding")),
+        ("flags_set", with(&|r| r.fixed[10] = 0x80), field("flags")),
+        ("m_zero", with(&|r| r.varints[0] = varint(0)), field("m")),
+        (
+            "m_above_2_48",
+            with(&|r| r.varints[0] = varint((1 << 48) + 1)),
+            field("m"),
+        ),
+        (
+            "m_over_default_limit",
+            with(&|r| r.varints[0] = varint(1 << 40)),
+            limit("m"),
+        ),
+        (
+            "m_overlong_varint",
+            with(&|r| r.varints[0] = vec![0x90, 0x00]),
+            plain("BadVarint"),
+        ),
+        (
+            "m_varint_eleven_bytes",
+            with(&|r| r.varints[0] = vec![0x80; 11]),
+            plain("BadVarint"),
+        ),
+        (
+            "m_varint_above_2_64",
+            with(&|r| {
+                r.varints[0] = vec![0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02]
+            }),
+            plain("BadVarint"),
+        ),
+        ("k_zero", with(&|r| r.varints[1] = varint(0)), field("k")),
+        (
+            "k_below_one",
+            with(&|r| r.varints[1] = varint(65535)),
+            field("k"),
+        ),
+        (
+            "k_above_1024",
+            with(&|r| r.varints[1] = varint((1024 << 16) + 1)),
+            field("k"),
+        ),
+        (
+            "k_over_default_limit",
+            with(&|r| r.varints[1] = varint(65 << 16)),
+            limit("k"),
+        ),
+        (
+            "partitioned_m_below_k",
+            with(&|r| {
+                r.fixed[6] = 1;
+                r.varints[0] = varint(2);
+                r.varints[1] = varint(3 << 16);
+                r.len = varint(1);
+                r.payload = vec![0];
+            }),
+            field("k"),
+        ),
+        (
+            "blocks_k_sum_zero",
+            with(&|r| {
+                r.fixed[6] = 2;
+                r.varints = vec![varint(16), varint(0), varint(1)];
+            }),
+            field("k"),
+        ),
+        (
+            "blocks_k_sum_above_1024",
+            with(&|r| {
+                r.fixed[6] = 2;
+                r.varints = vec![varint(3), varint(600 << 16), varint(600 << 16), varint(1)];
+                r.len = varint(1);
+                r.payload = vec![0];
+            }),
+            field("k"),
+        ),
+        (
+            "q0_zero",
+            {
+                let mut r = coded(Coding::KnownP);
+                r.q0 = vec![0, 0];
+                r.into()
+            },
+            field("q0"),
+        ),
+        (
+            "raw_length_mismatch",
+            with(&|r| r.len = varint(3)),
+            field("payload length"),
+        ),
+        (
+            "coded_length_not_multiple_of_4",
+            {
+                let mut r = coded(Coding::Adaptive);
+                r.payload.push(0);
+                r.len = varint(r.payload.len() as u64);
+                r.into()
+            },
+            field("payload length"),
+        ),
+        (
+            "coded_length_zero",
+            {
+                let mut r = coded(Coding::Adaptive);
+                r.payload.clear();
+                r.len = varint(0);
+                r.into()
+            },
+            field("payload length"),
+        ),
+        (
+            "payload_over_default_limit",
+            {
+                let mut r = coded(Coding::Adaptive);
+                r.len = varint(1 << 40);
+                r.into()
+            },
+            limit("payload length"),
+        ),
+        (
+            "truncated_header",
+            Truncated(base.clone(), 21),
+            plain("Incomplete"),
+        ),
+        (
+            "truncated_payload",
+            Truncated(base.clone(), 30),
+            plain("Incomplete"),
+        ),
+        (
+            "checksum_mismatch",
+            with(&|r| r.crc = Some(0x1234_5678)),
+            plain("ChecksumMismatch"),
+        ),
+        (
+            "trailing_bytes",
+            with(&|r| r.trailing = vec![0]),
+            plain("TrailingBytes"),
+        ),
+        (
+            "raw_padding_bit_set",
+            with(&|r| r.varints[0] = varint(15)),
+            plain("CorruptPayload"),
+        ),
+        (
+            "range_extra_word",
+            {
+                let mut r = coded(Coding::Adaptive);
+                r.payload.extend_from_slice(&[0, 0, 0, 0]);
+                r.len = varint(r.payload.len() as u64);
+                r.into()
+            },
+            plain("CorruptPayload"),
+        ),
+        (
+            "range_missing_word",
+            {
+                let mut r = coded(Coding::KnownP);
+                r.payload.truncate(r.payload.len() - 4);
+                r.len = varint(r.payload.len() as u64);
+                r.into()
+            },
+            plain("CorruptPayload"),
+        ),
+        (
+            "range_point_outside_interval",
+            {
+                let mut r = coded(Coding::KnownP);
+                r.payload = vec![0xff; 8];
+                r.len = varint(8);
+                r.q0 = 1u16.to_le_bytes().to_vec();
+                r.into()
+            },
+            plain("CorruptPayload"),
+        ),
+        (
+            "ans_last_word_zero",
+            {
+                let mut r = coded(Coding::KnownPSymbols);
+                r.payload.extend_from_slice(&[0, 0, 0, 0]);
+                r.len = varint(r.payload.len() as u64);
+                r.into()
+            },
+            plain("CorruptPayload"),
+        ),
+        (
+            "ans_data_left",
+            {
+                let mut r = coded(Coding::KnownPSymbols);
+                r.payload.splice(0..0, [7, 0, 0, 0]);
+                r.len = varint(r.payload.len() as u64);
+                r.into()
+            },
+            plain("CorruptPayload"),
+        ),
+    ];
+    let mut manifest = serde_json::Map::new();
+    let mut out = Vec::new();
+    for (name, Truncated(frame, cut), expect) in cases {
+        let mut bytes = frame.bytes();
+        bytes.truncate(cut);
+        let file = format!("{name}.bin");
+        manifest.insert(file.clone(), expect);
+        out.push(VectorFile {
+            path: format!("reject/{file}").into(),
+            bytes,
+        });
+    }
+    out.push(json_file("reject/manifest.json", &Value::Object(manifest)));
+    out
+}
+
+/// Every vector file, in a fixed order.
+pub fn generate() -> Vec<VectorFile> {
+    let mut out = vec![hash_index_vectors()];
+    out.extend(accept_vectors());
+    out.extend(reject_vectors());
+    out
+}
+
+/// The committed vectors directory.
+pub fn vectors_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("spec/vectors")
+}
+
+fn main() -> std::io::Result<()> {
+    let dir = vectors_dir();
+    for sub in ["accept", "reject"] {
+        let d = dir.join(sub);
+        if d.exists() {
+            std::fs::remove_dir_all(&d)?;
+        }
+        std::fs::create_dir_all(&d)?;
+    }
+    let files = generate();
+    for f in &files {
+        std::fs::write(dir.join(&f.path), &f.bytes)?;
+    }
+    println!("wrote {} files to {}", files.len(), dir.display());
+    Ok(())
+}

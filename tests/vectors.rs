@@ -1,0 +1,112 @@
+//! The committed test vectors are exactly what the generator produces, and the crate
+//! decodes every accept vector and rejects every reject vector with the named error.
+
+#[path = "../examples/vectors.rs"]
+mod generator;
+
+use bloomwire::frame::{decode, Limits};
+use bloomwire::Error;
+use serde_json::Value;
+
+fn unhex(s: &str) -> Vec<u8> {
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+#[test]
+fn committed_vectors_match_the_generator() {
+    let dir = generator::vectors_dir();
+    let files = generator::generate();
+    for f in &files {
+        let committed = std::fs::read(dir.join(&f.path)).unwrap_or_else(|e| {
+            panic!(
+                "{}: {e}; run `cargo run --example vectors`",
+                f.path.display()
+            )
+        });
+        assert!(
+            committed == f.bytes,
+            "{} differs from the generator; run `cargo run --example vectors`",
+            f.path.display()
+        );
+    }
+    // No stale files either.
+    for sub in ["accept", "reject"] {
+        let count = std::fs::read_dir(dir.join(sub)).unwrap().count();
+        let expected = files.iter().filter(|f| f.path.starts_with(sub)).count();
+        assert_eq!(count, expected, "stale files in spec/vectors/{sub}");
+    }
+}
+
+#[test]
+fn accept_vectors_decode_to_their_manifests() {
+    use sha2::{Digest, Sha256};
+    let mut seen = 0;
+    for f in generator::generate() {
+        let name = f.path.to_string_lossy().into_owned();
+        if !(name.starts_with("accept") && name.ends_with(".json")) {
+            continue;
+        }
+        let manifest: Value = serde_json::from_slice(&f.bytes).unwrap();
+        let frame = std::fs::read(
+            generator::vectors_dir()
+                .join("accept")
+                .join(manifest["frame"].as_str().unwrap()),
+        )
+        .unwrap();
+        let d = decode(&frame, &Limits::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let digest: String = Sha256::digest(d.filter.bits().to_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(digest, manifest["bits_sha256"].as_str().unwrap(), "{name}");
+        for list in ["member_keys", "other_keys"] {
+            for k in manifest[list].as_array().unwrap() {
+                let key = unhex(k["key_hex"].as_str().unwrap());
+                assert_eq!(
+                    d.filter.contains(&key),
+                    k["expected"].as_bool().unwrap(),
+                    "{name}"
+                );
+            }
+        }
+        seen += 1;
+    }
+    assert!(seen >= 15, "{seen} accept vectors");
+}
+
+fn error_name(e: &Error) -> (String, Option<&'static str>) {
+    match e {
+        Error::InvalidField { field, .. } => ("InvalidField".into(), Some(field)),
+        Error::LimitExceeded { field, .. } => ("LimitExceeded".into(), Some(field)),
+        other => {
+            let dbg = format!("{other:?}");
+            let name = dbg
+                .split(|c: char| !c.is_alphanumeric())
+                .next()
+                .unwrap()
+                .to_string();
+            (name, None)
+        }
+    }
+}
+
+#[test]
+fn reject_vectors_fail_with_the_named_error() {
+    let dir = generator::vectors_dir().join("reject");
+    let manifest: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    let entries = manifest.as_object().unwrap();
+    assert!(entries.len() >= 30);
+    for (file, expect) in entries {
+        let frame = std::fs::read(dir.join(file)).unwrap();
+        let err = decode(&frame, &Limits::default()).expect_err(file);
+        let (name, field) = error_name(&err);
+        assert_eq!(name, expect["error"].as_str().unwrap(), "{file}: {err}");
+        if let Some(want) = expect.get("field") {
+            assert_eq!(field, want.as_str(), "{file}: {err}");
+        }
+    }
+}

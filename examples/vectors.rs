@@ -347,7 +347,7 @@ impl RawFrame {
     fn valid_raw() -> RawFrame {
         RawFrame {
             fixed: vec![b'B', b'L', b'W', b'R', 1, 0, 0, 1, 0, 0, 0],
-            seed: vec![0; 8],
+            seed: vec![0],
             varints: vec![varint(16), varint(2 << 16), varint(1)],
             q0: vec![],
             len: varint(2),
@@ -438,8 +438,8 @@ fn reject_vectors() -> Vec<VectorFile> {
             with(&|r| r.fixed[6] = 3),
             field("filter type"),
         ),
-        ("hash_id_0", with(&|r| r.fixed[7] = 0), field("hash family")),
-        ("hash_id_3", with(&|r| r.fixed[7] = 3), field("hash family")),
+        ("hash_id_0", with(&|r| r.fixed[7] = 0), field("base hash")),
+        ("hash_id_3", with(&|r| r.fixed[7] = 3), field("base hash")),
         (
             "index_scheme_2",
             with(&|r| r.fixed[8] = 2),
@@ -565,12 +565,12 @@ fn reject_vectors() -> Vec<VectorFile> {
         ),
         (
             "truncated_header",
-            Truncated(base.clone(), 21),
+            Truncated(base.clone(), 14),
             plain("Incomplete"),
         ),
         (
             "truncated_payload",
-            Truncated(base.clone(), 30),
+            Truncated(base.clone(), 19),
             plain("Incomplete"),
         ),
         (

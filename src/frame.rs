@@ -174,7 +174,7 @@ impl FrameHeader {
     fn encoded_len(&self) -> usize {
         let p = &self.params;
         let seed = match p.family().base {
-            BaseHash::Xxh64 { .. } => 8,
+            BaseHash::Xxh64 { seed } => varint_len(seed),
             BaseHash::SipHash24 { .. } => 16,
         };
         let k = match p.layout() {
@@ -202,7 +202,7 @@ impl FrameHeader {
         buf.put_u8(self.coding.id());
         buf.put_u8(0); // flags
         match p.family().base {
-            BaseHash::Xxh64 { seed } => buf.put_u64_le(seed),
+            BaseHash::Xxh64 { seed } => put_varint(buf, seed),
             BaseHash::SipHash24 { k0, k1 } => {
                 buf.put_u64_le(k0);
                 buf.put_u64_le(k1);
@@ -251,7 +251,7 @@ impl FrameHeader {
         let off = r.offset();
         let hash_id = r.u8()?;
         if hash_id != BaseHash::XXH64_ID && hash_id != BaseHash::SIPHASH24_ID {
-            return Err(field("hash family", hash_id.into(), off));
+            return Err(field("base hash", hash_id.into(), off));
         }
         let off = r.offset();
         let scheme_id = r.u8()?;
@@ -266,7 +266,9 @@ impl FrameHeader {
             return Err(field("flags", flags.into(), off));
         }
         let base = if hash_id == BaseHash::XXH64_ID {
-            BaseHash::Xxh64 { seed: r.u64_le()? }
+            BaseHash::Xxh64 {
+                seed: r.varint("seed")?,
+            }
         } else {
             BaseHash::SipHash24 {
                 k0: r.u64_le()?,
@@ -614,8 +616,9 @@ pub fn decode_buf<B: Buf>(buf: &mut B, limits: &Limits) -> Result<Decoded> {
     Ok(decoded)
 }
 
-/// The largest header the format allows: fixed fields, a 16-byte key, m and n as 10-byte
-/// varints, 48 block k's of up to 4 bytes, q0, and the payload length.
+/// The largest header the format allows: fixed fields, a 16-byte SipHash key (an XXH64
+/// seed takes at most 10), m and n as 10-byte varints, 48 block k's of up to 4 bytes, q0,
+/// and the payload length.
 pub const MAX_HEADER_LEN: usize = 4 + 7 + 16 + 10 + 48 * 4 + 10 + 2 + 10;
 
 /// The first `len` bytes of a sequence of chunks (fewer if they hold fewer).

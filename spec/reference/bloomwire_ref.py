@@ -1,0 +1,829 @@
+#!/usr/bin/env python3
+"""Reference decoder for the bloomwire frame format, version 1.
+
+Written from spec/FORMAT.md alone (Python 3, standard library only).  Section
+numbers in comments ("§2.1") refer to that document.  The code favours being
+readable next to the spec over being fast; vectors are small.
+
+Command line (run from the repository root):
+
+    python3 spec/reference/bloomwire_ref.py check spec/vectors
+    python3 spec/reference/bloomwire_ref.py inspect FRAME
+    python3 spec/reference/bloomwire_ref.py query FRAME KEY...     (KEY: text, or hex:0a0b..)
+
+As a module:
+
+    f = decode_frame(data)          # Frame, or raises a BloomwireError subclass
+    f.contains(b"key-1")
+"""
+
+import bisect
+import hashlib
+import json
+import os
+import struct
+import sys
+
+MASK64 = (1 << 64) - 1
+
+
+# ---------------------------------------------------------------------------
+# Errors (names as in §2 / §2.3 / §4)
+# ---------------------------------------------------------------------------
+
+class BloomwireError(Exception):
+    """Base class: the frame is rejected (or, for Incomplete, not yet complete)."""
+    field = None
+
+
+class BadMagic(BloomwireError):
+    pass
+
+
+class UnsupportedVersion(BloomwireError):
+    pass
+
+
+class InvalidField(BloomwireError):
+    def __init__(self, field, detail=""):
+        super().__init__(f"invalid field {field!r}" + (f": {detail}" if detail else ""))
+        self.field = field
+
+
+class BadVarint(BloomwireError):
+    pass
+
+
+class LimitExceeded(BloomwireError):
+    def __init__(self, field, value, limit):
+        super().__init__(f"{field} = {value} exceeds the receiver's limit {limit}")
+        self.field = field
+
+
+class Incomplete(BloomwireError):
+    """§2.3: not an error of the frame; `needed` more bytes (at least) are required."""
+
+    def __init__(self, needed):
+        super().__init__(f"incomplete frame: need at least {needed} more byte(s)")
+        self.needed = needed
+
+
+class ChecksumMismatch(BloomwireError):
+    pass
+
+
+class TrailingBytes(BloomwireError):
+    pass
+
+
+class CorruptPayload(BloomwireError):
+    pass
+
+
+# Field names used in InvalidField / LimitExceeded.  The spec names the error
+# explicitly only for frame kind, m, k, q0 and payload length; for the other
+# rows of the §2 table it says just "reject".  We use the table's "field"
+# column as the name.  NOTE: the test vectors' reject manifest calls the
+# base-hash field "hash family" (see the report accompanying this file).
+F_FRAME_KIND = "frame kind"
+F_FILTER_TYPE = "filter type"
+F_BASE_HASH = "base hash"
+F_INDEX_SCHEME = "index scheme"
+F_CODING = "coding"
+F_FLAGS = "flags"
+F_M = "m"
+F_K = "k"
+F_Q0 = "q0"
+F_PAYLOAD_LENGTH = "payload length"
+
+
+# ---------------------------------------------------------------------------
+# §2.4 CRC-32C (Castagnoli), table driven, reflected polynomial 0x82F63B78
+# ---------------------------------------------------------------------------
+
+def _make_crc32c_table():
+    table = []
+    for n in range(256):
+        c = n
+        for _ in range(8):
+            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
+        table.append(c)
+    return table
+
+
+_CRC32C_TABLE = _make_crc32c_table()
+
+
+def crc32c(data):
+    crc = 0xFFFFFFFF                       # initial value
+    table = _CRC32C_TABLE
+    for byte in data:
+        crc = table[(crc ^ byte) & 0xFF] ^ (crc >> 8)
+    return crc ^ 0xFFFFFFFF                # final XOR
+
+
+# ---------------------------------------------------------------------------
+# Appendix A: XXH64
+# ---------------------------------------------------------------------------
+
+P1 = 0x9E3779B185EBCA87
+P2 = 0xC2B2AE3D27D4EB4F
+P3 = 0x165667B19E3779F9
+P4 = 0x85EBCA77C2B2AE63
+P5 = 0x27D4EB2F165667C5
+
+
+def rotl64(x, r):
+    return ((x << r) | (x >> (64 - r))) & MASK64
+
+
+def _xxh_round(acc, lane):
+    return (rotl64((acc + lane * P2) & MASK64, 31) * P1) & MASK64
+
+
+def _xxh_merge(acc, v):
+    return ((acc ^ _xxh_round(0, v)) * P1 + P4) & MASK64
+
+
+def xxh64(data, seed):
+    n = len(data)
+    p = 0
+    if n >= 32:
+        v1 = (seed + P1 + P2) & MASK64
+        v2 = (seed + P2) & MASK64
+        v3 = seed
+        v4 = (seed - P1) & MASK64
+        while p + 32 <= n:
+            l1, l2, l3, l4 = struct.unpack_from("<4Q", data, p)
+            v1 = _xxh_round(v1, l1)
+            v2 = _xxh_round(v2, l2)
+            v3 = _xxh_round(v3, l3)
+            v4 = _xxh_round(v4, l4)
+            p += 32
+        acc = (rotl64(v1, 1) + rotl64(v2, 7) + rotl64(v3, 12) + rotl64(v4, 18)) & MASK64
+        for v in (v1, v2, v3, v4):
+            acc = _xxh_merge(acc, v)
+    else:
+        acc = (seed + P5) & MASK64
+    acc = (acc + n) & MASK64
+    while p + 8 <= n:
+        (lane,) = struct.unpack_from("<Q", data, p)
+        acc = (rotl64(acc ^ _xxh_round(0, lane), 27) * P1 + P4) & MASK64
+        p += 8
+    if p + 4 <= n:
+        (lane,) = struct.unpack_from("<I", data, p)
+        acc = (rotl64(acc ^ ((lane * P1) & MASK64), 23) * P2 + P3) & MASK64
+        p += 4
+    while p < n:
+        acc = (rotl64(acc ^ ((data[p] * P5) & MASK64), 11) * P1) & MASK64
+        p += 1
+    acc ^= acc >> 33
+    acc = (acc * P2) & MASK64
+    acc ^= acc >> 29
+    acc = (acc * P3) & MASK64
+    acc ^= acc >> 32
+    return acc
+
+
+# ---------------------------------------------------------------------------
+# Appendix B: SipHash-2-4 (64-bit output)
+# ---------------------------------------------------------------------------
+
+def siphash24(data, k0, k1):
+    v0 = k0 ^ 0x736F6D6570736575
+    v1 = k1 ^ 0x646F72616E646F6D
+    v2 = k0 ^ 0x6C7967656E657261
+    v3 = k1 ^ 0x7465646279746573
+
+    def sipround():
+        nonlocal v0, v1, v2, v3
+        v0 = (v0 + v1) & MASK64; v1 = rotl64(v1, 13); v1 ^= v0; v0 = rotl64(v0, 32)
+        v2 = (v2 + v3) & MASK64; v3 = rotl64(v3, 16); v3 ^= v2
+        v0 = (v0 + v3) & MASK64; v3 = rotl64(v3, 21); v3 ^= v0
+        v2 = (v2 + v1) & MASK64; v1 = rotl64(v1, 17); v1 ^= v2; v2 = rotl64(v2, 32)
+
+    n = len(data)
+    full = n - n % 8
+    blocks = [struct.unpack_from("<Q", data, p)[0] for p in range(0, full, 8)]
+    # last block: remaining 0..7 bytes little-endian, with (len mod 256) << 56 ORed in
+    blocks.append(int.from_bytes(data[full:], "little") | ((n & 0xFF) << 56))
+    for mword in blocks:
+        v3 ^= mword
+        sipround(); sipround()
+        v0 ^= mword
+    v2 ^= 0xFF
+    for _ in range(4):
+        sipround()
+    return v0 ^ v1 ^ v2 ^ v3
+
+
+# ---------------------------------------------------------------------------
+# §3.2 Stream words, reduce, index sequences, rational k
+# ---------------------------------------------------------------------------
+
+def fmix64(x):
+    x ^= x >> 33
+    x = (x * 0xFF51AFD7ED558CCD) & MASK64
+    x ^= x >> 33
+    x = (x * 0xC4CEB9FE1A85EC53) & MASK64
+    x ^= x >> 33
+    return x
+
+
+def stream(h, s):
+    return fmix64((h + s * 0x9E3779B97F4A7C15) & MASK64)
+
+
+def reduce(x, r):
+    """floor(x * R / 2^64): the 128-bit product's high half, in [0, R)."""
+    return (x * r) >> 64
+
+
+def index_sequence(a, b, r, scheme, count):
+    """First `count` terms g_0 .. g_{count-1} of the index sequence of (a, b) in range r."""
+    x = reduce(a, r)
+    y = reduce(b, r)
+    out = []
+    for i in range(count):
+        if i > 0:
+            x = (x + y) % r
+            if scheme == 1:                 # enhanced double hashing
+                y = (y + i) % r
+        out.append(x)
+    return out
+
+
+def k_count(raw_k, d):
+    """count(k, d) = floor(k) + ((d >> 48) < frac(k)) — §3.2 'Rational k'."""
+    return (raw_k >> 16) + (1 if (d >> 48) < (raw_k & 0xFFFF) else 0)
+
+
+def ceil_k(raw_k):
+    return (raw_k >> 16) + (1 if raw_k & 0xFFFF else 0)
+
+
+def block_layout(m):
+    """§3.3 type 2: (offset, size) of the blocks, the powers of two of m's binary
+    digits, largest first."""
+    blocks = []
+    offset = 0
+    for bit in range(m.bit_length() - 1, -1, -1):
+        if (m >> bit) & 1:
+            blocks.append((offset, 1 << bit))
+            offset += 1 << bit
+    return blocks
+
+
+def base_hash(header, key):
+    """§3.1."""
+    if header["base_hash"] == 1:
+        return xxh64(key, header["seed"])
+    return siphash24(key, header["k0"], header["k1"])
+
+
+def key_bit_indexes(header, key):
+    """§3.3: all bit indexes of `key` in the filter described by `header`."""
+    h = base_hash(header, key)
+    m = header["m"]
+    scheme = header["index_scheme"]
+    ftype = header["filter_type"]
+    if ftype == 0:                                         # standard
+        a, b, d = stream(h, 0), stream(h, 1), stream(h, 2)
+        return index_sequence(a, b, m, scheme, k_count(header["k_raw"], d))
+    if ftype == 1:                                         # partitioned
+        p = ceil_k(header["k_raw"])
+        s = m // p
+        a, b, d = stream(h, 0), stream(h, 1), stream(h, 2)
+        g = index_sequence(a, b, s, scheme, k_count(header["k_raw"], d))
+        return [i * s + gi for i, gi in enumerate(g)]
+    # variably-sized blocks
+    out = []
+    for j, ((offset, size), raw_j) in enumerate(zip(block_layout(m), header["block_k_raw"])):
+        a, b, d = stream(h, 3 * j), stream(h, 3 * j + 1), stream(h, 3 * j + 2)
+        c = k_count(raw_j, d)
+        out.extend(offset + g for g in index_sequence(a, b, size, scheme, c))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# §2 Header parsing
+# ---------------------------------------------------------------------------
+
+DEFAULT_MAX_M = 1 << 28          # §2.3 recommended defaults
+DEFAULT_MAX_K = 64
+DEFAULT_MAX_PAYLOAD = 1 << 26
+HARD_MAX_M = 1 << 48             # §2.3 hard limits
+HARD_MAX_K_RAW = 1024 * 65536
+
+FILTER_TYPES = {0: "standard", 1: "partitioned", 2: "blocks"}
+BASE_HASHES = {1: "xxh64", 2: "siphash24"}
+INDEX_SCHEMES = {0: "double", 1: "enhanced"}
+CODINGS = {0: "raw", 1: "adaptive", 2: "known-p", 3: "known-p-symbols"}
+
+
+class _Reader:
+    """Reads from a byte buffer; running out of bytes raises Incomplete (§2.3)."""
+
+    def __init__(self, data):
+        self.data = data
+        self.pos = 0
+
+    def take(self, n):
+        end = self.pos + n
+        if end > len(self.data):
+            raise Incomplete(end - len(self.data))
+        out = self.data[self.pos:end]
+        self.pos = end
+        return out
+
+    def u8(self):
+        return self.take(1)[0]
+
+    def varint(self):
+        """§1 unsigned LEB128, at most 10 bytes, <= 2^64-1, shortest form."""
+        value = 0
+        for i in range(10):
+            byte = self.u8()                      # may raise Incomplete (need >= 1 more)
+            value |= (byte & 0x7F) << (7 * i)
+            if not byte & 0x80:
+                if i > 0 and byte == 0:
+                    raise BadVarint("varint not in shortest form (ends with 0x00)")
+                if i == 9 and byte > 1:
+                    raise BadVarint("varint exceeds 2^64 - 1")
+                return value
+        raise BadVarint("varint longer than 10 bytes")
+
+
+def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
+                 max_payload=DEFAULT_MAX_PAYLOAD):
+    """§2, checks in the order of the table (§2.3).  Returns (header dict, header length).
+
+    Nothing here allocates or loops in proportion to m, k, n or L (type 2 reads
+    popcount(m) <= 48 varints)."""
+    r = _Reader(data)
+    hdr = {}
+    if r.take(4) != b"BLWR":
+        raise BadMagic("magic is not 'BLWR'")
+    hdr["version"] = r.u8()
+    if hdr["version"] != 1:
+        raise UnsupportedVersion(f"version {hdr['version']}")
+    hdr["frame_kind"] = r.u8()
+    if hdr["frame_kind"] != 0:                    # 1 = delta, reserved (§5)
+        raise InvalidField(F_FRAME_KIND, str(hdr["frame_kind"]))
+    hdr["filter_type"] = r.u8()
+    if hdr["filter_type"] not in FILTER_TYPES:
+        raise InvalidField(F_FILTER_TYPE, str(hdr["filter_type"]))
+    hdr["base_hash"] = r.u8()
+    if hdr["base_hash"] not in BASE_HASHES:
+        raise InvalidField(F_BASE_HASH, str(hdr["base_hash"]))
+    hdr["index_scheme"] = r.u8()
+    if hdr["index_scheme"] not in INDEX_SCHEMES:
+        raise InvalidField(F_INDEX_SCHEME, str(hdr["index_scheme"]))
+    hdr["coding"] = r.u8()
+    if hdr["coding"] not in CODINGS:
+        raise InvalidField(F_CODING, str(hdr["coding"]))
+    hdr["flags"] = r.u8()
+    if hdr["flags"] != 0:
+        raise InvalidField(F_FLAGS, hex(hdr["flags"]))
+
+    # seed: a varint for xxHash64, 16 bytes (k0 then k1) for SipHash-2-4
+    if hdr["base_hash"] == 1:
+        hdr["seed"] = r.varint()
+    else:
+        hdr["k0"], hdr["k1"] = struct.unpack("<2Q", r.take(16))
+
+    # m: 1 ..= 2^48 (InvalidField), then the receiver's max_m (LimitExceeded)
+    m = hdr["m"] = r.varint()
+    if not 1 <= m <= HARD_MAX_M:
+        raise InvalidField(F_M, str(m))
+    if m > max_m:
+        raise LimitExceeded(F_M, m, max_m)
+
+    # k (§2.1)
+    if hdr["filter_type"] in (0, 1):
+        raw = r.varint()
+        if not 65536 <= raw <= HARD_MAX_K_RAW:
+            raise InvalidField(F_K, f"raw {raw}")
+        if hdr["filter_type"] == 1 and m < ceil_k(raw):
+            raise InvalidField(F_K, f"partitioned filter needs m >= ceil(k) = {ceil_k(raw)}")
+        hdr["k_raw"] = raw
+    else:
+        raws = []
+        for _ in range(bin(m).count("1")):       # one per block, block order
+            raw_j = r.varint()
+            if raw_j > HARD_MAX_K_RAW:
+                raise InvalidField(F_K, f"block raw {raw_j}")
+            raws.append(raw_j)
+        total = sum(raws)
+        if not 65536 <= total <= HARD_MAX_K_RAW:
+            raise InvalidField(F_K, f"sum of block raw k {total}")
+        hdr["block_k_raw"] = raws
+        hdr["k_raw"] = total                      # "The filter's k is the sum."
+    if ceil_k(hdr["k_raw"]) > max_k:
+        raise LimitExceeded(F_K, ceil_k(hdr["k_raw"]), max_k)
+
+    hdr["n"] = r.varint()                         # informational
+
+    hdr["q0"] = None
+    if hdr["coding"] in (2, 3):
+        (hdr["q0"],) = struct.unpack("<H", r.take(2))
+        if hdr["q0"] == 0:
+            raise InvalidField(F_Q0, "0")
+
+    # payload length (§2.2), then max_payload
+    length = hdr["payload_len"] = r.varint()
+    coding = hdr["coding"]
+    if coding == 0:
+        if length != (m + 7) // 8:
+            raise InvalidField(F_PAYLOAD_LENGTH, f"raw needs {(m + 7) // 8}, got {length}")
+    elif coding in (1, 2):
+        if length == 0 or length % 4:
+            raise InvalidField(F_PAYLOAD_LENGTH, f"{length} (must be > 0, multiple of 4)")
+    else:
+        if length % 4:
+            raise InvalidField(F_PAYLOAD_LENGTH, f"{length} (must be a multiple of 4)")
+    if length > max_payload:
+        raise LimitExceeded(F_PAYLOAD_LENGTH, length, max_payload)
+
+    hdr["header_len"] = r.pos
+    return hdr, r.pos
+
+
+# ---------------------------------------------------------------------------
+# §4.1 Coding 0: raw
+# ---------------------------------------------------------------------------
+
+def decode_raw(payload, m):
+    bits = bytearray(payload)
+    if m % 8 and bits[-1] >> (m % 8):
+        raise CorruptPayload("raw: a bit past m in the last byte is set")
+    return bits
+
+
+# ---------------------------------------------------------------------------
+# §4.2 Range decoder, with §4.3 (adaptive) and §4.4 (known-p) models
+# ---------------------------------------------------------------------------
+
+def decode_range(payload, m, q0_fixed):
+    """Decode m bits.  q0_fixed None = adaptive model (§4.3), else known-p (§4.4)."""
+    words = struct.unpack(f"<{len(payload) // 4}I", payload)
+    nwords = len(words)
+    reads = 0          # counts every next_word() call, also those past the end
+
+    def next_word():
+        nonlocal reads
+        w = words[reads] if reads < nwords else 0
+        reads += 1
+        return w
+
+    point = (next_word() << 32) | next_word()
+    lower = 0
+    rng = MASK64                                   # 2^64 - 1
+    c0 = c1 = 1                                    # adaptive counts (§4.3)
+    bits = bytearray((m + 7) // 8)
+    for i in range(m):
+        if q0_fixed is None:
+            q0 = max(1, (c0 << 16) // (c0 + c1))
+        else:
+            q0 = q0_fixed
+        # decode_bit(q0)
+        scale = rng >> 16
+        offset = (point - lower) & MASK64
+        if offset >= scale << 16:
+            raise CorruptPayload(f"range: point outside the interval at bit {i}")
+        bound = scale * q0
+        if offset < bound:
+            rng = bound
+            c0 += 1
+        else:
+            lower = (lower + bound) & MASK64
+            rng = scale * (65536 - q0)
+            bits[i >> 3] |= 1 << (i & 7)
+            c1 += 1
+        if rng < 1 << 32:
+            lower = (lower << 32) & MASK64
+            rng <<= 32
+            point = ((point << 32) & MASK64) | next_word()
+
+    # termination check
+    point_word = ((lower + (1 << 32) - 1) & MASK64) >> 32
+    upper_word = ((lower + rng) & MASK64) >> 32
+    seal = 2 if upper_word == point_word else 1
+    if nwords != reads - 2 + seal:
+        raise CorruptPayload(f"range: {nwords} words, the encoder would write {reads - 2 + seal}")
+    if point != point_word << 32:
+        raise CorruptPayload("range: final words are not the encoder's termination")
+    return bits
+
+
+# ---------------------------------------------------------------------------
+# §4.5 Coding 3: known-p symbols (ANS, precision 24)
+# ---------------------------------------------------------------------------
+
+ANS_PRECISION = 24
+
+
+def ans_model(w, q0):
+    """Exact integer model of §4.5: returns (f, cum) lists indexed by symbol v."""
+    q1 = 65536 - q0
+    f = []
+    for v in range(1 << w):
+        o = bin(v).count("1")
+        weight = q0 ** (w - o) * q1 ** o                   # exact, < 2^128
+        f.append(max(1, (weight << ANS_PRECISION) >> (16 * w)))
+    s = sum(f)
+    t = f.index(max(f))                                    # smallest v with the largest f
+    f[t] += (1 << ANS_PRECISION) - s
+    assert f[t] > 0
+    cum = [0]
+    for fv in f[:-1]:
+        cum.append(cum[-1] + fv)
+    return f, cum
+
+
+def decode_ans(payload, m, q0):
+    stack = list(struct.unpack(f"<{len(payload) // 4}I", payload))   # popped from the end
+    if not stack:
+        state = 0
+    else:
+        if stack[-1] == 0:
+            raise CorruptPayload("ans: last word is zero")
+        state = stack.pop()
+        if stack:
+            state = (state << 32) | stack.pop()
+
+    mask = (1 << ANS_PRECISION) - 1
+
+    def decode_symbols(count, model, out):
+        nonlocal state
+        f, cum = model
+        for _ in range(count):
+            quantile = state & mask
+            v = bisect.bisect_right(cum, quantile) - 1     # cum(v) <= quantile < cum(v)+f(v)
+            state = (state >> ANS_PRECISION) * f[v] + (quantile - cum[v])
+            if state < 1 << 32 and stack:
+                state = (state << 32) | stack.pop()
+            out.append(v)
+
+    bits = bytearray()
+    decode_symbols(m // 8, ans_model(8, q0), bits)         # whole bytes, in order
+    r = m % 8
+    if r:
+        decode_symbols(1, ans_model(r, q0), bits)          # the last r bits
+    if state != 0 or stack:
+        raise CorruptPayload("ans: data left after the last symbol")
+    return bits
+
+
+# ---------------------------------------------------------------------------
+# Frame
+# ---------------------------------------------------------------------------
+
+class Frame:
+    def __init__(self, header, bits, frame_len):
+        self.header = header
+        self.bits = bytes(bits)        # packed form, ceil(m/8) bytes (§1)
+        self.frame_len = frame_len
+
+    def bit(self, i):
+        return (self.bits[i >> 3] >> (i & 7)) & 1
+
+    def contains(self, key):
+        """§3.3: true when all the key's bits are 1 (possibly a false positive)."""
+        return all(self.bit(i) for i in key_bit_indexes(self.header, key))
+
+
+def decode_frame_prefix(data, **limits):
+    """Stream decoding (§2.3): decode the frame at the start of `data`, return
+    (Frame, bytes consumed).  Raises Incomplete if `data` holds only part of it."""
+    data = bytes(data)
+    hdr, hlen = parse_header(data, **limits)
+    total = hlen + hdr["payload_len"] + 4
+    if len(data) < total:
+        raise Incomplete(total - len(data))
+    (stored,) = struct.unpack_from("<I", data, total - 4)
+    if crc32c(data[:total - 4]) != stored:
+        raise ChecksumMismatch(f"stored {stored:#010x}, computed {crc32c(data[:total - 4]):#010x}")
+    payload = data[hlen:total - 4]
+    m = hdr["m"]
+    coding = hdr["coding"]
+    if coding == 0:
+        bits = decode_raw(payload, m)
+    elif coding == 1:
+        bits = decode_range(payload, m, None)
+    elif coding == 2:
+        bits = decode_range(payload, m, hdr["q0"])
+    else:
+        bits = decode_ans(payload, m, hdr["q0"])
+    assert len(bits) == (m + 7) // 8
+    return Frame(hdr, bits, total), total
+
+
+def decode_frame(data, **limits):
+    """Decode input that must hold exactly one frame (else TrailingBytes)."""
+    frame, used = decode_frame_prefix(data, **limits)
+    if used != len(data):
+        raise TrailingBytes(f"{len(data) - used} byte(s) after the frame")
+    return frame
+
+
+# ---------------------------------------------------------------------------
+# Checker (§6)
+# ---------------------------------------------------------------------------
+
+class _Tally:
+    def __init__(self):
+        self.passed = 0
+        self.failed = 0
+
+    def ok(self, cond, what):
+        if cond:
+            self.passed += 1
+        else:
+            self.failed += 1
+            print(f"FAIL {what}")
+        return cond
+
+
+def _self_tests(t):
+    """Check values given in the spec text itself (§2.4, appendices A and B)."""
+    t.ok(crc32c(b"123456789") == 0xE3069283, "spec: CRC-32C('123456789')")
+    t.ok(xxh64(b"", 0) == 0xEF46DB3751D8E999, "spec: XXH64('', 0)")
+    t.ok(xxh64(b"a", 0) == 0xD24EC4F1A98C6E5B, "spec: XXH64('a', 0)")
+    k0, k1 = struct.unpack("<2Q", bytes(range(16)))
+    t.ok(siphash24(bytes(range(15)), k0, k1) == 0xA129CA6149BE45E5, "spec: SipHash-2-4 vector")
+
+
+def _check_hash_indexes(t, path):
+    with open(path) as fh:
+        doc = json.load(fh)
+    for n, case in enumerate(doc["cases"]):
+        key = bytes.fromhex(case["key_hex"])
+        if case["base_hash"] == "xxh64":
+            h = xxh64(key, int(case["seed"]))
+        elif case["base_hash"] == "siphash24":
+            h = siphash24(key, int(case["k0"]), int(case["k1"]))
+        else:
+            t.ok(False, f"hash_indexes case {n}: unknown base_hash {case['base_hash']}")
+            continue
+        scheme = {"double": 0, "enhanced": 1}[case["index_scheme"]]
+        m = int(case["m"])
+        got = index_sequence(stream(h, 0), stream(h, 1), m, scheme, int(case["k"]))
+        want = [int(x) for x in case["indexes"]]
+        t.ok(h == int(case["hash"]) and got == want,
+             f"hash_indexes case {n} ({case['base_hash']}, {case['index_scheme']}, "
+             f"m={m}, k={case['k']}, key={case['key_hex']!r}): hash {h} vs {case['hash']}, "
+             f"indexes {got} vs {want}")
+
+
+def _check_params(hdr, params):
+    """Compare the manifest's header fields with what we parsed; returns mismatches."""
+    names = {"filter_type": FILTER_TYPES, "base_hash": BASE_HASHES,
+             "index_scheme": INDEX_SCHEMES, "coding": CODINGS}
+    bad = []
+    for key, want in params.items():
+        if key in names:
+            got = names[key][hdr[key]]
+        elif key in ("seed", "k0", "k1"):
+            got, want = hdr.get(key), int(want)
+        elif key == "k_raw" and hdr["filter_type"] == 2:
+            continue
+        elif key in hdr:
+            got = hdr[key]
+        else:
+            bad.append(f"unknown manifest param {key!r}")
+            continue
+        if got != want:
+            bad.append(f"{key}: decoded {got!r}, manifest {want!r}")
+    return bad
+
+
+def _check_accept(t, bin_path, json_path):
+    name = os.path.basename(bin_path)
+    with open(json_path) as fh:
+        man = json.load(fh)
+    with open(bin_path, "rb") as fh:
+        data = fh.read()
+    try:
+        frame = decode_frame(data)
+    except BloomwireError as e:
+        t.ok(False, f"accept/{name}: rejected with {type(e).__name__}: {e}")
+        return
+    problems = _check_params(frame.header, man.get("params", {}))
+    if hashlib.sha256(frame.bits).hexdigest() != man["bits_sha256"]:
+        problems.append("bits_sha256 differs")
+    ones = sum(bin(b).count("1") for b in frame.bits)
+    if "ones" in man and ones != man["ones"]:
+        problems.append(f"ones: decoded {ones}, manifest {man['ones']}")
+    for group in ("member_keys", "other_keys"):
+        for entry in man.get(group, []):
+            key = bytes.fromhex(entry["key_hex"])
+            if frame.contains(key) != entry["expected"]:
+                problems.append(f"{group} {entry['key_hex']}: expected {entry['expected']}")
+    t.ok(not problems, f"accept/{name}: " + "; ".join(problems))
+
+
+def _check_reject(t, reject_dir):
+    with open(os.path.join(reject_dir, "manifest.json")) as fh:
+        manifest = json.load(fh)
+    files = sorted(f for f in os.listdir(reject_dir) if f.endswith(".bin"))
+    for name in sorted(set(files) | set(manifest)):
+        want = manifest.get(name)
+        if want is None or name not in files:
+            t.ok(False, f"reject/{name}: in manifest but no file, or file without manifest entry")
+            continue
+        with open(os.path.join(reject_dir, name), "rb") as fh:
+            data = fh.read()
+        try:
+            decode_frame(data)
+            got, field, msg = None, None, "accepted"
+        except BloomwireError as e:
+            got, field, msg = type(e).__name__, e.field, str(e)
+        t.ok(got == want["error"] and field == want.get("field"),
+             f"reject/{name}: expected {want['error']}"
+             + (f"({want['field']})" if "field" in want else "")
+             + f", got {got}" + (f"({field})" if field else "") + f" [{msg}]")
+
+
+def check(vectors_dir):
+    t = _Tally()
+    _self_tests(t)
+    _check_hash_indexes(t, os.path.join(vectors_dir, "hash_indexes.json"))
+    accept_dir = os.path.join(vectors_dir, "accept")
+    for name in sorted(os.listdir(accept_dir)):
+        if name.endswith(".bin"):
+            stem = os.path.join(accept_dir, name[:-4])
+            if not os.path.exists(stem + ".json"):
+                t.ok(False, f"accept/{name}: no manifest {name[:-4]}.json")
+                continue
+            _check_accept(t, stem + ".bin", stem + ".json")
+    _check_reject(t, os.path.join(vectors_dir, "reject"))
+    print(f"{t.passed} passed, {t.failed} failed")
+    return 1 if t.failed else 0
+
+
+# ---------------------------------------------------------------------------
+# Command line
+# ---------------------------------------------------------------------------
+
+def _read_frame(path):
+    with open(path, "rb") as fh:
+        return decode_frame(fh.read())
+
+
+def inspect(path):
+    with open(path, "rb") as fh:
+        data = fh.read()
+    try:
+        hdr, hlen = parse_header(data)
+    except BloomwireError as e:
+        print(f"header rejected: {type(e).__name__}: {e}")
+        return 1
+    for key, value in hdr.items():
+        if key == "filter_type":
+            value = f"{value} ({FILTER_TYPES[value]})"
+        elif key == "base_hash":
+            value = f"{value} ({BASE_HASHES[value]})"
+        elif key == "index_scheme":
+            value = f"{value} ({INDEX_SCHEMES[value]})"
+        elif key == "coding":
+            value = f"{value} ({CODINGS[value]})"
+        elif key == "k_raw":
+            value = f"{value} (k = {value / 65536:g})"
+        print(f"{key:14} {value}")
+    try:
+        frame = decode_frame(data)
+    except BloomwireError as e:
+        print(f"frame rejected: {type(e).__name__}: {e}")
+        return 1
+    ones = sum(bin(b).count("1") for b in frame.bits)
+    print(f"{'ones':14} {ones}")
+    print(f"{'bits_sha256':14} {hashlib.sha256(frame.bits).hexdigest()}")
+    return 0
+
+
+def query(path, keys):
+    try:
+        frame = _read_frame(path)
+    except BloomwireError as e:
+        print(f"frame rejected: {type(e).__name__}: {e}")
+        return 1
+    for k in keys:
+        key = bytes.fromhex(k[4:]) if k.startswith("hex:") else k.encode()
+        print(f"{k}\t{'maybe' if frame.contains(key) else 'no'}")
+    return 0
+
+
+def main(argv):
+    if len(argv) >= 2 and argv[0] == "check":
+        return check(argv[1])
+    if len(argv) == 2 and argv[0] == "inspect":
+        return inspect(argv[1])
+    if len(argv) >= 3 and argv[0] == "query":
+        return query(argv[1], argv[2:])
+    print("\n\n".join(__doc__.strip().split("\n\n")[2:4]), file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,350 @@
+//! Frames across modules: round trips for every coding, layout and size, sizes against the
+//! entropy bound on the paper's case, the bytes API, and bad input.
+
+use bloomwire::frame::{self, decode, decode_buf, decode_prefix, Coding, Encoder, Limits};
+use bloomwire::hashing::{BaseHash, HashFamily, IndexScheme};
+use bloomwire::theory::entropy;
+use bloomwire::{BloomFilter, Error, HashCount, Layout, Params};
+use bytes::{Buf, Bytes};
+use quickcheck::{quickcheck, TestResult};
+
+/// splitmix64: a fixed-seed key source.
+struct Keys(u64);
+
+impl Keys {
+    fn next_key(&mut self) -> [u8; 8] {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        (z ^ (z >> 31)).to_le_bytes()
+    }
+}
+
+fn filled(params: Params, n: u64, seed: u64) -> BloomFilter {
+    let mut f = BloomFilter::new(params);
+    let mut keys = Keys(seed);
+    for _ in 0..n {
+        f.insert(keys.next_key());
+    }
+    f
+}
+
+fn round_trip(f: &BloomFilter, coding: Coding) -> usize {
+    let frame = Encoder::new().encode_with(f, coding);
+    let bytes = frame.to_bytes();
+    assert_eq!(bytes.len(), frame.encoded_len());
+    let limits = Limits::unlimited();
+    let d = decode(&bytes, &limits).unwrap_or_else(|e| panic!("{coding} m={}: {e}", f.m()));
+    assert_eq!(&d.filter, f, "{coding} m={}", f.m());
+    assert_eq!(d.header.coding, coding);
+    bytes.len()
+}
+
+#[test]
+fn every_coding_round_trips_from_m_1_to_m_10_8() {
+    let fam = HashFamily::default();
+    for &m in &[
+        1u64,
+        2,
+        7,
+        8,
+        9,
+        63,
+        64,
+        65,
+        1000,
+        65_537,
+        1_000_003,
+        100_000_000,
+    ] {
+        let n = (m / 10).max(1);
+        let f = filled(Params::standard(m, 3, fam).unwrap(), n, m);
+        for coding in Coding::ALL {
+            if m == 100_000_000 && coding == Coding::KnownP {
+                continue; // same coder as adaptive, which covers this size
+            }
+            round_trip(&f, coding);
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Case {
+    m: u64,
+    k_raw: u32,
+    layout: u8,
+    siphash: bool,
+    enhanced: bool,
+    n: u16,
+    seed: u64,
+}
+
+impl quickcheck::Arbitrary for Case {
+    fn arbitrary(g: &mut quickcheck::Gen) -> Self {
+        Case {
+            m: 1 + u64::arbitrary(g) % 5000,
+            k_raw: (1 << 16) + u32::arbitrary(g) % (8 << 16),
+            layout: u8::arbitrary(g) % 3,
+            siphash: bool::arbitrary(g),
+            enhanced: bool::arbitrary(g),
+            n: u16::arbitrary(g) % 2000,
+            seed: u64::arbitrary(g),
+        }
+    }
+}
+
+impl Case {
+    fn params(&self) -> Option<Params> {
+        let k = HashCount::from_raw(self.k_raw).ok()?;
+        let base = if self.siphash {
+            BaseHash::siphash(self.seed.to_le_bytes().repeat(2).try_into().ok()?)
+        } else {
+            BaseHash::Xxh64 { seed: self.seed }
+        };
+        let scheme = if self.enhanced {
+            IndexScheme::EnhancedDoubleHashing
+        } else {
+            IndexScheme::DoubleHashing
+        };
+        let layout = match self.layout {
+            0 => Layout::Standard { k },
+            1 => Layout::Partitioned { k },
+            _ => Layout::blocks_proportional(self.m, k).ok()?,
+        };
+        Params::new(self.m, layout, HashFamily::new(base, scheme)).ok()
+    }
+}
+
+quickcheck! {
+    fn prop_frames_round_trip_for_every_layout_and_coding(case: Case) -> TestResult {
+        let Some(params) = case.params() else { return TestResult::discard() };
+        let f = filled(params, case.n.into(), case.seed);
+        for coding in Coding::ALL {
+            round_trip(&f, coding);
+        }
+        // The automatic choice is never larger than raw, and never larger than any coding.
+        let auto = Encoder::new().encode(&f).unwrap().encoded_len();
+        let raw = Encoder::new().encode_with(&f, Coding::Raw).encoded_len();
+        TestResult::from_bool(auto <= raw)
+    }
+
+    fn prop_decoded_filters_have_no_false_negatives(case: Case) -> TestResult {
+        let Some(params) = case.params() else { return TestResult::discard() };
+        let f = filled(params, case.n.into(), case.seed);
+        let bytes = Encoder::new().encode(&f).unwrap().to_bytes();
+        let d = decode(&bytes, &Limits::unlimited()).unwrap();
+        let mut keys = Keys(case.seed);
+        TestResult::from_bool((0..case.n).all(|_| d.filter.contains(keys.next_key())))
+    }
+}
+
+fn mean_sd_max(xs: &[f64]) -> (f64, f64, f64) {
+    let n = xs.len() as f64;
+    let mean = xs.iter().sum::<f64>() / n;
+    let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    (
+        mean,
+        var.sqrt(),
+        xs.iter().cloned().fold(f64::MIN, f64::max),
+    )
+}
+
+/// The paper's case: n = 10 000, m = 140 000, k = 2, 1000 trials with random keys.
+/// Run with `--nocapture` to see the distribution.
+#[test]
+fn paper_case_sizes_match_the_entropy_bound() {
+    let params = Params::standard(140_000, 2, HashFamily::default()).unwrap();
+    let (mut adaptive, mut known) = (Vec::new(), Vec::new());
+    for trial in 0..1000 {
+        let f = filled(params.clone(), 10_000, 0xC0FFEE + trial);
+        let a = Encoder::new().encode_with(&f, Coding::Adaptive);
+        let k = Encoder::new().encode_with(&f, Coding::KnownP);
+        let s = Encoder::new().encode_with(&f, Coding::KnownPSymbols);
+        let p_hat = f.fraction_of_zeros();
+        let bound = 140_000.0 * entropy(p_hat) / 8.0;
+        // Known p: within 8 bytes of m H(p_hat) / 8 plus the header and checksum, every trial.
+        for frame in [&k, &s] {
+            let overhead = (frame.header().header_len + frame::CHECKSUM_LEN) as f64;
+            let excess = frame.encoded_len() as f64 - overhead - bound;
+            assert!(
+                excess <= 8.0,
+                "trial {trial}: {} bytes over m H(p)/8",
+                excess
+            );
+        }
+        adaptive.push(a.encoded_len() as f64);
+        known.push(k.encoded_len() as f64);
+    }
+    let (mean, sd, max) = mean_sd_max(&adaptive);
+    let theory = 140_000.0 * entropy((-2.0f64 * 10_000.0 / 140_000.0).exp()) / 8.0;
+    eprintln!(
+        "adaptive frame bytes: mean {mean:.1}, sd {sd:.2}, max {max}; m H(p)/8 = {theory:.1}"
+    );
+    let (kmean, ksd, kmax) = mean_sd_max(&known);
+    eprintln!("known-p frame bytes:  mean {kmean:.1}, sd {ksd:.2}, max {kmax}");
+    assert!(mean <= theory * 1.003, "mean {mean} vs {theory}");
+    assert!(max < 10_000.0, "max {max}");
+}
+
+#[test]
+fn encoder_falls_back_to_raw_and_respects_budgets() {
+    // A half-full filter does not compress: the encoder sends it raw.
+    let f = filled(
+        Params::standard(10_000, 1, HashFamily::default()).unwrap(),
+        6931,
+        1,
+    );
+    let frame = Encoder::new().encode(&f).unwrap();
+    assert_eq!(frame.coding(), Coding::Raw);
+    let forced = Encoder::new().coding(Coding::Adaptive).encode(&f).unwrap();
+    assert_eq!(forced.coding(), Coding::Raw);
+
+    let sparse = filled(
+        Params::standard(140_000, 2, HashFamily::default()).unwrap(),
+        10_000,
+        2,
+    );
+    let frame = Encoder::new().budget(10_000).encode(&sparse).unwrap();
+    assert!(frame.encoded_len() <= 10_000 && frame.coding() != Coding::Raw);
+    match Encoder::new().budget(9_000).encode(&sparse) {
+        Err(Error::OverBudget {
+            budget,
+            compressed,
+            raw,
+        }) => {
+            assert_eq!(budget, 9_000);
+            assert!(compressed > 9_000 && compressed < 10_000);
+            assert!(raw > 17_500);
+        }
+        other => panic!("expected OverBudget, got {other:?}"),
+    }
+}
+
+#[test]
+fn theory_p_codes_close_to_measured_p() {
+    let f = filled(
+        Params::standard(140_000, 2, HashFamily::default()).unwrap(),
+        10_000,
+        3,
+    );
+    let measured = Encoder::new().encode_with(&f, Coding::KnownP).encoded_len();
+    let theory = Encoder::new()
+        .p_source(frame::PSource::Theory)
+        .encode_with(&f, Coding::KnownP)
+        .encoded_len();
+    assert!(
+        measured <= theory + 4 && theory <= measured + 40,
+        "{measured} vs {theory}"
+    );
+}
+
+#[test]
+fn streams_report_how_much_more_they_need() {
+    let f = filled(
+        Params::standard(5000, 3, HashFamily::default()).unwrap(),
+        400,
+        4,
+    );
+    let a = Encoder::new().encode(&f).unwrap().to_bytes();
+    let b = Encoder::new()
+        .coding(Coding::Raw)
+        .encode(&f)
+        .unwrap()
+        .to_bytes();
+    let stream: Vec<u8> = [&a[..], &b[..]].concat();
+    let limits = Limits::default();
+    for cut in 0..a.len() {
+        match decode_prefix(&stream[..cut], &limits) {
+            Err(Error::Incomplete { needed }) => {
+                assert!(
+                    needed >= 1 && cut + needed <= a.len(),
+                    "cut {cut}: {needed}"
+                )
+            }
+            other => panic!("cut {cut}: {other:?}"),
+        }
+    }
+    let (first, used) = decode_prefix(&stream, &limits).unwrap();
+    assert_eq!(used, a.len());
+    let (second, _) = decode_prefix(&stream[used..], &limits).unwrap();
+    assert_eq!(first.filter, second.filter);
+    assert!(matches!(
+        decode(&stream, &limits),
+        Err(Error::TrailingBytes { count, .. }) if count == b.len()
+    ));
+
+    // A Buf made of two chunks, split at every byte: nothing consumed until a frame is whole.
+    for split in 0..stream.len() {
+        let mut buf = Bytes::copy_from_slice(&stream[..split])
+            .chain(Bytes::copy_from_slice(&stream[split..]));
+        let d1 = decode_buf(&mut buf, &limits).unwrap();
+        let d2 = decode_buf(&mut buf, &limits).unwrap();
+        assert_eq!(d1.filter, f);
+        assert_eq!(d2.filter, f);
+        assert!(!buf.has_remaining());
+        let mut short = Bytes::copy_from_slice(&stream[..split.min(a.len() - 1)]);
+        let before = short.remaining();
+        assert!(matches!(
+            decode_buf(&mut short, &limits),
+            Err(Error::Incomplete { .. })
+        ));
+        assert_eq!(short.remaining(), before);
+    }
+    assert_eq!(frame::decode_bytes(&a, &limits).unwrap().filter, f);
+}
+
+#[test]
+fn tiny_frames_claiming_huge_sizes_are_rejected_before_allocation() {
+    let f = filled(
+        Params::standard(64, 2, HashFamily::default()).unwrap(),
+        5,
+        5,
+    );
+    let frame = Encoder::new()
+        .coding(Coding::Raw)
+        .encode(&f)
+        .unwrap()
+        .to_bytes();
+    // m = 2^40 in a frame of a few dozen bytes: rejected by the default limits.
+    let mut big = frame.to_vec();
+    big.splice(12..13, [0x80, 0x80, 0x80, 0x80, 0x80, 0x20]);
+    assert!(big.len() < 64);
+    assert!(matches!(
+        decode(&big, &Limits::default()),
+        Err(Error::LimitExceeded { field: "m", .. })
+    ));
+    // k = 2^20 is beyond the format itself.
+    let mut k = frame.to_vec();
+    k.splice(13..16, [0x80, 0x80, 0x80, 0x80, 0x01]);
+    assert!(matches!(
+        decode(&k, &Limits::default()),
+        Err(Error::InvalidField { field: "k", .. })
+    ));
+}
+
+#[test]
+fn every_truncation_and_bit_flip_of_a_frame_is_rejected() {
+    let f = filled(
+        Params::standard(2000, 3, HashFamily::default()).unwrap(),
+        150,
+        6,
+    );
+    for coding in Coding::ALL {
+        let bytes = Encoder::new().encode_with(&f, coding).to_bytes();
+        let limits = Limits::default();
+        for cut in 0..bytes.len() {
+            assert!(decode(&bytes[..cut], &limits).is_err());
+        }
+        for bit in 0..bytes.len() * 8 {
+            let mut b = bytes.to_vec();
+            b[bit / 8] ^= 1 << (bit % 8);
+            if let Ok(d) = decode(&b, &limits) {
+                panic!(
+                    "{coding}: flip of bit {bit} accepted (m = {})",
+                    d.filter.m()
+                );
+            }
+        }
+    }
+}

@@ -60,7 +60,7 @@ pub enum Error {
         offset: usize,
     },
 
-    /// A value in the frame exceeds the caller's [`Limits`](crate::Limits).
+    /// A value in the frame exceeds the caller's [`Limits`](crate::frame::Limits).
     #[error("{field} = {value} at offset {offset} exceeds the limit {limit}")]
     LimitExceeded {
         /// The header field.

@@ -14,6 +14,7 @@ pub mod bits;
 pub mod error;
 pub mod filter;
 pub mod hashing;
+pub mod optimizer;
 pub mod rational;
 pub mod theory;
 
@@ -21,4 +22,5 @@ pub use bits::BitArray;
 pub use error::{Error, Result};
 pub use filter::{BloomFilter, Layout, Params};
 pub use hashing::{BaseHash, HashFamily, IndexScheme};
+pub use optimizer::{Optimizer, Plan, PlanCoding};
 pub use rational::HashCount;

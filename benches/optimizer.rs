@@ -16,7 +16,10 @@ fn plan(c: &mut Criterion) {
     }
     let opt = Optimizer::new();
     group.bench_function("dual f = 1%, n = 10^6", |b| {
-        b.iter(|| opt.plan_for_fpr(black_box(1_000_000), black_box(0.01)).unwrap())
+        b.iter(|| {
+            opt.plan_for_fpr(black_box(1_000_000), black_box(0.01))
+                .unwrap()
+        })
     });
     group.bench_function("delta c = 5%, n = 10^6", |b| {
         b.iter(|| opt.plan_delta(black_box(1_000_000), 0.05, 250_000).unwrap())

@@ -439,8 +439,8 @@ fn for_each_region(kind: LayoutKind, m: u64, k: HashCount, mut f: impl FnMut(Reg
         LayoutKind::Blocks => {
             for size in block_sizes(m) {
                 // The same rounding as `Layout::blocks_proportional`.
-                let raw = (u128::from(k.raw()) * u128::from(size) + u128::from(m / 2))
-                    / u128::from(m);
+                let raw =
+                    (u128::from(k.raw()) * u128::from(size) + u128::from(m / 2)) / u128::from(m);
                 let raw = raw as u32;
                 f(Region {
                     size,
@@ -459,8 +459,8 @@ fn k_field_bytes(kind: LayoutKind, m: u64, k: HashCount) -> u64 {
         LayoutKind::Standard | LayoutKind::Partitioned => varint_len(u64::from(k.raw())),
         LayoutKind::Blocks => block_sizes(m)
             .map(|size| {
-                let raw = (u128::from(k.raw()) * u128::from(size) + u128::from(m / 2))
-                    / u128::from(m);
+                let raw =
+                    (u128::from(k.raw()) * u128::from(size) + u128::from(m / 2)) / u128::from(m);
                 varint_len(raw as u64)
             })
             .sum(),
@@ -1008,10 +1008,7 @@ impl Optimizer {
     fn plan_target(&self, n: u64, target: f64, sent: Sent) -> Result<Plan> {
         self.check(n)?;
         if !(target.is_finite() && target > 0.0 && target < 1.0) {
-            return Err(invalid(
-                "target_fpr",
-                format!("{target} is not in (0, 1)"),
-            ));
+            return Err(invalid("target_fpr", format!("{target} is not in (0, 1)")));
         }
         let better = |a: &Candidate, b: &Candidate| {
             a.worst
@@ -1099,9 +1096,11 @@ impl Optimizer {
                 lo = a;
             }
         }
-        (lo..=hi)
-            .filter_map(|raw| eval(raw).1)
-            .min_by(|a, b| a.fpr.total_cmp(&b.fpr).then(a.expected.total_cmp(&b.expected)))
+        (lo..=hi).filter_map(|raw| eval(raw).1).min_by(|a, b| {
+            a.fpr
+                .total_cmp(&b.fpr)
+                .then(a.expected.total_cmp(&b.expected))
+        })
     }
 
     fn params(&self, m: u64, k: HashCount) -> Result<Params> {
@@ -1235,11 +1234,20 @@ mod tests {
         let fam = HashFamily::default();
         let p = Params::standard(140_000, 2, fam).unwrap();
         // 11 fixed + 8 seed + 3 (m) + 3 (k = 2 << 16) + 2 (n) + 2 (p) + 2 (len) + 4 crc.
-        assert_eq!(frame_bytes(&p, 10_000, PlanCoding::KnownP, 9_904), 35 + 9_904);
-        assert_eq!(frame_bytes(&p, 10_000, PlanCoding::Adaptive, 9_904), 33 + 9_904);
+        assert_eq!(
+            frame_bytes(&p, 10_000, PlanCoding::KnownP, 9_904),
+            35 + 9_904
+        );
+        assert_eq!(
+            frame_bytes(&p, 10_000, PlanCoding::Adaptive, 9_904),
+            33 + 9_904
+        );
         let sip = HashFamily::new(BaseHash::siphash([7; 16]), fam.scheme);
         let p = Params::standard(140_000, 2, sip).unwrap();
-        assert_eq!(frame_bytes(&p, 10_000, PlanCoding::Raw, 17_500), 42 + 17_500);
+        assert_eq!(
+            frame_bytes(&p, 10_000, PlanCoding::Raw, 17_500),
+            42 + 17_500
+        );
     }
 
     #[test]

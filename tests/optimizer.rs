@@ -44,13 +44,25 @@ fn row(plan: &Plan, m_per_n: f64, z_per_n: &str, f: &str) {
     prints_as(plan.false_positive_rate, f);
 }
 
+/// Budget z/n, the uncompressed column (m/n, k, f), and compressed rows (m/n, k, z/n, f).
+type BudgetTable = (
+    f64,
+    (f64, u32, &'static str),
+    &'static [(f64, u32, &'static str, &'static str)],
+);
+
+/// The standard filter (m/n, k) and rows (m/n grid, m/n, k, z/n, f).
+type TargetTable = (
+    (f64, u32),
+    &'static [(f64, f64, u32, &'static str, &'static str)],
+);
+
 /// Tables I-III: a budget of z/n bits per element; for each k the paper gives m/n (the
 /// largest that fits, or a smaller one it chose), z/n and f. The first column is the
 /// uncompressed optimum for m = z.
 #[test]
 fn tables_one_to_three() {
-    // (budget z/n, uncompressed (m/n, k, f), compressed rows (m/n, k, z/n, f))
-    let tables: [(f64, (f64, u32, &str), &[(f64, u32, &str, &str)]); 3] = [
+    let tables: [BudgetTable; 3] = [
         (
             8.0,
             (8.0, 6, "0.0216"),
@@ -59,7 +71,10 @@ fn tables_one_to_three() {
         (
             16.0,
             (16.0, 11, "0.000459"),
-            &[(28.0, 4, "15.846", "0.000314"), (48.0, 3, "15.829", "0.000222")],
+            &[
+                (28.0, 4, "15.846", "0.000314"),
+                (48.0, 3, "15.829", "0.000222"),
+            ],
         ),
         (4.0, (4.0, 3, "0.147"), &[(7.0, 1, "3.962", "0.133")]),
     ];
@@ -82,7 +97,12 @@ fn tables_one_to_three() {
     // Where the budget binds, the m/n the paper prints for k = 2 (Table I), k = 4 (Table II)
     // and k = 1 (Table III) is the largest integer that fits. (For k = 1 in Table I, 96 fits;
     // the paper shows 92, which matches the k = 2 column's z/n.)
-    for (z, kk, m) in [(8.0, 2, 14.0), (16.0, 4, 28.0), (4.0, 1, 7.0), (8.0, 1, 96.0)] {
+    for (z, kk, m) in [
+        (8.0, 2, 14.0),
+        (16.0, 4, 28.0),
+        (4.0, 1, 7.0),
+        (8.0, 1, 96.0),
+    ] {
         let plan = ideal(kk, 1.0, 1000.0).plan(N, budget(z)).unwrap();
         assert_eq!(plan.m(), (m * N as f64) as u64, "z/n = {z}, k = {kk}");
     }
@@ -106,12 +126,15 @@ fn tables_one_to_three() {
 /// 0.021542` rounds to 0.0215.
 #[test]
 fn tables_four_and_five() {
-    let tables: [((f64, u32), &[(f64, f64, u32, &str, &str)]); 2] = [
+    let tables: [TargetTable; 2] = [
         (
             (8.0, 6),
             // Printed f = 0.0216 for m/n = 12.6, k = 2; the formula gives 0.021542, which
             // prints as 0.0215 (it is below the standard filter's 0.021577, as intended).
-            &[(0.1, 12.6, 2, "7.582", "0.0215"), (1.0, 46.0, 1, "6.891", "0.0215")],
+            &[
+                (0.1, 12.6, 2, "7.582", "0.0215"),
+                (1.0, 46.0, 1, "6.891", "0.0215"),
+            ],
         ),
         (
             (16.0, 11),
@@ -382,7 +405,12 @@ fn simulated_frames_fit_the_plan() {
             assert!(rate <= eps + slack, "{name}: overflow rate {rate}");
         }
         let rel = (sim.mean_frame - plan.expected_bytes).abs() / plan.expected_bytes;
-        assert!(rel < 2e-3, "{name}: mean {} vs {}", sim.mean_frame, plan.expected_bytes);
+        assert!(
+            rel < 2e-3,
+            "{name}: mean {} vs {}",
+            sim.mean_frame,
+            plan.expected_bytes
+        );
     }
 }
 
@@ -401,7 +429,10 @@ fn bad_input_is_a_typed_error() {
     for f in [0.0, 1.0, -0.1, f64::NAN, f64::INFINITY] {
         invalid(opt.plan_for_fpr(100, f), "target_fpr");
     }
-    invalid(opt.clone().max_m(1000).plan_for_fpr(1000, 1e-30), "target_fpr");
+    invalid(
+        opt.clone().max_m(1000).plan_for_fpr(1000, 1e-30),
+        "target_fpr",
+    );
     for c in [0.0, 1.5, f64::NAN] {
         invalid(opt.plan_delta(100, c, 1000), "changed");
         invalid(opt.plan_delta_for_fpr(100, c, 0.01), "changed");
@@ -410,9 +441,15 @@ fn bad_input_is_a_typed_error() {
     let half = HashCount::from_f64(2.25).unwrap();
     let more = HashCount::from_f64(2.75).unwrap();
     invalid(opt.clone().k_range(half, more).plan(100, 1000), "k_range");
-    invalid(opt.clone().m_multiple_of(0).plan(100, 1000), "m_multiple_of");
     invalid(
-        opt.clone().power_of_two_m(true).m_multiple_of(24).plan(100, 1000),
+        opt.clone().m_multiple_of(0).plan(100, 1000),
+        "m_multiple_of",
+    );
+    invalid(
+        opt.clone()
+            .power_of_two_m(true)
+            .m_multiple_of(24)
+            .plan(100, 1000),
         "m_multiple_of",
     );
     invalid(opt.clone().max_m(0).plan(100, 1000), "max_m");
@@ -449,7 +486,10 @@ fn constraints_are_respected() {
         let plan = opt.plan(n, n).unwrap();
         assert!(plan.worst_case_bytes <= n, "{plan}");
         let raw = plan.uncompressed.unwrap();
-        assert!(plan.false_positive_rate <= raw.false_positive_rate, "{plan}");
+        assert!(
+            plan.false_positive_rate <= raw.false_positive_rate,
+            "{plan}"
+        );
         assert!(ok(&plan), "{plan}");
     };
     check(Optimizer::new().power_of_two_m(true), &|p| {
@@ -459,7 +499,9 @@ fn constraints_are_respected() {
         p.m() % 64 == 0 && p.m() <= 1 << 20
     });
     check(
-        Optimizer::new().layout(LayoutKind::Partitioned).rational_k(true),
+        Optimizer::new()
+            .layout(LayoutKind::Partitioned)
+            .rational_k(true),
         &|p| matches!(p.layout(), Layout::Partitioned { .. }),
     );
     check(Optimizer::new().layout(LayoutKind::Blocks), &|p| {

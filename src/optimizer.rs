@@ -80,7 +80,14 @@
 //! (the optimum is not unimodal in k: both `k -> 1` and `k -> infinity` approach
 //! `f = 2^(-z/n)`). With rational k the best integer is refined by ternary search on the
 //! 1/65536 grid over the neighbouring unit intervals. The uncompressed filter is always a
-//! candidate, so a plan is never worse than the classic choice. The dual search is the same
+//! candidate, so a plan is never worse than the classic choice.
+//!
+//! Rational k is planned with the false positive rate a rational filter really has,
+//! `(1 - p)^floor(k) (1 - r p)`, which by Bernoulli's inequality lies above `(1 - p)^k`. With
+//! it the best k has so far always come out an integer (the tests show this for the paper's
+//! settings; Walther et al.'s gains come from approximating the rational factor away), so
+//! enabling rational k costs search time and, as far as measured, never changes f by more than
+//! the grid. The dual search is the same
 //! with "smallest m whose f is at most the target".
 //!
 //! ```

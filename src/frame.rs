@@ -173,22 +173,15 @@ impl FrameHeader {
     /// Bytes of the encoded header.
     fn encoded_len(&self) -> usize {
         let p = &self.params;
-        let seed = match p.family().base {
-            BaseHash::Xxh64 { seed } => varint_len(seed),
-            BaseHash::SipHash24 { .. } => 16,
-        };
-        let k = match p.layout() {
-            Layout::Standard { k } | Layout::Partitioned { k } => varint_len(k.raw().into()),
-            Layout::Blocks { ks } => ks.iter().map(|k| varint_len(k.raw().into())).sum(),
-        };
-        MAGIC.len()
-            + 7
-            + seed
-            + varint_len(p.m())
-            + k
-            + varint_len(self.n)
-            + if self.coding.has_q0() { 2 } else { 0 }
-            + varint_len(self.payload_len as u64)
+        let len = frame_len(
+            p.family(),
+            p.m(),
+            k_field_len(p.layout()),
+            self.n,
+            self.coding.has_q0(),
+            self.payload_len as u64,
+        );
+        len as usize - self.payload_len - CHECKSUM_LEN
     }
 
     fn write<B: BufMut>(&self, buf: &mut B) {
@@ -357,6 +350,34 @@ impl FrameHeader {
             header_len: r.offset(),
         })
     }
+}
+
+/// Bytes of the k field(s) of a layout.
+pub fn k_field_len(layout: &Layout) -> usize {
+    match layout {
+        Layout::Standard { k } | Layout::Partitioned { k } => varint_len(k.raw().into()),
+        Layout::Blocks { ks } => ks.iter().map(|k| varint_len(k.raw().into())).sum(),
+    }
+}
+
+/// Exact bytes of a frame from the parts of its header that vary: the hash family (its
+/// seed), m, the k field's length ([`k_field_len`]), n, whether the coding sends q0, and
+/// the payload length. Planners use it to budget frames before building them.
+pub fn frame_len(
+    family: &HashFamily,
+    m: u64,
+    k_field_len: usize,
+    n: u64,
+    has_q0: bool,
+    payload_len: u64,
+) -> u64 {
+    let seed = match family.base {
+        BaseHash::Xxh64 { seed } => varint_len(seed),
+        BaseHash::SipHash24 { .. } => 16,
+    };
+    let fixed = MAGIC.len() + 7 + seed + varint_len(m) + k_field_len + varint_len(n);
+    let q0 = if has_q0 { 2 } else { 0 };
+    (fixed + q0 + varint_len(payload_len) + CHECKSUM_LEN) as u64 + payload_len
 }
 
 /// An encoded frame, ready to write; its exact length is known before writing.

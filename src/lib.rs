@@ -17,6 +17,7 @@ pub mod filter;
 pub mod frame;
 pub mod hashing;
 pub mod model;
+pub mod optimizer;
 pub mod rational;
 pub mod theory;
 pub mod wire;
@@ -25,4 +26,10 @@ pub use bits::BitArray;
 pub use error::{Error, Result};
 pub use filter::{BloomFilter, Layout, Params};
 pub use hashing::{BaseHash, HashFamily, IndexScheme};
+pub use optimizer::{Optimizer, Plan, PlanCoding};
 pub use rational::HashCount;
+
+/// The README's examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -59,15 +59,28 @@ impl KnownP {
 }
 
 /// The adaptive bit model: counts of zeros and ones seen so far, each starting at 1.
+///
+/// `q0 = floor(C0 * 2^16 / (C0 + C1))` is kept with its remainder and updated without
+/// division once the total passes `2^16`: each update moves the numerator by 0 or `2^16` and
+/// the denominator by 1, so the quotient moves by at most one step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Adaptive {
     c0: u64,
     c1: u64,
+    /// `floor(C0 * 2^16 / (C0 + C1))`.
+    quotient: u64,
+    /// `C0 * 2^16 - quotient * (C0 + C1)`.
+    remainder: u64,
 }
 
 impl Default for Adaptive {
     fn default() -> Self {
-        Adaptive { c0: 1, c1: 1 }
+        Adaptive {
+            c0: 1,
+            c1: 1,
+            quotient: 1 << (BIT_PRECISION - 1),
+            remainder: 0,
+        }
     }
 }
 
@@ -77,7 +90,7 @@ impl Adaptive {
     /// It is at most `2^16 - 1` because `C1 >= 1`.
     #[inline]
     pub fn q0(&self) -> u32 {
-        (((self.c0 << BIT_PRECISION) / (self.c0 + self.c1)) as u32).max(1)
+        (self.quotient as u32).max(1)
     }
 
     /// Count a coded bit.
@@ -87,6 +100,28 @@ impl Adaptive {
             self.c1 += 1;
         } else {
             self.c0 += 1;
+        }
+        let total = self.c0 + self.c1;
+        if total <= 1 << BIT_PRECISION {
+            // C0 < 2^16 here, so the numerator fits 32 bits.
+            let numerator = (self.c0 << BIT_PRECISION) as u32;
+            self.quotient = u64::from(numerator / total as u32);
+            self.remainder = u64::from(numerator) - self.quotient * total;
+        } else {
+            // numerator' = quotient * total + (remainder - quotient + [bit = 0] * 2^16),
+            // and 0 <= quotient < 2^16 < total, so at most one correction each way.
+            let old_quotient = self.quotient;
+            let mut r = self.remainder + if bit { 0 } else { 1 << BIT_PRECISION };
+            if r < old_quotient {
+                self.quotient -= 1;
+                r += total;
+            }
+            r -= old_quotient;
+            if r >= total {
+                self.quotient += 1;
+                r -= total;
+            }
+            self.remainder = r;
         }
     }
 }
@@ -253,6 +288,26 @@ mod tests {
             m.update(true);
         }
         assert_eq!(m.q0(), 1); // floor would be 0: clamped
+    }
+
+    #[test]
+    fn incremental_quotient_equals_the_division() {
+        let mut m = Adaptive::default();
+        let (mut c0, mut c1) = (1u64, 1u64);
+        let mut x = 12345u64;
+        for i in 0..300_000u64 {
+            x = crate::hashing::fmix64(x + i);
+            // Runs of zeros and ones, so both corrections are exercised.
+            let bit = if i < 150_000 { x % 7 == 0 } else { x % 3 != 0 };
+            m.update(bit);
+            if bit {
+                c1 += 1
+            } else {
+                c0 += 1
+            }
+            let want = (((c0 << 16) / (c0 + c1)) as u32).max(1);
+            assert_eq!(m.q0(), want, "after {i} bits");
+        }
     }
 
     #[test]

@@ -37,7 +37,11 @@ pub fn p_zero_exact(k: f64, n: f64, m: f64) -> f64 {
     let whole = k.floor();
     let r = k - whole;
     // A key with no whole hash function leaves a 1-bit region alone: skip 0 * ln(0).
-    let whole_part = if whole > 0.0 { whole * (-1.0 / m).ln_1p() } else { 0.0 };
+    let whole_part = if whole > 0.0 {
+        whole * (-1.0 / m).ln_1p()
+    } else {
+        0.0
+    };
     let one_key = whole_part + (-r / m).ln_1p();
     (n * one_key).exp()
 }

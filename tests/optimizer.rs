@@ -1,0 +1,530 @@
+//! The optimizer against the paper's tables, against simulation, and against bad input.
+//!
+//! The tables use the paper's idealised size model (`SizeModel::Ideal`: exactly `m H(p)`
+//! bits, asymptotic p) through the same search code as real frames. Each printed figure is
+//! asserted to the printed precision after recomputing it from the formulas.
+
+use bloomwire::optimizer::{LayoutKind, Optimizer, PlanCoding, SizeModel, TailBound};
+use bloomwire::{BloomFilter, Error, HashCount, Layout, Plan};
+
+/// Large enough that byte budgets resolve z/n to 1e-5 bits per element.
+const N: u64 = 1_000_000;
+
+fn k(k: u32) -> HashCount {
+    HashCount::new(k).unwrap()
+}
+
+/// Asserts that `x` rounds to `printed` at the printed number of decimals.
+#[track_caller]
+fn prints_as(x: f64, printed: &str) {
+    let decimals = printed.split('.').nth(1).map_or(0, str::len) as i32;
+    let want: f64 = printed.parse().unwrap();
+    let tol = 0.5 * 10f64.powi(-decimals) + 1e-12;
+    assert!((x - want).abs() <= tol, "{x} does not print as {printed}");
+}
+
+/// The ideal optimizer with k fixed and m on a grid of `step` bits per element.
+fn ideal(k_fixed: u32, m_per_n_step: f64, max_m_per_n: f64) -> Optimizer {
+    Optimizer::new()
+        .size_model(SizeModel::Ideal)
+        .k_range(k(k_fixed), k(k_fixed))
+        .m_multiple_of((m_per_n_step * N as f64) as u64)
+        .max_m((max_m_per_n * N as f64) as u64)
+}
+
+/// A budget of `z_per_n` bits per element, in bytes.
+fn budget(z_per_n: f64) -> u64 {
+    (z_per_n * N as f64 / 8.0).round() as u64
+}
+
+#[track_caller]
+fn row(plan: &Plan, m_per_n: f64, z_per_n: &str, f: &str) {
+    assert_eq!(plan.m(), (m_per_n * N as f64) as u64, "{plan}");
+    prints_as(plan.bits_per_element, z_per_n);
+    prints_as(plan.false_positive_rate, f);
+}
+
+/// Budget z/n, the uncompressed column (m/n, k, f), and compressed rows (m/n, k, z/n, f).
+type BudgetTable = (
+    f64,
+    (f64, u32, &'static str),
+    &'static [(f64, u32, &'static str, &'static str)],
+);
+
+/// The standard filter (m/n, k) and rows (m/n grid, m/n, k, z/n, f).
+type TargetTable = (
+    (f64, u32),
+    &'static [(f64, f64, u32, &'static str, &'static str)],
+);
+
+/// Tables I-III: a budget of z/n bits per element; for each k the paper gives m/n (the
+/// largest that fits, or a smaller one it chose), z/n and f. The first column is the
+/// uncompressed optimum for m = z.
+#[test]
+fn tables_one_to_three() {
+    let tables: [BudgetTable; 3] = [
+        (
+            8.0,
+            (8.0, 6, "0.0216"),
+            &[(14.0, 2, "7.923", "0.0177"), (92.0, 1, "7.923", "0.0108")],
+        ),
+        (
+            16.0,
+            (16.0, 11, "0.000459"),
+            &[
+                (28.0, 4, "15.846", "0.000314"),
+                (48.0, 3, "15.829", "0.000222"),
+            ],
+        ),
+        (4.0, (4.0, 3, "0.147"), &[(7.0, 1, "3.962", "0.133")]),
+    ];
+    for (z, (raw_m, raw_k, raw_f), rows) in tables {
+        for &(m, kk, zn, f) in rows {
+            let plan = ideal(kk, 1.0, m).plan(N, budget(z)).unwrap();
+            row(&plan, m, zn, f);
+            assert_eq!(plan.coding, PlanCoding::KnownP);
+        }
+        // The uncompressed column: the best raw filter within the same budget.
+        let plan = Optimizer::new()
+            .size_model(SizeModel::Ideal)
+            .plan(N, budget(z))
+            .unwrap();
+        let raw = plan.uncompressed.unwrap();
+        assert_eq!((raw.m, raw.k), ((raw_m * N as f64) as u64, k(raw_k)));
+        prints_as(raw.false_positive_rate, raw_f);
+        prints_as(8.0 * raw.bytes / N as f64, &format!("{z:.0}"));
+    }
+    // Where the budget binds, the m/n the paper prints for k = 2 (Table I), k = 4 (Table II)
+    // and k = 1 (Table III) is the largest integer that fits. (For k = 1 in Table I, 96 fits;
+    // the paper shows 92, which matches the k = 2 column's z/n.)
+    for (z, kk, m) in [
+        (8.0, 2, 14.0),
+        (16.0, 4, 28.0),
+        (4.0, 1, 7.0),
+        (8.0, 1, 96.0),
+    ] {
+        let plan = ideal(kk, 1.0, 1000.0).plan(N, budget(z)).unwrap();
+        assert_eq!(plan.m(), (m * N as f64) as u64, "z/n = {z}, k = {kk}");
+    }
+    // With the m/n limits of the tables the optimizer picks the paper's choice.
+    for (z, max_m, kk) in [(8.0, 14, 2), (16.0, 28, 4), (4.0, 7, 1)] {
+        let plan = Optimizer::new()
+            .size_model(SizeModel::Ideal)
+            .m_multiple_of(N)
+            .max_m(max_m * N)
+            .plan(N, budget(z))
+            .unwrap();
+        eprintln!("z/n = {z}, m/n <= {max_m}:\n{plan}\n");
+        assert_eq!(plan.k(), k(kk));
+    }
+}
+
+/// Tables IV and V: the same f as the uncompressed filter, fewer bits on the wire. The paper
+/// rounds m/n to a grid that differs per column (0.1 for 12.6, 1 for 46, 0.5 for 37.5, 1 for
+/// 93); with that grid the dual search returns the printed m/n. One printed f is off in the
+/// last digit: Table IV, m/n = 12.6, k = 2 prints 0.0216 where `(1 - e^(-2/12.6))^2 =
+/// 0.021542` rounds to 0.0215.
+#[test]
+fn tables_four_and_five() {
+    let tables: [TargetTable; 2] = [
+        (
+            (8.0, 6),
+            // Printed f = 0.0216 for m/n = 12.6, k = 2; the formula gives 0.021542, which
+            // prints as 0.0215 (it is below the standard filter's 0.021577, as intended).
+            &[
+                (0.1, 12.6, 2, "7.582", "0.0215"),
+                (1.0, 46.0, 1, "6.891", "0.0215"),
+            ],
+        ),
+        (
+            (16.0, 11),
+            &[
+                (0.5, 37.5, 3, "14.666", "0.000454"),
+                (1.0, 93.0, 2, "13.815", "0.000453"),
+            ],
+        ),
+    ];
+    for ((std_m, std_k), rows) in tables {
+        let standard = ideal(std_k, 1.0, std_m).plan(N, budget(std_m)).unwrap();
+        let target = standard.uncompressed.unwrap().false_positive_rate;
+        for &(step, m, kk, zn, f) in rows {
+            let plan = ideal(kk, step, 1000.0).plan_for_fpr(N, target).unwrap();
+            row(&plan, m, zn, f);
+        }
+    }
+}
+
+/// Tables VI and VII: deltas, c = 0.05 and 0.01.
+///
+/// Table VI prints the z/n (and z/(cn)) of its second and third columns swapped. From
+/// `q = 2p(1 - p^c)` and `z/n = (m/n) H(q)`: m/n = 12, k = 3 gives 1.6532 (33.064 per changed
+/// element), printed 1.6607 (33.214); m/n = 32, k = 2 gives 1.6607 (33.214), printed 1.6532
+/// (33.064). The text's "theoretical prediction of 2066.5 bytes" for n = 10 000, m/n = 32,
+/// k = 2 inherits the error: the formula gives 2075.9 bytes, which also sits closer to the
+/// simulated mean of 2090. Both columns fit the standard filter's 1.6713, so the budget search
+/// returns m/n = 12 and 32 with the corrected sizes.
+#[test]
+fn tables_six_and_seven() {
+    for (c, cols) in [
+        (
+            0.05,
+            [
+                (12.0, 3, "1.6532", "33.064", "0.0108"),
+                (32.0, 2, "1.6607", "33.214", "0.00367"),
+            ],
+        ),
+        (
+            0.01,
+            [
+                (16.0, 3, "0.4856", "48.56", "0.0050"),
+                (48.0, 2, "0.4500", "45.00", "0.00167"),
+            ],
+        ),
+    ] {
+        let standard = ideal(5, 1.0, 8.0).plan_delta(N, c, N).unwrap();
+        let (zn, f) = if c == 0.05 {
+            ("1.6713", "0.0217")
+        } else {
+            ("0.4624", "0.0217")
+        };
+        row(&standard, 8.0, zn, f);
+        let delta_budget = standard.worst_case_bytes;
+        for (m, kk, zn, zcn, f) in cols {
+            // Table VI: the largest m/n within the standard filter's delta size. Table VII:
+            // the printed m/n as a limit (see below).
+            let (limit, budget) = if c == 0.05 {
+                (1000.0, delta_budget)
+            } else {
+                (m, budget(1.0))
+            };
+            let plan = ideal(kk, 1.0, limit).plan_delta(N, c, budget).unwrap();
+            row(&plan, m, zn, f);
+            // The paper computes z/(cn) from the rounded z/n (33.426 = 1.6713 / 0.05).
+            prints_as(round4(plan.bits_per_element) / c, zcn);
+        }
+        // In Table VII the columns are not same-budget: the largest m/n within the standard
+        // filter's 0.4624 is 13 for k = 3 and 57 for k = 2; the paper shows 16 (which needs
+        // 0.4856 bits per element, more than the standard filter) and 48.
+        if c == 0.01 {
+            for (kk, m) in [(3, 13.0), (2, 57.0)] {
+                let plan = ideal(kk, 1.0, 1000.0)
+                    .plan_delta(N, c, delta_budget)
+                    .unwrap();
+                assert_eq!(plan.m(), (m * N as f64) as u64);
+            }
+        }
+        // Last column: the standard filter's f with the smallest delta.
+        let plan = ideal(2, 1.0, 1000.0)
+            .plan_delta_for_fpr(N, c, standard.false_positive_rate)
+            .unwrap();
+        let zn = if c == 0.05 { "1.3124" } else { "0.3430" };
+        row(&plan, 13.0, zn, "0.0203");
+        let zcn = if c == 0.05 { "26.248" } else { "34.30" };
+        prints_as(round4(plan.bits_per_element) / c, zcn);
+    }
+}
+
+fn round4(x: f64) -> f64 {
+    (x * 1e4).round() / 1e4
+}
+
+/// Rational k at the Table I and II settings (same m limit).
+///
+/// With the false positive rate a rational filter really has, `(1 - p)^floor(k) (1 - r p)`,
+/// the best rational k found is the integer one: by Bernoulli's inequality `1 - r p` is above
+/// `(1 - p)^r`, so between two integers f lies above the geometric interpolation, and over
+/// m/n from 1 to 40 the minimum over the 1/65536 grid is always at an integer. The gain only
+/// appears under the approximation `f = (1 - p)^k` (Walther et al.'s Eq. 11), printed here for
+/// comparison; the optimizer does not plan with it. The test asserts that enabling rational k
+/// never loses and prints the measured gain.
+#[test]
+fn rational_k_against_integer_k() {
+    use bloomwire::theory::{entropy, p_zero};
+    for (z, max_m) in [(8.0, 14), (16.0, 28)] {
+        let base = Optimizer::new()
+            .size_model(SizeModel::Ideal)
+            .max_m(max_m * N);
+        let int = base.clone().plan(N, budget(z)).unwrap();
+        let rat = base.rational_k(true).plan(N, budget(z)).unwrap();
+        let gain = 1.0 - rat.false_positive_rate / int.false_positive_rate;
+        // Under Eq. 11 the best k at m = max_m is where the budget binds.
+        let mn = max_m as f64;
+        let (mut lo, mut hi) = (int.k().to_f64(), int.k().to_f64() + 1.0);
+        for _ in 0..60 {
+            let mid = 0.5 * (lo + hi);
+            if mn * entropy(p_zero(mid, 1.0, mn)) <= z {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        let eq11 = (1.0 - p_zero(lo, 1.0, mn)).powf(lo);
+        eprintln!(
+            "z/n = {z}, m/n <= {max_m}: integer k = {} f = {:.6}; rational k = {} (m/n = {:.4}) \
+             f = {:.6}, gain {:.3}%; under Eq. 11 k = {lo:.4} would give f = {eq11:.6} ({:.2}%)",
+            int.k(),
+            int.false_positive_rate,
+            rat.k(),
+            rat.m() as f64 / N as f64,
+            rat.false_positive_rate,
+            100.0 * gain,
+            100.0 * (1.0 - eq11 / int.false_positive_rate)
+        );
+        assert!(rat.false_positive_rate <= int.false_positive_rate * (1.0 + 1e-12));
+        assert!(rat.bits_per_element <= z + 1e-9);
+        assert!(rat.m() <= max_m * N);
+    }
+}
+
+/// splitmix64, for reproducible keys without a dependency.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+fn entropy(p: f64) -> f64 {
+    bloomwire::theory::entropy(p)
+}
+
+/// The payload bits a coder spends on a filter with `zeros` zero bits out of m, under the
+/// plan's coding: the cross-entropy against the planned p quantised to 16 bits for known p,
+/// the empirical entropy plus the model-learning cost for the adaptive coder, and the coder
+/// loss of 1e-5 bit per bit.
+fn coded_bits(plan: &Plan, planned_p: f64, zeros: u64) -> f64 {
+    let m = plan.m() as f64;
+    let z = zeros as f64;
+    let loss = 1e-5 * m;
+    match plan.coding {
+        PlanCoding::KnownP => {
+            let q = ((planned_p * 65536.0).round() / 65536.0).clamp(1.0 / 65536.0, 1.0);
+            -z * q.log2() - (m - z) * (1.0 - q).log2() + loss
+        }
+        PlanCoding::Adaptive => m * entropy(z / m) + loss + 0.5 * m.log2() + 2.0,
+        PlanCoding::Raw => 8.0 * plan.m().div_ceil(8) as f64,
+    }
+}
+
+/// Frame bytes for a payload of `bits`, with `termination_words` of coder termination.
+fn frame(plan: &Plan, bits: f64, termination_words: f64) -> f64 {
+    let payload = match plan.coding {
+        PlanCoding::Raw => plan.m().div_ceil(8) as f64,
+        _ => 4.0 * ((bits / 32.0).ceil() + termination_words),
+    };
+    bloomwire::optimizer::frame_bytes(&plan.params, plan.n, plan.coding, payload as u64) as f64
+}
+
+struct Sim {
+    overflows: u32,
+    mean_frame: f64,
+    sd_bits: f64,
+}
+
+/// Builds `trials` filters of the plan's parameters with n random keys each.
+fn simulate(plan: &Plan, trials: u32, seed: u64) -> Sim {
+    let n = plan.n;
+    let planned_p = bloomwire::theory::zero_fraction(&plan.params, n as f64);
+    let mut rng = SplitMix(seed);
+    let (mut overflows, mut sum, mut sum_bits, mut sum_bits2) = (0, 0.0, 0.0, 0.0);
+    for _ in 0..trials {
+        let mut f = BloomFilter::new(plan.params.clone());
+        for _ in 0..n {
+            f.insert(rng.next().to_le_bytes());
+        }
+        let bits = coded_bits(plan, planned_p, f.bits().count_zeros());
+        let worst = frame(plan, bits, 2.0);
+        if worst > plan.worst_case_bytes as f64 {
+            overflows += 1;
+        }
+        sum += frame(plan, bits, 1.5);
+        sum_bits += bits;
+        sum_bits2 += bits * bits;
+    }
+    let t = f64::from(trials);
+    let mean_bits = sum_bits / t;
+    Sim {
+        overflows,
+        mean_frame: sum / t,
+        sd_bits: (sum_bits2 / t - mean_bits * mean_bits).max(0.0).sqrt(),
+    }
+}
+
+/// Real filters (built with `BloomFilter`) against the plan's worst case and mean.
+#[test]
+fn simulated_frames_fit_the_plan() {
+    let n = 10_000;
+    let cases: [(&str, Optimizer, f64, u32); 4] = [
+        ("standard, integer k", Optimizer::new(), 1e-6, 300),
+        ("standard, integer k", Optimizer::new(), 0.05, 400),
+        (
+            "partitioned, rational k",
+            Optimizer::new()
+                .layout(LayoutKind::Partitioned)
+                .rational_k(true),
+            1e-6,
+            200,
+        ),
+        (
+            "blocks, Bernstein",
+            Optimizer::new()
+                .layout(LayoutKind::Blocks)
+                .tail_bound(TailBound::Bernstein),
+            1e-6,
+            200,
+        ),
+    ];
+    for (i, (name, opt, eps, trials)) in cases.into_iter().enumerate() {
+        // The paper's setting: 8 bits per element on the wire, m/n at most 14.
+        let plan = opt.max_m(14 * n).epsilon(eps).plan(n, n).unwrap();
+        let sim = simulate(&plan, trials, 0x5EED + i as u64);
+        let rate = f64::from(sim.overflows) / f64::from(trials);
+        eprintln!(
+            "{name}, epsilon {eps}: m = {}, k = {}, {:?}; planned mean {:.1} / worst {} bytes; \
+             simulated mean {:.1}, payload sd {:.1} bytes, {} of {trials} over",
+            plan.m(),
+            plan.k(),
+            plan.coding,
+            plan.expected_bytes,
+            plan.worst_case_bytes,
+            sim.mean_frame,
+            sim.sd_bits / 8.0,
+            sim.overflows
+        );
+        assert!(plan.worst_case_bytes <= n);
+        if eps <= 1e-3 {
+            assert_eq!(sim.overflows, 0, "{name}");
+        } else {
+            // Not grossly above epsilon: within three binomial standard deviations.
+            let slack = 3.0 * (eps * (1.0 - eps) / f64::from(trials)).sqrt();
+            assert!(rate <= eps + slack, "{name}: overflow rate {rate}");
+        }
+        let rel = (sim.mean_frame - plan.expected_bytes).abs() / plan.expected_bytes;
+        assert!(
+            rel < 2e-3,
+            "{name}: mean {} vs {}",
+            sim.mean_frame,
+            plan.expected_bytes
+        );
+    }
+}
+
+#[test]
+fn bad_input_is_a_typed_error() {
+    let opt = Optimizer::new();
+    let invalid = |r: Result<Plan, Error>, name: &str| match r {
+        Err(Error::InvalidParameter { name: got, .. }) => assert_eq!(got, name),
+        other => panic!("expected an invalid {name}, got {other:?}"),
+    };
+    invalid(opt.plan(0, 1000), "n");
+    invalid(opt.plan_for_fpr(0, 0.01), "n");
+    invalid(opt.clone().epsilon(f64::NAN).plan(100, 1000), "epsilon");
+    invalid(opt.clone().epsilon(0.0).plan(100, 1000), "epsilon");
+    invalid(opt.clone().epsilon(0.7).plan(100, 1000), "epsilon");
+    for f in [0.0, 1.0, -0.1, f64::NAN, f64::INFINITY] {
+        invalid(opt.plan_for_fpr(100, f), "target_fpr");
+    }
+    invalid(
+        opt.clone().max_m(1000).plan_for_fpr(1000, 1e-30),
+        "target_fpr",
+    );
+    for c in [0.0, 1.5, f64::NAN] {
+        invalid(opt.plan_delta(100, c, 1000), "changed");
+        invalid(opt.plan_delta_for_fpr(100, c, 0.01), "changed");
+    }
+    invalid(opt.clone().k_range(k(5), k(3)).plan(100, 1000), "k_range");
+    let half = HashCount::from_f64(2.25).unwrap();
+    let more = HashCount::from_f64(2.75).unwrap();
+    invalid(opt.clone().k_range(half, more).plan(100, 1000), "k_range");
+    invalid(
+        opt.clone().m_multiple_of(0).plan(100, 1000),
+        "m_multiple_of",
+    );
+    invalid(
+        opt.clone()
+            .power_of_two_m(true)
+            .m_multiple_of(24)
+            .plan(100, 1000),
+        "m_multiple_of",
+    );
+    invalid(opt.clone().max_m(0).plan(100, 1000), "max_m");
+    invalid(opt.clone().max_m(u64::MAX).plan(100, 1000), "max_m");
+
+    // A budget nothing fits in says what the smallest frames are.
+    match opt.plan(1000, 20) {
+        Err(Error::OverBudget {
+            budget,
+            compressed,
+            raw,
+        }) => {
+            assert_eq!(budget, 20);
+            assert!(raw > 20 && compressed > 20, "{compressed} {raw}");
+            let fits = opt.plan(1000, raw.min(compressed) as u64).unwrap();
+            assert!(fits.worst_case_bytes as usize <= raw.min(compressed));
+        }
+        other => panic!("expected OverBudget, got {other:?}"),
+    }
+    assert!(matches!(opt.plan(1, 0), Err(Error::OverBudget { .. })));
+    // Extreme but valid inputs do not panic.
+    for n in [1, 7, 1 << 40] {
+        let _ = opt.plan(n, u64::MAX);
+        let _ = opt.plan(n, 64);
+        let _ = opt.plan_for_fpr(n, 1e-12);
+        let _ = opt.clone().rational_k(true).plan_delta(n, 1.0, 1 << 20);
+    }
+}
+
+#[test]
+fn constraints_are_respected() {
+    let n = 100_000;
+    let check = |opt: Optimizer, ok: &dyn Fn(&Plan) -> bool| {
+        let plan = opt.plan(n, n).unwrap();
+        assert!(plan.worst_case_bytes <= n, "{plan}");
+        let raw = plan.uncompressed.unwrap();
+        assert!(
+            plan.false_positive_rate <= raw.false_positive_rate,
+            "{plan}"
+        );
+        assert!(ok(&plan), "{plan}");
+    };
+    check(Optimizer::new().power_of_two_m(true), &|p| {
+        p.m().is_power_of_two()
+    });
+    check(Optimizer::new().m_multiple_of(64).max_m(1 << 20), &|p| {
+        p.m() % 64 == 0 && p.m() <= 1 << 20
+    });
+    check(
+        Optimizer::new()
+            .layout(LayoutKind::Partitioned)
+            .rational_k(true),
+        &|p| matches!(p.layout(), Layout::Partitioned { .. }),
+    );
+    check(Optimizer::new().layout(LayoutKind::Blocks), &|p| {
+        matches!(p.layout(), Layout::Blocks { .. })
+    });
+    check(Optimizer::new().k_range(k(3), k(5)), &|p| {
+        (3..=5).contains(&p.k().whole()) && p.k().is_integer()
+    });
+
+    // The dual: the least bytes for f = 2% are close to the paper's 1.24x over log2(1/f).
+    let plan = Optimizer::new().plan_for_fpr(1_000_000, 0.02).unwrap();
+    assert!(plan.false_positive_rate <= 0.02);
+    let raw = plan.uncompressed.unwrap();
+    eprintln!("f = 2%:\n{plan}");
+    assert!(plan.bits_per_element < 8.0 * raw.bytes / 1e6);
+    assert!(plan.bits_per_element < 7.2, "{}", plan.bits_per_element);
+
+    // Where the uncompressed filter wins (a few keys, where the coder's words and margin
+    // cost more than compression saves), the plan is the raw filter itself.
+    let plan = Optimizer::new().plan(20, 40).unwrap();
+    let raw = plan.uncompressed.unwrap();
+    assert!(plan.false_positive_rate <= raw.false_positive_rate);
+    if plan.coding == PlanCoding::Raw {
+        assert_eq!((plan.m(), plan.k()), (raw.m, raw.k));
+    }
+}

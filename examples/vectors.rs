@@ -11,10 +11,10 @@
 
 use std::path::{Path, PathBuf};
 
-use bloomwire::frame::{Coding, Encoder, PSource};
+use bloomwire::frame::{Coding, Encoder, Frame, FrameKind, PSource};
 use bloomwire::hashing::{BaseHash, HashFamily, IndexScheme};
 use bloomwire::wire::put_varint;
-use bloomwire::{BloomFilter, HashCount, Layout, Params};
+use bloomwire::{BitArray, BloomFilter, HashCount, Layout, Params};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
@@ -283,42 +283,148 @@ fn params_json(p: &Params) -> Value {
     v
 }
 
+/// A frame's header fields as a manifest's `params`.
+fn header_json(frame: &Frame) -> Value {
+    let h = frame.header();
+    let mut params = params_json(&h.params);
+    params["n"] = json!(h.n);
+    params["coding"] = json!(h.coding.to_string());
+    params["q0"] = json!(h.q0);
+    params["payload_len"] = json!(h.payload_len);
+    params["header_len"] = json!(h.header_len);
+    params["generation"] = json!(h.generation);
+    if let FrameKind::Delta {
+        base_generation,
+        base_digest,
+        result_digest,
+    } = h.kind
+    {
+        params["kind"] = json!("delta");
+        params["base_generation"] = json!(base_generation);
+        params["base_digest"] = json!(base_digest);
+        params["result_digest"] = json!(result_digest);
+    } else {
+        params["kind"] = json!("full");
+    }
+    params
+}
+
+fn sha256_hex(bits: &BitArray) -> String {
+    hex(&Sha256::digest(bits.to_bytes()))
+}
+
+/// The frame file and its manifest. `bits` are the decoded payload bits, `filter` the
+/// filter the keys are queried on (for a delta: the result of applying it to `base`).
+fn accept_files(
+    name: &str,
+    frame: &Frame,
+    bits: &BitArray,
+    filter: &BloomFilter,
+    members: core::ops::Range<u64>,
+    base: Option<&str>,
+) -> Vec<VectorFile> {
+    let member_keys: Vec<Value> = members
+        .take(10)
+        .map(|i| json!({"key_hex": hex(&key(i)), "expected": true}))
+        .collect();
+    let other_keys: Vec<Value> = (1_000_000..1_000_020u64)
+        .map(|i| json!({"key_hex": hex(&key(i)), "expected": filter.contains(key(i))}))
+        .collect();
+    let mut manifest = json!({
+        "frame": format!("{name}.bin"),
+        "params": header_json(frame),
+        "bits_sha256": sha256_hex(bits),
+        "ones": bits.count_ones(),
+        "member_keys": member_keys,
+        "other_keys": other_keys,
+    });
+    if let Some(base) = base {
+        manifest["base_frame"] = json!(base);
+        manifest["result_bits_sha256"] = json!(sha256_hex(filter.bits()));
+    }
+    vec![
+        VectorFile {
+            path: format!("accept/{name}.bin").into(),
+            bytes: frame.to_bytes().to_vec(),
+        },
+        json_file(&format!("accept/{name}.json"), &manifest),
+    ]
+}
+
+fn filter_of(params: &Params, keys: core::ops::Range<u64>) -> BloomFilter {
+    let mut f = BloomFilter::new(params.clone());
+    for i in keys {
+        f.insert(key(i));
+    }
+    f
+}
+
+/// The generations the delta vectors are made of: a standard filter with keys 0..400 as
+/// generation 7, keys 20..420 as generation 8, keys 40..440 as generation 9, and an
+/// unrelated generation 7 with keys 1000..1400.
+fn delta_generations() -> [BloomFilter; 4] {
+    let params = Params::standard(5000, 2, xxh(0, IndexScheme::DoubleHashing)).expect("valid");
+    [0..400, 20..420, 40..440, 1000..1400].map(|keys| filter_of(&params, keys))
+}
+
 fn accept_vectors() -> Vec<VectorFile> {
     let mut out = Vec::new();
     for case in accept_cases() {
-        let mut f = BloomFilter::new(case.params.clone());
-        for i in 0..case.n {
-            f.insert(key(i));
-        }
+        let f = filter_of(&case.params, 0..case.n);
         let frame = Encoder::new()
             .p_source(case.p_source)
             .encode_with(&f, case.coding);
-        let bytes = frame.to_bytes().to_vec();
-        let members: Vec<Value> = (0..case.n.min(10))
-            .map(|i| json!({"key_hex": hex(&key(i)), "expected": true}))
-            .collect();
-        let others: Vec<Value> = (1_000_000..1_000_020u64)
-            .map(|i| json!({"key_hex": hex(&key(i)), "expected": f.contains(key(i))}))
-            .collect();
-        let mut params = params_json(&case.params);
-        params["n"] = json!(case.n);
-        params["coding"] = json!(case.coding.to_string());
-        params["q0"] = json!(frame.header().q0);
-        params["payload_len"] = json!(frame.header().payload_len);
-        params["header_len"] = json!(frame.header().header_len);
-        let manifest = json!({
-            "frame": format!("{}.bin", case.name),
-            "params": params,
-            "bits_sha256": hex(&Sha256::digest(f.bits().to_bytes())),
-            "ones": f.bits().count_ones(),
-            "member_keys": members,
-            "other_keys": others,
-        });
-        out.push(VectorFile {
-            path: format!("accept/{}.bin", case.name).into(),
-            bytes,
-        });
-        out.push(json_file(&format!("accept/{}.json", case.name), &manifest));
+        out.extend(accept_files(
+            case.name,
+            &frame,
+            f.bits(),
+            &f,
+            0..case.n,
+            None,
+        ));
+    }
+    let [g7, g8, _, other7] = delta_generations();
+    let full = |f: &BloomFilter| {
+        Encoder::new()
+            .coding(Coding::KnownP)
+            .encode_generation(f, 7)
+            .expect("no budget")
+    };
+    out.extend(accept_files(
+        "gen7_base",
+        &full(&g7),
+        g7.bits(),
+        &g7,
+        0..400,
+        None,
+    ));
+    out.extend(accept_files(
+        "gen7_other_base",
+        &full(&other7),
+        other7.bits(),
+        &other7,
+        1000..1400,
+        None,
+    ));
+    let xor = g8.xor(&g7).expect("same params");
+    for (name, coding) in [
+        ("delta_gen8_known_p", Coding::KnownP),
+        ("delta_gen8_symbols", Coding::KnownPSymbols),
+        ("delta_gen8_raw", Coding::Raw),
+    ] {
+        let frame = Encoder::new()
+            .coding(coding)
+            .encode_delta(&g7, 7, &g8, 8)
+            .expect("no budget");
+        assert_eq!(frame.coding(), coding);
+        out.extend(accept_files(
+            name,
+            &frame,
+            &xor,
+            &g8,
+            20..420,
+            Some("gen7_base.bin"),
+        ));
     }
     out
 }
@@ -329,6 +435,7 @@ struct RawFrame {
     fixed: Vec<u8>,
     seed: Vec<u8>,
     varints: Vec<Vec<u8>>, // m, k(s), n
+    sequence: Vec<u8>,     // generation, and for deltas base generation and digests
     q0: Vec<u8>,
     len: Vec<u8>,
     payload: Vec<u8>,
@@ -349,6 +456,7 @@ impl RawFrame {
             fixed: vec![b'B', b'L', b'W', b'R', 1, 0, 0, 1, 0, 0, 0],
             seed: vec![0],
             varints: vec![varint(16), varint(2 << 16), varint(1)],
+            sequence: varint(0),
             q0: vec![],
             len: varint(2),
             payload: vec![0x21, 0x80],
@@ -380,6 +488,7 @@ impl RawFrame {
         for v in &self.varints {
             b.extend_from_slice(v);
         }
+        b.extend_from_slice(&self.sequence);
         b.extend_from_slice(&self.q0);
         b.extend_from_slice(&self.len);
         b.extend_from_slice(&self.payload);
@@ -428,10 +537,14 @@ fn reject_vectors() -> Vec<VectorFile> {
             with(&|r| r.fixed[4] = 0),
             plain("UnsupportedVersion"),
         ),
+        ("kind_2", with(&|r| r.fixed[5] = 2), field("frame kind")),
         (
-            "kind_delta_reserved",
-            with(&|r| r.fixed[5] = 1),
-            field("frame kind"),
+            "delta_base_generation_not_before",
+            with(&|r| {
+                r.fixed[5] = 1;
+                r.sequence = [varint(5), varint(5), vec![0; 8]].concat();
+            }),
+            field("base generation"),
         ),
         (
             "filter_type_3",
@@ -642,6 +755,53 @@ fn reject_vectors() -> Vec<VectorFile> {
     ];
     let mut manifest = serde_json::Map::new();
     let mut out = Vec::new();
+    // Deltas that decode but must not be applied to the base named by `apply_to`.
+    let [g7, g8, g9, _] = delta_generations();
+    let delta = |base: &BloomFilter, b: u64, next: &BloomFilter, g: u64| {
+        Encoder::new()
+            .coding(Coding::KnownP)
+            .encode_delta(base, b, next, g)
+            .expect("no budget")
+            .to_bytes()
+            .to_vec()
+    };
+    let mut forged = delta(&g7, 7, &g8, 8);
+    let digest = g8.bits().digest().to_le_bytes();
+    let at = forged
+        .windows(4)
+        .position(|w| w == digest)
+        .expect("the result digest is in the header");
+    forged[at] ^= 0x01;
+    let n = forged.len();
+    let crc = crc32c::crc32c(&forged[..n - 4]);
+    forged[n - 4..].copy_from_slice(&crc.to_le_bytes());
+    for (name, bytes, error, base) in [
+        (
+            "delta_applied_to_other_base",
+            delta(&g7, 7, &g8, 8),
+            "BaseMismatch",
+            "accept/gen7_other_base.bin",
+        ),
+        (
+            "delta_gap",
+            delta(&g8, 8, &g9, 9),
+            "GenerationGap",
+            "accept/gen7_base.bin",
+        ),
+        (
+            "delta_result_forged",
+            forged,
+            "ResultMismatch",
+            "accept/gen7_base.bin",
+        ),
+    ] {
+        let file = format!("{name}.bin");
+        manifest.insert(file.clone(), json!({"error": error, "apply_to": base}));
+        out.push(VectorFile {
+            path: format!("reject/{file}").into(),
+            bytes,
+        });
+    }
     for (name, Truncated(frame, cut), expect) in cases {
         let mut bytes = frame.bytes();
         bytes.truncate(cut);

@@ -103,6 +103,57 @@ pub enum Error {
         offset: usize,
     },
 
+    /// A delta frame where a full frame was expected (use
+    /// [`decode_message`](crate::frame::decode_message) or a
+    /// [`Receiver`](crate::delta::Receiver) for streams with deltas).
+    #[error("a delta frame where a full frame was expected")]
+    UnexpectedDelta,
+
+    /// A delta for a generation the receiver does not hold: a frame was lost or reordered.
+    /// Resynchronize with a full frame.
+    #[error("delta applies to generation {base} but the receiver holds {have:?}: resynchronize")]
+    GenerationGap {
+        /// The receiver's generation, if it has one.
+        have: Option<u64>,
+        /// The generation the delta applies to.
+        base: u64,
+    },
+
+    /// A frame that is not newer than what the receiver holds: a duplicate, a replay or a
+    /// reordered frame. The receiver's filter is unchanged.
+    #[error(
+        "generation {got} is not newer than the receiver's {have}: duplicate or reordered frame"
+    )]
+    StaleGeneration {
+        /// The receiver's generation.
+        have: u64,
+        /// The frame's generation.
+        got: u64,
+    },
+
+    /// The receiver's bits for the delta's base generation differ from the sender's.
+    /// Resynchronize with a full frame.
+    #[error("base of generation {generation} differs from the sender's (digest {actual:#010x}, sender {expected:#010x}): resynchronize")]
+    BaseMismatch {
+        /// The base generation.
+        generation: u64,
+        /// The digest the sender sent.
+        expected: u32,
+        /// The digest of the receiver's bits.
+        actual: u32,
+    },
+
+    /// Applying a delta did not give the bits the sender had. Resynchronize.
+    #[error("applying the delta to generation {generation} gives digest {actual:#010x}, sender had {expected:#010x}: resynchronize")]
+    ResultMismatch {
+        /// The resulting generation.
+        generation: u64,
+        /// The digest the sender sent.
+        expected: u32,
+        /// The digest of the result.
+        actual: u32,
+    },
+
     /// No encoding of the filter fits in the caller's byte budget.
     #[error("no encoding fits the budget of {budget} bytes: compressed needs {compressed}, raw needs {raw}")]
     OverBudget {

@@ -37,8 +37,49 @@ pub const MAGIC: [u8; 4] = *b"BLWR";
 /// The format version this crate writes and reads.
 pub const VERSION: u8 = 1;
 
-/// Frame kind: a full filter.
+/// Frame kind id of a full filter.
 pub const KIND_FULL: u8 = 0;
+
+/// Frame kind id of a delta between two generations.
+pub const KIND_DELTA: u8 = 1;
+
+/// What a frame carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FrameKind {
+    /// A whole filter.
+    Full,
+    /// The XOR of two generations' bit arrays (Section IV of *Compressed Bloom Filters*).
+    Delta {
+        /// The generation the delta applies to.
+        base_generation: u64,
+        /// [`BitArray::digest`] of the base generation's bits.
+        base_digest: u32,
+        /// [`BitArray::digest`] of the bits after applying the delta.
+        result_digest: u32,
+    },
+}
+
+impl FrameKind {
+    /// The wire id.
+    pub fn id(&self) -> u8 {
+        match self {
+            FrameKind::Full => KIND_FULL,
+            FrameKind::Delta { .. } => KIND_DELTA,
+        }
+    }
+
+    /// Bytes of the sequencing fields a frame of this kind and generation carries: the
+    /// generation, and for a delta its base generation and the two digests.
+    pub fn sequence_len(&self, generation: u64) -> usize {
+        varint_len(generation)
+            + match self {
+                FrameKind::Full => 0,
+                FrameKind::Delta {
+                    base_generation, ..
+                } => varint_len(*base_generation) + 8,
+            }
+    }
+}
 
 /// Bytes of the checksum trailer.
 pub const CHECKSUM_LEN: usize = 4;
@@ -137,10 +178,15 @@ impl Limits {
 /// A parsed frame header.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FrameHeader {
+    /// Full filter or delta.
+    pub kind: FrameKind,
     /// m, layout with k, hash family.
     pub params: Params,
     /// Number of keys the sender inserted (informational).
     pub n: u64,
+    /// The generation of the filter this frame carries (or produces, for a delta); 0 when
+    /// the sender does not number its filters.
+    pub generation: u64,
     /// The payload coding.
     pub coding: Coding,
     /// The quantized zero probability, for the known-p codings.
@@ -157,10 +203,20 @@ impl FrameHeader {
         self.header_len + self.payload_len + CHECKSUM_LEN
     }
 
-    fn new(params: Params, n: u64, coding: Coding, q0: Option<u16>, payload_len: usize) -> Self {
+    fn new(
+        kind: FrameKind,
+        params: Params,
+        n: u64,
+        generation: u64,
+        coding: Coding,
+        q0: Option<u16>,
+        payload_len: usize,
+    ) -> Self {
         let mut h = FrameHeader {
+            kind,
             params,
             n,
+            generation,
             coding,
             q0,
             payload_len,
@@ -178,6 +234,7 @@ impl FrameHeader {
             p.m(),
             k_field_len(p.layout()),
             self.n,
+            self.kind.sequence_len(self.generation),
             self.coding.has_q0(),
             self.payload_len as u64,
         );
@@ -188,7 +245,7 @@ impl FrameHeader {
         let p = &self.params;
         buf.put_slice(&MAGIC);
         buf.put_u8(VERSION);
-        buf.put_u8(KIND_FULL);
+        buf.put_u8(self.kind.id());
         buf.put_u8(p.layout().id());
         buf.put_u8(p.family().base.id());
         buf.put_u8(p.family().scheme.id());
@@ -207,6 +264,17 @@ impl FrameHeader {
             Layout::Blocks { ks } => ks.iter().for_each(|k| put_varint(buf, k.raw().into())),
         }
         put_varint(buf, self.n);
+        put_varint(buf, self.generation);
+        if let FrameKind::Delta {
+            base_generation,
+            base_digest,
+            result_digest,
+        } = self.kind
+        {
+            put_varint(buf, base_generation);
+            buf.put_u32_le(base_digest);
+            buf.put_u32_le(result_digest);
+        }
         if let Some(q0) = self.q0 {
             buf.put_u16_le(q0);
         }
@@ -233,7 +301,7 @@ impl FrameHeader {
         };
         let off = r.offset();
         let kind = r.u8()?;
-        if kind != KIND_FULL {
+        if kind != KIND_FULL && kind != KIND_DELTA {
             return Err(field("frame kind", kind.into(), off));
         }
         let layout_off = r.offset();
@@ -312,6 +380,21 @@ impl FrameHeader {
             });
         }
         let n = r.varint("n")?;
+        let generation = r.varint("generation")?;
+        let kind = if kind == KIND_DELTA {
+            let off = r.offset();
+            let base_generation = r.varint("base generation")?;
+            if base_generation >= generation {
+                return Err(field("base generation", base_generation, off));
+            }
+            FrameKind::Delta {
+                base_generation,
+                base_digest: r.u32_le()?,
+                result_digest: r.u32_le()?,
+            }
+        } else {
+            FrameKind::Full
+        };
         let q0 = if coding.has_q0() {
             let off = r.offset();
             let q0 = r.u16_le()?;
@@ -342,8 +425,10 @@ impl FrameHeader {
             return Err(field("payload length", payload_len, len_off));
         }
         Ok(FrameHeader {
+            kind,
             params,
             n,
+            generation,
             coding,
             q0,
             payload_len: payload_len as usize,
@@ -361,13 +446,15 @@ pub fn k_field_len(layout: &Layout) -> usize {
 }
 
 /// Exact bytes of a frame from the parts of its header that vary: the hash family (its
-/// seed), m, the k field's length ([`k_field_len`]), n, whether the coding sends q0, and
-/// the payload length. Planners use it to budget frames before building them.
+/// seed), m, the k field's length ([`k_field_len`]), n, the sequencing fields' length
+/// ([`FrameKind::sequence_len`]), whether the coding sends q0, and the payload length.
+/// Planners use it to budget frames before building them.
 pub fn frame_len(
     family: &HashFamily,
     m: u64,
     k_field_len: usize,
     n: u64,
+    sequence_len: usize,
     has_q0: bool,
     payload_len: u64,
 ) -> u64 {
@@ -375,7 +462,7 @@ pub fn frame_len(
         BaseHash::Xxh64 { seed } => varint_len(seed),
         BaseHash::SipHash24 { .. } => 16,
     };
-    let fixed = MAGIC.len() + 7 + seed + varint_len(m) + k_field_len + varint_len(n);
+    let fixed = MAGIC.len() + 7 + seed + varint_len(m) + k_field_len + varint_len(n) + sequence_len;
     let q0 = if has_q0 { 2 } else { 0 };
     (fixed + q0 + varint_len(payload_len) + CHECKSUM_LEN) as u64 + payload_len
 }
@@ -435,10 +522,15 @@ pub enum PSource {
     #[default]
     Measured,
     /// The theoretical `p` for the filter's n, k and m (`exp(-kn/m)` for a standard filter).
+    /// Deltas have no such theory without the fraction of keys that changed: they use the
+    /// measured value (or pass one with [`PSource::Fixed`], e.g. from
+    /// [`theory::delta_one_fraction`](crate::theory::delta_one_fraction)).
     Theory,
+    /// This quantized zero probability (see [`KnownP::quantize`]); 0 is read as 1.
+    Fixed(u16),
 }
 
-/// Encodes filters into frames.
+/// Encodes filters, and deltas between two generations of a filter, into frames.
 ///
 /// By default it tries the compressed codings ([`Coding::KnownPSymbols`] and
 /// [`Coding::Adaptive`]) and keeps the smallest frame; whatever the coding asked for, it
@@ -448,6 +540,16 @@ pub struct Encoder {
     coding: Option<Coding>,
     p_source: PSource,
     budget: Option<usize>,
+}
+
+/// What a frame is being built from: a filter's parameters and a bit array.
+struct Body<'a> {
+    kind: FrameKind,
+    params: &'a Params,
+    n: u64,
+    generation: u64,
+    bits: &'a BitArray,
+    theory_p: Option<f64>,
 }
 
 impl Encoder {
@@ -474,34 +576,34 @@ impl Encoder {
         self
     }
 
-    fn q0(&self, filter: &BloomFilter) -> u16 {
+    fn q0(&self, body: &Body<'_>) -> u16 {
+        let measured = || KnownP::measured(body.bits.count_zeros(), body.bits.len());
         match self.p_source {
-            PSource::Measured => KnownP::measured(filter.bits().count_zeros(), filter.m()),
-            PSource::Theory => KnownP::quantize(crate::theory::zero_fraction(
-                filter.params(),
-                filter.n() as f64,
-            )),
+            PSource::Measured => measured(),
+            PSource::Theory => body.theory_p.map_or_else(measured, KnownP::quantize),
+            PSource::Fixed(q0) => q0.max(1),
         }
     }
 
-    /// The frame for `filter` with one coding, no fallback.
-    pub fn encode_with(&self, filter: &BloomFilter, coding: Coding) -> Frame {
-        let bits = filter.bits();
+    fn frame(&self, body: &Body<'_>, coding: Coding) -> Frame {
+        let bits = body.bits;
         let (q0, payload) = match coding {
             Coding::Raw => (None, bits.to_bytes()),
             Coding::Adaptive => (None, coder::encode_adaptive(bits)),
             Coding::KnownP => {
-                let q0 = self.q0(filter);
+                let q0 = self.q0(body);
                 (Some(q0), coder::encode_known_p(bits, q0))
             }
             Coding::KnownPSymbols => {
-                let q0 = self.q0(filter);
+                let q0 = self.q0(body);
                 (Some(q0), coder::encode_symbols(bits, q0))
             }
         };
         let header = FrameHeader::new(
-            filter.params().clone(),
-            filter.n(),
+            body.kind,
+            body.params.clone(),
+            body.n,
+            body.generation,
             coding,
             q0,
             payload.len(),
@@ -509,10 +611,9 @@ impl Encoder {
         Frame { header, payload }
     }
 
-    /// Encode: the requested or smallest coding, raw when that is not smaller, and the
-    /// budget checked.
-    pub fn encode(&self, filter: &BloomFilter) -> Result<Frame> {
-        let raw = self.encode_with(filter, Coding::Raw);
+    /// The requested or smallest coding, raw when that is not smaller, budget checked.
+    fn choose(&self, body: &Body<'_>) -> Result<Frame> {
+        let raw = self.frame(body, Coding::Raw);
         let candidates = match self.coding {
             Some(Coding::Raw) => vec![],
             Some(c) => vec![c],
@@ -520,7 +621,7 @@ impl Encoder {
         };
         let best = candidates
             .into_iter()
-            .map(|c| self.encode_with(filter, c))
+            .map(|c| self.frame(body, c))
             .min_by_key(Frame::encoded_len);
         let compressed_len = best.as_ref().map(Frame::encoded_len);
         let frame = match best {
@@ -538,9 +639,74 @@ impl Encoder {
         }
         Ok(frame)
     }
+
+    fn full_body(filter: &BloomFilter, generation: u64) -> Body<'_> {
+        Body {
+            kind: FrameKind::Full,
+            params: filter.params(),
+            n: filter.n(),
+            generation,
+            bits: filter.bits(),
+            theory_p: Some(crate::theory::zero_fraction(
+                filter.params(),
+                filter.n() as f64,
+            )),
+        }
+    }
+
+    /// The full frame for `filter` with one coding, no fallback, generation 0.
+    pub fn encode_with(&self, filter: &BloomFilter, coding: Coding) -> Frame {
+        self.frame(&Self::full_body(filter, 0), coding)
+    }
+
+    /// Encode a full frame (generation 0): the requested or smallest coding, raw when that is
+    /// not smaller, and the budget checked.
+    pub fn encode(&self, filter: &BloomFilter) -> Result<Frame> {
+        self.encode_generation(filter, 0)
+    }
+
+    /// Encode a full frame that carries generation number `generation`.
+    pub fn encode_generation(&self, filter: &BloomFilter, generation: u64) -> Result<Frame> {
+        self.choose(&Self::full_body(filter, generation))
+    }
+
+    /// Encode the delta that turns generation `base_generation` (`base`) into generation
+    /// `generation` (`filter`): the XOR of their bit arrays, coded like a filter, with the
+    /// digests of both so a receiver can tell whether it applies.
+    ///
+    /// Errors: the filters differ in m, layout, k or hash family
+    /// ([`Error::Incompatible`]); `generation <= base_generation`
+    /// ([`Error::InvalidParameter`]); or the budget.
+    pub fn encode_delta(
+        &self,
+        base: &BloomFilter,
+        base_generation: u64,
+        filter: &BloomFilter,
+        generation: u64,
+    ) -> Result<Frame> {
+        if generation <= base_generation {
+            return Err(crate::error::invalid(
+                "generation",
+                format!("{generation} is not after the base generation {base_generation}"),
+            ));
+        }
+        let xor = filter.xor(base)?;
+        self.choose(&Body {
+            kind: FrameKind::Delta {
+                base_generation,
+                base_digest: base.bits().digest(),
+                result_digest: filter.bits().digest(),
+            },
+            params: filter.params(),
+            n: filter.n(),
+            generation,
+            bits: &xor,
+            theory_p: None,
+        })
+    }
 }
 
-/// A decoded frame: the filter and the header it came with.
+/// A decoded full frame: the filter and the header it came with.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Decoded {
     /// The filter, ready to query.
@@ -549,10 +715,100 @@ pub struct Decoded {
     pub header: FrameHeader,
 }
 
-/// Decode the frame at the start of `input`; returns it and the bytes it took. Bytes after
-/// the frame are left alone (for streams). A short input gives [`Error::Incomplete`] with
-/// how many more bytes are needed.
-pub fn decode_prefix(input: &[u8], limits: &Limits) -> Result<(Decoded, usize)> {
+/// A decoded delta frame: the XOR of two generations, to apply to the base.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeltaFrame {
+    /// The frame's header (its kind is [`FrameKind::Delta`]).
+    pub header: FrameHeader,
+    /// The XOR of the base generation's bits and the result's.
+    pub xor: BitArray,
+}
+
+impl DeltaFrame {
+    /// The generation this delta applies to.
+    pub fn base_generation(&self) -> u64 {
+        match self.header.kind {
+            FrameKind::Delta {
+                base_generation, ..
+            } => base_generation,
+            FrameKind::Full => unreachable!("a DeltaFrame always has a delta header"),
+        }
+    }
+
+    /// Apply the delta to `base`, which the caller holds as generation `base_generation`.
+    /// Returns the new generation's filter; `base` is untouched, so an error leaves the
+    /// caller's state as it was.
+    ///
+    /// Errors, each meaning the receiver must resynchronize with a full frame:
+    /// [`Error::GenerationGap`] (the delta is for another generation),
+    /// [`Error::Incompatible`] (other m, layout, k or hash family),
+    /// [`Error::BaseMismatch`] (same generation number, different bits),
+    /// [`Error::ResultMismatch`] (the result is not what the sender had).
+    pub fn apply(&self, base: &BloomFilter, base_generation: u64) -> Result<BloomFilter> {
+        let FrameKind::Delta {
+            base_generation: wanted,
+            base_digest,
+            result_digest,
+        } = self.header.kind
+        else {
+            unreachable!("a DeltaFrame always has a delta header")
+        };
+        if wanted != base_generation {
+            return Err(Error::GenerationGap {
+                have: Some(base_generation),
+                base: wanted,
+            });
+        }
+        if base.params() != &self.header.params {
+            return Err(Error::Incompatible(
+                "delta and base differ in m, layout, k or hash family",
+            ));
+        }
+        let actual = base.bits().digest();
+        if actual != base_digest {
+            return Err(Error::BaseMismatch {
+                generation: wanted,
+                expected: base_digest,
+                actual,
+            });
+        }
+        let mut bits = base.bits().clone();
+        bits.xor_with(&self.xor)?;
+        let actual = bits.digest();
+        if actual != result_digest {
+            return Err(Error::ResultMismatch {
+                generation: self.header.generation,
+                expected: result_digest,
+                actual,
+            });
+        }
+        BloomFilter::from_parts(self.header.params.clone(), bits, self.header.n)
+    }
+}
+
+/// Any decoded frame.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Message {
+    /// A full filter.
+    Full(Decoded),
+    /// A delta between two generations.
+    Delta(DeltaFrame),
+}
+
+impl Message {
+    /// The frame's header.
+    pub fn header(&self) -> &FrameHeader {
+        match self {
+            Message::Full(d) => &d.header,
+            Message::Delta(d) => &d.header,
+        }
+    }
+}
+
+/// Decode the frame at the start of `input`, full or delta; returns it and the bytes it
+/// took. Bytes after the frame are left alone (for streams). A short input gives
+/// [`Error::Incomplete`] with how many more bytes are needed.
+pub fn decode_message_prefix(input: &[u8], limits: &Limits) -> Result<(Message, usize)> {
     let header = FrameHeader::parse(input, limits)?;
     let len = header.frame_len();
     if input.len() < len {
@@ -582,20 +838,45 @@ pub fn decode_prefix(input: &[u8], limits: &Limits) -> Result<(Decoded, usize)> 
         reason,
         offset: header.header_len,
     })?;
-    let filter = BloomFilter::from_parts(header.params.clone(), bits, header.n)?;
-    Ok((Decoded { filter, header }, len))
+    let message = match header.kind {
+        FrameKind::Full => Message::Full(Decoded {
+            filter: BloomFilter::from_parts(header.params.clone(), bits, header.n)?,
+            header,
+        }),
+        FrameKind::Delta { .. } => Message::Delta(DeltaFrame { header, xor: bits }),
+    };
+    Ok((message, len))
 }
 
-/// Decode an input that holds exactly one frame.
-pub fn decode(input: &[u8], limits: &Limits) -> Result<Decoded> {
-    let (d, len) = decode_prefix(input, limits)?;
+/// Decode an input that holds exactly one frame, full or delta.
+pub fn decode_message(input: &[u8], limits: &Limits) -> Result<Message> {
+    let (message, len) = decode_message_prefix(input, limits)?;
     if len != input.len() {
         return Err(Error::TrailingBytes {
             count: input.len() - len,
             offset: len,
         });
     }
-    Ok(d)
+    Ok(message)
+}
+
+fn expect_full(message: Message) -> Result<Decoded> {
+    match message {
+        Message::Full(d) => Ok(d),
+        Message::Delta(_) => Err(Error::UnexpectedDelta),
+    }
+}
+
+/// Decode the full frame at the start of `input`; returns it and the bytes it took (see
+/// [`decode_message_prefix`]). A delta frame is [`Error::UnexpectedDelta`].
+pub fn decode_prefix(input: &[u8], limits: &Limits) -> Result<(Decoded, usize)> {
+    let (message, len) = decode_message_prefix(input, limits)?;
+    Ok((expect_full(message)?, len))
+}
+
+/// Decode an input that holds exactly one full frame.
+pub fn decode(input: &[u8], limits: &Limits) -> Result<Decoded> {
+    expect_full(decode_message(input, limits)?)
 }
 
 /// Decode exactly one frame held in `Bytes`.
@@ -638,9 +919,9 @@ pub fn decode_buf<B: Buf>(buf: &mut B, limits: &Limits) -> Result<Decoded> {
 }
 
 /// The largest header the format allows: fixed fields, a 16-byte SipHash key (an XXH64
-/// seed takes at most 10), m and n as 10-byte varints, 48 block k's of up to 4 bytes, q0,
-/// and the payload length.
-pub const MAX_HEADER_LEN: usize = 4 + 7 + 16 + 10 + 48 * 4 + 10 + 2 + 10;
+/// seed takes at most 10), m and n as 10-byte varints, 48 block k's of up to 4 bytes, two
+/// generations and two digests, q0, and the payload length.
+pub const MAX_HEADER_LEN: usize = 4 + 7 + 16 + 10 + 48 * 4 + 10 + 2 * 10 + 8 + 2 + 10;
 
 /// The first `len` bytes of a sequence of chunks (fewer if they hold fewer).
 fn gather(chunks: &[&[u8]], len: usize) -> Vec<u8> {

@@ -12,6 +12,7 @@
 
 pub mod bits;
 mod coder;
+pub mod delta;
 pub mod error;
 pub mod filter;
 pub mod frame;

@@ -297,26 +297,47 @@ impl fmt::Display for Plan {
 /// Bytes of a bloomwire frame with these parameters and a payload of `payload_bytes`
 /// (header, payload and checksum, as [`frame::frame_len`] counts them).
 pub fn frame_bytes(params: &Params, n: u64, coding: PlanCoding, payload_bytes: u64) -> u64 {
-    frame_bytes_from(
+    frame::frame_len(
         params.family(),
         params.m(),
-        frame::k_field_len(params.layout()) as u64,
+        frame::k_field_len(params.layout()),
         n,
-        coding,
+        frame::FrameKind::Full.sequence_len(0),
+        coding == PlanCoding::KnownP,
         payload_bytes,
     )
 }
+
+/// The generation number plans assume for their sequencing fields: streams of up to a
+/// million generations (3-byte varints) fit the worst case.
+const PLANNED_GENERATION: u64 = 1 << 20;
 
 fn frame_bytes_from(
     family: &HashFamily,
     m: u64,
     k_bytes: u64,
     n: u64,
+    sent: Sent,
     coding: PlanCoding,
     payload_bytes: u64,
 ) -> u64 {
-    let has_q0 = coding == PlanCoding::KnownP;
-    frame::frame_len(family, m, k_bytes as usize, n, has_q0, payload_bytes)
+    let kind = match sent {
+        Sent::Filter => frame::FrameKind::Full,
+        Sent::Delta { .. } => frame::FrameKind::Delta {
+            base_generation: PLANNED_GENERATION,
+            base_digest: 0,
+            result_digest: 0,
+        },
+    };
+    frame::frame_len(
+        family,
+        m,
+        k_bytes as usize,
+        n,
+        kind.sequence_len(PLANNED_GENERATION),
+        coding == PlanCoding::KnownP,
+        payload_bytes,
+    )
 }
 
 /// Payload bytes of an arithmetic-coded payload of `bits` bits: whole 32-bit words plus the
@@ -782,7 +803,7 @@ impl Optimizer {
         let learning = 0.5 * mf.log2() + 2.0;
         let k_bytes = k_field_bytes(self.layout, m, k);
         let frame = |coding, payload: f64| {
-            frame_bytes_from(&self.family, m, k_bytes, n, coding, payload as u64) as f64
+            frame_bytes_from(&self.family, m, k_bytes, n, sent, coding, payload as u64) as f64
         };
         let arith = |coding, extra: f64| {
             let expected = coded_payload_bytes(base + extra, 1.5);
@@ -885,6 +906,7 @@ impl Optimizer {
                 m,
                 k_field_bytes(self.layout, m, k),
                 n,
+                sent,
                 PlanCoding::Raw,
                 m.div_ceil(8),
             ) as f64,

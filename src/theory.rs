@@ -65,6 +65,13 @@ pub fn fpr_exact(k: f64, n: f64, m: f64) -> f64 {
     fpr_given_p(k, p_zero_exact(k, n, m))
 }
 
+/// Expected fraction of ones in the XOR of two generations of a filter whose bits are zero
+/// with probability `p`, when a fraction `c` of the keys was replaced (Section IV of
+/// *Compressed Bloom Filters*): `q = 2p(1 - p^c)`.
+pub fn delta_one_fraction(p: f64, c: f64) -> f64 {
+    2.0 * p * (1.0 - p.powf(c))
+}
+
 /// Expected bits of an ideal entropy coder for a filter whose bits are zero with
 /// probability `p`: `m * H(p)`.
 pub fn compressed_bits(m: f64, p: f64) -> f64 {

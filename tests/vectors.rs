@@ -4,7 +4,7 @@
 #[path = "../examples/vectors.rs"]
 mod generator;
 
-use bloomwire::frame::{decode, Limits};
+use bloomwire::frame::{decode, decode_message, Limits, Message};
 use bloomwire::Error;
 use serde_json::Value;
 
@@ -40,9 +40,20 @@ fn committed_vectors_match_the_generator() {
     }
 }
 
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn read(sub: &str, file: &str) -> Vec<u8> {
+    std::fs::read(generator::vectors_dir().join(sub).join(file)).unwrap()
+}
+
 #[test]
 fn accept_vectors_decode_to_their_manifests() {
-    use sha2::{Digest, Sha256};
     let mut seen = 0;
     for f in generator::generate() {
         let name = f.path.to_string_lossy().into_owned();
@@ -50,23 +61,40 @@ fn accept_vectors_decode_to_their_manifests() {
             continue;
         }
         let manifest: Value = serde_json::from_slice(&f.bytes).unwrap();
-        let frame = std::fs::read(
-            generator::vectors_dir()
-                .join("accept")
-                .join(manifest["frame"].as_str().unwrap()),
-        )
-        .unwrap();
-        let d = decode(&frame, &Limits::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let digest: String = Sha256::digest(d.filter.bits().to_bytes())
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
-        assert_eq!(digest, manifest["bits_sha256"].as_str().unwrap(), "{name}");
+        let frame = read("accept", manifest["frame"].as_str().unwrap());
+        let message =
+            decode_message(&frame, &Limits::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let filter = match message {
+            Message::Full(d) => {
+                assert_eq!(
+                    sha256_hex(&d.filter.bits().to_bytes()),
+                    manifest["bits_sha256"],
+                    "{name}"
+                );
+                d.filter
+            }
+            Message::Delta(d) => {
+                assert_eq!(
+                    sha256_hex(&d.xor.to_bytes()),
+                    manifest["bits_sha256"],
+                    "{name}"
+                );
+                let base_file = manifest["base_frame"].as_str().unwrap();
+                let base = decode(&read("accept", base_file), &Limits::default()).unwrap();
+                let result = d.apply(&base.filter, base.header.generation).unwrap();
+                assert_eq!(
+                    sha256_hex(&result.bits().to_bytes()),
+                    manifest["result_bits_sha256"],
+                    "{name}"
+                );
+                result
+            }
+        };
         for list in ["member_keys", "other_keys"] {
             for k in manifest[list].as_array().unwrap() {
                 let key = unhex(k["key_hex"].as_str().unwrap());
                 assert_eq!(
-                    d.filter.contains(&key),
+                    filter.contains(&key),
                     k["expected"].as_bool().unwrap(),
                     "{name}"
                 );
@@ -74,7 +102,7 @@ fn accept_vectors_decode_to_their_manifests() {
         }
         seen += 1;
     }
-    assert!(seen >= 15, "{seen} accept vectors");
+    assert!(seen >= 20, "{seen} accept vectors");
 }
 
 fn error_name(e: &Error) -> (String, Option<&'static str>) {
@@ -102,7 +130,19 @@ fn reject_vectors_fail_with_the_named_error() {
     assert!(entries.len() >= 30);
     for (file, expect) in entries {
         let frame = std::fs::read(dir.join(file)).unwrap();
-        let err = decode(&frame, &Limits::default()).expect_err(file);
+        let err = match expect.get("apply_to") {
+            // A delta that decodes, applied to the wrong base.
+            Some(base) => {
+                let Message::Delta(d) = decode_message(&frame, &Limits::default()).unwrap() else {
+                    panic!("{file} is not a delta")
+                };
+                let base = read(".", base.as_str().unwrap());
+                let base = decode(&base, &Limits::default()).unwrap();
+                d.apply(&base.filter, base.header.generation)
+                    .expect_err(file)
+            }
+            None => decode(&frame, &Limits::default()).expect_err(file),
+        };
         let (name, field) = error_name(&err);
         assert_eq!(name, expect["error"].as_str().unwrap(), "{file}: {err}");
         if let Some(want) = expect.get("field") {

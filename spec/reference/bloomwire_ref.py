@@ -76,6 +76,22 @@ class TrailingBytes(BloomwireError):
     pass
 
 
+class GenerationGap(BloomwireError):
+    """§5.2: the delta's base generation is not the one held."""
+
+
+class Incompatible(BloomwireError):
+    """§5.2: the delta's m, filter type, k or hash family differ from the base's."""
+
+
+class BaseMismatch(BloomwireError):
+    """§5.2: the held bits' digest is not the delta's base digest."""
+
+
+class ResultMismatch(BloomwireError):
+    """§5.2: the result's digest is not the delta's result digest."""
+
+
 class CorruptPayload(BloomwireError):
     pass
 
@@ -368,7 +384,7 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
     if hdr["version"] != 1:
         raise UnsupportedVersion(f"version {hdr['version']}")
     hdr["frame_kind"] = r.u8()
-    if hdr["frame_kind"] != 0:                    # 1 = delta, reserved (§5)
+    if hdr["frame_kind"] not in (0, 1):           # 0 = full, 1 = delta (§5)
         raise InvalidField(F_FRAME_KIND, str(hdr["frame_kind"]))
     hdr["filter_type"] = r.u8()
     if hdr["filter_type"] not in FILTER_TYPES:
@@ -423,6 +439,12 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
         raise LimitExceeded(F_K, ceil_k(hdr["k_raw"]), max_k)
 
     hdr["n"] = r.varint()                         # informational
+    hdr["generation"] = r.varint()                # §5: 0 = not numbered
+    if hdr["frame_kind"] == 1:                    # delta fields (§2, §5)
+        hdr["base_generation"] = r.varint()
+        if hdr["base_generation"] >= hdr["generation"]:
+            raise InvalidField("base generation", str(hdr["base_generation"]))
+        hdr["base_digest"], hdr["result_digest"] = struct.unpack("<2I", r.take(8))
 
     hdr["q0"] = None
     if hdr["coding"] in (2, 3):
@@ -430,8 +452,10 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
         if hdr["q0"] == 0:
             raise InvalidField(F_Q0, "0")
 
-    # payload length (§2.2), then max_payload
+    # payload length: max_payload first, then §2.2 (table order)
     length = hdr["payload_len"] = r.varint()
+    if length > max_payload:
+        raise LimitExceeded(F_PAYLOAD_LENGTH, length, max_payload)
     coding = hdr["coding"]
     if coding == 0:
         if length != (m + 7) // 8:
@@ -442,8 +466,6 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
     else:
         if length % 4:
             raise InvalidField(F_PAYLOAD_LENGTH, f"{length} (must be a multiple of 4)")
-    if length > max_payload:
-        raise LimitExceeded(F_PAYLOAD_LENGTH, length, max_payload)
 
     hdr["header_len"] = r.pos
     return hdr, r.pos
@@ -627,6 +649,34 @@ def decode_frame(data, **limits):
     return frame
 
 
+# Header fields that fix where keys' bits are; a delta must agree with its base (§5).
+_SHAPE_FIELDS = ("m", "filter_type", "k_raw", "block_k_raw", "base_hash", "seed", "k0", "k1",
+                 "index_scheme")
+
+
+def apply_delta(base, delta):
+    """§5.2 step 3: apply a decoded delta frame to a decoded base frame held as
+    generation base.header['generation'].  Returns a new Frame; `base` is unchanged."""
+    bh, dh = base.header, delta.header
+    if dh["frame_kind"] != 1:
+        raise ValueError("not a delta frame")
+    if dh["base_generation"] != bh["generation"]:
+        raise GenerationGap(f"delta for generation {dh['base_generation']}, "
+                            f"held {bh['generation']}")
+    if any(bh.get(f) != dh.get(f) for f in _SHAPE_FIELDS):
+        raise Incompatible("delta and base differ in m, filter type, k or hash family")
+    if crc32c(base.bits) != dh["base_digest"]:               # §5.1 digest
+        raise BaseMismatch(f"base digest {crc32c(base.bits):#010x}, "
+                           f"delta names {dh['base_digest']:#010x}")
+    result = bytes(a ^ b for a, b in zip(base.bits, delta.bits))
+    if crc32c(result) != dh["result_digest"]:
+        raise ResultMismatch(f"result digest {crc32c(result):#010x}, "
+                             f"delta names {dh['result_digest']:#010x}")
+    header = dict(bh)
+    header.update(n=dh["n"], generation=dh["generation"])
+    return Frame(header, result, delta.frame_len)
+
+
 # ---------------------------------------------------------------------------
 # Checker (§6)
 # ---------------------------------------------------------------------------
@@ -680,10 +730,13 @@ def _check_params(hdr, params):
     """Compare the manifest's header fields with what we parsed; returns mismatches."""
     names = {"filter_type": FILTER_TYPES, "base_hash": BASE_HASHES,
              "index_scheme": INDEX_SCHEMES, "coding": CODINGS}
+    kinds = {0: "full", 1: "delta"}
     bad = []
     for key, want in params.items():
         if key in names:
             got = names[key][hdr[key]]
+        elif key == "kind":
+            got = kinds[hdr["frame_kind"]]
         elif key in ("seed", "k0", "k1"):
             got, want = hdr.get(key), int(want)
         elif key == "k_raw" and hdr["filter_type"] == 2:
@@ -715,6 +768,16 @@ def _check_accept(t, bin_path, json_path):
     ones = sum(bin(b).count("1") for b in frame.bits)
     if "ones" in man and ones != man["ones"]:
         problems.append(f"ones: decoded {ones}, manifest {man['ones']}")
+    if "base_frame" in man:                       # a delta: apply it, query the result
+        try:
+            base = _read_frame(os.path.join(os.path.dirname(bin_path), man["base_frame"]))
+            frame = apply_delta(base, frame)
+        except BloomwireError as e:
+            t.ok(False, f"accept/{name}: applying to {man['base_frame']}: "
+                        f"{type(e).__name__}: {e}")
+            return
+        if hashlib.sha256(frame.bits).hexdigest() != man["result_bits_sha256"]:
+            problems.append("result_bits_sha256 differs")
     for group in ("member_keys", "other_keys"):
         for entry in man.get(group, []):
             key = bytes.fromhex(entry["key_hex"])
@@ -735,10 +798,13 @@ def _check_reject(t, reject_dir):
         with open(os.path.join(reject_dir, name), "rb") as fh:
             data = fh.read()
         try:
-            decode_frame(data)
+            frame = decode_frame(data)
+            if "apply_to" in want:                # a valid delta, applied to the wrong base
+                base = _read_frame(os.path.join(os.path.dirname(reject_dir), want["apply_to"]))
+                apply_delta(base, frame)
             got, field, msg = None, None, "accepted"
         except BloomwireError as e:
-            got, field, msg = type(e).__name__, e.field, str(e)
+            got, field, msg = type(e).__name__, getattr(e, "field", None), str(e)
         t.ok(got == want["error"] and field == want.get("field"),
              f"reject/{name}: expected {want['error']}"
              + (f"({want['field']})" if "field" in want else "")

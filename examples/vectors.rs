@@ -648,24 +648,24 @@ fn reject_vectors() -> Vec<VectorFile> {
             field("payload length"),
         ),
         (
-            "coded_length_not_multiple_of_4",
+            "ans_length_not_multiple_of_4",
             {
-                let mut r = coded(Coding::Adaptive);
-                r.payload.push(0);
+                let mut r = coded(Coding::KnownPSymbols);
+                r.payload.push(1);
                 r.len = varint(r.payload.len() as u64);
                 r.into()
             },
             field("payload length"),
         ),
         (
-            "coded_length_zero",
+            "range_trailing_zero_byte",
             {
                 let mut r = coded(Coding::Adaptive);
-                r.payload.clear();
-                r.len = varint(0);
+                r.payload.push(0);
+                r.len = varint(r.payload.len() as u64);
                 r.into()
             },
-            field("payload length"),
+            plain("CorruptPayload"),
         ),
         (
             "payload_over_default_limit",
@@ -702,20 +702,10 @@ fn reject_vectors() -> Vec<VectorFile> {
             plain("CorruptPayload"),
         ),
         (
-            "range_extra_word",
-            {
-                let mut r = coded(Coding::Adaptive);
-                r.payload.extend_from_slice(&[0, 0, 0, 0]);
-                r.len = varint(r.payload.len() as u64);
-                r.into()
-            },
-            plain("CorruptPayload"),
-        ),
-        (
-            "range_missing_word",
+            "range_byte_after_termination",
             {
                 let mut r = coded(Coding::KnownP);
-                r.payload.truncate(r.payload.len() - 4);
+                r.payload.push(1);
                 r.len = varint(r.payload.len() as u64);
                 r.into()
             },

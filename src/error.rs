@@ -111,7 +111,7 @@ pub enum Error {
 
     /// A delta for a generation the receiver does not hold: a frame was lost or reordered.
     /// Resynchronize with a full frame.
-    #[error("delta applies to generation {base} but the receiver holds {have:?}: resynchronize")]
+    #[error("delta applies to generation {base} but the receiver {}: resynchronize", held(.have))]
     GenerationGap {
         /// The receiver's generation, if it has one.
         have: Option<u64>,
@@ -168,6 +168,13 @@ pub enum Error {
 
 /// Shorthand for results in this crate.
 pub type Result<T, E = Error> = core::result::Result<T, E>;
+
+fn held(have: &Option<u64>) -> String {
+    match have {
+        Some(g) => format!("holds generation {g}"),
+        None => "has no filter yet".to_string(),
+    }
+}
 
 pub(crate) fn invalid(name: &'static str, reason: impl Into<String>) -> Error {
     Error::InvalidParameter {

@@ -417,9 +417,10 @@ impl FrameHeader {
         }
         let well_formed = match coding {
             Coding::Raw => payload_len == m.div_ceil(8),
-            // An ANS coder that ends in state 0 writes nothing at all.
+            // ANS payloads are whole words (an ANS coder ending in state 0 writes none).
             Coding::KnownPSymbols => payload_len % 4 == 0,
-            Coding::Adaptive | Coding::KnownP => payload_len > 0 && payload_len % 4 == 0,
+            // Range-coded payloads end at any byte.
+            Coding::Adaptive | Coding::KnownP => true,
         };
         if !well_formed || payload_len > usize::MAX as u64 / 2 {
             return Err(field("payload length", payload_len, len_off));

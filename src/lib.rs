@@ -11,6 +11,8 @@
 #![warn(missing_docs)]
 
 pub mod bits;
+#[cfg(feature = "tokio")]
+pub mod codec;
 mod coder;
 pub mod delta;
 pub mod error;

@@ -461,8 +461,7 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
         if length != (m + 7) // 8:
             raise InvalidField(F_PAYLOAD_LENGTH, f"raw needs {(m + 7) // 8}, got {length}")
     elif coding in (1, 2):
-        if length == 0 or length % 4:
-            raise InvalidField(F_PAYLOAD_LENGTH, f"{length} (must be > 0, multiple of 4)")
+        pass                                       # any length (§2.2)
     else:
         if length % 4:
             raise InvalidField(F_PAYLOAD_LENGTH, f"{length} (must be a multiple of 4)")
@@ -488,15 +487,14 @@ def decode_raw(payload, m):
 
 def decode_range(payload, m, q0_fixed):
     """Decode m bits.  q0_fixed None = adaptive model (§4.3), else known-p (§4.4)."""
-    words = struct.unpack(f"<{len(payload) // 4}I", payload)
-    nwords = len(words)
     reads = 0          # counts every next_word() call, also those past the end
 
     def next_word():
+        # big-endian words, zero bytes past the end of the payload (§4.2)
         nonlocal reads
-        w = words[reads] if reads < nwords else 0
+        chunk = payload[4 * reads:4 * reads + 4]
         reads += 1
-        return w
+        return int.from_bytes(chunk + bytes(4 - len(chunk)), "big")
 
     point = (next_word() << 32) | next_word()
     lower = 0
@@ -527,14 +525,19 @@ def decode_range(payload, m, q0_fixed):
             rng <<= 32
             point = ((point << 32) & MASK64) | next_word()
 
-    # termination check
-    point_word = ((lower + (1 << 32) - 1) & MASK64) >> 32
-    upper_word = ((lower + rng) & MASK64) >> 32
-    seal = 2 if upper_word == point_word else 1
-    if nwords != reads - 2 + seal:
-        raise CorruptPayload(f"range: {nwords} words, the encoder would write {reads - 2 + seal}")
-    if point != point_word << 32:
-        raise CorruptPayload("range: final words are not the encoder's termination")
+    # termination check (§4.2): the fewest bytes b naming a point X of the interval
+    end = lower + rng                              # 65 bits, no wrap
+    for b in range(5):
+        unit = 1 << (64 - 8 * b)
+        x = -(-lower // unit) * unit               # ceil(lower / unit) * unit
+        if x < end:
+            break
+    if point != x & MASK64:
+        raise CorruptPayload("range: payload does not end with the encoder's termination")
+    if len(payload) > 4 * (reads - 2) + b:
+        raise CorruptPayload("range: payload continues past the termination")
+    if payload and payload[-1] == 0:
+        raise CorruptPayload("range: payload ends with a zero byte")
     return bits
 
 

@@ -1,0 +1,97 @@
+//! The tokio codec over a real loopback socket, with frames split at every byte boundary,
+//! and its limits enforced on partial input.
+#![cfg(feature = "tokio")]
+
+use bloomwire::codec::{CodecError, FrameCodec};
+use bloomwire::delta::{Receiver, Sender};
+use bloomwire::frame::{Encoder, Limits, Message};
+use bloomwire::{BloomFilter, Error, HashFamily, Params};
+use bytes::BytesMut;
+use futures::StreamExt;
+use tokio::io::AsyncWriteExt;
+use tokio::net::{TcpListener, TcpStream};
+use tokio_util::codec::{Decoder, FramedRead};
+
+/// Three frames of one stream: a full frame and two deltas.
+fn stream() -> (Vec<u8>, Vec<BloomFilter>) {
+    let params = Params::standard(3_000, 2, HashFamily::default()).unwrap();
+    let mut sender = Sender::new(Encoder::new(), 100);
+    let mut bytes = Vec::new();
+    let mut filters = Vec::new();
+    for g in 0..3u32 {
+        let mut f = BloomFilter::new(params.clone());
+        for i in g * 5..g * 5 + 100 {
+            f.insert(i.to_le_bytes());
+        }
+        bytes.extend_from_slice(&sender.next_frame(&f).unwrap().to_bytes());
+        filters.push(f);
+    }
+    (bytes, filters)
+}
+
+fn check(messages: Vec<Message>, filters: &[BloomFilter]) {
+    let mut receiver = Receiver::new(Limits::default());
+    assert_eq!(messages.len(), filters.len());
+    for (m, f) in messages.into_iter().zip(filters) {
+        receiver.apply(m).unwrap();
+        assert_eq!(receiver.filter().unwrap(), f);
+    }
+}
+
+#[test]
+fn decoder_handles_every_split_point() {
+    let (bytes, filters) = stream();
+    for split in 0..=bytes.len() {
+        let mut codec = FrameCodec::new(Limits::default());
+        let mut buf = BytesMut::from(&bytes[..split]);
+        let mut out = Vec::new();
+        while let Some(m) = codec.decode(&mut buf).unwrap() {
+            out.push(m);
+        }
+        buf.extend_from_slice(&bytes[split..]);
+        while let Some(m) = codec.decode(&mut buf).unwrap() {
+            out.push(m);
+        }
+        assert!(buf.is_empty());
+        check(out, &filters);
+    }
+}
+
+#[tokio::test]
+async fn frames_cross_a_loopback_socket_split_at_every_byte() {
+    let (bytes, filters) = stream();
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    for split in 0..=bytes.len() {
+        let mut client = TcpStream::connect(addr).await.unwrap();
+        client.set_nodelay(true).unwrap();
+        let (server, _) = listener.accept().await.unwrap();
+        let reader = tokio::spawn(async move {
+            FramedRead::new(server, FrameCodec::new(Limits::default()))
+                .map(|m| m.unwrap())
+                .collect::<Vec<_>>()
+                .await
+        });
+        client.write_all(&bytes[..split]).await.unwrap();
+        client.flush().await.unwrap();
+        tokio::task::yield_now().await;
+        client.write_all(&bytes[split..]).await.unwrap();
+        client.shutdown().await.unwrap();
+        check(reader.await.unwrap(), &filters);
+    }
+}
+
+#[test]
+fn limits_apply_before_the_frame_is_complete() {
+    // A header claiming m = 2^40: refused as soon as m has arrived, with nothing buffered.
+    let f = BloomFilter::new(Params::standard(64, 2, HashFamily::default()).unwrap());
+    let mut bytes = Encoder::new().encode(&f).unwrap().to_bytes().to_vec();
+    bytes.splice(12..13, [0x80, 0x80, 0x80, 0x80, 0x80, 0x20]);
+    let mut codec = FrameCodec::new(Limits::default());
+    let mut buf = BytesMut::from(&bytes[..18]);
+    assert!(matches!(
+        codec.decode(&mut buf),
+        Err(CodecError::Frame(Error::LimitExceeded { field: "m", .. }))
+    ));
+    assert!(buf.capacity() < 1024);
+}

@@ -7,7 +7,7 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-/// A fresh directory for one test.
+/// A fresh directory for one test, removed when the test passes.
 fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("bloomwire-cli-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -143,6 +143,7 @@ fn build_inspect_query_decode() {
     assert_eq!(bytes.len() as u64, m.div_ceil(8));
     let ones: u32 = bytes.iter().map(|b| b.count_ones()).sum();
     assert_eq!(u64::from(ones), info["ones"].as_u64().unwrap());
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -181,6 +182,7 @@ fn plan_json_and_plot() {
     let table = ok(&["plan", "--n", "10000", "--fpr", "0.01"]);
     assert!(table.contains("false positive probability"), "{table}");
     assert!(table.contains("uncompressed"), "{table}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -232,4 +234,5 @@ fn bad_input_fails_with_one_line() {
     // Usage errors are clap's: exit status 2.
     assert_eq!(run(&["plan", "--n", "10"]).status.code(), Some(2));
     assert_eq!(run(&[]).status.code(), Some(2));
+    std::fs::remove_dir_all(&dir).unwrap();
 }

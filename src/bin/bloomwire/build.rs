@@ -62,7 +62,8 @@ fn parse_siphash_key(s: &str) -> Result<[u8; 16], String> {
         .ok_or_else(|| "expected 32 hexadecimal digits".into())
 }
 
-const PROGRESS_EVERY: u64 = 1 << 20;
+/// Keys between progress updates on a terminal.
+const PROGRESS_EVERY: u64 = 1_000_000;
 
 pub fn run(args: &Args) -> Result<()> {
     let family = match (args.siphash_key, args.seed) {

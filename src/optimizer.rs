@@ -149,6 +149,17 @@ pub enum PlanCoding {
     KnownP,
 }
 
+impl fmt::Display for PlanCoding {
+    /// The names of the matching [`frame::Coding`]s: `raw`, `adaptive`, `known-p`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            PlanCoding::Raw => "raw",
+            PlanCoding::Adaptive => "adaptive",
+            PlanCoding::KnownP => "known-p",
+        })
+    }
+}
+
 /// Which size model the optimizer plans with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SizeModel {
@@ -281,7 +292,7 @@ impl fmt::Display for Plan {
         )?;
         write!(
             f,
-            "n = {}, coding {:?}, {:.1} bytes expected, {} bytes worst case",
+            "n = {}, coding {}, {:.1} bytes expected, {} bytes worst case",
             self.n, self.coding, self.expected_bytes, self.worst_case_bytes
         )?;
         if self.epsilon > 0.0 {
@@ -1248,6 +1259,8 @@ mod tests {
                     (Coding::Adaptive, PlanCoding::Adaptive),
                     (Coding::KnownP, PlanCoding::KnownP),
                 ] {
+                    // A plan names its coding as the frame does.
+                    assert_eq!(plan.to_string(), coding.to_string());
                     let frame = Encoder::new().encode_with(&f, coding);
                     let payload = frame.header().payload_len as u64;
                     assert_eq!(

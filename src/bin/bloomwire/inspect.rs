@@ -1,0 +1,380 @@
+//! `bloomwire inspect`: everything a frame says, and how well its payload is coded.
+
+use std::path::{Path, PathBuf};
+
+use bloomwire::frame::{
+    self, FrameHeader, FrameKind, Limits, Message, CHECKSUM_LEN, KIND_DELTA, KIND_FULL, VERSION,
+};
+use bloomwire::{theory, BaseHash, BitArray, BloomFilter, IndexScheme, Layout};
+use serde_json::{json, Value};
+
+use crate::{frame_error, read_file, to_hex, write_stdout, Failure, Result, LIMITS};
+
+/// Print every header field of a frame, the checksum status and, when the frame decodes,
+/// how full the filter is and how close the payload comes to the entropy bound.
+///
+/// The header is printed even when the checksum does not match; the exit status is then 1.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The frame file.
+    frame: PathBuf,
+    /// Print one JSON object instead of `name: value` lines.
+    #[arg(long)]
+    json: bool,
+}
+
+/// What inspect found out about a frame.
+struct Report {
+    header: FrameHeader,
+    /// Stored and computed CRC-32C; `None` for a truncated frame.
+    checksum: Option<(u32, u32)>,
+    /// Present when the frame decodes.
+    fill: Option<Fill>,
+    /// Why the frame is not usable, when it is not.
+    problem: Option<String>,
+}
+
+/// How full a decoded filter is.
+struct Fill {
+    ones: u64,
+    zero_fraction: f64,
+    /// `m H(p_hat) / 8`.
+    entropy_bound_bytes: f64,
+    /// The false positive rate of a filter this full (not for a delta's XOR bits).
+    fpr: Option<f64>,
+}
+
+pub fn run(args: &Args) -> Result<()> {
+    let path = &args.frame;
+    let bytes = read_file(path)?;
+    // The header alone, without the limits a decoder would apply, so that any frame the
+    // format allows can be looked at.
+    let header =
+        FrameHeader::parse(&bytes, &Limits::unlimited()).map_err(|e| frame_error(path, e))?;
+    let len = header.frame_len();
+    if bytes.len() < len {
+        let missing = Failure(format!(
+            "{}: truncated frame: {len} bytes, the file has {}",
+            path.display(),
+            bytes.len()
+        ));
+        let report = Report {
+            header,
+            checksum: None,
+            fill: None,
+            problem: Some("truncated".into()),
+        };
+        print(args, path, &report)?;
+        return Err(missing);
+    }
+    let body = len - CHECKSUM_LEN;
+    let stored = u32::from_le_bytes(bytes[body..len].try_into().expect("4 bytes"));
+    let computed = crc32c::crc32c(&bytes[..body]);
+    let mut report = Report {
+        header,
+        checksum: Some((stored, computed)),
+        fill: None,
+        problem: None,
+    };
+    if stored != computed {
+        report.problem = Some(format!(
+            "checksum mismatch: the frame says {stored:#010x}, its contents give {computed:#010x}"
+        ));
+    } else if bytes.len() > len {
+        report.problem = Some(format!("{} bytes after the frame", bytes.len() - len));
+    } else {
+        match frame::decode_message(&bytes, &LIMITS) {
+            Ok(Message::Full(decoded)) => report.fill = Some(Fill::of(&decoded.filter)),
+            Ok(Message::Delta(delta)) => {
+                // The XOR of two generations: how many bits changed, and what it costs.
+                let xor = BloomFilter::from_parts(delta.header.params.clone(), delta.xor, 0)
+                    .expect("the decoder checked the length");
+                report.fill = Some(Fill {
+                    fpr: None,
+                    ..Fill::of(&xor)
+                });
+            }
+            Err(e) => report.problem = Some(e.to_string()),
+        }
+    }
+    print(args, path, &report)?;
+    match report.problem {
+        Some(problem) => Err(Failure(format!("{}: {problem}", path.display()))),
+        None => Ok(()),
+    }
+}
+
+fn print(args: &Args, path: &Path, report: &Report) -> Result<()> {
+    let text = if args.json {
+        let mut json = report.json(path).to_string();
+        json.push('\n');
+        json
+    } else {
+        report.text(path)
+    };
+    write_stdout(text.as_bytes())
+}
+
+impl Fill {
+    fn of(filter: &BloomFilter) -> Fill {
+        let m = filter.m();
+        let ones = filter.bits().count_ones();
+        let zero_fraction = (m - ones) as f64 / m as f64;
+        Fill {
+            ones,
+            zero_fraction,
+            entropy_bound_bytes: m as f64 * theory::entropy(zero_fraction) / 8.0,
+            fpr: Some(fill_fpr(filter)),
+        }
+    }
+}
+
+/// The false positive rate of a filter with these bits: the probability that the bits an
+/// absent key would test are all ones, each region of the layout at its measured fill.
+fn fill_fpr(filter: &BloomFilter) -> f64 {
+    let bits = filter.bits();
+    let zeros = |start: u64, len: u64| len - count_ones(bits, start, start + len);
+    let p = |start: u64, len: u64| zeros(start, len) as f64 / len as f64;
+    let params = filter.params();
+    match params.layout() {
+        Layout::Standard { k } => theory::fpr_given_p(k.to_f64(), p(0, params.m())),
+        Layout::Partitioned { k } => {
+            let part = params.m() / u64::from(k.ceil());
+            let r = k.to_f64() - f64::from(k.whole());
+            let whole: f64 = (0..u64::from(k.whole()))
+                .map(|i| 1.0 - p(i * part, part))
+                .product();
+            if r > 0.0 {
+                whole * (1.0 - r * p(u64::from(k.whole()) * part, part))
+            } else {
+                whole
+            }
+        }
+        Layout::Blocks { ks } => {
+            let mut start = 0;
+            bloomwire::filter::block_sizes(params.m())
+                .zip(ks)
+                .map(|(size, k)| {
+                    let f = theory::fpr_given_p(k.to_f64(), p(start, size));
+                    start += size;
+                    f
+                })
+                .product()
+        }
+    }
+}
+
+/// One bits in `start..end`.
+fn count_ones(bits: &BitArray, start: u64, end: u64) -> u64 {
+    let words = bits.words();
+    let mut ones = 0;
+    let mut i = start;
+    while i < end {
+        let (word, offset) = ((i / 64) as usize, i % 64);
+        let take = (64 - offset).min(end - i);
+        let mask = if take == 64 {
+            u64::MAX
+        } else {
+            ((1 << take) - 1) << offset
+        };
+        ones += u64::from((words[word] & mask).count_ones());
+        i += take;
+    }
+    ones
+}
+
+fn layout_name(layout: &Layout) -> &'static str {
+    match layout {
+        Layout::Standard { .. } => "standard",
+        Layout::Partitioned { .. } => "partitioned",
+        Layout::Blocks { .. } => "blocks",
+    }
+}
+
+fn scheme_name(scheme: IndexScheme) -> &'static str {
+    match scheme {
+        IndexScheme::DoubleHashing => "double-hashing",
+        IndexScheme::EnhancedDoubleHashing => "enhanced-double-hashing",
+    }
+}
+
+fn siphash_key(k0: u64, k1: u64) -> String {
+    let mut key = k0.to_le_bytes().to_vec();
+    key.extend_from_slice(&k1.to_le_bytes());
+    to_hex(&key)
+}
+
+/// `(block bits, k_j)` of a block layout.
+fn blocks(header: &FrameHeader) -> Option<Vec<(u64, f64)>> {
+    match header.params.layout() {
+        Layout::Blocks { ks } => Some(
+            bloomwire::filter::block_sizes(header.params.m())
+                .zip(ks)
+                .map(|(size, k)| (size, k.to_f64()))
+                .collect(),
+        ),
+        _ => None,
+    }
+}
+
+impl Report {
+    /// The payload's overhead over the entropy bound, as a fraction.
+    fn overhead(&self) -> Option<f64> {
+        let bound = self.fill.as_ref()?.entropy_bound_bytes;
+        (bound > 0.0).then(|| self.header.payload_len as f64 / bound - 1.0)
+    }
+
+    fn checksum_status(&self) -> &'static str {
+        match self.checksum {
+            None => "missing",
+            Some((stored, computed)) if stored == computed => "ok",
+            Some(_) => "mismatch",
+        }
+    }
+
+    /// `name: value` lines with the values aligned.
+    fn text(&self, path: &Path) -> String {
+        let h = &self.header;
+        let p = &h.params;
+        let mut lines: Vec<(&str, String)> = vec![
+            ("file", path.display().to_string()),
+            ("version", VERSION.to_string()),
+            ("kind", kind_text(h.kind)),
+            ("generation", h.generation.to_string()),
+            (
+                "filter type",
+                format!("{} ({})", p.layout().id(), layout_name(p.layout())),
+            ),
+        ];
+        lines.push(match p.family().base {
+            BaseHash::Xxh64 { seed } => ("hash", format!("xxh64, seed {seed}")),
+            BaseHash::SipHash24 { k0, k1 } => {
+                ("hash", format!("siphash-2-4, key {}", siphash_key(k0, k1)))
+            }
+        });
+        lines.push(("index scheme", scheme_name(p.family().scheme).into()));
+        lines.push(("m", format!("{} bits", p.m())));
+        lines.push(("k", p.k().to_string()));
+        if let Some(blocks) = blocks(h) {
+            let list: Vec<String> = blocks
+                .iter()
+                .map(|(size, k)| format!("{size}:{k}"))
+                .collect();
+            lines.push(("block bits:k_j", list.join(" ")));
+        }
+        lines.push(("n", format!("{} keys", h.n)));
+        lines.push(("coding", format!("{} ({})", h.coding.id(), h.coding)));
+        if let Some(q0) = h.q0 {
+            lines.push(("q0", format!("{q0} (p = {:.6})", f64::from(q0) / 65536.0)));
+        }
+        lines.push(("header length", format!("{} bytes", h.header_len)));
+        lines.push(("payload length", format!("{} bytes", h.payload_len)));
+        lines.push(("frame length", format!("{} bytes", h.frame_len())));
+        lines.push((
+            "checksum",
+            match self.checksum {
+                None => "missing (truncated frame)".into(),
+                Some((stored, computed)) if stored == computed => {
+                    format!("ok (crc32c {stored:#010x})")
+                }
+                Some((stored, computed)) => {
+                    format!("MISMATCH (stored {stored:#010x}, computed {computed:#010x})")
+                }
+            },
+        ));
+        if let Some(fill) = &self.fill {
+            lines.push(("one bits", fill.ones.to_string()));
+            lines.push(("zero fraction", format!("{:.6}", fill.zero_fraction)));
+            lines.push((
+                "entropy bound",
+                format!("{:.1} bytes (m H(p)/8)", fill.entropy_bound_bytes),
+            ));
+            if let Some(overhead) = self.overhead() {
+                lines.push((
+                    "payload overhead",
+                    format!(
+                        "{:+.2}% ({:+.1} bytes)",
+                        100.0 * overhead,
+                        h.payload_len as f64 - fill.entropy_bound_bytes
+                    ),
+                ));
+            }
+            if let Some(fpr) = fill.fpr {
+                lines.push(("false positive rate", format!("{fpr:.6} (at this fill)")));
+            }
+        }
+        if let Some(problem) = &self.problem {
+            lines.push(("problem", problem.clone()));
+        }
+        let width = lines.iter().map(|(name, _)| name.len()).max().unwrap_or(0) + 1;
+        lines
+            .iter()
+            .map(|(name, value)| format!("{:<width$} {value}\n", format!("{name}:")))
+            .collect()
+    }
+
+    /// The same content as one JSON object with stable keys; fields that do not apply are
+    /// `null`.
+    fn json(&self, path: &Path) -> Value {
+        let h = &self.header;
+        let p = &h.params;
+        let (seed, key) = match p.family().base {
+            BaseHash::Xxh64 { seed } => (Some(seed), None),
+            BaseHash::SipHash24 { k0, k1 } => (None, Some(siphash_key(k0, k1))),
+        };
+        let fill = self.fill.as_ref();
+        json!({
+            "file": path.display().to_string(),
+            "version": VERSION,
+            "kind": match h.kind {
+                FrameKind::Full => "full",
+                FrameKind::Delta { .. } => "delta",
+            },
+            "generation": h.generation,
+            "base_generation": match h.kind {
+                FrameKind::Delta { base_generation, .. } => Some(base_generation),
+                FrameKind::Full => None,
+            },
+            "filter_type": layout_name(p.layout()),
+            "base_hash": match p.family().base {
+                BaseHash::Xxh64 { .. } => "xxh64",
+                BaseHash::SipHash24 { .. } => "siphash-2-4",
+            },
+            "seed": seed,
+            "siphash_key": key,
+            "index_scheme": scheme_name(p.family().scheme),
+            "m": p.m(),
+            "k": p.k().to_f64(),
+            "blocks": blocks(h).map(|b| b.iter().map(|(bits, k)| json!({"bits": bits, "k": k})).collect::<Vec<_>>()),
+            "n": h.n,
+            "coding": h.coding.to_string(),
+            "q0": h.q0,
+            "q0_probability": h.q0.map(|q0| f64::from(q0) / 65536.0),
+            "header_bytes": h.header_len,
+            "payload_bytes": h.payload_len,
+            "frame_bytes": h.frame_len(),
+            "checksum": self.checksum_status(),
+            "checksum_stored": self.checksum.map(|(stored, _)| format!("{stored:#010x}")),
+            "checksum_computed": self.checksum.map(|(_, computed)| format!("{computed:#010x}")),
+            "ones": fill.map(|f| f.ones),
+            "zero_fraction": fill.map(|f| f.zero_fraction),
+            "entropy_bound_bytes": fill.map(|f| f.entropy_bound_bytes),
+            "overhead": self.overhead(),
+            "false_positive_rate": fill.and_then(|f| f.fpr),
+            "problem": self.problem,
+        })
+    }
+}
+
+fn kind_text(kind: FrameKind) -> String {
+    match kind {
+        FrameKind::Full => format!("{KIND_FULL} (full filter)"),
+        FrameKind::Delta {
+            base_generation,
+            base_digest,
+            result_digest,
+        } => format!(
+            "{KIND_DELTA} (delta from generation {base_generation}: base digest {base_digest:#010x}, result digest {result_digest:#010x})"
+        ),
+    }
+}

@@ -1,0 +1,200 @@
+//! `bloomwire`: build, inspect, query and plan compressed Bloom filter frames.
+//!
+//! Every subcommand prints what it was asked for on stdout (or to `-o`), notes on stderr,
+//! and reports a failure as one line `bloomwire: <message>` on stderr with exit status 1
+//! (2 for usage errors).
+
+use std::fmt::Display;
+use std::fs::File;
+use std::io::{self, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use bloomwire::frame::{self, Decoded, Limits};
+use bloomwire::rational::MAX_K;
+use bloomwire::Error;
+use clap::{Parser, Subcommand};
+
+mod build;
+mod inspect;
+mod plan;
+
+/// Compressed Bloom filters on the wire.
+#[derive(Debug, Parser)]
+#[command(name = "bloomwire", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Build a filter from a file of keys and write it as a frame.
+    Build(build::Args),
+    /// Print every header field of a frame, its checksum status and how well it compresses.
+    Inspect(inspect::Args),
+    /// Ask a frame whether it may contain keys: one line `KEY<TAB>maybe|no` per key.
+    Query(QueryArgs),
+    /// Write the packed bit array of a frame (bit i is `bytes[i / 8] >> (i % 8) & 1`).
+    Decode(DecodeArgs),
+    /// Plan m and k for n keys and a byte budget or a false positive rate.
+    Plan(plan::Args),
+}
+
+#[derive(Debug, clap::Args)]
+struct QueryArgs {
+    /// The frame file.
+    frame: PathBuf,
+    /// The keys to look up.
+    #[arg(required = true)]
+    keys: Vec<String>,
+    /// The keys are given in hexadecimal.
+    #[arg(long)]
+    hex: bool,
+}
+
+#[derive(Debug, clap::Args)]
+struct DecodeArgs {
+    /// The frame file.
+    frame: PathBuf,
+    /// Where to write the bits (`-` for stdout).
+    #[arg(short, long, value_name = "BITS")]
+    output: PathBuf,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Build(args) => build::run(&args),
+        Command::Inspect(args) => inspect::run(&args),
+        Command::Query(args) => query(&args),
+        Command::Decode(args) => decode(&args),
+        Command::Plan(args) => plan::run(&args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure(message)) => {
+            eprintln!("bloomwire: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// A runtime failure, as the one line printed for it.
+#[derive(Debug)]
+pub struct Failure(String);
+
+impl Failure {
+    /// A failure with this message.
+    pub fn new(message: impl Display) -> Self {
+        Failure(message.to_string())
+    }
+}
+
+/// Results of the subcommands.
+pub type Result<T, E = Failure> = std::result::Result<T, E>;
+
+/// Prefixes an error with what was being done, `what: error`.
+pub trait Context<T> {
+    /// Turn the error into a [`Failure`] that starts with `what`.
+    fn context(self, what: impl Display) -> Result<T>;
+}
+
+impl<T, E: Display> Context<T> for Result<T, E> {
+    fn context(self, what: impl Display) -> Result<T> {
+        self.map_err(|e| Failure(format!("{what}: {e}")))
+    }
+}
+
+/// What the program accepts when it reads a frame: any k the format allows, and m up to
+/// 2^32 bits, the 512 MiB a decoded filter may take. `build` plans within the same m, so
+/// every frame it writes can be read back.
+pub const LIMITS: Limits = Limits {
+    max_m: 1 << 32,
+    max_k: MAX_K,
+    max_payload: u64::MAX,
+};
+
+/// The contents of a file.
+pub fn read_file(path: &Path) -> Result<Vec<u8>> {
+    std::fs::read(path).context(path.display())
+}
+
+/// Decode the one frame a file holds.
+pub fn decode_file(path: &Path) -> Result<Decoded> {
+    let bytes = read_file(path)?;
+    frame::decode(&bytes, &LIMITS).map_err(|e| frame_error(path, e))
+}
+
+/// The message for a frame that does not decode.
+pub fn frame_error(path: &Path, error: Error) -> Failure {
+    match error {
+        Error::Incomplete { needed } => Failure(format!(
+            "{}: truncated frame: at least {needed} more bytes needed",
+            path.display()
+        )),
+        e => Failure(format!("{}: {e}", path.display())),
+    }
+}
+
+/// Write `bytes` to a file, or to stdout for `-` (but not to a terminal).
+pub fn write_output(path: &Path, bytes: &[u8]) -> Result<()> {
+    if path == Path::new("-") {
+        let stdout = io::stdout();
+        if stdout.is_terminal() {
+            return Err(Failure::new(
+                "refusing to write binary data to a terminal; use -o FILE or a pipe",
+            ));
+        }
+        return write_stdout(bytes);
+    }
+    let mut file = File::create(path).context(path.display())?;
+    file.write_all(bytes).context(path.display())
+}
+
+/// Write to stdout; a closed pipe (`| head`) is not an error.
+pub fn write_stdout(bytes: &[u8]) -> Result<()> {
+    let mut out = io::stdout().lock();
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(Failure(format!("stdout: {e}"))),
+        _ => Ok(()),
+    }
+}
+
+fn query(args: &QueryArgs) -> Result<()> {
+    let filter = decode_file(&args.frame)?.filter;
+    let mut out = String::new();
+    for key in &args.keys {
+        let answer = if args.hex {
+            let bytes = parse_hex(key).ok_or_else(|| Failure(format!("{key:?} is not hex")))?;
+            filter.contains(bytes)
+        } else {
+            filter.contains(key)
+        };
+        out.push_str(key);
+        out.push_str(if answer { "\tmaybe\n" } else { "\tno\n" });
+    }
+    write_stdout(out.as_bytes())
+}
+
+fn decode(args: &DecodeArgs) -> Result<()> {
+    let filter = decode_file(&args.frame)?.filter;
+    write_output(&args.output, &filter.bits().to_bytes())
+}
+
+/// Bytes from hexadecimal digits (an even number of them, either case).
+pub fn parse_hex(s: &str) -> Option<Vec<u8>> {
+    if s.len() % 2 != 0 {
+        return None;
+    }
+    let digit = |c: u8| (c as char).to_digit(16);
+    s.as_bytes()
+        .chunks(2)
+        .map(|pair| Some((digit(pair[0])? << 4 | digit(pair[1])?) as u8))
+        .collect()
+}
+
+/// Lowercase hexadecimal digits of bytes.
+pub fn to_hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}

@@ -1,0 +1,272 @@
+//! `bloomwire plan`: m and k for n keys, against the uncompressed filter, and the paper's
+//! Figures 1 and 2.
+
+use std::path::{Path, PathBuf};
+
+use bloomwire::{theory, Optimizer, Plan};
+use clap::ValueEnum;
+use plotters::prelude::*;
+use serde_json::json;
+
+use crate::{write_stdout, Context, Failure, Result, LIMITS};
+
+/// Plan m and k for n keys: the lowest false positive rate within a byte budget, or the
+/// fewest bytes for a false positive rate; compared with the best uncompressed filter.
+#[derive(Debug, clap::Args)]
+#[command(group(clap::ArgGroup::new("goal").required(true).args(["budget_bytes", "fpr"])))]
+pub struct Args {
+    /// Number of keys.
+    #[arg(long)]
+    n: u64,
+    /// Frame bytes at most (header and checksum included).
+    #[arg(long, value_name = "Z")]
+    budget_bytes: Option<u64>,
+    /// False positive rate at most.
+    #[arg(long, value_name = "F")]
+    fpr: Option<f64>,
+    /// Largest m/n, the memory the receiver gives the decoded filter per key.
+    #[arg(long, value_name = "R")]
+    max_bits_per_element: Option<f64>,
+    /// Whether k may be rational.
+    #[arg(long, value_enum, default_value_t = KArg::Integer)]
+    k: KArg,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+    /// Draw the false positive rate against k for the plan's bits per element, compressed
+    /// against uncompressed (the paper's Figures 1 and 2), as SVG.
+    #[arg(long, value_name = "FILE.svg")]
+    plot: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum KArg {
+    Integer,
+    Rational,
+}
+
+pub fn run(args: &Args) -> Result<()> {
+    let n = args.n;
+    let optimizer = Optimizer::new()
+        .max_m(max_m(n, args.max_bits_per_element)?)
+        .rational_k(args.k == KArg::Rational);
+    let plan = match (args.budget_bytes, args.fpr) {
+        (Some(budget), _) => optimizer.plan(n, budget),
+        (None, Some(fpr)) => optimizer.plan_for_fpr(n, fpr),
+        (None, None) => unreachable!("clap requires one of them"),
+    }
+    .context("no plan")?;
+
+    // The plot's bits per element: the budget's, or what the plan needs for its target.
+    let z_per_n = match args.budget_bytes {
+        Some(budget) => 8.0 * budget as f64 / n as f64,
+        None => plan.bits_per_element,
+    };
+    if let Some(path) = &args.plot {
+        plot(path, z_per_n, args.max_bits_per_element).context(path.display())?;
+    }
+
+    let out = if args.json {
+        format!("{}\n", to_json(args, &plan))
+    } else {
+        format!("{plan}\n")
+    };
+    write_stdout(out.as_bytes())
+}
+
+/// The largest m for n keys: `--max-bits-per-element` times n, within [`LIMITS`].
+pub fn max_m(n: u64, max_bits_per_element: Option<f64>) -> Result<u64> {
+    match max_bits_per_element {
+        None => Ok(LIMITS.max_m),
+        Some(r) if r.is_finite() && r * n as f64 >= 1.0 => {
+            Ok(LIMITS.max_m.min((r * n as f64) as u64))
+        }
+        Some(r) => Err(Failure(format!(
+            "--max-bits-per-element {r} leaves no bits for {n} keys"
+        ))),
+    }
+}
+
+fn to_json(args: &Args, plan: &Plan) -> serde_json::Value {
+    let n = plan.n as f64;
+    let uncompressed = plan.uncompressed.map(|raw| {
+        json!({
+            "m": raw.m,
+            "k": raw.k.to_f64(),
+            "m_per_n": raw.m as f64 / n,
+            "bytes": raw.bytes,
+            "bits_per_element": 8.0 * raw.bytes / n,
+            "false_positive_rate": raw.false_positive_rate,
+        })
+    });
+    json!({
+        "n": plan.n,
+        "budget_bytes": args.budget_bytes,
+        "target_fpr": args.fpr,
+        "max_bits_per_element": args.max_bits_per_element,
+        "rational_k": args.k == KArg::Rational,
+        "m": plan.m(),
+        "k": plan.k().to_f64(),
+        "m_per_n": plan.m() as f64 / n,
+        "coding": plan.coding.to_string(),
+        "expected_bytes": plan.expected_bytes,
+        "worst_case_bytes": plan.worst_case_bytes,
+        "epsilon": plan.epsilon,
+        "bits_per_element": plan.bits_per_element,
+        "false_positive_rate": plan.false_positive_rate,
+        "uncompressed": uncompressed,
+        "plot": args.plot.as_ref().map(|p| p.display().to_string()),
+    })
+}
+
+/// The paper's false positive rate for a real k and m/n = `r`: `(1 - exp(-k/r))^k`.
+fn fpr(k: f64, r: f64) -> f64 {
+    (1.0 - theory::p_zero(k, 1.0, r)).powf(k)
+}
+
+/// The m/n whose ideal compressed size `m H(p)` is `z_per_n` bits per key with k hash
+/// functions. `m/n H(exp(-k n/m))` increases with m/n and is at most m/n, so the root lies
+/// above `z_per_n`; it is found by bisection.
+fn compressed_m_per_n(k: f64, z_per_n: f64) -> f64 {
+    let size = |r: f64| r * theory::entropy(theory::p_zero(k, 1.0, r));
+    let mut lo = z_per_n;
+    let mut hi = 2.0 * z_per_n;
+    while size(hi) < z_per_n {
+        lo = hi;
+        hi *= 2.0;
+    }
+    for _ in 0..100 {
+        let mid = 0.5 * (lo + hi);
+        if size(mid) < z_per_n {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    0.5 * (lo + hi)
+}
+
+/// One curve of the plot: the false positive rate and m/n at each k.
+struct Curve {
+    label: String,
+    color: RGBColor,
+    m_per_n: Box<dyn Fn(f64) -> f64>,
+}
+
+/// Figure 1/2 of the paper for `z_per_n` bits per element: f against k (continuous, as in
+/// the paper) for the uncompressed filter with m/n = z/n and for the compressed filter whose
+/// m makes `m H(p) = z`, each with m/n capped at `max_m_per_n`, and each curve's best
+/// integer k marked.
+fn plot(path: &Path, z_per_n: f64, max_m_per_n: Option<f64>) -> Result<(), String> {
+    let cap = max_m_per_n.unwrap_or(f64::INFINITY);
+    let k_max = (2.0 * std::f64::consts::LN_2 * z_per_n).ceil().max(4.0);
+    let curves = [
+        Curve {
+            label: format!("uncompressed, m/n = z/n = {}", short(z_per_n)),
+            color: RGBColor(0x1f, 0x77, 0xb4),
+            m_per_n: Box::new(move |_| z_per_n.min(cap)),
+        },
+        Curve {
+            label: match max_m_per_n {
+                Some(cap) => format!("compressed, m H(p) = z, m/n <= {cap}"),
+                None => "compressed, m H(p) = z".into(),
+            },
+            color: RGBColor(0xd6, 0x27, 0x28),
+            m_per_n: Box::new(move |k| compressed_m_per_n(k, z_per_n).min(cap)),
+        },
+    ];
+    let steps = 400;
+    let ks: Vec<f64> = (0..=steps)
+        .map(|i| 1.0 + (k_max - 1.0) * f64::from(i) / f64::from(steps))
+        .collect();
+    let series: Vec<Vec<(f64, f64)>> = curves
+        .iter()
+        .map(|c| ks.iter().map(|&k| (k, fpr(k, (c.m_per_n)(k)))).collect())
+        .collect();
+    let (lo, hi) = series
+        .iter()
+        .flatten()
+        .fold((f64::INFINITY, 0.0f64), |(lo, hi), &(_, f)| {
+            (lo.min(f), hi.max(f))
+        });
+    let (lo, hi) = (lo / 1.5, hi * 1.5);
+    // Labels at 1, 2, 3 and 5 times the powers of ten, which plotters' log scale does not
+    // give for ranges of about a decade.
+    let decades = lo.log10().floor() as i32..=hi.log10().ceil() as i32;
+    let y_labels: Vec<f64> = decades
+        .flat_map(|e| [1.0, 2.0, 3.0, 5.0].map(|d| d * 10f64.powi(e)))
+        .filter(|y| (lo..=hi).contains(y))
+        .collect();
+
+    let root = SVGBackend::new(path, (800, 520)).into_drawing_area();
+    let e = |e: DrawingAreaErrorKind<_>| e.to_string();
+    root.fill(&WHITE).map_err(e)?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(
+            format!(
+                "False positive rate against k at z/n = {} bits per element",
+                short(z_per_n)
+            ),
+            ("sans-serif", 20),
+        )
+        .margin(20)
+        .x_label_area_size(45)
+        .y_label_area_size(70)
+        .build_cartesian_2d(1.0..k_max, (lo..hi).log_scale().with_key_points(y_labels))
+        .map_err(e)?;
+    chart
+        .configure_mesh()
+        .x_desc("hash functions k")
+        .y_desc("false positive rate f")
+        .x_label_formatter(&|k| format!("{k:.0}"))
+        .y_label_formatter(&|f| short(*f))
+        .draw()
+        .map_err(e)?;
+    // Labels of the optima: the uncompressed one well above its point, clear of both curves
+    // where they meet; the compressed one below.
+    let offsets = [(-100, -45), (8, 8)];
+    for ((curve, points), offset) in curves.iter().zip(series).zip(offsets) {
+        let color = curve.color;
+        chart
+            .draw_series(LineSeries::new(points, color.stroke_width(2)))
+            .map_err(e)?
+            .label(curve.label.as_str())
+            .legend(move |(x, y)| PathElement::new([(x, y), (x + 24, y)], color.stroke_width(2)));
+        // The best integer k of this curve.
+        let (k, f) = (1..=k_max as u32)
+            .map(|k| {
+                (
+                    f64::from(k),
+                    fpr(f64::from(k), (curve.m_per_n)(f64::from(k))),
+                )
+            })
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .expect("k_max >= 4");
+        let label = format!("k = {k}, m/n = {:.1}, f = {f:.4}", (curve.m_per_n)(k));
+        let font = ("sans-serif", 14).into_font().color(&color);
+        chart
+            .draw_series([EmptyElement::at((k, f))
+                + Circle::new((0, 0), 5, color.filled())
+                + Text::new(label, offset, font)])
+            .map_err(e)?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .draw()
+        .map_err(e)?;
+    root.present().map_err(e)
+}
+
+/// A number with at most four significant decimals and no trailing zeros: `8`, `0.0177`.
+fn short(x: f64) -> String {
+    let digits = (3 - x.abs().log10().floor() as i32).clamp(0, 12) as usize;
+    let s = format!("{x:.digits$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').into()
+    } else {
+        s
+    }
+}

@@ -367,6 +367,12 @@ fn delta_generations() -> [BloomFilter; 4] {
     [0..400, 20..420, 40..440, 1000..1400].map(|keys| filter_of(&params, keys))
 }
 
+/// Generation 7 of a filter with the same m and keys but k = 3.
+fn other_shape() -> BloomFilter {
+    let params = Params::standard(5000, 3, xxh(0, IndexScheme::DoubleHashing)).expect("valid");
+    filter_of(&params, 0..400)
+}
+
 fn accept_vectors() -> Vec<VectorFile> {
     let mut out = Vec::new();
     for case in accept_cases() {
@@ -404,6 +410,15 @@ fn accept_vectors() -> Vec<VectorFile> {
         other7.bits(),
         &other7,
         1000..1400,
+        None,
+    ));
+    let k3 = other_shape();
+    out.extend(accept_files(
+        "gen7_other_shape",
+        &full(&k3),
+        k3.bits(),
+        &k3,
+        0..400,
         None,
     ));
     let xor = g8.xor(&g7).expect("same params");

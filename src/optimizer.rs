@@ -351,10 +351,12 @@ fn frame_bytes_from(
     )
 }
 
-/// Payload bytes of an arithmetic-coded payload of `bits` bits: whole 32-bit words plus the
-/// coder's termination words.
-fn coded_payload_bytes(bits: f64, termination_words: f64) -> f64 {
-    4.0 * ((bits / 32.0).ceil() + termination_words)
+/// Payload bytes of a range-coded payload carrying `bits` bits of information: the coder
+/// ends at a byte boundary with at most 4 termination bytes after the last whole word it
+/// has emitted (`spec/FORMAT.md` 4.2), so `termination_bytes` is about 2 on average and 5
+/// at most (with the byte rounding).
+fn coded_payload_bytes(bits: f64, termination_bytes: f64) -> f64 {
+    (bits / 8.0).ceil() + termination_bytes
 }
 
 /// `z` such that a standard normal exceeds it with probability `eps`, `0 < eps <= 1/2`
@@ -817,8 +819,8 @@ impl Optimizer {
             frame_bytes_from(&self.family, m, k_bytes, n, sent, coding, payload as u64) as f64
         };
         let arith = |coding, extra: f64| {
-            let expected = coded_payload_bytes(base + extra, 1.5);
-            let worst = coded_payload_bytes(base + extra + margin, 2.0);
+            let expected = coded_payload_bytes(base + extra, 2.0);
+            let worst = coded_payload_bytes(base + extra + margin, 5.0);
             // The header's payload-length varint is taken at the worst case for both.
             let header = frame(coding, worst) - worst;
             (coding, header + expected, header + worst)
@@ -1091,33 +1093,57 @@ impl Optimizer {
         self.finish(n, sent, chosen, best_raw)
     }
 
-    /// Ternary search on the 1/65536 grid of k around `center` (one unit either side,
-    /// within the allowed range) for the least `objective`.
+    /// Golden-section search on the 1/65536 grid of k around `center` (one unit either
+    /// side, within the allowed range) for the least `objective`: one new evaluation per
+    /// step, about 25 in all.
     fn refine(
         &self,
         center: HashCount,
         mut objective: impl FnMut(HashCount) -> (f64, Option<Candidate>),
     ) -> Option<Candidate> {
+        const INV_PHI: f64 = 0.618_033_988_749_894_9;
         let one = 1u32 << K_FRAC_BITS;
-        let lo = center.raw().saturating_sub(one).max(self.min_k.raw());
-        let hi = center.raw().saturating_add(one).min(self.max_k.raw());
-        let k_of = |raw: u32| HashCount::from_raw(raw).ok();
-        let (mut lo, mut hi) = (lo, hi);
-        let mut eval = |raw: u32| k_of(raw).map_or((f64::INFINITY, None), &mut objective);
-        while hi - lo > 2 {
-            let a = lo + (hi - lo) / 3;
-            let b = hi - (hi - lo) / 3;
-            if eval(a).0 <= eval(b).0 {
-                hi = b;
+        let mut a = center.raw().saturating_sub(one).max(self.min_k.raw());
+        let mut b = center.raw().saturating_add(one).min(self.max_k.raw());
+        let mut seen: Vec<(u32, f64, Option<Candidate>)> = Vec::new();
+        let mut eval = |raw: u32| -> f64 {
+            if let Some(&(_, v, _)) = seen.iter().find(|e| e.0 == raw) {
+                return v;
+            }
+            let (v, c) = HashCount::from_raw(raw).map_or((f64::INFINITY, None), &mut objective);
+            seen.push((raw, v, c));
+            v
+        };
+        let inner = |a: u32, b: u32| {
+            let step = (f64::from(b - a) * INV_PHI) as u32;
+            (b - step, a + step)
+        };
+        let (mut c, mut d) = inner(a, b);
+        let (mut fc, mut fd) = (eval(c), eval(d));
+        while c < d {
+            if fc <= fd {
+                b = d;
+                (c, d) = (inner(a, b).0, c);
+                fd = fc;
+                fc = eval(c);
             } else {
-                lo = a;
+                a = c;
+                (c, d) = (d, inner(a, b).1);
+                fc = fd;
+                fd = eval(d);
             }
         }
-        (lo..=hi).filter_map(|raw| eval(raw).1).min_by(|a, b| {
-            a.fpr
-                .total_cmp(&b.fpr)
-                .then(a.expected.total_cmp(&b.expected))
-        })
+        for raw in a..=b {
+            eval(raw);
+        }
+        seen.into_iter()
+            .filter(|e| (a..=b).contains(&e.0))
+            .filter_map(|e| e.2)
+            .min_by(|x, y| {
+                x.fpr
+                    .total_cmp(&y.fpr)
+                    .then(x.expected.total_cmp(&y.expected))
+            })
     }
 
     fn params(&self, m: u64, k: HashCount) -> Result<Params> {

@@ -4,6 +4,7 @@
 //! bits, asymptotic p) through the same search code as real frames. Each printed figure is
 //! asserted to the printed precision after recomputing it from the formulas.
 
+use bloomwire::frame::{Coding, Encoder};
 use bloomwire::optimizer::{LayoutKind, Optimizer, PlanCoding, SizeModel, TailBound};
 use bloomwire::{BloomFilter, Error, HashCount, Layout, Plan};
 
@@ -289,35 +290,13 @@ impl SplitMix {
     }
 }
 
-fn entropy(p: f64) -> f64 {
-    bloomwire::theory::entropy(p)
-}
-
-/// The payload bits a coder spends on a filter with `zeros` zero bits out of m, under the
-/// plan's coding: the cross-entropy against the planned p quantised to 16 bits for known p,
-/// the empirical entropy plus the model-learning cost for the adaptive coder, and the coder
-/// loss of 1e-5 bit per bit.
-fn coded_bits(plan: &Plan, planned_p: f64, zeros: u64) -> f64 {
-    let m = plan.m() as f64;
-    let z = zeros as f64;
-    let loss = 1e-5 * m;
+/// The frame coding that carries a plan's coding.
+fn coding(plan: &Plan) -> Coding {
     match plan.coding {
-        PlanCoding::KnownP => {
-            let q = ((planned_p * 65536.0).round() / 65536.0).clamp(1.0 / 65536.0, 1.0);
-            -z * q.log2() - (m - z) * (1.0 - q).log2() + loss
-        }
-        PlanCoding::Adaptive => m * entropy(z / m) + loss + 0.5 * m.log2() + 2.0,
-        PlanCoding::Raw => 8.0 * plan.m().div_ceil(8) as f64,
+        PlanCoding::KnownP => Coding::KnownP,
+        PlanCoding::Adaptive => Coding::Adaptive,
+        PlanCoding::Raw => Coding::Raw,
     }
-}
-
-/// Frame bytes for a payload of `bits`, with `termination_words` of coder termination.
-fn frame(plan: &Plan, bits: f64, termination_words: f64) -> f64 {
-    let payload = match plan.coding {
-        PlanCoding::Raw => plan.m().div_ceil(8) as f64,
-        _ => 4.0 * ((bits / 32.0).ceil() + termination_words),
-    };
-    bloomwire::optimizer::frame_bytes(&plan.params, plan.n, plan.coding, payload as u64) as f64
 }
 
 struct Sim {
@@ -326,23 +305,25 @@ struct Sim {
     sd_bits: f64,
 }
 
-/// Builds `trials` filters of the plan's parameters with n random keys each.
+/// Builds `trials` filters of the plan's parameters with n random keys each and encodes
+/// them with the plan's coding (the measured p for known-p, as `Encoder` does by default).
 fn simulate(plan: &Plan, trials: u32, seed: u64) -> Sim {
     let n = plan.n;
-    let planned_p = bloomwire::theory::zero_fraction(&plan.params, n as f64);
     let mut rng = SplitMix(seed);
+    let encoder = Encoder::new();
     let (mut overflows, mut sum, mut sum_bits, mut sum_bits2) = (0, 0.0, 0.0, 0.0);
     for _ in 0..trials {
         let mut f = BloomFilter::new(plan.params.clone());
         for _ in 0..n {
             f.insert(rng.next().to_le_bytes());
         }
-        let bits = coded_bits(plan, planned_p, f.bits().count_zeros());
-        let worst = frame(plan, bits, 2.0);
-        if worst > plan.worst_case_bytes as f64 {
+        let frame = encoder.encode_with(&f, coding(plan));
+        let bytes = frame.encoded_len() as f64;
+        if bytes > plan.worst_case_bytes as f64 {
             overflows += 1;
         }
-        sum += frame(plan, bits, 1.5);
+        let bits = 8.0 * frame.header().payload_len as f64;
+        sum += bytes;
         sum_bits += bits;
         sum_bits2 += bits * bits;
     }

@@ -150,3 +150,22 @@ fn reject_vectors_fail_with_the_named_error() {
         }
     }
 }
+
+/// The spec's worked example dissects a committed vector: its hex dump must be that file.
+#[test]
+fn worked_example_in_the_spec_is_the_vector() {
+    let spec = std::fs::read_to_string(generator::vectors_dir().join("../FORMAT.md")).unwrap();
+    let section = &spec[spec.find("## 7. Worked example").expect("section")..];
+    let block = section
+        .split("```text\n")
+        .nth(1)
+        .unwrap()
+        .split("```")
+        .next()
+        .unwrap();
+    let bytes: Vec<u8> = block
+        .split_whitespace()
+        .map(|b| u8::from_str_radix(b, 16).unwrap())
+        .collect();
+    assert_eq!(bytes, read("accept", "m13_known_p.bin"));
+}

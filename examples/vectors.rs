@@ -532,6 +532,13 @@ fn reject_vectors() -> Vec<VectorFile> {
         small.insert(key(i));
     }
     let coded = |c| RawFrame::from_frame(&small, c);
+    // A coded frame with its payload edited, and the payload length to match.
+    let coded_with = |c, f: &dyn Fn(&mut RawFrame)| -> Truncated {
+        let mut r = coded(c);
+        f(&mut r);
+        r.len = varint(r.payload.len() as u64);
+        r.into()
+    };
     let with = |f: &dyn Fn(&mut RawFrame)| -> Truncated {
         let mut r = base.clone();
         f(&mut r);
@@ -664,22 +671,16 @@ fn reject_vectors() -> Vec<VectorFile> {
         ),
         (
             "ans_length_not_multiple_of_4",
-            {
-                let mut r = coded(Coding::KnownPSymbols);
+            coded_with(Coding::KnownPSymbols, &|r| {
                 r.payload.push(1);
-                r.len = varint(r.payload.len() as u64);
-                r.into()
-            },
+            }),
             field("payload length"),
         ),
         (
             "range_trailing_zero_byte",
-            {
-                let mut r = coded(Coding::Adaptive);
+            coded_with(Coding::Adaptive, &|r| {
                 r.payload.push(0);
-                r.len = varint(r.payload.len() as u64);
-                r.into()
-            },
+            }),
             plain("CorruptPayload"),
         ),
         (
@@ -718,12 +719,9 @@ fn reject_vectors() -> Vec<VectorFile> {
         ),
         (
             "range_byte_after_termination",
-            {
-                let mut r = coded(Coding::KnownP);
+            coded_with(Coding::KnownP, &|r| {
                 r.payload.push(1);
-                r.len = varint(r.payload.len() as u64);
-                r.into()
-            },
+            }),
             plain("CorruptPayload"),
         ),
         (
@@ -739,22 +737,16 @@ fn reject_vectors() -> Vec<VectorFile> {
         ),
         (
             "ans_last_word_zero",
-            {
-                let mut r = coded(Coding::KnownPSymbols);
+            coded_with(Coding::KnownPSymbols, &|r| {
                 r.payload.extend_from_slice(&[0, 0, 0, 0]);
-                r.len = varint(r.payload.len() as u64);
-                r.into()
-            },
+            }),
             plain("CorruptPayload"),
         ),
         (
             "ans_data_left",
-            {
-                let mut r = coded(Coding::KnownPSymbols);
+            coded_with(Coding::KnownPSymbols, &|r| {
                 r.payload.splice(0..0, [7, 0, 0, 0]);
-                r.len = varint(r.payload.len() as u64);
-                r.into()
-            },
+            }),
             plain("CorruptPayload"),
         ),
     ];

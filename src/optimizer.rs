@@ -966,6 +966,53 @@ impl Optimizer {
         (e.best_compressed(None).map(cand), Some(cand(e.raw())))
     }
 
+    /// The best compressed and the best uncompressed candidate over k: every integer k in
+    /// range (and its ends, with rational k), then, with rational k, a golden-section
+    /// refinement of `objective` around the best of each.
+    fn search(
+        &self,
+        better: impl Fn(&Candidate, &Candidate) -> bool,
+        compressed_for: impl Fn(HashCount) -> Option<Candidate>,
+        raw_for: impl Fn(HashCount) -> Option<Candidate>,
+        objective: impl Fn(&Candidate) -> f64,
+    ) -> (Option<Candidate>, Option<Candidate>) {
+        let consider = |c: Option<Candidate>, slot: &mut Option<Candidate>| {
+            if let Some(c) = c {
+                if slot.as_ref().map_or(true, |b| better(&c, b)) {
+                    *slot = Some(c);
+                }
+            }
+        };
+        let (mut best, mut best_raw) = (None, None);
+        let mut ks: Vec<HashCount> = self.integer_ks().collect();
+        if self.rational_k {
+            ks.push(self.min_k);
+            ks.push(self.max_k);
+        }
+        for &k in &ks {
+            consider(compressed_for(k), &mut best);
+            consider(raw_for(k), &mut best_raw);
+        }
+        if self.rational_k {
+            for (slot, candidate_for) in [
+                (
+                    &mut best,
+                    &compressed_for as &dyn Fn(HashCount) -> Option<Candidate>,
+                ),
+                (&mut best_raw, &raw_for),
+            ] {
+                if let Some(b) = *slot {
+                    let refined = self.refine(b.k, |k| {
+                        let c = candidate_for(k);
+                        (c.as_ref().map_or(f64::INFINITY, &objective), c)
+                    });
+                    consider(refined, slot);
+                }
+            }
+        }
+        (best, best_raw)
+    }
+
     fn plan_budget(&self, n: u64, budget_bytes: u64, sent: Sent) -> Result<Plan> {
         self.check(n)?;
         let budget = budget_bytes as f64;
@@ -976,43 +1023,15 @@ impl Optimizer {
                 .then(a.k.cmp(&b.k))
                 .is_lt()
         };
-        let mut best: Option<Candidate> = None;
-        let mut best_raw: Option<Candidate> = None;
-        let consider = |c: Option<Candidate>, slot: &mut Option<Candidate>| {
-            if let Some(c) = c {
-                if slot.as_ref().map_or(true, |b| better(&c, b)) {
-                    *slot = Some(c);
-                }
-            }
-        };
-        let mut ks: Vec<HashCount> = self.integer_ks().collect();
-        if self.rational_k {
-            ks.push(self.min_k);
-            ks.push(self.max_k);
-        }
-        for &k in &ks {
-            let (c, r) = self.for_k_budget(n, k, budget, sent);
-            consider(c, &mut best);
-            consider(r, &mut best_raw);
-        }
-        if self.rational_k {
-            if let Some(b) = best {
-                let refined = self.refine(b.k, |k| {
-                    let c = self.for_k_budget(n, k, budget, sent).0;
-                    (c.map_or(f64::INFINITY, |c| c.fpr), c)
-                });
-                consider(refined, &mut best);
-            }
-            if let Some(b) = best_raw {
-                let refined = self.refine(b.k, |k| {
-                    let r = self
-                        .m_index_range(k)
-                        .and_then(|range| self.raw_for_k_budget(n, k, budget, sent, range));
-                    (r.map_or(f64::INFINITY, |c| c.fpr), r)
-                });
-                consider(refined, &mut best_raw);
-            }
-        }
+        let (best, best_raw) = self.search(
+            better,
+            |k| self.for_k_budget(n, k, budget, sent).0,
+            |k| {
+                self.m_index_range(k)
+                    .and_then(|range| self.raw_for_k_budget(n, k, budget, sent, range))
+            },
+            |c| c.fpr,
+        );
         // The uncompressed filter is always a candidate.
         let chosen = match (best, best_raw) {
             (Some(c), Some(r)) => Some(if better(&r, &c) { r } else { c }),
@@ -1037,42 +1056,13 @@ impl Optimizer {
                 .then(a.k.cmp(&b.k))
                 .is_lt()
         };
-        let mut best: Option<Candidate> = None;
-        let mut best_raw: Option<Candidate> = None;
-        let consider = |c: Option<Candidate>, slot: &mut Option<Candidate>| {
-            if let Some(c) = c {
-                if slot.as_ref().map_or(true, |b| better(&c, b)) {
-                    *slot = Some(c);
-                }
-            }
-        };
-        let mut ks: Vec<HashCount> = self.integer_ks().collect();
-        if self.rational_k {
-            ks.push(self.min_k);
-            ks.push(self.max_k);
-        }
-        for &k in &ks {
-            let (c, r) = self.for_k_target(n, k, target, sent);
-            consider(c, &mut best);
-            consider(r, &mut best_raw);
-        }
-        if self.rational_k {
-            // Expected bytes are a smoother objective than the integer worst case.
-            if let Some(b) = best {
-                let refined = self.refine(b.k, |k| {
-                    let c = self.for_k_target(n, k, target, sent).0;
-                    (c.map_or(f64::INFINITY, |c| c.expected), c)
-                });
-                consider(refined, &mut best);
-            }
-            if let Some(b) = best_raw {
-                let refined = self.refine(b.k, |k| {
-                    let r = self.for_k_target(n, k, target, sent).1;
-                    (r.map_or(f64::INFINITY, |c| c.expected), r)
-                });
-                consider(refined, &mut best_raw);
-            }
-        }
+        // Expected bytes are a smoother objective than the integer worst case.
+        let (best, best_raw) = self.search(
+            better,
+            |k| self.for_k_target(n, k, target, sent).0,
+            |k| self.for_k_target(n, k, target, sent).1,
+            |c| c.expected,
+        );
         let chosen = match (best, best_raw) {
             (Some(c), Some(r)) => Some(if better(&r, &c) { r } else { c }),
             (c, r) => c.or(r),

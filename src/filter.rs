@@ -176,7 +176,7 @@ impl Params {
 
 /// Precomputed geometry, so that insert and query never divide.
 #[derive(Debug, Clone)]
-enum Geometry {
+pub(crate) enum Geometry {
     Standard {
         k: HashCount,
     },
@@ -191,7 +191,7 @@ enum Geometry {
 }
 
 impl Geometry {
-    fn of(params: &Params) -> Geometry {
+    pub(crate) fn of(params: &Params) -> Geometry {
         match &params.layout {
             Layout::Standard { k } => Geometry::Standard { k: *k },
             Layout::Partitioned { k } => Geometry::Partitioned {
@@ -357,7 +357,7 @@ impl BloomFilter {
 
 /// The bit indexes of a key under `params`, fed to `f` until it returns false.
 #[inline]
-fn walk_indexes(
+pub(crate) fn walk_indexes(
     geometry: &Geometry,
     params: &Params,
     key: &[u8],

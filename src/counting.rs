@@ -1,0 +1,260 @@
+//! Counting Bloom filters (Fan et al.; Section V of *Compressed Bloom Filters*): a b-bit
+//! counter in place of each bit, so that keys can be deleted as well as inserted.
+//!
+//! A counter that reaches its largest value `2^b - 1` is *saturated*: it stays there and is
+//! never decremented, because the true count is no longer known (decrementing it could make
+//! a key that is still present disappear). Deleting a key whose counters include a zero is
+//! refused, since that key cannot have been inserted. The counting filter summarizes to the
+//! plain Bloom filter whose bit i is set where counter i is non-zero, and shares its
+//! [`Params`] (m, layout, k, hash family), so a counting filter kept locally can send its
+//! summary, and deltas of it, as ordinary frames.
+//!
+//! ```
+//! use bloomwire::counting::CountingBloomFilter;
+//! use bloomwire::{HashFamily, Params};
+//!
+//! let params = Params::standard(1000, 3, HashFamily::default()).unwrap();
+//! let mut f = CountingBloomFilter::new(params, 4).unwrap();
+//! f.insert(b"a");
+//! f.insert(b"b");
+//! f.remove(b"a").unwrap();
+//! assert!(f.contains(b"b"));
+//! assert!(!f.contains(b"a")); // (barring a collision with b's counters)
+//! assert!(f.remove(b"never inserted").is_err());
+//! assert!(f.to_bloom_filter().contains(b"b"));
+//! ```
+
+use crate::bits::BitArray;
+use crate::error::{invalid, Error, Result};
+use crate::filter::{walk_indexes, BloomFilter, Geometry, Params};
+
+/// The widest counter the crate supports, in bits.
+pub const MAX_COUNTER_BITS: u8 = 8;
+
+/// A Bloom filter of `m` counters of `width` bits each.
+#[derive(Debug, Clone)]
+pub struct CountingBloomFilter {
+    params: Params,
+    geometry: Geometry,
+    width: u8,
+    counters: Vec<u8>,
+    n: u64,
+}
+
+impl PartialEq for CountingBloomFilter {
+    fn eq(&self, other: &Self) -> bool {
+        self.params == other.params
+            && self.width == other.width
+            && self.counters == other.counters
+            && self.n == other.n
+    }
+}
+
+impl Eq for CountingBloomFilter {}
+
+impl CountingBloomFilter {
+    /// An empty filter with counters of `width` bits (1 to 8; 4 is the usual choice).
+    pub fn new(params: Params, width: u8) -> Result<Self> {
+        if !(1..=MAX_COUNTER_BITS).contains(&width) {
+            return Err(invalid(
+                "counter width",
+                format!("{width} is not in 1..={MAX_COUNTER_BITS}"),
+            ));
+        }
+        let m = usize::try_from(params.m())
+            .map_err(|_| invalid("m", "too many counters for this machine"))?;
+        Ok(CountingBloomFilter {
+            geometry: Geometry::of(&params),
+            params,
+            width,
+            counters: vec![0; m],
+            n: 0,
+        })
+    }
+
+    /// A filter from counter values (one per bit, in bit order), each at most
+    /// `2^width - 1`; `n` is the number of keys it holds.
+    pub fn from_counters(params: Params, width: u8, counters: Vec<u8>, n: u64) -> Result<Self> {
+        let mut f = Self::new(params, width)?;
+        if counters.len() != f.counters.len() {
+            return Err(Error::Incompatible("counter count differs from m"));
+        }
+        let max = f.max_count();
+        if let Some(i) = counters.iter().position(|&c| c > max) {
+            return Err(invalid(
+                "counters",
+                format!("counter {i} is {}, above {max}", counters[i]),
+            ));
+        }
+        f.counters = counters;
+        f.n = n;
+        Ok(f)
+    }
+
+    /// The filter's parameters (those of the Bloom filter it summarizes to).
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    /// Bits per counter.
+    pub fn width(&self) -> u8 {
+        self.width
+    }
+
+    /// The saturation value `2^width - 1`.
+    pub fn max_count(&self) -> u8 {
+        (((1u16) << self.width) - 1) as u8
+    }
+
+    /// The counters, in bit order.
+    pub fn counters(&self) -> &[u8] {
+        &self.counters
+    }
+
+    /// Keys inserted minus keys removed.
+    pub fn n(&self) -> u64 {
+        self.n
+    }
+
+    /// Number of saturated counters.
+    pub fn saturated(&self) -> usize {
+        let max = self.max_count();
+        self.counters.iter().filter(|&&c| c == max).count()
+    }
+
+    /// Insert a key: increment its counters, saturating at `2^width - 1`.
+    pub fn insert(&mut self, key: impl AsRef<[u8]>) {
+        let max = self.max_count();
+        let counters = &mut self.counters;
+        walk_indexes(&self.geometry, &self.params, key.as_ref(), |i| {
+            let c = &mut counters[i as usize];
+            if *c < max {
+                *c += 1;
+            }
+            true
+        });
+        self.n += 1;
+    }
+
+    /// Remove a key: decrement its counters, leaving saturated ones alone. Refused with
+    /// [`Error::InvalidParameter`], and nothing changed, when one of its counters is zero
+    /// (the key is not in the filter).
+    pub fn remove(&mut self, key: impl AsRef<[u8]>) -> Result<()> {
+        let key = key.as_ref();
+        if !self.contains(key) {
+            return Err(invalid(
+                "key",
+                "not in the filter: one of its counters is zero",
+            ));
+        }
+        let max = self.max_count();
+        let counters = &mut self.counters;
+        walk_indexes(&self.geometry, &self.params, key, |i| {
+            let c = &mut counters[i as usize];
+            if *c != max {
+                // Non-zero: a key's indexes may repeat, but each repeat was counted too
+                // (or the counter saturated on the way).
+                *c = c.saturating_sub(1);
+            }
+            true
+        });
+        self.n = self.n.saturating_sub(1);
+        Ok(())
+    }
+
+    /// Whether a key may be in the set: false means certainly not.
+    pub fn contains(&self, key: impl AsRef<[u8]>) -> bool {
+        walk_indexes(&self.geometry, &self.params, key.as_ref(), |i| {
+            self.counters[i as usize] != 0
+        })
+    }
+
+    /// The plain Bloom filter this one summarizes: bit i set where counter i is non-zero.
+    pub fn to_bloom_filter(&self) -> BloomFilter {
+        let mut words = vec![0u64; self.counters.len().div_ceil(64)];
+        for (i, &c) in self.counters.iter().enumerate() {
+            if c != 0 {
+                words[i / 64] |= 1 << (i % 64);
+            }
+        }
+        let bits = BitArray::from_words(words, self.params.m()).expect("one bit per counter");
+        BloomFilter::from_parts(self.params.clone(), bits, self.n).expect("lengths agree")
+    }
+
+    /// How many counters hold each value `0..=2^width - 1`: the distribution whose
+    /// entropy bounds what a coder needs per counter.
+    pub fn histogram(&self) -> Vec<u64> {
+        let mut h = vec![0u64; usize::from(self.max_count()) + 1];
+        for &c in &self.counters {
+            h[usize::from(c)] += 1;
+        }
+        h
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::HashFamily;
+
+    fn params(m: u64, k: u32) -> Params {
+        Params::standard(m, k, HashFamily::default()).unwrap()
+    }
+
+    #[test]
+    fn widths_are_checked() {
+        assert!(CountingBloomFilter::new(params(10, 2), 0).is_err());
+        assert!(CountingBloomFilter::new(params(10, 2), 9).is_err());
+        assert_eq!(
+            CountingBloomFilter::new(params(10, 2), 8)
+                .unwrap()
+                .max_count(),
+            255
+        );
+        assert!(CountingBloomFilter::from_counters(params(2, 1), 2, vec![0, 4], 0).is_err());
+        assert!(CountingBloomFilter::from_counters(params(2, 1), 2, vec![0], 0).is_err());
+    }
+
+    #[test]
+    fn saturated_counters_stay_saturated() {
+        // One-bit counters saturate at once: deletions never clear anything.
+        let mut f = CountingBloomFilter::new(params(64, 2), 1).unwrap();
+        f.insert(b"x");
+        let before = f.counters().to_vec();
+        f.remove(b"x").unwrap();
+        assert_eq!(f.counters(), &before[..]);
+        assert!(f.contains(b"x"));
+        // A 2-bit counter hit five times stays at 3 through any number of deletions.
+        let mut f = CountingBloomFilter::new(params(1, 1), 2).unwrap();
+        for _ in 0..5 {
+            f.insert(b"k");
+        }
+        assert_eq!(f.counters(), &[3]);
+        for _ in 0..5 {
+            f.remove(b"k").unwrap();
+        }
+        assert_eq!(f.counters(), &[3]);
+        assert_eq!(f.saturated(), 1);
+    }
+
+    #[test]
+    fn removing_an_absent_key_changes_nothing() {
+        let mut f = CountingBloomFilter::new(params(1000, 3), 4).unwrap();
+        f.insert(b"present");
+        let before = f.clone();
+        assert!(f.remove(b"absent").is_err());
+        assert_eq!(f, before);
+    }
+
+    #[test]
+    fn the_summary_is_the_plain_filter_of_the_same_keys() {
+        let mut c = CountingBloomFilter::new(params(5000, 4), 4).unwrap();
+        let mut b = BloomFilter::new(params(5000, 4));
+        for i in 0u32..500 {
+            c.insert(i.to_le_bytes());
+            b.insert(i.to_le_bytes());
+        }
+        assert_eq!(c.to_bloom_filter(), b);
+        assert_eq!(c.histogram().iter().sum::<u64>(), 5000);
+    }
+}

@@ -412,6 +412,17 @@ fn accept_vectors() -> Vec<VectorFile> {
         1000..1400,
         None,
     ));
+    out.extend(accept_files(
+        "gen8_full",
+        &Encoder::new()
+            .coding(Coding::KnownP)
+            .encode_generation(&g8, 8)
+            .expect("no budget"),
+        g8.bits(),
+        &g8,
+        20..420,
+        None,
+    ));
     let k3 = other_shape();
     out.extend(accept_files(
         "gen7_other_shape",
@@ -752,7 +763,8 @@ fn reject_vectors() -> Vec<VectorFile> {
     ];
     let mut manifest = serde_json::Map::new();
     let mut out = Vec::new();
-    // Deltas that decode but must not be applied to the base named by `apply_to`.
+    // Deltas that decode but that a receiver holding the frame named by `apply_to` must
+    // refuse (section 5.2).
     let [g7, g8, g9, _] = delta_generations();
     let delta = |base: &BloomFilter, b: u64, next: &BloomFilter, g: u64| {
         Encoder::new()
@@ -790,6 +802,18 @@ fn reject_vectors() -> Vec<VectorFile> {
             forged,
             "ResultMismatch",
             "accept/gen7_base.bin",
+        ),
+        (
+            "delta_applied_to_other_shape",
+            delta(&g7, 7, &g8, 8),
+            "Incompatible",
+            "accept/gen7_other_shape.bin",
+        ),
+        (
+            "delta_already_applied",
+            delta(&g7, 7, &g8, 8),
+            "StaleGeneration",
+            "accept/gen8_full.bin",
         ),
     ] {
         let file = format!("{name}.bin");

@@ -4,6 +4,7 @@
 #[path = "../examples/vectors.rs"]
 mod generator;
 
+use bloomwire::delta::Receiver;
 use bloomwire::frame::{decode, decode_message, Limits, Message};
 use bloomwire::Error;
 use serde_json::Value;
@@ -131,15 +132,16 @@ fn reject_vectors_fail_with_the_named_error() {
     for (file, expect) in entries {
         let frame = std::fs::read(dir.join(file)).unwrap();
         let err = match expect.get("apply_to") {
-            // A delta that decodes, applied to the wrong base.
+            // A delta that decodes, refused by a receiver holding `apply_to`.
             Some(base) => {
-                let Message::Delta(d) = decode_message(&frame, &Limits::default()).unwrap() else {
-                    panic!("{file} is not a delta")
-                };
-                let base = read(".", base.as_str().unwrap());
-                let base = decode(&base, &Limits::default()).unwrap();
-                d.apply(&base.filter, base.header.generation)
-                    .expect_err(file)
+                let mut receiver = Receiver::new(Limits::default());
+                receiver
+                    .receive(&read(".", base.as_str().unwrap()))
+                    .unwrap();
+                let before = receiver.filter().cloned();
+                let err = receiver.receive(&frame).expect_err(file);
+                assert_eq!(receiver.filter().cloned(), before, "{file}");
+                err
             }
             None => decode(&frame, &Limits::default()).expect_err(file),
         };

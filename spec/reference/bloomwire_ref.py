@@ -657,12 +657,18 @@ _SHAPE_FIELDS = ("m", "filter_type", "k_raw", "block_k_raw", "base_hash", "seed"
                  "index_scheme")
 
 
+class StaleGeneration(BloomwireError):
+    """§5.2 step 1: the frame is not newer than the generation held."""
+
+
 def apply_delta(base, delta):
-    """§5.2 step 3: apply a decoded delta frame to a decoded base frame held as
+    """§5.2 steps 1 and 3: apply a decoded delta frame to a decoded base frame held as
     generation base.header['generation'].  Returns a new Frame; `base` is unchanged."""
     bh, dh = base.header, delta.header
     if dh["frame_kind"] != 1:
         raise ValueError("not a delta frame")
+    if dh["generation"] <= bh["generation"]:
+        raise StaleGeneration(f"generation {dh['generation']}, held {bh['generation']}")
     if dh["base_generation"] != bh["generation"]:
         raise GenerationGap(f"delta for generation {dh['base_generation']}, "
                             f"held {bh['generation']}")

@@ -19,12 +19,11 @@
 //! precision 24, whose decoding step needs no division; a decoded payload must leave the coder
 //! exactly empty (state 0, no words left).
 
-use constriction::stream::queue::{DefaultRangeEncoder, EncoderSituation};
 use constriction::stream::stack::DefaultAnsCoder;
 use constriction::stream::{Decode, Encode};
 
 use crate::bits::BitArray;
-use crate::model::{Adaptive, BitModel, SymbolTable, BIT_PRECISION};
+use crate::model::{Adaptive, SymbolTable, BIT_PRECISION};
 
 /// Why a payload did not decode. The frame layer adds the byte offset.
 pub(crate) type PayloadError = &'static str;
@@ -47,6 +46,94 @@ fn bytes_to_words(bytes: &[u8]) -> Result<Vec<u32>, PayloadError> {
         .collect())
 }
 
+/// A two-symbol range encoder, word for word the output of `constriction`'s
+/// `RangeEncoder<u32, u64>` at precision 16 with the same model (a test checks this), but
+/// specialised to bits: no model trait, no per-symbol `Result`. Measured on 8 Mbit filters it
+/// encodes about twice as fast.
+struct RangeBitEncoder {
+    words: Vec<u32>,
+    lower: u64,
+    range: u64,
+    /// Words held back because the interval straddles a multiple of 2^64 (their value
+    /// depends on a carry not yet known): the first one, and how many.
+    pending: Option<(u32, usize)>,
+}
+
+impl RangeBitEncoder {
+    fn with_capacity(bits: u64) -> Self {
+        RangeBitEncoder {
+            words: Vec::with_capacity((bits / 32) as usize + 2),
+            lower: 0,
+            range: u64::MAX,
+            pending: None,
+        }
+    }
+
+    #[inline]
+    fn encode(&mut self, bit: bool, q0: u32) {
+        let scale = self.range >> BIT_PRECISION;
+        let bound = scale * u64::from(q0);
+        let upper = (scale << BIT_PRECISION) - bound;
+        // Selects, not branches: the bit is as unpredictable as the filter.
+        let new_lower = self.lower.wrapping_add(if bit { bound } else { 0 });
+        self.range = if bit { upper } else { bound };
+        if let Some((first, count)) = self.pending {
+            if new_lower.wrapping_add(self.range) > new_lower {
+                // The interval no longer straddles 2^64: the held-back words are known.
+                let (first, rest) = if new_lower < self.lower {
+                    (first.wrapping_add(1), 0)
+                } else {
+                    (first, u32::MAX)
+                };
+                self.words.push(first);
+                for _ in 1..count {
+                    self.words.push(rest);
+                }
+                self.pending = None;
+            }
+        }
+        self.lower = new_lower;
+        if self.range < 1 << 32 {
+            self.range <<= 32;
+            let word = (self.lower >> 32) as u32;
+            self.lower <<= 32;
+            match &mut self.pending {
+                Some((_, count)) => *count += 1,
+                None if self.lower.wrapping_add(self.range) > self.lower => self.words.push(word),
+                None => self.pending = Some((word, 1)),
+            }
+        }
+    }
+
+    /// Write the words big-endian, resolve held-back words, append the termination bytes
+    /// and drop trailing zero bytes.
+    fn finish(self) -> Vec<u8> {
+        let (b, x, carry) = termination(self.lower, self.range);
+        let mut out = Vec::with_capacity(self.words.len() * 4 + 16);
+        for w in &self.words {
+            out.extend_from_slice(&w.to_be_bytes());
+        }
+        if let Some((first, count)) = self.pending {
+            // Their value depends on whether the final point carries past 2^64.
+            let (first, rest) = if carry {
+                (first.wrapping_add(1), 0)
+            } else {
+                (first, u32::MAX)
+            };
+            out.extend_from_slice(&first.to_be_bytes());
+            for _ in 1..count {
+                out.extend_from_slice(&rest.to_be_bytes());
+            }
+        } else {
+            debug_assert!(!carry, "no carry without held-back words");
+        }
+        out.extend_from_slice(&x.to_be_bytes()[..b]);
+        let keep = out.iter().rposition(|&byte| byte != 0).map_or(0, |i| i + 1);
+        out.truncate(keep);
+        out
+    }
+}
+
 /// Range-code the bits of `bits`, each with the probability `q0_of` gives before it is coded
 /// (`update` is told every coded bit, for adaptive models).
 fn range_encode(
@@ -54,19 +141,17 @@ fn range_encode(
     mut q0_of: impl FnMut() -> u32,
     mut update: impl FnMut(bool),
 ) -> Vec<u8> {
-    let mut enc = DefaultRangeEncoder::new();
     let m = bits.len();
+    let mut enc = RangeBitEncoder::with_capacity(m);
     for (wi, &word) in bits.words().iter().enumerate() {
         let count = (m - wi as u64 * 64).min(64);
         for j in 0..count {
             let bit = (word >> j) & 1 == 1;
-            let model = BitModel { q0: q0_of() };
-            enc.encode_symbol(bit, model)
-                .expect("probabilities are in 1..2^16 and the backend is a Vec");
+            enc.encode(bit, q0_of());
             update(bit);
         }
     }
-    terminate(enc)
+    enc.finish()
 }
 
 /// The termination of a range-coded payload whose final interval is `[lower, lower +
@@ -84,35 +169,6 @@ pub(crate) fn termination(lower: u64, range: u64) -> (usize, u64, bool) {
         }
     }
     unreachable!("range >= 2^32 always admits b = 4")
-}
-
-/// Write the encoder's words big-endian, resolve words held back for a pending carry,
-/// append the termination bytes and drop trailing zero bytes.
-fn terminate(enc: DefaultRangeEncoder) -> Vec<u8> {
-    let (words, state, situation) = enc.into_raw_parts();
-    let (b, x, carry) = termination(state.lower(), state.range().get());
-    let mut out = Vec::with_capacity(words.len() * 4 + 16);
-    for w in &words {
-        out.extend_from_slice(&w.to_be_bytes());
-    }
-    if let EncoderSituation::Inverted(count, first) = situation {
-        // Words whose value depends on whether the final point carries past 2^64.
-        let (first, rest) = if carry {
-            (first.wrapping_add(1), 0)
-        } else {
-            (first, u32::MAX)
-        };
-        out.extend_from_slice(&first.to_be_bytes());
-        for _ in 1..count.get() {
-            out.extend_from_slice(&rest.to_be_bytes());
-        }
-    } else {
-        debug_assert!(!carry, "no carry without a pending inversion");
-    }
-    out.extend_from_slice(&x.to_be_bytes()[..b]);
-    let keep = out.iter().rposition(|&byte| byte != 0).map_or(0, |i| i + 1);
-    out.truncate(keep);
-    out
 }
 
 /// Encode with a fixed zero probability `q0 / 2^16`.
@@ -186,12 +242,9 @@ impl<'a> RangeBitDecoder<'a> {
         }
         let bound = scale * u64::from(q0);
         let bit = offset >= bound;
-        if bit {
-            self.lower = self.lower.wrapping_add(bound);
-            self.range = scale * u64::from((1 << BIT_PRECISION) - q0);
-        } else {
-            self.range = bound;
-        }
+        let upper = (scale << BIT_PRECISION) - bound;
+        self.lower = self.lower.wrapping_add(if bit { bound } else { 0 });
+        self.range = if bit { upper } else { bound };
         if self.range < 1 << 32 {
             self.lower <<= 32;
             self.range <<= 32;
@@ -380,7 +433,7 @@ mod tests {
         crate::hashing::fmix64(x)
     }
 
-    /// Generic-decoder form of the bit model, for the comparison above.
+    /// The bit model in the form `constriction`'s generic coders take, to check ours against.
     #[derive(Clone, Copy)]
     struct BitModelDec {
         q0: u32,
@@ -388,6 +441,18 @@ mod tests {
     impl constriction::stream::model::EntropyModel<16> for BitModelDec {
         type Symbol = bool;
         type Probability = u32;
+    }
+    impl constriction::stream::model::EncoderModel<16> for BitModelDec {
+        fn left_cumulative_and_probability(
+            &self,
+            bit: impl core::borrow::Borrow<bool>,
+        ) -> Option<(u32, core::num::NonZeroU32)> {
+            if *bit.borrow() {
+                Some((self.q0, core::num::NonZeroU32::new(65536 - self.q0)?))
+            } else {
+                Some((0, core::num::NonZeroU32::new(self.q0)?))
+            }
+        }
     }
     impl constriction::stream::model::DecoderModel<16> for BitModelDec {
         fn quantile_function(&self, q: u32) -> (bool, u32, core::num::NonZeroU32) {
@@ -400,6 +465,35 @@ mod tests {
                     core::num::NonZeroU32::new(65536 - self.q0).unwrap(),
                 )
             }
+        }
+    }
+
+    #[test]
+    fn own_range_encoder_agrees_with_constriction() {
+        use constriction::stream::queue::{DefaultRangeEncoder, EncoderSituation};
+        for seed in 0..300u64 {
+            let m = 1 + seed * 13;
+            let bits = pseudo_random_bits(m, fmix(seed) % 1025, seed);
+            let q0 = 1 + (fmix(seed + 7) % 65535) as u32;
+            let mut theirs = DefaultRangeEncoder::new();
+            let mut ours = RangeBitEncoder::with_capacity(m);
+            for i in 0..m {
+                theirs
+                    .encode_symbol(bits.get(i), BitModelDec { q0 })
+                    .unwrap();
+                ours.encode(bits.get(i), q0);
+            }
+            let (words, state, situation) = theirs.into_raw_parts();
+            assert_eq!(ours.words, words, "seed {seed}");
+            assert_eq!(
+                (ours.lower, ours.range),
+                (state.lower(), state.range().get())
+            );
+            let pending = match situation {
+                EncoderSituation::Normal => None,
+                EncoderSituation::Inverted(count, first) => Some((first, count.get())),
+            };
+            assert_eq!(ours.pending, pending, "seed {seed}");
         }
     }
 

@@ -96,11 +96,8 @@ impl Adaptive {
     /// Count a coded bit.
     #[inline]
     pub fn update(&mut self, bit: bool) {
-        if bit {
-            self.c1 += 1;
-        } else {
-            self.c0 += 1;
-        }
+        self.c1 += u64::from(bit);
+        self.c0 += u64::from(!bit);
         let total = self.c0 + self.c1;
         if total <= 1 << BIT_PRECISION {
             // C0 < 2^16 here, so the numerator fits 32 bits.
@@ -111,42 +108,12 @@ impl Adaptive {
             // numerator' = quotient * total + (remainder - quotient + [bit = 0] * 2^16),
             // and 0 <= quotient < 2^16 < total, so at most one correction each way.
             let old_quotient = self.quotient;
-            let mut r = self.remainder + if bit { 0 } else { 1 << BIT_PRECISION };
-            if r < old_quotient {
-                self.quotient -= 1;
-                r += total;
-            }
-            r -= old_quotient;
-            if r >= total {
-                self.quotient += 1;
-                r -= total;
-            }
-            self.remainder = r;
-        }
-    }
-}
-
-/// A two-symbol model in the form `constriction`'s coders take, for encoding.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct BitModel {
-    pub(crate) q0: u32,
-}
-
-impl EntropyModel<BIT_PRECISION> for BitModel {
-    type Symbol = bool;
-    type Probability = u32;
-}
-
-impl EncoderModel<BIT_PRECISION> for BitModel {
-    #[inline]
-    fn left_cumulative_and_probability(
-        &self,
-        symbol: impl core::borrow::Borrow<bool>,
-    ) -> Option<(u32, NonZeroU32)> {
-        if *symbol.borrow() {
-            Some((self.q0, NonZeroU32::new(BIT_TOTAL - self.q0)?))
-        } else {
-            Some((0, NonZeroU32::new(self.q0)?))
+            let r = self.remainder + (u64::from(!bit) << BIT_PRECISION);
+            let down = r < old_quotient;
+            let r = r + if down { total } else { 0 } - old_quotient;
+            let up = r >= total;
+            self.quotient = self.quotient + u64::from(up) - u64::from(down);
+            self.remainder = r - if up { total } else { 0 };
         }
     }
 }

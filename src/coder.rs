@@ -1,23 +1,26 @@
 //! The entropy coders: `constriction`'s range coder for the per-bit models, its ANS coder for
 //! the multi-bit symbol model, and matching decoders.
 //!
-//! Payloads are sequences of 32-bit words written little-endian.
-//!
-//! **Range coder** (a queue: words are read in the order written). Encoding uses
-//! `constriction::stream::queue::DefaultRangeEncoder` (64-bit state, 32-bit words) at
-//! precision 16, with our own termination: instead of sealing with whole words, the payload
-//! ends with the fewest bytes that name a point of the final interval ([`termination`]),
-//! and the words are written big-endian so that trailing zero bytes can be left out (a
-//! decoder reads zeros past the end). That saves two to three bytes a frame over whole-word
-//! sealing. Decoding uses [`RangeBitDecoder`], the same algorithm specialised to two symbols
-//! so that it needs no division: `floor(d / s) < c` is `d < s * c`. The decoder also checks
-//! that the payload is exactly what the encoder writes for the decoded bits, so every bit
-//! array has one encoding and a decoder never accepts two frames for the same filter.
+//! **Range coder** (a queue: words are read in the order written). The algorithm is
+//! `constriction`'s `RangeEncoder<u32, u64>` at precision 16 (64-bit state, 32-bit words).
+//! Encoding and decoding use [`RangeBitEncoder`] and [`RangeBitDecoder`], the same
+//! algorithm specialised to two symbols: no model trait, no per-symbol `Result`, selects
+//! instead of branches on the unpredictable bit, and a decoder without division
+//! (`floor(d / s) < c` is `d < s * c`). Tests check both against `constriction`'s generic
+//! coders word for word; measured on 8 Mbit filters the specialised encoder is 1.2 to 2.4
+//! times as fast. The termination is our own: instead of sealing with whole words, the
+//! payload ends with the fewest bytes that name a point of the final interval
+//! ([`termination`]), and the words are written big-endian so that trailing zero bytes can
+//! be left out (a decoder reads zeros past the end); that saves two to three bytes a frame.
+//! The decoder checks that the payload is exactly what the encoder writes for the decoded
+//! bits, so every bit array has one encoding and a decoder never accepts two frames for the
+//! same filter.
 //!
 //! **ANS coder** (a stack: the encoder codes symbols last to first, the decoder pops words
-//! from the end). Encoding and decoding use `constriction::stream::stack::DefaultAnsCoder` at
-//! precision 24, whose decoding step needs no division; a decoded payload must leave the coder
-//! exactly empty (state 0, no words left).
+//! from the end; words little-endian). Encoding and decoding use
+//! `constriction::stream::stack::DefaultAnsCoder` at precision 24, whose decoding step needs
+//! no division; a decoded payload must leave the coder exactly empty (state 0, no words
+//! left).
 
 use constriction::stream::stack::DefaultAnsCoder;
 use constriction::stream::{Decode, Encode};

@@ -181,6 +181,57 @@ impl CountingBloomFilter {
         BloomFilter::from_parts(self.params.clone(), bits, self.n).expect("lengths agree")
     }
 
+    /// The packed counters, `width` bits each (see
+    /// [`pack_counters`](crate::counter_coding::pack_counters)): the raw payload of a
+    /// counting frame.
+    pub fn packed(&self) -> Vec<u8> {
+        crate::counter_coding::pack_counters(&self.counters, self.width)
+    }
+
+    /// CRC-32C of [`packed`](Self::packed): the digest delta frames name generations by.
+    pub fn digest(&self) -> u32 {
+        crc32c::crc32c(&self.packed())
+    }
+
+    /// The counter-wise difference `(self - base) mod 2^width`: what a delta frame carries.
+    /// Errors with [`Error::Incompatible`] unless both filters have the same parameters and
+    /// counter width.
+    pub fn difference(&self, base: &CountingBloomFilter) -> Result<Vec<u8>> {
+        if self.params != base.params || self.width != base.width {
+            return Err(Error::Incompatible(
+                "counting filters differ in m, layout, k, hash family or counter width",
+            ));
+        }
+        let mask = self.max_count();
+        Ok(self
+            .counters
+            .iter()
+            .zip(&base.counters)
+            .map(|(&a, &b)| a.wrapping_sub(b) & mask)
+            .collect())
+    }
+
+    /// The filter whose counters are these plus `difference` (mod `2^width`, counter by
+    /// counter), holding `n` keys: the inverse of [`difference`](Self::difference).
+    pub fn add_difference(&self, difference: &[u8], n: u64) -> Result<CountingBloomFilter> {
+        if difference.len() != self.counters.len() {
+            return Err(Error::Incompatible("difference length differs from m"));
+        }
+        let mask = self.max_count();
+        Ok(CountingBloomFilter {
+            params: self.params.clone(),
+            geometry: self.geometry.clone(),
+            width: self.width,
+            counters: self
+                .counters
+                .iter()
+                .zip(difference)
+                .map(|(&a, &d)| a.wrapping_add(d) & mask)
+                .collect(),
+            n,
+        })
+    }
+
     /// How many counters hold each value `0..=2^width - 1`: the distribution whose
     /// entropy bounds what a coder needs per counter.
     pub fn histogram(&self) -> Vec<u64> {

@@ -863,7 +863,7 @@ fn histogram_json(counters: &[u8], width: u8) -> Value {
 }
 
 /// The frame file and manifest of a counting frame. `counters` are the decoded payload's
-/// counters (for a delta, the difference), `filter` the filter the keys are queried on.
+/// counters (for a delta, the XOR), `filter` the filter the keys are queried on.
 fn counting_accept_files(
     name: &str,
     frame: &Frame,
@@ -1075,7 +1075,7 @@ fn counting_accept_vectors() -> Vec<VectorFile> {
         &other_members,
         None,
     ));
-    let diff = g8.difference(&g7).expect("same shape");
+    let xor = g8.xor(&g7).expect("same shape");
     for (name, coding) in [
         ("counting_delta_gen8_known", Coding::KnownCounters),
         ("counting_delta_gen8_adaptive", Coding::AdaptiveCounters),
@@ -1089,7 +1089,7 @@ fn counting_accept_vectors() -> Vec<VectorFile> {
         out.extend(counting_accept_files(
             name,
             &frame,
-            &diff,
+            &xor,
             &g8,
             &g8_members,
             Some("counting_gen7_base.bin"),

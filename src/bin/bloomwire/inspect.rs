@@ -106,9 +106,9 @@ pub fn run(args: &Args) -> Result<()> {
                 });
             }
             Ok(Message::CountingDelta(delta)) => {
-                // The counter-wise difference of two generations: how many counters changed.
+                // The counter-wise XOR of two generations: how many counters changed.
                 let width = delta.header.counter_width.expect("a counting frame");
-                report.fill = Some(Fill::of_counters(&delta.difference, width));
+                report.fill = Some(Fill::of_counters(&delta.xor, width));
             }
             Err(e) => report.problem = Some(e.to_string()),
         }

@@ -9,7 +9,7 @@
 use bloomwire::counter_coding::histogram_entropy;
 use bloomwire::counting::CountingBloomFilter;
 use bloomwire::frame::{Coding, Encoder};
-use bloomwire::{HashFamily, Params};
+use bloomwire::{HashFamily, Optimizer, Params};
 
 fn key(tag: u32, i: u32) -> Vec<u8> {
     [tag.to_le_bytes(), i.to_le_bytes()].concat()
@@ -97,6 +97,38 @@ fn main() {
             "| {name} | {} | {} |",
             coded(&base, diff),
             coded(&base, xor)
+        );
+    }
+    println!();
+    println!("counting plans for n = {n}, 4-bit counters, against 12 simulated filters each");
+    println!("| budget | m | k | H per counter | f | expected | worst case | simulated mean | simulated max |");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for budget in [12_000u64, 16_000, 24_000] {
+        let plan = Optimizer::new()
+            .plan_counting(n.into(), 4, budget)
+            .expect("fits");
+        let sizes: Vec<usize> = (0..12u32)
+            .map(|seed| {
+                let mut f = CountingBloomFilter::new(plan.params.clone(), 4).expect("valid");
+                for i in 0..n {
+                    f.insert(key(1000 + seed, i));
+                }
+                Encoder::new()
+                    .encode_counting_with(&f, Coding::AdaptiveCounters)
+                    .expect("a counter coding")
+                    .encoded_len()
+            })
+            .collect();
+        let mean = sizes.iter().sum::<usize>() as f64 / sizes.len() as f64;
+        println!(
+            "| {budget} | {} | {} | {:.4} | {:.5} | {:.1} | {} | {mean:.1} | {} |",
+            plan.m(),
+            plan.k(),
+            plan.entropy_per_counter,
+            plan.false_positive_rate,
+            plan.expected_bytes,
+            plan.worst_case_bytes,
+            sizes.iter().max().expect("12 sizes"),
         );
     }
 }

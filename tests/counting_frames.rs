@@ -140,7 +140,10 @@ quickcheck! {
     ) -> TestResult {
         let (m, k, width) = (1 + u64::from(m % 3000), 1 + u32::from(k % 5), 1 + width % 8);
         let Some(layout) = layout(which, m, k) else { return TestResult::discard() };
-        let params = Params::new(m, layout, HashFamily::default()).unwrap();
+        // (Proportional blocks of a small m can round k below 1.)
+        let Ok(params) = Params::new(m, layout, HashFamily::default()) else {
+            return TestResult::discard();
+        };
         let mut f = CountingBloomFilter::new(params, width).unwrap();
         let mut set = HashMap::new();
         run(&mut f, &mut set, keys, &ops);
@@ -334,4 +337,74 @@ fn bad_input_gets_typed_errors() {
             Err(Error::Incomplete { .. })
         ));
     }
+}
+
+#[test]
+fn counter_entropy_matches_simulated_histograms() {
+    // theory::counter_entropy of Poisson(kn/m) against the empirical entropy of real
+    // filters' counters, saturation included (2-bit counters saturate at 3).
+    use bloomwire::theory::{counter_entropy, counter_mean};
+    for (m, k, width) in [(80_000u64, 4u32, 4u8), (160_000, 2, 4), (40_000, 3, 2)] {
+        let mut empirical = 0.0;
+        for seed in 0..4 {
+            let f = filled(m, k, width, 10_000, 100 + seed);
+            empirical += histogram_entropy(&f.histogram()) / 4.0;
+        }
+        let f = filled(m, k, width, 0, 0);
+        let theory = counter_entropy(counter_mean(f.params(), 10_000.0), width);
+        assert!(
+            (empirical / theory - 1.0).abs() < 0.005,
+            "m={m} k={k} b={width}: simulated {empirical:.5} bits, theory {theory:.5}"
+        );
+    }
+}
+
+#[test]
+fn counting_plans_hold_in_simulation() {
+    // Plan 10 000 keys with 4-bit counters into 16 kB, build 12 filters with the planned
+    // parameters and other keys, and code them: every frame fits the worst case, and the
+    // mean is within 0.5% of the expected size.
+    let n = 10_000u32;
+    let plan = bloomwire::Optimizer::new()
+        .plan_counting(n.into(), 4, 16_000)
+        .unwrap();
+    assert!(plan.worst_case_bytes <= 16_000);
+    let raw_m = 2 * 16_000; // packed counters fit at most 32 000 counters
+    assert!(plan.m() > 3 * raw_m, "{}", plan.m());
+    let trials = 12u32;
+    let mut total = 0.0;
+    for seed in 0..trials {
+        let mut f = CountingBloomFilter::new(plan.params.clone(), 4).unwrap();
+        for i in 0..n {
+            f.insert([(1000 + seed).to_le_bytes(), i.to_le_bytes()].concat());
+        }
+        let bytes = Encoder::new()
+            .encode_counting_with(&f, Coding::AdaptiveCounters)
+            .unwrap()
+            .encoded_len();
+        assert!(
+            bytes as u64 <= plan.worst_case_bytes,
+            "{bytes} > {}",
+            plan.worst_case_bytes
+        );
+        total += bytes as f64;
+    }
+    let mean = total / f64::from(trials);
+    assert!(
+        (mean / plan.expected_bytes - 1.0).abs() < 0.005,
+        "simulated {mean}, planned {}",
+        plan.expected_bytes
+    );
+    // More bytes buy a lower false positive rate; too few bytes are refused.
+    let bigger = bloomwire::Optimizer::new()
+        .plan_counting(n.into(), 4, 24_000)
+        .unwrap();
+    assert!(bigger.false_positive_rate < plan.false_positive_rate);
+    assert!(matches!(
+        bloomwire::Optimizer::new().plan_counting(n.into(), 4, 20),
+        Err(Error::OverBudget { .. })
+    ));
+    assert!(bloomwire::Optimizer::new()
+        .plan_counting(n.into(), 9, 16_000)
+        .is_err());
 }

@@ -31,6 +31,17 @@ use crate::filter::{walk_indexes, BloomFilter, Geometry, Params};
 /// The widest counter the crate supports, in bits.
 pub const MAX_COUNTER_BITS: u8 = 8;
 
+fn check_width(width: u8) -> Result<()> {
+    if (1..=MAX_COUNTER_BITS).contains(&width) {
+        Ok(())
+    } else {
+        Err(invalid(
+            "counter width",
+            format!("{width} is not in 1..={MAX_COUNTER_BITS}"),
+        ))
+    }
+}
+
 /// A Bloom filter of `m` counters of `width` bits each.
 #[derive(Debug, Clone)]
 pub struct CountingBloomFilter {
@@ -55,12 +66,7 @@ impl Eq for CountingBloomFilter {}
 impl CountingBloomFilter {
     /// An empty filter with counters of `width` bits (1 to 8; 4 is the usual choice).
     pub fn new(params: Params, width: u8) -> Result<Self> {
-        if !(1..=MAX_COUNTER_BITS).contains(&width) {
-            return Err(invalid(
-                "counter width",
-                format!("{width} is not in 1..={MAX_COUNTER_BITS}"),
-            ));
-        }
+        check_width(width)?;
         let m = usize::try_from(params.m())
             .map_err(|_| invalid("m", "too many counters for this machine"))?;
         Ok(CountingBloomFilter {
@@ -75,20 +81,24 @@ impl CountingBloomFilter {
     /// A filter from counter values (one per bit, in bit order), each at most
     /// `2^width - 1`; `n` is the number of keys it holds.
     pub fn from_counters(params: Params, width: u8, counters: Vec<u8>, n: u64) -> Result<Self> {
-        let mut f = Self::new(params, width)?;
-        if counters.len() != f.counters.len() {
+        check_width(width)?;
+        if counters.len() as u64 != params.m() {
             return Err(Error::Incompatible("counter count differs from m"));
         }
-        let max = f.max_count();
+        let max = (((1u16) << width) - 1) as u8;
         if let Some(i) = counters.iter().position(|&c| c > max) {
             return Err(invalid(
                 "counters",
                 format!("counter {i} is {}, above {max}", counters[i]),
             ));
         }
-        f.counters = counters;
-        f.n = n;
-        Ok(f)
+        Ok(CountingBloomFilter {
+            geometry: Geometry::of(&params),
+            params,
+            width,
+            counters,
+            n,
+        })
     }
 
     /// The filter's parameters (those of the Bloom filter it summarizes to).

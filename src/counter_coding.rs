@@ -126,8 +126,13 @@ impl CounterTable {
     #[inline]
     fn find(&self, quantile: u32) -> (u8, u32, u32) {
         // cum[0] = 0 <= quantile < cum[t] = 2^16: the last v with cum[v] <= quantile has
-        // f(v) > 0 (a zero-frequency v has cum[v] = cum[v + 1]).
-        let v = self.cum.partition_point(|&c| c <= quantile) - 1;
+        // f(v) > 0 (a zero-frequency v has cum[v] = cum[v + 1]). A linear scan from 0: small
+        // counter values are by far the most frequent (measured 3 times as fast as a binary
+        // search on 4-bit counters, where most counters are 0).
+        let mut v = 0;
+        while self.cum[v + 1] <= quantile {
+            v += 1;
+        }
         (v as u8, self.cum[v], self.freq[v])
     }
 

@@ -7,7 +7,9 @@
 //! refused, since that key cannot have been inserted. The counting filter summarizes to the
 //! plain Bloom filter whose bit i is set where counter i is non-zero, and shares its
 //! [`Params`] (m, layout, k, hash family), so a counting filter kept locally can send its
-//! summary, and deltas of it, as ordinary frames.
+//! summary, and deltas of it, as ordinary frames; or it is sent whole as a frame of filter
+//! type 3 ([`Encoder::encode_counting`](crate::frame::Encoder::encode_counting)), its
+//! counters coded close to their entropy ([`counter_coding`](crate::counter_coding)).
 //!
 //! ```
 //! use bloomwire::counting::CountingBloomFilter;

@@ -1022,6 +1022,13 @@ fn counting_accept_vectors() -> Vec<VectorFile> {
             PSource::Measured,
         ),
         (
+            "counting_m10_known",
+            counting_of(&std(10, 2), 4, 0..4),
+            (0..4).collect(),
+            Coding::KnownCounters,
+            PSource::Measured,
+        ),
+        (
             "counting_empty_known",
             counting_of(&std(100, 4), 4, 0..0),
             vec![],

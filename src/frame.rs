@@ -134,10 +134,10 @@ impl Coding {
         }
     }
 
-    /// Whether frames of counting filters (`true`) or of Bloom filters (`false`) may use
-    /// this coding.
-    pub fn codes_counters(self, counting: bool) -> bool {
-        if counting {
+    /// Whether frames of this filter type may use this coding: [`Coding::ALL`] for filter
+    /// types 0 to 2, [`Coding::COUNTERS`] for type 3 ([`FILTER_TYPE_COUNTING`]).
+    pub fn valid_for(self, filter_type: u8) -> bool {
+        if filter_type == FILTER_TYPE_COUNTING {
             Coding::COUNTERS.contains(&self)
         } else {
             Coding::ALL.contains(&self)
@@ -389,7 +389,7 @@ impl FrameHeader {
         let off = r.offset();
         let coding_id = r.u8()?;
         let coding = Coding::from_id(coding_id)
-            .filter(|c| c.codes_counters(counting))
+            .filter(|c| c.valid_for(type_id))
             .ok_or(field("coding", coding_id.into(), off))?;
         let off = r.offset();
         let flags = r.u8()?;
@@ -766,7 +766,7 @@ impl Encoder {
 
     /// The requested or smallest coding, raw when that is not smaller, budget checked.
     fn choose(&self, body: &Body<'_>) -> Result<Frame> {
-        if let Some(c) = self.coding.filter(|c| !c.codes_counters(false)) {
+        if let Some(c) = self.coding.filter(|c| !c.valid_for(Layout::STANDARD_ID)) {
             return Err(crate::error::invalid(
                 "coding",
                 format!("{c} codes the counters of counting filters, not bits"),

@@ -209,4 +209,18 @@ fn worked_example_in_the_spec_is_the_vector() {
         .map(|b| u8::from_str_radix(b, 16).unwrap())
         .collect();
     assert_eq!(bytes, read("accept", "m13_known_p.bin"));
+    // 7.1, the counting frame.
+    let section = &spec[spec.find("### 7.1 A counting frame").expect("section")..];
+    let block = section
+        .split("```text\n")
+        .nth(1)
+        .unwrap()
+        .split("```")
+        .next()
+        .unwrap();
+    let bytes: Vec<u8> = block
+        .split_whitespace()
+        .map(|b| u8::from_str_radix(b, 16).unwrap())
+        .collect();
+    assert_eq!(bytes, read("accept", "counting_m10_known.bin"));
 }

@@ -9,8 +9,9 @@
 //! turns every gap, duplicate, reordering or mismatch into a typed error with its filter
 //! unchanged, so the application knows to ask for a full frame.
 //!
-//! Filters whose sets lose keys as well as gain them are rebuilt from the set (or kept as a
-//! counting filter locally); the delta is always between the transmitted bit arrays.
+//! Filters whose sets lose keys as well as gain them are rebuilt from the set, or kept as a
+//! counting filter and sent as one: a [`CountingSender`] and [`CountingReceiver`] do the same
+//! for counting filters, whose deltas carry the counter-wise XOR of two generations.
 //!
 //! ```
 //! use bloomwire::delta::{Receiver, Sender, Update};
@@ -41,9 +42,10 @@
 //! assert_eq!(receiver.generation(), Some(2));
 //! ```
 
+use crate::counting::CountingBloomFilter;
 use crate::error::{invalid, Error, Result};
 use crate::filter::BloomFilter;
-use crate::frame::{decode_message, Encoder, Frame, Limits, Message};
+use crate::frame::{decode_message, Encoder, Frame, Limits, Message, FILTER_TYPE_COUNTING};
 
 /// Sends the generations of a filter: deltas when they are smaller, full frames every
 /// `full_every` generations and on request. Independent of any runtime.
@@ -83,10 +85,7 @@ impl Sender {
     /// generation when one is allowed and smaller, a full frame otherwise. The sender's
     /// state advances only when a frame is returned.
     pub fn next_frame(&mut self, filter: &BloomFilter) -> Result<Frame> {
-        let generation = self
-            .generation
-            .checked_add(1)
-            .ok_or_else(|| invalid("generation", "the generation counter is exhausted"))?;
+        let generation = next_generation(self.generation)?;
         let delta = match &self.last {
             Some(last)
                 if !self.full_requested
@@ -101,21 +100,40 @@ impl Sender {
             _ => None,
         };
         let full = self.encoder.encode_generation(filter, generation);
-        let frame = match (delta, full) {
-            (Some(Ok(d)), Ok(f)) => {
-                if d.encoded_len() < f.encoded_len() {
-                    d
-                } else {
-                    f
-                }
-            }
-            (Some(Ok(d)), Err(_)) => d,
-            (_, full) => full?,
-        };
+        let frame = smaller(delta, full)?;
         self.generation = generation;
         self.last = Some(filter.clone());
         self.full_requested = false;
         Ok(frame)
+    }
+}
+
+fn next_generation(generation: u64) -> Result<u64> {
+    generation
+        .checked_add(1)
+        .ok_or_else(|| invalid("generation", "the generation counter is exhausted"))
+}
+
+/// The delta if it was allowed, built and smaller, else the full frame.
+fn smaller(delta: Option<Result<Frame>>, full: Result<Frame>) -> Result<Frame> {
+    Ok(match (delta, full) {
+        (Some(Ok(d)), Ok(f)) => {
+            if d.encoded_len() < f.encoded_len() {
+                d
+            } else {
+                f
+            }
+        }
+        (Some(Ok(d)), Err(_)) => d,
+        (_, full) => full?,
+    })
+}
+
+/// A frame of generation `got` is stale unless it is newer than `have`.
+fn check_fresh(have: Option<u64>, got: u64) -> Result<()> {
+    match have {
+        Some(have) if got <= have => Err(Error::StaleGeneration { have, got }),
+        _ => Ok(()),
     }
 }
 
@@ -171,18 +189,18 @@ impl Receiver {
         self.apply(message)
     }
 
-    /// Apply a decoded frame.
+    /// Apply a decoded frame. A counting filter's frame is
+    /// [`Error::UnexpectedFilterType`] (use a [`CountingReceiver`]).
     pub fn apply(&mut self, message: Message) -> Result<Update> {
         let generation = message.header().generation;
         let have = self.generation();
-        if let Some(have) = have {
-            if generation <= have {
-                return Err(Error::StaleGeneration {
-                    have,
-                    got: generation,
-                });
-            }
+        if message.header().is_counting() {
+            return Err(Error::UnexpectedFilterType {
+                expected: "a Bloom filter",
+                got: FILTER_TYPE_COUNTING,
+            });
         }
+        check_fresh(have, generation)?;
         match message {
             Message::Full(d) => {
                 let skipped = have.map_or(0, |h| generation - h - 1);
@@ -202,6 +220,165 @@ impl Receiver {
                 let next = delta.apply(base, *base_generation)?;
                 self.current = Some((next, generation));
                 Ok(Update::Delta { generation })
+            }
+            Message::Counting(_) | Message::CountingDelta(_) => {
+                unreachable!("counting frames were refused above")
+            }
+        }
+    }
+}
+
+/// Sends the generations of a counting filter, like [`Sender`]: full frames of filter type
+/// 3, or deltas carrying the counter-wise XOR when they are smaller.
+///
+/// ```
+/// use bloomwire::counting::CountingBloomFilter;
+/// use bloomwire::delta::{CountingReceiver, CountingSender, Update};
+/// use bloomwire::frame::{Encoder, Limits};
+/// use bloomwire::{HashFamily, Params};
+///
+/// let params = Params::standard(160_000, 2, HashFamily::default()).unwrap();
+/// let mut filter = CountingBloomFilter::new(params, 4).unwrap();
+/// for i in 0..10_000u32 {
+///     filter.insert(i.to_le_bytes());
+/// }
+/// let mut sender = CountingSender::new(Encoder::new(), 100);
+/// let mut receiver = CountingReceiver::new(Limits::default());
+/// let first = sender.next_frame(&filter).unwrap().to_bytes();
+/// receiver.receive(&first).unwrap();
+/// for i in 0..100u32 {
+///     filter.remove(i.to_le_bytes()).unwrap(); // 1% of the keys leave
+/// }
+/// let second = sender.next_frame(&filter).unwrap().to_bytes();
+/// assert!(second.len() < first.len() / 10);
+/// assert_eq!(receiver.receive(&second).unwrap(), Update::Delta { generation: 2 });
+/// assert_eq!(receiver.filter().unwrap(), &filter);
+/// ```
+#[derive(Debug, Clone)]
+pub struct CountingSender {
+    encoder: Encoder,
+    full_every: u64,
+    generation: u64,
+    last: Option<CountingBloomFilter>,
+    full_requested: bool,
+}
+
+impl CountingSender {
+    /// A sender whose frames are built by `encoder`, with a full frame at least every
+    /// `full_every` generations (1: always full; 0 is read as 1).
+    pub fn new(encoder: Encoder, full_every: u64) -> Self {
+        CountingSender {
+            encoder,
+            full_every: full_every.max(1),
+            generation: 0,
+            last: None,
+            full_requested: false,
+        }
+    }
+
+    /// Make the next frame a full one (a receiver asked to resynchronize).
+    pub fn request_full(&mut self) {
+        self.full_requested = true;
+    }
+
+    /// The generation of the last frame returned (0 before the first).
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// The frame for the next generation of the counting filter (see
+    /// [`Sender::next_frame`]).
+    pub fn next_frame(&mut self, filter: &CountingBloomFilter) -> Result<Frame> {
+        let generation = next_generation(self.generation)?;
+        let delta = match &self.last {
+            Some(last)
+                if !self.full_requested
+                    && generation % self.full_every != 0
+                    && last.params() == filter.params()
+                    && last.width() == filter.width() =>
+            {
+                Some(
+                    self.encoder
+                        .encode_counting_delta(last, self.generation, filter, generation),
+                )
+            }
+            _ => None,
+        };
+        let full = self.encoder.encode_counting_generation(filter, generation);
+        let frame = smaller(delta, full)?;
+        self.generation = generation;
+        self.last = Some(filter.clone());
+        self.full_requested = false;
+        Ok(frame)
+    }
+}
+
+/// Applies a [`CountingSender`]'s frames in order, with the checks and errors of
+/// [`Receiver`]; a Bloom filter's frame is [`Error::UnexpectedFilterType`].
+#[derive(Debug, Clone)]
+pub struct CountingReceiver {
+    limits: Limits,
+    current: Option<(CountingBloomFilter, u64)>,
+}
+
+impl CountingReceiver {
+    /// A receiver with no filter yet, decoding within `limits`.
+    pub fn new(limits: Limits) -> Self {
+        CountingReceiver {
+            limits,
+            current: None,
+        }
+    }
+
+    /// The current counting filter, once a full frame has arrived.
+    pub fn filter(&self) -> Option<&CountingBloomFilter> {
+        self.current.as_ref().map(|(f, _)| f)
+    }
+
+    /// The current generation.
+    pub fn generation(&self) -> Option<u64> {
+        self.current.as_ref().map(|&(_, g)| g)
+    }
+
+    /// Decode and apply one frame (exactly one, no trailing bytes).
+    pub fn receive(&mut self, frame: &[u8]) -> Result<Update> {
+        let message = decode_message(frame, &self.limits)?;
+        self.apply(message)
+    }
+
+    /// Apply a decoded frame.
+    pub fn apply(&mut self, message: Message) -> Result<Update> {
+        let generation = message.header().generation;
+        let have = self.generation();
+        if !message.header().is_counting() {
+            return Err(Error::UnexpectedFilterType {
+                expected: "a counting filter",
+                got: message.header().filter_type(),
+            });
+        }
+        check_fresh(have, generation)?;
+        match message {
+            Message::Counting(d) => {
+                let skipped = have.map_or(0, |h| generation - h - 1);
+                self.current = Some((d.filter, generation));
+                Ok(Update::Full {
+                    generation,
+                    skipped,
+                })
+            }
+            Message::CountingDelta(delta) => {
+                let Some((base, base_generation)) = &self.current else {
+                    return Err(Error::GenerationGap {
+                        have: None,
+                        base: delta.base_generation(),
+                    });
+                };
+                let next = delta.apply(base, *base_generation)?;
+                self.current = Some((next, generation));
+                Ok(Update::Delta { generation })
+            }
+            Message::Full(_) | Message::Delta(_) => {
+                unreachable!("Bloom filter frames were refused above")
             }
         }
     }

@@ -109,6 +109,16 @@ pub enum Error {
     #[error("a delta frame where a full frame was expected")]
     UnexpectedDelta,
 
+    /// A frame of a filter type the caller did not ask for: a counting filter where a Bloom
+    /// filter was expected, or the other way round.
+    #[error("frame holds filter type {got} where {expected} was expected")]
+    UnexpectedFilterType {
+        /// What the caller expected.
+        expected: &'static str,
+        /// The frame's filter type id.
+        got: u8,
+    },
+
     /// A delta for a generation the receiver does not hold: a frame was lost or reordered.
     /// Resynchronize with a full frame.
     #[error("delta applies to generation {base} but the receiver {}: resynchronize", held(.have))]

@@ -2,8 +2,9 @@
 //!
 //! A frame is a header that says everything a receiver needs to query the filter (layout,
 //! hash family and seed, m, k, n, the payload coding and its parameters), the coded bit
-//! array, and a CRC-32C of both. `spec/FORMAT.md` is the normative description; this module
-//! implements it.
+//! array, and a CRC-32C of both; a frame of filter type 3 carries a counting filter's
+//! counters instead ([`Encoder::encode_counting`], [`decode_counting`]). `spec/FORMAT.md` is
+//! the normative description; this module implements it.
 //!
 //! ```
 //! use bloomwire::{frame, BloomFilter, HashFamily, Params};
@@ -24,6 +25,8 @@ use bytes::{Buf, BufMut, Bytes, BytesMut};
 
 use crate::bits::BitArray;
 use crate::coder;
+use crate::counter_coding::{self, packed_len, CounterTable};
+use crate::counting::CountingBloomFilter;
 use crate::error::{Error, Result};
 use crate::filter::{BloomFilter, Layout, Params, MAX_M};
 use crate::hashing::{BaseHash, HashFamily, IndexScheme};
@@ -42,6 +45,10 @@ pub const KIND_FULL: u8 = 0;
 
 /// Frame kind id of a delta between two generations.
 pub const KIND_DELTA: u8 = 1;
+
+/// Filter type id of a counting Bloom filter (its counters follow the index rule of the
+/// filter type in the header's `counted type` field).
+pub const FILTER_TYPE_COUNTING: u8 = 3;
 
 /// What a frame carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -96,10 +103,16 @@ pub enum Coding {
     KnownP = 2,
     /// ANS-coded bytes with the 256-symbol model built from `q0` (faster to decode).
     KnownPSymbols = 3,
+    /// Counting filters: range-coded counters with a known frequency table sent in the
+    /// header ([`CounterTable`]).
+    KnownCounters = 4,
+    /// Counting filters: range-coded counters with the adaptive model
+    /// ([`AdaptiveCounters`](crate::counter_coding::AdaptiveCounters)).
+    AdaptiveCounters = 5,
 }
 
 impl Coding {
-    /// Every coding, in id order.
+    /// Every coding of a Bloom filter's bit array (filter types 0 to 2), in id order.
     pub const ALL: [Coding; 4] = [
         Coding::Raw,
         Coding::Adaptive,
@@ -107,9 +120,28 @@ impl Coding {
         Coding::KnownPSymbols,
     ];
 
+    /// Every coding of a counting filter's counters (filter type 3), in id order; raw means
+    /// the packed counters.
+    pub const COUNTERS: [Coding; 3] =
+        [Coding::Raw, Coding::KnownCounters, Coding::AdaptiveCounters];
+
     /// The coding with a wire id.
     pub fn from_id(id: u8) -> Option<Coding> {
-        Coding::ALL.get(usize::from(id)).copied()
+        match id {
+            4 => Some(Coding::KnownCounters),
+            5 => Some(Coding::AdaptiveCounters),
+            _ => Coding::ALL.get(usize::from(id)).copied(),
+        }
+    }
+
+    /// Whether frames of this filter type may use this coding: [`Coding::ALL`] for filter
+    /// types 0 to 2, [`Coding::COUNTERS`] for type 3 ([`FILTER_TYPE_COUNTING`]).
+    pub fn valid_for(self, filter_type: u8) -> bool {
+        if filter_type == FILTER_TYPE_COUNTING {
+            Coding::COUNTERS.contains(&self)
+        } else {
+            Coding::ALL.contains(&self)
+        }
     }
 
     /// The wire id.
@@ -130,6 +162,8 @@ impl core::fmt::Display for Coding {
             Coding::Adaptive => "adaptive",
             Coding::KnownP => "known-p",
             Coding::KnownPSymbols => "known-p-symbols",
+            Coding::KnownCounters => "known-counters",
+            Coding::AdaptiveCounters => "adaptive-counters",
         })
     }
 }
@@ -137,8 +171,8 @@ impl core::fmt::Display for Coding {
 /// What a decoder accepts, checked before anything is allocated.
 ///
 /// The defaults suit cache digests and set summaries of up to tens of millions of keys:
-/// m up to 2^28 bits (32 MiB of filter), k up to 64, payloads up to 64 MiB. A receiver that
-/// expects larger filters raises them:
+/// m up to 2^28 bits (32 MiB of filter; a counting filter of m counters takes m bytes), k up
+/// to 64, payloads up to 64 MiB. A receiver that expects larger filters raises them:
 ///
 /// ```
 /// let limits = bloomwire::frame::Limits { max_m: 1 << 33, ..Default::default() };
@@ -191,6 +225,11 @@ pub struct FrameHeader {
     pub coding: Coding,
     /// The quantized zero probability, for the known-p codings.
     pub q0: Option<u16>,
+    /// Bits per counter, for counting filters (filter type 3); `params` then gives the
+    /// counters' layout (the `counted type`), m and k.
+    pub counter_width: Option<u8>,
+    /// The frequency table of [`Coding::KnownCounters`].
+    pub counter_table: Option<CounterTable>,
     /// Payload bytes.
     pub payload_len: usize,
     /// Header bytes (everything before the payload).
@@ -219,6 +258,8 @@ impl FrameHeader {
             generation,
             coding,
             q0,
+            counter_width: None,
+            counter_table: None,
             payload_len,
             header_len: 0,
         };
@@ -238,7 +279,24 @@ impl FrameHeader {
             self.coding.has_q0(),
             self.payload_len as u64,
         );
-        len as usize - self.payload_len - CHECKSUM_LEN
+        let counting = match self.counter_width {
+            Some(_) => 2 + self.counter_table.as_ref().map_or(0, table_len),
+            None => 0,
+        };
+        len as usize - self.payload_len - CHECKSUM_LEN + counting
+    }
+
+    /// Whether the frame carries a counting filter (filter type 3).
+    pub fn is_counting(&self) -> bool {
+        self.counter_width.is_some()
+    }
+
+    /// The filter type id on the wire.
+    pub fn filter_type(&self) -> u8 {
+        match self.counter_width {
+            Some(_) => FILTER_TYPE_COUNTING,
+            None => self.params.layout().id(),
+        }
     }
 
     fn write<B: BufMut>(&self, buf: &mut B) {
@@ -246,7 +304,7 @@ impl FrameHeader {
         buf.put_slice(&MAGIC);
         buf.put_u8(VERSION);
         buf.put_u8(self.kind.id());
-        buf.put_u8(p.layout().id());
+        buf.put_u8(self.filter_type());
         buf.put_u8(p.family().base.id());
         buf.put_u8(p.family().scheme.id());
         buf.put_u8(self.coding.id());
@@ -259,6 +317,10 @@ impl FrameHeader {
             }
         }
         put_varint(buf, p.m());
+        if let Some(width) = self.counter_width {
+            buf.put_u8(p.layout().id());
+            buf.put_u8(width);
+        }
         match p.layout() {
             Layout::Standard { k } | Layout::Partitioned { k } => put_varint(buf, k.raw().into()),
             Layout::Blocks { ks } => ks.iter().for_each(|k| put_varint(buf, k.raw().into())),
@@ -277,6 +339,11 @@ impl FrameHeader {
         }
         if let Some(q0) = self.q0 {
             buf.put_u16_le(q0);
+        }
+        if let Some(table) = &self.counter_table {
+            let f = table.frequencies();
+            put_varint(buf, f.len() as u64);
+            f.iter().for_each(|&x| put_varint(buf, x.into()));
         }
         put_varint(buf, self.payload_len as u64);
     }
@@ -305,10 +372,11 @@ impl FrameHeader {
             return Err(field("frame kind", kind.into(), off));
         }
         let layout_off = r.offset();
-        let layout_id = r.u8()?;
-        if layout_id > Layout::BLOCKS_ID {
-            return Err(field("filter type", layout_id.into(), layout_off));
+        let type_id = r.u8()?;
+        if type_id > FILTER_TYPE_COUNTING {
+            return Err(field("filter type", type_id.into(), layout_off));
         }
+        let counting = type_id == FILTER_TYPE_COUNTING;
         let off = r.offset();
         let hash_id = r.u8()?;
         if hash_id != BaseHash::XXH64_ID && hash_id != BaseHash::SIPHASH24_ID {
@@ -320,7 +388,9 @@ impl FrameHeader {
             IndexScheme::from_id(scheme_id).ok_or(field("index scheme", scheme_id.into(), off))?;
         let off = r.offset();
         let coding_id = r.u8()?;
-        let coding = Coding::from_id(coding_id).ok_or(field("coding", coding_id.into(), off))?;
+        let coding = Coding::from_id(coding_id)
+            .filter(|c| c.valid_for(type_id))
+            .ok_or(field("coding", coding_id.into(), off))?;
         let off = r.offset();
         let flags = r.u8()?;
         if flags != 0 {
@@ -349,6 +419,21 @@ impl FrameHeader {
                 offset: m_off,
             });
         }
+        let (layout_id, counter_width) = if counting {
+            let off = r.offset();
+            let counted = r.u8()?;
+            if counted > Layout::BLOCKS_ID {
+                return Err(field("counted type", counted.into(), off));
+            }
+            let off = r.offset();
+            let width = r.u8()?;
+            if !(1..=crate::counting::MAX_COUNTER_BITS).contains(&width) {
+                return Err(field("counter width", width.into(), off));
+            }
+            (counted, Some(width))
+        } else {
+            (type_id, None)
+        };
         let k_off = r.offset();
         let max_raw = u64::from(MAX_K) << K_FRAC_BITS;
         let read_k = |r: &mut Reader<'_>| -> Result<HashCount> {
@@ -405,6 +490,28 @@ impl FrameHeader {
         } else {
             None
         };
+        let counter_table = match (coding, counter_width) {
+            (Coding::KnownCounters, Some(width)) => {
+                let off = r.offset();
+                let t = r.varint("table length")?;
+                if t == 0 || t > 1 << width {
+                    return Err(field("table length", t, off));
+                }
+                let mut freq = Vec::with_capacity(t as usize);
+                let mut sum = 0u64;
+                for _ in 0..t {
+                    let f_off = r.offset();
+                    let f = r.varint("frequency")?;
+                    if f > u64::from(counter_coding::TABLE_TOTAL) {
+                        return Err(field("frequency", f, f_off));
+                    }
+                    sum += f;
+                    freq.push(f as u32);
+                }
+                Some(CounterTable::new(freq, width).map_err(|_| field("frequencies", sum, off))?)
+            }
+            _ => None,
+        };
         let len_off = r.offset();
         let payload_len = r.varint("payload length")?;
         if payload_len > limits.max_payload {
@@ -416,11 +523,17 @@ impl FrameHeader {
             });
         }
         let well_formed = match coding {
-            Coding::Raw => payload_len == m.div_ceil(8),
+            Coding::Raw => match counter_width {
+                Some(width) => payload_len == packed_len(m, width),
+                None => payload_len == m.div_ceil(8),
+            },
             // ANS payloads are whole words (an ANS coder ending in state 0 writes none).
             Coding::KnownPSymbols => payload_len % 4 == 0,
             // Range-coded payloads end at any byte.
-            Coding::Adaptive | Coding::KnownP => true,
+            Coding::Adaptive
+            | Coding::KnownP
+            | Coding::KnownCounters
+            | Coding::AdaptiveCounters => true,
         };
         if !well_formed || payload_len > usize::MAX as u64 / 2 {
             return Err(field("payload length", payload_len, len_off));
@@ -432,10 +545,18 @@ impl FrameHeader {
             generation,
             coding,
             q0,
+            counter_width,
+            counter_table,
             payload_len: payload_len as usize,
             header_len: r.offset(),
         })
     }
+}
+
+/// Bytes of a [`CounterTable`] in the header: its length and its frequencies as varints.
+pub fn table_len(table: &CounterTable) -> usize {
+    let f = table.frequencies();
+    varint_len(f.len() as u64) + f.iter().map(|&x| varint_len(x.into())).sum::<usize>()
 }
 
 /// Bytes of the k field(s) of a layout.
@@ -536,11 +657,28 @@ pub enum PSource {
 /// By default it tries the compressed codings ([`Coding::KnownPSymbols`] and
 /// [`Coding::Adaptive`]) and keeps the smallest frame; whatever the coding asked for, it
 /// sends the raw bit array instead when compression would not be smaller.
+///
+/// Counting filters go through the `encode_counting*` methods, which pick among
+/// [`Coding::COUNTERS`] the same way.
 #[derive(Debug, Clone, Default)]
 pub struct Encoder {
     coding: Option<Coding>,
     p_source: PSource,
     budget: Option<usize>,
+    counter_table: Option<CounterTable>,
+}
+
+/// What a counting frame is being built from: a counting filter's parameters and counters
+/// (or the counter-wise XOR of two generations).
+struct CounterBody<'a> {
+    kind: FrameKind,
+    params: &'a Params,
+    width: u8,
+    n: u64,
+    generation: u64,
+    counters: &'a [u8],
+    /// The theoretical mean of a counter, for [`PSource::Theory`] (full frames only).
+    theory_mean: Option<f64>,
 }
 
 /// What a frame is being built from: a filter's parameters and a bit array.
@@ -586,10 +724,24 @@ impl Encoder {
         }
     }
 
+    /// The frequency table [`Coding::KnownCounters`] uses, instead of one built from the
+    /// counters (with [`PSource::Measured`] their histogram, with [`PSource::Theory`] the
+    /// Poisson law of [`theory::counter_distribution`](crate::theory::counter_distribution)).
+    /// Encoding fails with [`Error::InvalidParameter`] if a counter holds a value the table
+    /// gives frequency 0, or if the table is for wider counters than the filter's.
+    pub fn counter_table(mut self, table: CounterTable) -> Self {
+        self.counter_table = Some(table);
+        self
+    }
+
     fn frame(&self, body: &Body<'_>, coding: Coding) -> Frame {
         let bits = body.bits;
         let (q0, payload) = match coding {
-            Coding::Raw => (None, bits.to_bytes()),
+            // Counter codings do not apply to bit arrays: `choose` refuses them, and
+            // `encode_with` sends the raw bits.
+            Coding::Raw | Coding::KnownCounters | Coding::AdaptiveCounters => {
+                (None, bits.to_bytes())
+            }
             Coding::Adaptive => (None, coder::encode_adaptive(bits)),
             Coding::KnownP => {
                 let q0 = self.q0(body);
@@ -614,6 +766,12 @@ impl Encoder {
 
     /// The requested or smallest coding, raw when that is not smaller, budget checked.
     fn choose(&self, body: &Body<'_>) -> Result<Frame> {
+        if let Some(c) = self.coding.filter(|c| !c.valid_for(Layout::STANDARD_ID)) {
+            return Err(crate::error::invalid(
+                "coding",
+                format!("{c} codes the counters of counting filters, not bits"),
+            ));
+        }
         let raw = self.frame(body, Coding::Raw);
         let candidates = match self.coding {
             Some(Coding::Raw) => vec![],
@@ -655,7 +813,8 @@ impl Encoder {
         }
     }
 
-    /// The full frame for `filter` with one coding, no fallback, generation 0.
+    /// The full frame for `filter` with one coding, no fallback, generation 0 (a counter
+    /// coding, which does not apply to bits, gives the raw frame).
     pub fn encode_with(&self, filter: &BloomFilter, coding: Coding) -> Frame {
         self.frame(&Self::full_body(filter, 0), coding)
     }
@@ -707,6 +866,293 @@ impl Encoder {
     }
 }
 
+impl Encoder {
+    fn table(&self, body: &CounterBody<'_>) -> Result<CounterTable> {
+        let width = body.width;
+        if let Some(t) = &self.counter_table {
+            // Rebuilt for this width, so a table longer than 2^width entries is refused.
+            return CounterTable::new(t.frequencies().to_vec(), width);
+        }
+        let mut histogram = vec![0u64; 1 << width];
+        for &c in body.counters {
+            histogram[usize::from(c)] += 1;
+        }
+        match (self.p_source, body.theory_mean) {
+            (PSource::Theory, Some(mean)) => {
+                // The Poisson law in integers (2^40 per unit, at least 1), cut after the
+                // largest value a counter holds.
+                let t = histogram.iter().rposition(|&h| h != 0).map_or(1, |i| i + 1);
+                let weights: Vec<u64> = crate::theory::counter_distribution(mean, width)[..t]
+                    .iter()
+                    .map(|&p| ((p * (1u64 << 40) as f64).round() as u64).max(1))
+                    .collect();
+                CounterTable::from_weights(&weights, width)
+            }
+            _ => CounterTable::from_histogram(&histogram, width),
+        }
+    }
+
+    fn counter_frame(&self, body: &CounterBody<'_>, coding: Coding) -> Result<Frame> {
+        let (table, payload) = match coding {
+            Coding::Raw => (
+                None,
+                counter_coding::pack_counters(body.counters, body.width),
+            ),
+            Coding::KnownCounters => {
+                let table = self.table(body)?;
+                let payload = counter_coding::encode_known(body.counters, &table)?;
+                (Some(table), payload)
+            }
+            Coding::AdaptiveCounters => (
+                None,
+                counter_coding::encode_adaptive(body.counters, body.width),
+            ),
+            other => {
+                return Err(crate::error::invalid(
+                    "coding",
+                    format!("{other} codes bits, not the counters of counting filters"),
+                ))
+            }
+        };
+        let mut header = FrameHeader::new(
+            body.kind,
+            body.params.clone(),
+            body.n,
+            body.generation,
+            coding,
+            None,
+            payload.len(),
+        );
+        header.counter_width = Some(body.width);
+        header.counter_table = table;
+        header.header_len = header.encoded_len();
+        Ok(Frame { header, payload })
+    }
+
+    /// The requested or smallest counter coding, raw when that is not smaller, budget
+    /// checked.
+    fn choose_counters(&self, body: &CounterBody<'_>) -> Result<Frame> {
+        let raw = self.counter_frame(body, Coding::Raw)?;
+        let candidates = match self.coding {
+            Some(Coding::Raw) => vec![],
+            Some(c) => vec![c],
+            None => vec![Coding::KnownCounters, Coding::AdaptiveCounters],
+        };
+        let mut best: Option<Frame> = None;
+        for c in candidates {
+            let f = self.counter_frame(body, c)?;
+            if best
+                .as_ref()
+                .map_or(true, |b| f.encoded_len() < b.encoded_len())
+            {
+                best = Some(f);
+            }
+        }
+        let compressed_len = best.as_ref().map(Frame::encoded_len);
+        let frame = match best {
+            Some(f) if f.encoded_len() < raw.encoded_len() => f,
+            _ => raw.clone(),
+        };
+        if let Some(budget) = self.budget {
+            if frame.encoded_len() > budget {
+                return Err(Error::OverBudget {
+                    budget,
+                    compressed: compressed_len.unwrap_or(raw.encoded_len()),
+                    raw: raw.encoded_len(),
+                });
+            }
+        }
+        Ok(frame)
+    }
+
+    fn counting_body(filter: &CountingBloomFilter, generation: u64) -> CounterBody<'_> {
+        CounterBody {
+            kind: FrameKind::Full,
+            params: filter.params(),
+            width: filter.width(),
+            n: filter.n(),
+            generation,
+            counters: filter.counters(),
+            theory_mean: Some(crate::theory::counter_mean(
+                filter.params(),
+                filter.n() as f64,
+            )),
+        }
+    }
+
+    /// The full frame (generation 0) of a counting filter: filter type 3, the requested or
+    /// smallest of [`Coding::COUNTERS`], the packed counters when coding is not smaller, and
+    /// the budget checked.
+    ///
+    /// ```
+    /// use bloomwire::counting::CountingBloomFilter;
+    /// use bloomwire::frame::{self, Encoder, Limits};
+    /// use bloomwire::{HashFamily, Params};
+    ///
+    /// let params = Params::standard(160_000, 2, HashFamily::default()).unwrap();
+    /// let mut f = CountingBloomFilter::new(params, 4).unwrap();
+    /// for i in 0..10_000u32 {
+    ///     f.insert(i.to_le_bytes());
+    /// }
+    /// let wire = Encoder::new().encode_counting(&f).unwrap().to_bytes();
+    /// assert!(wire.len() < 13_000); // 80 000 bytes packed, m H / 8 = 12 840
+    /// let back = frame::decode_counting(&wire, &Limits::default()).unwrap();
+    /// assert_eq!(back.filter, f);
+    /// ```
+    pub fn encode_counting(&self, filter: &CountingBloomFilter) -> Result<Frame> {
+        self.encode_counting_generation(filter, 0)
+    }
+
+    /// Encode a counting filter's full frame that carries generation number `generation`.
+    pub fn encode_counting_generation(
+        &self,
+        filter: &CountingBloomFilter,
+        generation: u64,
+    ) -> Result<Frame> {
+        self.choose_counters(&Self::counting_body(filter, generation))
+    }
+
+    /// The full frame of a counting filter with one coding (of [`Coding::COUNTERS`]), no
+    /// fallback, no budget, generation 0.
+    pub fn encode_counting_with(
+        &self,
+        filter: &CountingBloomFilter,
+        coding: Coding,
+    ) -> Result<Frame> {
+        self.counter_frame(&Self::counting_body(filter, 0), coding)
+    }
+
+    /// Encode the delta that turns generation `base_generation` (`base`) of a counting
+    /// filter into generation `generation` (`filter`): the counter-wise XOR of their
+    /// counters ([`CountingBloomFilter::xor`]), coded like counters, with the digests of
+    /// both.
+    ///
+    /// Errors: the filters differ in m, layout, k, hash family or counter width
+    /// ([`Error::Incompatible`]); `generation <= base_generation`
+    /// ([`Error::InvalidParameter`]); or the budget.
+    pub fn encode_counting_delta(
+        &self,
+        base: &CountingBloomFilter,
+        base_generation: u64,
+        filter: &CountingBloomFilter,
+        generation: u64,
+    ) -> Result<Frame> {
+        if generation <= base_generation {
+            return Err(crate::error::invalid(
+                "generation",
+                format!("{generation} is not after the base generation {base_generation}"),
+            ));
+        }
+        let xor = filter.xor(base)?;
+        self.choose_counters(&CounterBody {
+            kind: FrameKind::Delta {
+                base_generation,
+                base_digest: base.digest(),
+                result_digest: filter.digest(),
+            },
+            params: filter.params(),
+            width: filter.width(),
+            n: filter.n(),
+            generation,
+            counters: &xor,
+            theory_mean: None,
+        })
+    }
+}
+
+/// The checks of a delta against the receiver's base, in the spec's order (5.2): the
+/// generation, the shape, the base digest. Returns the result digest to check.
+fn check_delta_base(
+    header: &FrameHeader,
+    same_shape: bool,
+    base_generation: u64,
+    base_digest: impl FnOnce() -> u32,
+) -> Result<u32> {
+    let FrameKind::Delta {
+        base_generation: wanted,
+        base_digest: expected,
+        result_digest,
+    } = header.kind
+    else {
+        unreachable!("a delta frame always has a delta header")
+    };
+    if wanted != base_generation {
+        return Err(Error::GenerationGap {
+            have: Some(base_generation),
+            base: wanted,
+        });
+    }
+    if !same_shape {
+        return Err(Error::Incompatible(
+            "delta and base differ in m, layout, k, hash family or counter width",
+        ));
+    }
+    let actual = base_digest();
+    if actual != expected {
+        return Err(Error::BaseMismatch {
+            generation: wanted,
+            expected,
+            actual,
+        });
+    }
+    Ok(result_digest)
+}
+
+/// A decoded full frame of a counting filter (filter type 3).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CountingDecoded {
+    /// The counting filter.
+    pub filter: CountingBloomFilter,
+    /// The frame's header.
+    pub header: FrameHeader,
+}
+
+/// A decoded delta frame of a counting filter: the counter-wise XOR of two generations'
+/// counters, to apply to the base.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CountingDeltaFrame {
+    /// The frame's header (its kind is [`FrameKind::Delta`]).
+    pub header: FrameHeader,
+    /// `result ^ base`, counter by counter.
+    pub xor: Vec<u8>,
+}
+
+impl CountingDeltaFrame {
+    /// The generation this delta applies to.
+    pub fn base_generation(&self) -> u64 {
+        match self.header.kind {
+            FrameKind::Delta {
+                base_generation, ..
+            } => base_generation,
+            FrameKind::Full => unreachable!("a CountingDeltaFrame always has a delta header"),
+        }
+    }
+
+    /// Apply the delta to `base`, held as generation `base_generation`; `base` is untouched.
+    /// The errors are those of [`DeltaFrame::apply`], with a different counter width also
+    /// [`Error::Incompatible`].
+    pub fn apply(
+        &self,
+        base: &CountingBloomFilter,
+        base_generation: u64,
+    ) -> Result<CountingBloomFilter> {
+        let same_shape =
+            base.params() == &self.header.params && Some(base.width()) == self.header.counter_width;
+        let result_digest =
+            check_delta_base(&self.header, same_shape, base_generation, || base.digest())?;
+        let result = base.apply_xor(&self.xor, self.header.n)?;
+        let actual = result.digest();
+        if actual != result_digest {
+            return Err(Error::ResultMismatch {
+                generation: self.header.generation,
+                expected: result_digest,
+                actual,
+            });
+        }
+        Ok(result)
+    }
+}
+
 /// A decoded full frame: the filter and the header it came with.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Decoded {
@@ -746,33 +1192,10 @@ impl DeltaFrame {
     /// [`Error::BaseMismatch`] (same generation number, different bits),
     /// [`Error::ResultMismatch`] (the result is not what the sender had).
     pub fn apply(&self, base: &BloomFilter, base_generation: u64) -> Result<BloomFilter> {
-        let FrameKind::Delta {
-            base_generation: wanted,
-            base_digest,
-            result_digest,
-        } = self.header.kind
-        else {
-            unreachable!("a DeltaFrame always has a delta header")
-        };
-        if wanted != base_generation {
-            return Err(Error::GenerationGap {
-                have: Some(base_generation),
-                base: wanted,
-            });
-        }
-        if base.params() != &self.header.params {
-            return Err(Error::Incompatible(
-                "delta and base differ in m, layout, k or hash family",
-            ));
-        }
-        let actual = base.bits().digest();
-        if actual != base_digest {
-            return Err(Error::BaseMismatch {
-                generation: wanted,
-                expected: base_digest,
-                actual,
-            });
-        }
+        let same_shape = base.params() == &self.header.params;
+        let result_digest = check_delta_base(&self.header, same_shape, base_generation, || {
+            base.bits().digest()
+        })?;
         let mut bits = base.bits().clone();
         bits.xor_with(&self.xor)?;
         let actual = bits.digest();
@@ -794,6 +1217,10 @@ pub enum Message {
     Full(Decoded),
     /// A delta between two generations.
     Delta(DeltaFrame),
+    /// A full counting filter (filter type 3).
+    Counting(CountingDecoded),
+    /// A delta between two generations of a counting filter.
+    CountingDelta(CountingDeltaFrame),
 }
 
 impl Message {
@@ -802,6 +1229,8 @@ impl Message {
         match self {
             Message::Full(d) => &d.header,
             Message::Delta(d) => &d.header,
+            Message::Counting(d) => &d.header,
+            Message::CountingDelta(d) => &d.header,
         }
     }
 }
@@ -829,16 +1258,45 @@ pub fn decode_message_prefix(input: &[u8], limits: &Limits) -> Result<(Message, 
     }
     let payload = &input[header.header_len..body_end];
     let m = header.params.m();
+    let corrupt = |reason| Error::CorruptPayload {
+        reason,
+        offset: header.header_len,
+    };
+    if let Some(width) = header.counter_width {
+        let counters = match header.coding {
+            Coding::KnownCounters => {
+                let table = header.counter_table.as_ref().expect("parsed");
+                counter_coding::decode_known(payload, m, table)
+            }
+            Coding::AdaptiveCounters => counter_coding::decode_adaptive(payload, m, width),
+            _ => counter_coding::unpack_counters(payload, m, width),
+        }
+        .map_err(corrupt)?;
+        let message = match header.kind {
+            FrameKind::Full => Message::Counting(CountingDecoded {
+                filter: CountingBloomFilter::from_counters(
+                    header.params.clone(),
+                    width,
+                    counters,
+                    header.n,
+                )?,
+                header,
+            }),
+            FrameKind::Delta { .. } => Message::CountingDelta(CountingDeltaFrame {
+                header,
+                xor: counters,
+            }),
+        };
+        return Ok((message, len));
+    }
     let bits = match header.coding {
-        Coding::Raw => BitArray::from_bytes(payload, m).map_err(|_| "bits past m are not zero"),
         Coding::Adaptive => coder::decode_adaptive(payload, m),
         Coding::KnownP => coder::decode_known_p(payload, m, header.q0.expect("parsed")),
         Coding::KnownPSymbols => coder::decode_symbols(payload, m, header.q0.expect("parsed")),
+        // Raw (the parser admits no counter coding without a counter width).
+        _ => BitArray::from_bytes(payload, m).map_err(|_| "bits past m are not zero"),
     }
-    .map_err(|reason| Error::CorruptPayload {
-        reason,
-        offset: header.header_len,
-    })?;
+    .map_err(corrupt)?;
     let message = match header.kind {
         FrameKind::Full => Message::Full(Decoded {
             filter: BloomFilter::from_parts(header.params.clone(), bits, header.n)?,
@@ -864,7 +1322,25 @@ pub fn decode_message(input: &[u8], limits: &Limits) -> Result<Message> {
 fn expect_full(message: Message) -> Result<Decoded> {
     match message {
         Message::Full(d) => Ok(d),
-        Message::Delta(_) => Err(Error::UnexpectedDelta),
+        Message::Delta(_) | Message::CountingDelta(_) => Err(Error::UnexpectedDelta),
+        Message::Counting(_) => Err(Error::UnexpectedFilterType {
+            expected: "a Bloom filter",
+            got: FILTER_TYPE_COUNTING,
+        }),
+    }
+}
+
+/// Decode an input that holds exactly one full frame of a counting filter (filter type 3).
+/// A Bloom filter's frame is [`Error::UnexpectedFilterType`], a delta
+/// [`Error::UnexpectedDelta`].
+pub fn decode_counting(input: &[u8], limits: &Limits) -> Result<CountingDecoded> {
+    match decode_message(input, limits)? {
+        Message::Counting(d) => Ok(d),
+        Message::Delta(_) | Message::CountingDelta(_) => Err(Error::UnexpectedDelta),
+        Message::Full(d) => Err(Error::UnexpectedFilterType {
+            expected: "a counting filter",
+            got: d.header.filter_type(),
+        }),
     }
 }
 
@@ -920,9 +1396,10 @@ pub fn decode_buf<B: Buf>(buf: &mut B, limits: &Limits) -> Result<Decoded> {
 }
 
 /// The largest header the format allows: fixed fields, a 16-byte SipHash key (an XXH64
-/// seed takes at most 10), m and n as 10-byte varints, 48 block k's of up to 4 bytes, two
-/// generations and two digests, q0, and the payload length.
-pub const MAX_HEADER_LEN: usize = 4 + 7 + 16 + 10 + 48 * 4 + 10 + 2 * 10 + 8 + 2 + 10;
+/// seed takes at most 10), m and n as 10-byte varints, the counted type and counter width,
+/// 48 block k's of up to 4 bytes, two generations and two digests, q0 or a counter table of
+/// 256 frequencies of up to 3 bytes, and the payload length.
+pub const MAX_HEADER_LEN: usize = 4 + 7 + 16 + 10 + 2 + 48 * 4 + 10 + 2 * 10 + 8 + 2 + 256 * 3 + 10;
 
 /// The first `len` bytes of a sequence of chunks (fewer if they hold fewer).
 fn gather(chunks: &[&[u8]], len: usize) -> Vec<u8> {

@@ -14,6 +14,7 @@ pub mod bits;
 #[cfg(feature = "tokio")]
 pub mod codec;
 mod coder;
+pub mod counter_coding;
 pub mod counting;
 pub mod delta;
 pub mod error;

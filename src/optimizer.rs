@@ -113,6 +113,9 @@
 
 use core::fmt;
 
+mod counting;
+pub use counting::{CountingPlan, MIN_COUNTER_MEAN};
+
 use crate::error::{invalid, Error, Result};
 use crate::filter::{block_sizes, Layout, Params, MAX_M};
 use crate::frame;

@@ -141,6 +141,41 @@ pub fn expected_entropy_bits(params: &Params, n: f64) -> f64 {
     }
 }
 
+/// The distribution of one counter of a counting Bloom filter whose counters receive on
+/// average `mean` increments (`k n / m` for a standard filter): Poisson(`mean`), saturated
+/// at `2^width - 1` (Section V of *Compressed Bloom Filters*). Entry v is `P(counter = v)`;
+/// the last entry holds the whole tail `P(count >= 2^width - 1)`.
+pub fn counter_distribution(mean: f64, width: u8) -> Vec<f64> {
+    let top = (1usize << width.clamp(1, 8)) - 1;
+    let mut p = Vec::with_capacity(top + 1);
+    let mut term = (-mean).exp();
+    let mut below = 0.0;
+    for v in 0..top {
+        p.push(term);
+        below += term;
+        term *= mean / (v + 1) as f64;
+    }
+    p.push((1.0 - below).max(0.0));
+    p
+}
+
+/// Entropy of one counter ([`counter_distribution`]) in bits: what an ideal coder needs per
+/// counter of a counting filter, against `width` bits packed.
+pub fn counter_entropy(mean: f64, width: u8) -> f64 {
+    counter_distribution(mean, width)
+        .iter()
+        .filter(|&&p| p > 0.0)
+        .map(|&p| -p * p.log2())
+        .sum()
+}
+
+/// The mean number of increments of a counter of a counting filter with these parameters
+/// after `n` insertions: `-ln` of the fraction of zero bits of the Bloom filter it
+/// summarizes (`k n / m` for a standard filter, up to the finite-m correction).
+pub fn counter_mean(params: &Params, n: f64) -> f64 {
+    -zero_fraction(params, n).ln()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -186,5 +221,19 @@ mod tests {
         eprintln!("block/standard fpr ratio {ratio}");
         assert!((1.0..1.5).contains(&ratio), "{ratio}");
         assert!((zero_fraction(&part, n) - zero_fraction(&std, n)).abs() < 1e-3);
+    }
+
+    #[test]
+    fn counter_entropy_reference_points() {
+        // Wide counters: the entropy of Poisson(1/2) is 1.3383 bits (sum -p log2 p).
+        assert!((counter_entropy(0.5, 8) - 1.3383).abs() < 1e-3);
+        // One-bit counters are the Bloom filter's bits: H(e^-mean).
+        let mean = 2.0 * 10_000.0 / 140_000.0;
+        assert!((counter_entropy(mean, 1) - entropy((-mean).exp())).abs() < 1e-12);
+        // Saturation moves the tail onto the last value; the probabilities sum to 1.
+        let d = counter_distribution(3.0, 2);
+        assert!((d.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        assert!(d[3] > d[2]);
+        assert!(counter_entropy(0.1, 4) < 0.6);
     }
 }

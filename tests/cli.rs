@@ -236,3 +236,37 @@ fn bad_input_fails_with_one_line() {
     assert_eq!(run(&[]).status.code(), Some(2));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn counting_frames_inspect_query_decode() {
+    // A committed vector: a partitioned counting filter of 2-bit counters, keys 20..80 in it.
+    let frame = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("spec/vectors/accept/counting_partitioned_w2_saturated_known.bin");
+    let text = ok(&["inspect", s(&frame)]);
+    assert!(
+        text.contains("3 (counting, counters of a partitioned filter)"),
+        "{text}"
+    );
+    assert!(text.contains("counter width:       2 bits"), "{text}");
+    assert!(
+        text.contains("coding:              4 (known-counters)"),
+        "{text}"
+    );
+    assert!(text.contains("counter histogram:   22 44 16 38"), "{text}");
+    let info: Value = serde_json::from_str(&ok(&["inspect", "--json", s(&frame)])).unwrap();
+    assert_eq!(info["filter_type"], "counting");
+    assert_eq!(info["counted_type"], "partitioned");
+    assert_eq!(info["counter_width"], 2);
+    assert_eq!(info["counter_histogram"].as_array().unwrap().len(), 4);
+    assert_eq!(info["ones"], 98);
+    let answers = ok(&["query", s(&frame), "key-20", "key-79"]);
+    assert_eq!(answers, "key-20\tmaybe\nkey-79\tmaybe\n");
+    let dir = temp_dir("counting");
+    let out = dir.join("counters.bin");
+    ok(&["decode", s(&frame), "-o", s(&out)]);
+    assert_eq!(std::fs::read(&out).unwrap().len(), 120 * 2 / 8);
+    // A delta is not a filter to query.
+    let delta = frame.with_file_name("counting_delta_gen8_known.bin");
+    assert!(fails(&["query", s(&delta), "key-1"]).contains("delta"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

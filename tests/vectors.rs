@@ -4,8 +4,8 @@
 #[path = "../examples/vectors.rs"]
 mod generator;
 
-use bloomwire::delta::Receiver;
-use bloomwire::frame::{decode, decode_message, Limits, Message};
+use bloomwire::delta::{CountingReceiver, Receiver};
+use bloomwire::frame::{decode, decode_counting, decode_message, Limits, Message};
 use bloomwire::Error;
 use serde_json::Value;
 
@@ -53,6 +53,9 @@ fn read(sub: &str, file: &str) -> Vec<u8> {
     std::fs::read(generator::vectors_dir().join(sub).join(file)).unwrap()
 }
 
+/// Whether a decoded filter holds a key.
+type Query = Box<dyn Fn(&[u8]) -> bool>;
+
 #[test]
 fn accept_vectors_decode_to_their_manifests() {
     let mut seen = 0;
@@ -65,14 +68,46 @@ fn accept_vectors_decode_to_their_manifests() {
         let frame = read("accept", manifest["frame"].as_str().unwrap());
         let message =
             decode_message(&frame, &Limits::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let filter = match message {
+        // Queries: a Bloom filter, or a counting filter (a key is in it when all its
+        // counters are non-zero).
+        let contains: Query = match message {
+            Message::Counting(d) => {
+                assert_eq!(
+                    sha256_hex(&d.filter.packed()),
+                    manifest["counters_sha256"],
+                    "{name}"
+                );
+                assert_eq!(
+                    serde_json::to_value(d.filter.histogram()).unwrap(),
+                    manifest["counter_histogram"],
+                    "{name}"
+                );
+                Box::new(move |k| d.filter.contains(k))
+            }
+            Message::CountingDelta(d) => {
+                let width = d.header.counter_width.unwrap();
+                assert_eq!(
+                    sha256_hex(&bloomwire::counter_coding::pack_counters(&d.xor, width)),
+                    manifest["counters_sha256"],
+                    "{name}"
+                );
+                let base_file = manifest["base_frame"].as_str().unwrap();
+                let base = decode_counting(&read("accept", base_file), &Limits::default()).unwrap();
+                let result = d.apply(&base.filter, base.header.generation).unwrap();
+                assert_eq!(
+                    sha256_hex(&result.packed()),
+                    manifest["result_counters_sha256"],
+                    "{name}"
+                );
+                Box::new(move |k| result.contains(k))
+            }
             Message::Full(d) => {
                 assert_eq!(
                     sha256_hex(&d.filter.bits().to_bytes()),
                     manifest["bits_sha256"],
                     "{name}"
                 );
-                d.filter
+                Box::new(move |k| d.filter.contains(k))
             }
             Message::Delta(d) => {
                 assert_eq!(
@@ -88,17 +123,13 @@ fn accept_vectors_decode_to_their_manifests() {
                     manifest["result_bits_sha256"],
                     "{name}"
                 );
-                result
+                Box::new(move |k| result.contains(k))
             }
         };
         for list in ["member_keys", "other_keys"] {
             for k in manifest[list].as_array().unwrap() {
                 let key = unhex(k["key_hex"].as_str().unwrap());
-                assert_eq!(
-                    filter.contains(&key),
-                    k["expected"].as_bool().unwrap(),
-                    "{name}"
-                );
+                assert_eq!(contains(&key), k["expected"].as_bool().unwrap(), "{name}");
             }
         }
         seen += 1;
@@ -134,14 +165,22 @@ fn reject_vectors_fail_with_the_named_error() {
         let err = match expect.get("apply_to") {
             // A delta that decodes, refused by a receiver holding `apply_to`.
             Some(base) => {
-                let mut receiver = Receiver::new(Limits::default());
-                receiver
-                    .receive(&read(".", base.as_str().unwrap()))
-                    .unwrap();
-                let before = receiver.filter().cloned();
-                let err = receiver.receive(&frame).expect_err(file);
-                assert_eq!(receiver.filter().cloned(), before, "{file}");
-                err
+                let base = read(".", base.as_str().unwrap());
+                if base[6] == bloomwire::frame::FILTER_TYPE_COUNTING {
+                    let mut receiver = CountingReceiver::new(Limits::default());
+                    receiver.receive(&base).unwrap();
+                    let before = receiver.filter().cloned();
+                    let err = receiver.receive(&frame).expect_err(file);
+                    assert_eq!(receiver.filter().cloned(), before, "{file}");
+                    err
+                } else {
+                    let mut receiver = Receiver::new(Limits::default());
+                    receiver.receive(&base).unwrap();
+                    let before = receiver.filter().cloned();
+                    let err = receiver.receive(&frame).expect_err(file);
+                    assert_eq!(receiver.filter().cloned(), before, "{file}");
+                    err
+                }
             }
             None => decode(&frame, &Limits::default()).expect_err(file),
         };
@@ -170,4 +209,18 @@ fn worked_example_in_the_spec_is_the_vector() {
         .map(|b| u8::from_str_radix(b, 16).unwrap())
         .collect();
     assert_eq!(bytes, read("accept", "m13_known_p.bin"));
+    // 7.1, the counting frame.
+    let section = &spec[spec.find("### 7.1 A counting frame").expect("section")..];
+    let block = section
+        .split("```text\n")
+        .nth(1)
+        .unwrap()
+        .split("```")
+        .next()
+        .unwrap();
+    let bytes: Vec<u8> = block
+        .split_whitespace()
+        .map(|b| u8::from_str_radix(b, 16).unwrap())
+        .collect();
+    assert_eq!(bytes, read("accept", "counting_m10_known.bin"));
 }

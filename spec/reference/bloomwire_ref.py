@@ -13,7 +13,8 @@ Command line (run from the repository root):
 
 As a module:
 
-    f = decode_frame(data)          # Frame, or raises a BloomwireError subclass
+    f = decode_frame(data)          # Frame (CountingFrame for filter type 3), or
+                                    # raises a BloomwireError subclass
     f.contains(b"key-1")
 """
 
@@ -111,6 +112,11 @@ F_M = "m"
 F_K = "k"
 F_Q0 = "q0"
 F_PAYLOAD_LENGTH = "payload length"
+F_COUNTED_TYPE = "counted type"          # filter type 3 only (§2, §3.4)
+F_COUNTER_WIDTH = "counter width"
+F_TABLE_LENGTH = "table length"          # coding 4 only (§2, §4.7)
+F_FREQUENCY = "frequency"
+F_FREQUENCIES = "frequencies"
 
 
 # ---------------------------------------------------------------------------
@@ -303,6 +309,8 @@ def key_bit_indexes(header, key):
     m = header["m"]
     scheme = header["index_scheme"]
     ftype = header["filter_type"]
+    if ftype == 3:                                         # counting: the counted type (§3.4)
+        ftype = header["counted_type"]
     if ftype == 0:                                         # standard
         a, b, d = stream(h, 0), stream(h, 1), stream(h, 2)
         return index_sequence(a, b, m, scheme, k_count(header["k_raw"], d))
@@ -331,10 +339,13 @@ DEFAULT_MAX_PAYLOAD = 1 << 26
 HARD_MAX_M = 1 << 48             # §2.3 hard limits
 HARD_MAX_K_RAW = 1024 * 65536
 
-FILTER_TYPES = {0: "standard", 1: "partitioned", 2: "blocks"}
+FILTER_TYPES = {0: "standard", 1: "partitioned", 2: "blocks", 3: "counting"}
 BASE_HASHES = {1: "xxh64", 2: "siphash24"}
 INDEX_SCHEMES = {0: "double", 1: "enhanced"}
-CODINGS = {0: "raw", 1: "adaptive", 2: "known-p", 3: "known-p-symbols"}
+CODINGS = {0: "raw", 1: "adaptive", 2: "known-p", 3: "known-p-symbols",
+           4: "known-counters", 5: "adaptive-counters"}
+BIT_CODINGS = (0, 1, 2, 3)           # valid with filter types 0, 1, 2 (§2)
+COUNTER_CODINGS = (0, 4, 5)          # valid with filter type 3 (§2)
 
 
 class _Reader:
@@ -396,8 +407,9 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
     if hdr["index_scheme"] not in INDEX_SCHEMES:
         raise InvalidField(F_INDEX_SCHEME, str(hdr["index_scheme"]))
     hdr["coding"] = r.u8()
-    if hdr["coding"] not in CODINGS:
-        raise InvalidField(F_CODING, str(hdr["coding"]))
+    counting = hdr["filter_type"] == 3
+    if hdr["coding"] not in (COUNTER_CODINGS if counting else BIT_CODINGS):
+        raise InvalidField(F_CODING, f"{hdr['coding']} with filter type {hdr['filter_type']}")
     hdr["flags"] = r.u8()
     if hdr["flags"] != 0:
         raise InvalidField(F_FLAGS, hex(hdr["flags"]))
@@ -415,12 +427,22 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
     if m > max_m:
         raise LimitExceeded(F_M, m, max_m)
 
-    # k (§2.1)
-    if hdr["filter_type"] in (0, 1):
+    # counted type and counter width: filter type 3 only (§2, §3.4)
+    layout = hdr["filter_type"]
+    if counting:
+        layout = hdr["counted_type"] = r.u8()
+        if layout not in (0, 1, 2):
+            raise InvalidField(F_COUNTED_TYPE, str(layout))
+        hdr["counter_width"] = r.u8()
+        if not 1 <= hdr["counter_width"] <= 8:
+            raise InvalidField(F_COUNTER_WIDTH, str(hdr["counter_width"]))
+
+    # k (§2.1); a counting filter has the k field of its counted type
+    if layout in (0, 1):
         raw = r.varint()
         if not 65536 <= raw <= HARD_MAX_K_RAW:
             raise InvalidField(F_K, f"raw {raw}")
-        if hdr["filter_type"] == 1 and m < ceil_k(raw):
+        if layout == 1 and m < ceil_k(raw):
             raise InvalidField(F_K, f"partitioned filter needs m >= ceil(k) = {ceil_k(raw)}")
         hdr["k_raw"] = raw
     else:
@@ -452,15 +474,32 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
         if hdr["q0"] == 0:
             raise InvalidField(F_Q0, "0")
 
+    # counter table: coding 4 only (§2, §4.7); t <= 2^b <= 256 entries
+    hdr["counter_table"] = None
+    if hdr["coding"] == 4:
+        t = r.varint()
+        if not 1 <= t <= 1 << hdr["counter_width"]:
+            raise InvalidField(F_TABLE_LENGTH, str(t))
+        table = []
+        for _ in range(t):
+            f = r.varint()
+            if f > 65536:
+                raise InvalidField(F_FREQUENCY, str(f))
+            table.append(f)
+        if sum(table) != 65536 or table[-1] == 0:
+            raise InvalidField(F_FREQUENCIES, f"sum {sum(table)}, last {table[-1]}")
+        hdr["counter_table"] = table
+
     # payload length: max_payload first, then §2.2 (table order)
     length = hdr["payload_len"] = r.varint()
     if length > max_payload:
         raise LimitExceeded(F_PAYLOAD_LENGTH, length, max_payload)
     coding = hdr["coding"]
     if coding == 0:
-        if length != (m + 7) // 8:
-            raise InvalidField(F_PAYLOAD_LENGTH, f"raw needs {(m + 7) // 8}, got {length}")
-    elif coding in (1, 2):
+        need = (m * hdr["counter_width"] + 7) // 8 if counting else (m + 7) // 8
+        if length != need:
+            raise InvalidField(F_PAYLOAD_LENGTH, f"raw needs {need}, got {length}")
+    elif coding in (1, 2, 4, 5):
         pass                                       # any length (§2.2)
     else:
         if length % 4:
@@ -601,6 +640,88 @@ def decode_ans(payload, m, q0):
 
 
 # ---------------------------------------------------------------------------
+# §3.4 packed counters; §4.2 decode_symbol with §4.7 (known) and §4.8 (adaptive)
+# ---------------------------------------------------------------------------
+
+def pack_counters(counters, width):
+    """§3.4: counter i in bits i*b .. i*b + b - 1, least significant bit first."""
+    acc = 0
+    for i, c in enumerate(counters):
+        acc |= c << (i * width)
+    return acc.to_bytes((len(counters) * width + 7) // 8, "little")
+
+
+def unpack_counters(payload, m, width):
+    """§4.6: the packed form; bits past m*b must be zero."""
+    acc = int.from_bytes(payload, "little")
+    if acc >> (m * width):
+        raise CorruptPayload("packed counters: a bit past m*b is set")
+    mask = (1 << width) - 1
+    return [(acc >> (i * width)) & mask for i in range(m)]
+
+
+def decode_range_counters(payload, m, width, table):
+    """§4.2 decode_symbol for m counters: with the header's table (§4.7, coding 4), or
+    with table None the adaptive model (§4.8, coding 5)."""
+    reads = 0
+
+    def next_word():
+        nonlocal reads
+        chunk = payload[4 * reads:4 * reads + 4]
+        reads += 1
+        return int.from_bytes(chunk + bytes(4 - len(chunk)), "big")
+
+    point = (next_word() << 32) | next_word()
+    lower = 0
+    rng = MASK64
+    if table is None:
+        freq, total = [1] * (1 << width), 1 << width      # §4.8 initial counts
+    else:
+        freq, total = list(table), 65536
+    counters = []
+    for i in range(m):
+        # decode_symbol(freq, total)
+        scale = rng // total
+        offset = (point - lower) & MASK64
+        quantile = offset // scale
+        if quantile >= total:
+            raise CorruptPayload(f"range: point outside the interval at counter {i}")
+        cum = 0
+        v = 0
+        while not quantile < cum + freq[v]:                # cum(v) <= quantile < cum(v)+f(v)
+            cum += freq[v]
+            v += 1
+        lower = (lower + scale * cum) & MASK64
+        rng = scale * freq[v]
+        if rng < 1 << 32:
+            lower = (lower << 32) & MASK64
+            rng <<= 32
+            point = ((point << 32) & MASK64) | next_word()
+        counters.append(v)
+        if table is None:                                  # §4.8 update
+            freq[v] += 32
+            total += 32
+            if total > 1 << 22:
+                freq = [(c + 1) // 2 for c in freq]
+                total = sum(freq)
+
+    # termination check, as for the bit codings (§4.2)
+    end = lower + rng
+    for b in range(5):
+        unit = 1 << (64 - 8 * b)
+        x = -(-lower // unit) * unit
+        if x < end:
+            break
+    if point != x & MASK64:
+        raise CorruptPayload("range: payload does not end with the encoder's termination")
+    if len(payload) > 4 * (reads - 2) + b:
+        raise CorruptPayload("range: payload continues past the termination")
+    if payload and payload[-1] == 0:
+        raise CorruptPayload("range: payload ends with a zero byte")
+    return counters
+
+
+# ---------------------------------------------------------------------------
 # Frame
 # ---------------------------------------------------------------------------
 
@@ -618,6 +739,22 @@ class Frame:
         return all(self.bit(i) for i in key_bit_indexes(self.header, key))
 
 
+class CountingFrame:
+    """A decoded frame of filter type 3 (§3.4): m counters (for a delta, their XOR)."""
+
+    def __init__(self, header, counters, frame_len):
+        self.header = header
+        self.counters = list(counters)
+        self.frame_len = frame_len
+
+    def packed(self):
+        return pack_counters(self.counters, self.header["counter_width"])
+
+    def contains(self, key):
+        """§3.4: true when all the key's counters are non-zero."""
+        return all(self.counters[i] for i in key_bit_indexes(self.header, key))
+
+
 def decode_frame_prefix(data, **limits):
     """Stream decoding (§2.3): decode the frame at the start of `data`, return
     (Frame, bytes consumed).  Raises Incomplete if `data` holds only part of it."""
@@ -632,6 +769,13 @@ def decode_frame_prefix(data, **limits):
     payload = data[hlen:total - 4]
     m = hdr["m"]
     coding = hdr["coding"]
+    if hdr["filter_type"] == 3:
+        width = hdr["counter_width"]
+        if coding == 0:
+            counters = unpack_counters(payload, m, width)
+        else:
+            counters = decode_range_counters(payload, m, width, hdr["counter_table"])
+        return CountingFrame(hdr, counters, total), total
     if coding == 0:
         bits = decode_raw(payload, m)
     elif coding == 1:
@@ -654,7 +798,7 @@ def decode_frame(data, **limits):
 
 # Header fields that fix where keys' bits are; a delta must agree with its base (§5).
 _SHAPE_FIELDS = ("m", "filter_type", "k_raw", "block_k_raw", "base_hash", "seed", "k0", "k1",
-                 "index_scheme")
+                 "index_scheme", "counted_type", "counter_width")
 
 
 class StaleGeneration(BloomwireError):
@@ -674,6 +818,18 @@ def apply_delta(base, delta):
                             f"held {bh['generation']}")
     if any(bh.get(f) != dh.get(f) for f in _SHAPE_FIELDS):
         raise Incompatible("delta and base differ in m, filter type, k or hash family")
+    if dh["filter_type"] == 3:                              # counter-wise XOR (§5)
+        if crc32c(base.packed()) != dh["base_digest"]:      # §5.1: packed counters
+            raise BaseMismatch(f"base digest {crc32c(base.packed()):#010x}, "
+                               f"delta names {dh['base_digest']:#010x}")
+        header = dict(bh)
+        header.update(n=dh["n"], generation=dh["generation"])
+        result = CountingFrame(header, [a ^ d for a, d in zip(base.counters, delta.counters)],
+                               delta.frame_len)
+        if crc32c(result.packed()) != dh["result_digest"]:
+            raise ResultMismatch(f"result digest {crc32c(result.packed()):#010x}, "
+                                 f"delta names {dh['result_digest']:#010x}")
+        return result
     if crc32c(base.bits) != dh["base_digest"]:               # §5.1 digest
         raise BaseMismatch(f"base digest {crc32c(base.bits):#010x}, "
                            f"delta names {dh['base_digest']:#010x}")
@@ -748,8 +904,10 @@ def _check_params(hdr, params):
             got = kinds[hdr["frame_kind"]]
         elif key in ("seed", "k0", "k1"):
             got, want = hdr.get(key), int(want)
-        elif key == "k_raw" and hdr["filter_type"] == 2:
+        elif key == "k_raw" and 2 in (hdr["filter_type"], hdr.get("counted_type")):
             continue
+        elif key == "counted_type":
+            got = FILTER_TYPES[hdr["counted_type"]]
         elif key in hdr:
             got = hdr[key]
         else:
@@ -772,11 +930,20 @@ def _check_accept(t, bin_path, json_path):
         t.ok(False, f"accept/{name}: rejected with {type(e).__name__}: {e}")
         return
     problems = _check_params(frame.header, man.get("params", {}))
-    if hashlib.sha256(frame.bits).hexdigest() != man["bits_sha256"]:
-        problems.append("bits_sha256 differs")
-    ones = sum(bin(b).count("1") for b in frame.bits)
-    if "ones" in man and ones != man["ones"]:
-        problems.append(f"ones: decoded {ones}, manifest {man['ones']}")
+    if isinstance(frame, CountingFrame):
+        if hashlib.sha256(frame.packed()).hexdigest() != man["counters_sha256"]:
+            problems.append("counters_sha256 differs")
+        hist = [0] * (1 << frame.header["counter_width"])
+        for c in frame.counters:
+            hist[c] += 1
+        if hist != man["counter_histogram"]:
+            problems.append(f"counter_histogram: decoded {hist}")
+    else:
+        if hashlib.sha256(frame.bits).hexdigest() != man["bits_sha256"]:
+            problems.append("bits_sha256 differs")
+        ones = sum(bin(b).count("1") for b in frame.bits)
+        if "ones" in man and ones != man["ones"]:
+            problems.append(f"ones: decoded {ones}, manifest {man['ones']}")
     if "base_frame" in man:                       # a delta: apply it, query the result
         try:
             base = _read_frame(os.path.join(os.path.dirname(bin_path), man["base_frame"]))
@@ -785,7 +952,10 @@ def _check_accept(t, bin_path, json_path):
             t.ok(False, f"accept/{name}: applying to {man['base_frame']}: "
                         f"{type(e).__name__}: {e}")
             return
-        if hashlib.sha256(frame.bits).hexdigest() != man["result_bits_sha256"]:
+        if isinstance(frame, CountingFrame):
+            if hashlib.sha256(frame.packed()).hexdigest() != man["result_counters_sha256"]:
+                problems.append("result_counters_sha256 differs")
+        elif hashlib.sha256(frame.bits).hexdigest() != man["result_bits_sha256"]:
             problems.append("result_bits_sha256 differs")
     for group in ("member_keys", "other_keys"):
         for entry in man.get(group, []):
@@ -863,6 +1033,8 @@ def inspect(path):
             value = f"{value} ({INDEX_SCHEMES[value]})"
         elif key == "coding":
             value = f"{value} ({CODINGS[value]})"
+        elif key == "counted_type":
+            value = f"{value} ({FILTER_TYPES[value]})"
         elif key == "k_raw":
             value = f"{value} (k = {value / 65536:g})"
         print(f"{key:14} {value}")
@@ -871,6 +1043,13 @@ def inspect(path):
     except BloomwireError as e:
         print(f"frame rejected: {type(e).__name__}: {e}")
         return 1
+    if isinstance(frame, CountingFrame):
+        hist = [0] * (1 << frame.header["counter_width"])
+        for c in frame.counters:
+            hist[c] += 1
+        print(f"{'histogram':14} {hist}")
+        print(f"{'counters_sha256':14} {hashlib.sha256(frame.packed()).hexdigest()}")
+        return 0
     ones = sum(bin(b).count("1") for b in frame.bits)
     print(f"{'ones':14} {ones}")
     print(f"{'bits_sha256':14} {hashlib.sha256(frame.bits).hexdigest()}")

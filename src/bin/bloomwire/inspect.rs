@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use bloomwire::counter_coding::histogram_entropy;
 use bloomwire::frame::{
     self, FrameHeader, FrameKind, Limits, Message, CHECKSUM_LEN, KIND_DELTA, KIND_FULL, VERSION,
 };
@@ -36,10 +37,13 @@ struct Report {
 
 /// How full a decoded filter is.
 struct Fill {
+    /// One bits, or non-zero counters of a counting filter.
     ones: u64,
     zero_fraction: f64,
-    /// `m H(p_hat) / 8`.
+    /// `m H(p_hat) / 8`, or `m H(counter histogram) / 8` for a counting filter.
     entropy_bound_bytes: f64,
+    /// How many counters hold each value, for a counting filter (or its delta).
+    histogram: Option<Vec<u64>>,
     /// The false positive rate of a filter this full (not for a delta's XOR bits).
     fpr: Option<f64>,
 }
@@ -94,6 +98,18 @@ pub fn run(args: &Args) -> Result<()> {
                     ..Fill::of(&xor)
                 });
             }
+            Ok(Message::Counting(decoded)) => {
+                let f = &decoded.filter;
+                report.fill = Some(Fill {
+                    fpr: Some(fill_fpr(&f.to_bloom_filter())),
+                    ..Fill::of_counters(f.counters(), f.width())
+                });
+            }
+            Ok(Message::CountingDelta(delta)) => {
+                // The counter-wise XOR of two generations: how many counters changed.
+                let width = delta.header.counter_width.expect("a counting frame");
+                report.fill = Some(Fill::of_counters(&delta.xor, width));
+            }
             Err(e) => report.problem = Some(e.to_string()),
         }
     }
@@ -124,7 +140,24 @@ impl Fill {
             ones,
             zero_fraction,
             entropy_bound_bytes: m as f64 * theory::entropy(zero_fraction) / 8.0,
+            histogram: None,
             fpr: Some(fill_fpr(filter)),
+        }
+    }
+
+    /// Counters of `width` bits (no false positive rate).
+    fn of_counters(counters: &[u8], width: u8) -> Fill {
+        let mut histogram = vec![0u64; 1 << width];
+        for &c in counters {
+            histogram[usize::from(c)] += 1;
+        }
+        let m = counters.len() as u64;
+        Fill {
+            ones: m - histogram[0],
+            zero_fraction: histogram[0] as f64 / m as f64,
+            entropy_bound_bytes: m as f64 * histogram_entropy(&histogram) / 8.0,
+            histogram: Some(histogram),
+            fpr: None,
         }
     }
 }
@@ -243,7 +276,14 @@ impl Report {
             ("generation", h.generation.to_string()),
             (
                 "filter type",
-                format!("{} ({})", p.layout().id(), layout_name(p.layout())),
+                match h.counter_width {
+                    Some(_) => format!(
+                        "{} (counting, counters of a {} filter)",
+                        h.filter_type(),
+                        layout_name(p.layout())
+                    ),
+                    None => format!("{} ({})", p.layout().id(), layout_name(p.layout())),
+                },
             ),
         ];
         lines.push(match p.family().base {
@@ -253,7 +293,13 @@ impl Report {
             }
         });
         lines.push(("index scheme", scheme_name(p.family().scheme).into()));
-        lines.push(("m", format!("{} bits", p.m())));
+        match h.counter_width {
+            Some(width) => {
+                lines.push(("m", format!("{} counters", p.m())));
+                lines.push(("counter width", format!("{width} bits")));
+            }
+            None => lines.push(("m", format!("{} bits", p.m()))),
+        }
         lines.push(("k", p.k().to_string()));
         if let Some(blocks) = blocks(h) {
             let list: Vec<String> = blocks
@@ -266,6 +312,10 @@ impl Report {
         lines.push(("coding", format!("{} ({})", h.coding.id(), h.coding)));
         if let Some(q0) = h.q0 {
             lines.push(("q0", format!("{q0} (p = {:.6})", f64::from(q0) / 65536.0)));
+        }
+        if let Some(table) = &h.counter_table {
+            let f: Vec<String> = table.frequencies().iter().map(u32::to_string).collect();
+            lines.push(("counter table", format!("{} / 65536", f.join(" "))));
         }
         lines.push(("header length", format!("{} bytes", h.header_len)));
         lines.push(("payload length", format!("{} bytes", h.payload_len)));
@@ -283,12 +333,26 @@ impl Report {
             },
         ));
         if let Some(fill) = &self.fill {
-            lines.push(("one bits", fill.ones.to_string()));
-            lines.push(("zero fraction", format!("{:.6}", fill.zero_fraction)));
-            lines.push((
-                "entropy bound",
-                format!("{:.1} bytes (m H(p)/8)", fill.entropy_bound_bytes),
-            ));
+            match &fill.histogram {
+                Some(histogram) => {
+                    lines.push(("non-zero counters", fill.ones.to_string()));
+                    let counts: Vec<String> = histogram.iter().map(u64::to_string).collect();
+                    lines.push(("counter histogram", counts.join(" ")));
+                    lines.push(("zero fraction", format!("{:.6}", fill.zero_fraction)));
+                    lines.push((
+                        "entropy bound",
+                        format!("{:.1} bytes (m H(counters)/8)", fill.entropy_bound_bytes),
+                    ));
+                }
+                None => {
+                    lines.push(("one bits", fill.ones.to_string()));
+                    lines.push(("zero fraction", format!("{:.6}", fill.zero_fraction)));
+                    lines.push((
+                        "entropy bound",
+                        format!("{:.1} bytes (m H(p)/8)", fill.entropy_bound_bytes),
+                    ));
+                }
+            }
             if let Some(overhead) = self.overhead() {
                 lines.push((
                     "payload overhead",
@@ -335,7 +399,11 @@ impl Report {
                 FrameKind::Delta { base_generation, .. } => Some(base_generation),
                 FrameKind::Full => None,
             },
-            "filter_type": layout_name(p.layout()),
+            "filter_type": if h.is_counting() { "counting" } else { layout_name(p.layout()) },
+            "counted_type": h.counter_width.map(|_| layout_name(p.layout())),
+            "counter_width": h.counter_width,
+            "counter_table": h.counter_table.as_ref().map(|t| t.frequencies().to_vec()),
+            "counter_histogram": fill.and_then(|f| f.histogram.clone()),
             "base_hash": match p.family().base {
                 BaseHash::Xxh64 { .. } => "xxh64",
                 BaseHash::SipHash24 { .. } => "siphash-2-4",

@@ -10,8 +10,10 @@ use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use bloomwire::frame::{self, Decoded, Limits};
+use bloomwire::counting::CountingBloomFilter;
+use bloomwire::frame::{self, Limits, Message};
 use bloomwire::rational::MAX_K;
+use bloomwire::BloomFilter;
 use bloomwire::Error;
 use clap::{Parser, Subcommand};
 
@@ -35,7 +37,8 @@ enum Command {
     Inspect(inspect::Args),
     /// Ask a frame whether it may contain keys: one line `KEY<TAB>maybe|no` per key.
     Query(QueryArgs),
-    /// Write the packed bit array of a frame (bit i is `bytes[i / 8] >> (i % 8) & 1`).
+    /// Write the packed bit array of a frame (bit i is `bytes[i / 8] >> (i % 8) & 1`), or
+    /// of a counting filter its packed counters (b bits each, from bit i*b).
     Decode(DecodeArgs),
     /// Plan m and k for n keys and a byte budget or a false positive rate.
     Plan(plan::Args),
@@ -120,10 +123,34 @@ pub fn read_file(path: &Path) -> Result<Vec<u8>> {
     std::fs::read(path).context(path.display())
 }
 
-/// Decode the one frame a file holds.
-pub fn decode_file(path: &Path) -> Result<Decoded> {
+/// A filter read from a file: a Bloom filter or a counting filter.
+pub enum AnyFilter {
+    /// Filter types 0 to 2.
+    Bloom(BloomFilter),
+    /// Filter type 3.
+    Counting(CountingBloomFilter),
+}
+
+impl AnyFilter {
+    fn contains(&self, key: impl AsRef<[u8]>) -> bool {
+        match self {
+            AnyFilter::Bloom(f) => f.contains(key),
+            AnyFilter::Counting(f) => f.contains(key),
+        }
+    }
+}
+
+/// Decode the one full frame a file holds.
+pub fn decode_file(path: &Path) -> Result<AnyFilter> {
     let bytes = read_file(path)?;
-    frame::decode(&bytes, &LIMITS).map_err(|e| frame_error(path, e))
+    match frame::decode_message(&bytes, &LIMITS) {
+        Ok(Message::Full(d)) => Ok(AnyFilter::Bloom(d.filter)),
+        Ok(Message::Counting(d)) => Ok(AnyFilter::Counting(d.filter)),
+        Ok(Message::Delta(_) | Message::CountingDelta(_)) => {
+            Err(frame_error(path, Error::UnexpectedDelta))
+        }
+        Err(e) => Err(frame_error(path, e)),
+    }
 }
 
 /// The message for a frame that does not decode.
@@ -162,7 +189,7 @@ pub fn write_stdout(bytes: &[u8]) -> Result<()> {
 }
 
 fn query(args: &QueryArgs) -> Result<()> {
-    let filter = decode_file(&args.frame)?.filter;
+    let filter = decode_file(&args.frame)?;
     let mut out = String::new();
     for key in &args.keys {
         let answer = if args.hex {
@@ -178,8 +205,11 @@ fn query(args: &QueryArgs) -> Result<()> {
 }
 
 fn decode(args: &DecodeArgs) -> Result<()> {
-    let filter = decode_file(&args.frame)?.filter;
-    write_output(&args.output, &filter.bits().to_bytes())
+    let bytes = match decode_file(&args.frame)? {
+        AnyFilter::Bloom(f) => f.bits().to_bytes(),
+        AnyFilter::Counting(f) => f.packed(),
+    };
+    write_output(&args.output, &bytes)
 }
 
 /// Bytes from hexadecimal digits (an even number of them, either case).

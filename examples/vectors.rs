@@ -159,6 +159,7 @@ fn accept_cases() -> Vec<AcceptCase> {
         ("std_1000_adaptive", Coding::Adaptive),
         ("std_1000_known_p", Coding::KnownP),
         ("std_1000_symbols", Coding::KnownPSymbols),
+        ("std_1000_interleaved", Coding::KnownPInterleaved),
     ] {
         add(name, std(1000, 3.0, f0), 100, coding, PSource::Measured);
     }
@@ -175,6 +176,34 @@ fn accept_cases() -> Vec<AcceptCase> {
         3,
         Coding::KnownPSymbols,
         PSource::Measured,
+    );
+    add(
+        "m13_interleaved",
+        std(13, 2.0, f0),
+        3,
+        Coding::KnownPInterleaved,
+        PSource::Measured,
+    );
+    add(
+        "m1_interleaved",
+        std(1, 2.0, f0),
+        1,
+        Coding::KnownPInterleaved,
+        PSource::Measured,
+    );
+    add(
+        "empty_interleaved",
+        std(4093, 4.0, f0),
+        0,
+        Coding::KnownPInterleaved,
+        PSource::Measured,
+    );
+    add(
+        "theory_p_interleaved",
+        std(20_000, 2.0, xxh(99, EnhancedDoubleHashing)),
+        1500,
+        Coding::KnownPInterleaved,
+        PSource::Theory,
     );
     add(
         "empty_adaptive",
@@ -558,7 +587,7 @@ fn reject_vectors() -> Vec<VectorFile> {
     let field = |name: &str| json!({"error": "InvalidField", "field": name});
     let limit = |name: &str| json!({"error": "LimitExceeded", "field": name});
     let plain = |name: &str| json!({"error": name});
-    let cases: Vec<(&str, Truncated, Value)> = vec![
+    let mut cases: Vec<(&str, Truncated, Value)> = vec![
         ("bad_magic", with(&|r| r.fixed[0] = b'b'), plain("BadMagic")),
         (
             "version_2",
@@ -761,6 +790,68 @@ fn reject_vectors() -> Vec<VectorFile> {
             plain("CorruptPayload"),
         ),
     ];
+    // Coding 6 (section 4.6): each check of the decoder, on the small filter's payload.
+    let interleaved = [
+        (
+            "interleaved_length_not_multiple_of_4",
+            coded_with(Coding::KnownPInterleaved, &|r| {
+                r.payload.push(1);
+            }),
+            field("payload length"),
+        ),
+        (
+            "interleaved_shorter_than_states",
+            coded_with(Coding::KnownPInterleaved, &|r| {
+                r.payload.truncate(28);
+            }),
+            field("payload length"),
+        ),
+        (
+            "interleaved_state_below_2_31",
+            coded_with(Coding::KnownPInterleaved, &|r| {
+                r.payload[8..16].copy_from_slice(&0x7FFF_FFFFu64.to_le_bytes());
+            }),
+            plain("CorruptPayload"),
+        ),
+        (
+            "interleaved_state_at_2_63",
+            coded_with(Coding::KnownPInterleaved, &|r| {
+                r.payload[24..32].copy_from_slice(&(1u64 << 63).to_le_bytes());
+            }),
+            plain("CorruptPayload"),
+        ),
+        (
+            "interleaved_word_left",
+            coded_with(Coding::KnownPInterleaved, &|r| {
+                r.payload.extend_from_slice(&[1, 0, 0, 0]);
+            }),
+            plain("CorruptPayload"),
+        ),
+        (
+            "interleaved_ends_early",
+            {
+                // The small filter's payload is only its states; this one has words after.
+                let mut f = BloomFilter::new(
+                    Params::standard(1000, 3, xxh(0, IndexScheme::DoubleHashing)).expect("valid"),
+                );
+                (0..100).for_each(|i| f.insert(key(i)));
+                let mut r = RawFrame::from_frame(&f, Coding::KnownPInterleaved);
+                assert!(r.payload.len() > 36);
+                r.payload.truncate(r.payload.len() - 4);
+                r.len = varint(r.payload.len() as u64);
+                r.into()
+            },
+            plain("CorruptPayload"),
+        ),
+        (
+            "interleaved_final_state_off",
+            coded_with(Coding::KnownPInterleaved, &|r| {
+                r.payload[1] ^= 1;
+            }),
+            plain("CorruptPayload"),
+        ),
+    ];
+    cases.extend(interleaved);
     let mut manifest = serde_json::Map::new();
     let mut out = Vec::new();
     // Deltas that decode but that a receiver holding the frame named by `apply_to` must

@@ -364,6 +364,25 @@ pub(crate) fn decode_symbols(payload: &[u8], m: u64, q0: u16) -> Result<BitArray
     Ok(BitArray::from_bytes(&bytes, m).expect("symbols hold only m bits"))
 }
 
+/// Code `bits` with the multi-bit known-p model and interleaved rANS (coding 6).
+pub(crate) fn encode_interleaved(bits: &BitArray, q0: u16) -> Vec<u8> {
+    let mut out = Vec::new();
+    let model = crate::rans::EncModel::new(q0, bits.len());
+    crate::rans::encode(bits.words(), bits.len(), &model, &mut out);
+    out
+}
+
+/// Decode `m` bits of coding 6.
+pub(crate) fn decode_interleaved(
+    payload: &[u8],
+    m: u64,
+    q0: u16,
+) -> Result<BitArray, PayloadError> {
+    let mut words = vec![0u64; crate::bits::words_for(m)];
+    crate::rans::decode(payload, m, &crate::rans::DecModel::new(q0, m), &mut words)?;
+    Ok(BitArray::from_words(words, m).expect("the decoder sets only m bits"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -22,6 +22,7 @@ pub mod frame;
 pub mod hashing;
 pub mod model;
 pub mod optimizer;
+mod rans;
 pub mod rational;
 pub mod theory;
 pub mod wire;

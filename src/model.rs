@@ -194,6 +194,12 @@ impl SymbolTable {
         self.width
     }
 
+    /// `cum(v)` for `v` in `0..=2^width`: the frequencies of the symbols below `v`, summed
+    /// (`cum(2^width) = 2^24`).
+    pub(crate) fn cumulative(&self) -> &[u32] {
+        &self.cum
+    }
+
     /// The frequency of symbol `v` out of `2^24`.
     pub fn frequency(&self, v: usize) -> u32 {
         self.cum[v + 1] - self.cum[v]

@@ -334,7 +334,8 @@ HARD_MAX_K_RAW = 1024 * 65536
 FILTER_TYPES = {0: "standard", 1: "partitioned", 2: "blocks"}
 BASE_HASHES = {1: "xxh64", 2: "siphash24"}
 INDEX_SCHEMES = {0: "double", 1: "enhanced"}
-CODINGS = {0: "raw", 1: "adaptive", 2: "known-p", 3: "known-p-symbols"}
+CODINGS = {0: "raw", 1: "adaptive", 2: "known-p", 3: "known-p-symbols",
+           6: "known-p-interleaved"}
 
 
 class _Reader:
@@ -447,7 +448,7 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
         hdr["base_digest"], hdr["result_digest"] = struct.unpack("<2I", r.take(8))
 
     hdr["q0"] = None
-    if hdr["coding"] in (2, 3):
+    if hdr["coding"] in (2, 3, 6):
         (hdr["q0"],) = struct.unpack("<H", r.take(2))
         if hdr["q0"] == 0:
             raise InvalidField(F_Q0, "0")
@@ -462,6 +463,9 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
             raise InvalidField(F_PAYLOAD_LENGTH, f"raw needs {(m + 7) // 8}, got {length}")
     elif coding in (1, 2):
         pass                                       # any length (§2.2)
+    elif coding == 6:
+        if length % 4 or length < 32:
+            raise InvalidField(F_PAYLOAD_LENGTH, f"{length} (must be a multiple of 4, >= 32)")
     else:
         if length % 4:
             raise InvalidField(F_PAYLOAD_LENGTH, f"{length} (must be a multiple of 4)")
@@ -601,6 +605,44 @@ def decode_ans(payload, m, q0):
 
 
 # ---------------------------------------------------------------------------
+# §4.6 Coding 6: known-p interleaved (four rANS lanes, precision 24)
+# ---------------------------------------------------------------------------
+
+RANS_LOWER = 1 << 31
+
+
+def decode_interleaved(payload, m, q0):
+    w = struct.unpack(f"<{len(payload) // 4}I", payload)   # read front to back
+    x = []
+    for j in range(4):
+        state = w[2 * j] | (w[2 * j + 1] << 32)
+        if not RANS_LOWER <= state < 1 << 63:
+            raise CorruptPayload(f"interleaved: initial state {j} out of range")
+        x.append(state)
+    pos = 8
+    mask = (1 << ANS_PRECISION) - 1
+    count = m // 8 + (1 if m % 8 else 0)
+    full = ans_model(8, q0)
+    last = ans_model(m % 8, q0) if m % 8 else None
+    bits = bytearray()
+    for t in range(count):
+        f, cum = last if (t == m // 8) else full
+        j = t % 4
+        slot = x[j] & mask
+        v = bisect.bisect_right(cum, slot) - 1              # cum(v) <= slot < cum(v)+f(v)
+        x[j] = f[v] * (x[j] >> ANS_PRECISION) + (slot - cum[v])
+        if x[j] < RANS_LOWER:
+            if pos == len(w):
+                raise CorruptPayload("interleaved: payload ends before the last symbol")
+            x[j] = (x[j] << 32) | w[pos]
+            pos += 1
+        bits.append(v)
+    if any(state != RANS_LOWER for state in x) or pos != len(w):
+        raise CorruptPayload("interleaved: states not at 2^31 or words left")
+    return bits
+
+
+# ---------------------------------------------------------------------------
 # Frame
 # ---------------------------------------------------------------------------
 
@@ -638,6 +680,8 @@ def decode_frame_prefix(data, **limits):
         bits = decode_range(payload, m, None)
     elif coding == 2:
         bits = decode_range(payload, m, hdr["q0"])
+    elif coding == 6:
+        bits = decode_interleaved(payload, m, hdr["q0"])
     else:
         bits = decode_ans(payload, m, hdr["q0"])
     assert len(bits) == (m + 7) // 8

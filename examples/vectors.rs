@@ -11,7 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
-use bloomwire::frame::{Coding, Encoder, Frame, FrameKind, PSource};
+use bloomwire::frame::{Chunking, Coding, Encoder, Frame, FrameKind, PSource};
 use bloomwire::hashing::{BaseHash, HashFamily, IndexScheme};
 use bloomwire::wire::put_varint;
 use bloomwire::{BitArray, BloomFilter, HashCount, Layout, Params};
@@ -322,6 +322,9 @@ fn header_json(frame: &Frame) -> Value {
     params["payload_len"] = json!(h.payload_len);
     params["header_len"] = json!(h.header_len);
     params["generation"] = json!(h.generation);
+    if let Some(shift) = h.chunk_shift {
+        params["chunk_shift"] = json!(shift);
+    }
     if let FrameKind::Delta {
         base_generation,
         base_digest,
@@ -417,6 +420,28 @@ fn accept_vectors() -> Vec<VectorFile> {
             0..case.n,
             None,
         ));
+    }
+    // Chunked payloads (section 4.7), with small chunks so that the files stay small.
+    let f0 = xxh(0, IndexScheme::DoubleHashing);
+    for (name, m, n, coding, shift) in [
+        (
+            "chunked_interleaved",
+            5003,
+            400,
+            Coding::KnownPInterleaved,
+            10,
+        ),
+        ("chunked_adaptive", 1000, 100, Coding::Adaptive, 8),
+        ("chunked_known_p", 200, 20, Coding::KnownP, 6),
+        ("chunked_symbols", 3001, 250, Coding::KnownPSymbols, 9),
+    ] {
+        let params = Params::standard(m, 3, f0).expect("valid");
+        let f = filter_of(&params, 0..n);
+        let frame = Encoder::new()
+            .chunking(Chunking::Shift(shift))
+            .encode_with(&f, coding);
+        assert_eq!(frame.header().chunk_shift, Some(shift));
+        out.extend(accept_files(name, &frame, f.bits(), &f, 0..n, None));
     }
     let [g7, g8, _, other7] = delta_generations();
     let full = |f: &BloomFilter| {
@@ -532,6 +557,21 @@ impl RawFrame {
             varint(f.n()),
         ];
         r.q0 = h.q0.map(|q| q.to_le_bytes().to_vec()).unwrap_or_default();
+        r.len = varint(h.payload_len as u64);
+        r.payload = bytes[h.header_len..h.header_len + h.payload_len].to_vec();
+        r
+    }
+
+    /// A chunked frame (flags bit 0); the chunk shift byte rides after q0.
+    fn chunked(f: &BloomFilter, coding: Coding, shift: u8) -> RawFrame {
+        let frame = Encoder::new()
+            .chunking(Chunking::Shift(shift))
+            .encode_with(f, coding);
+        let mut r = RawFrame::from_frame(f, coding);
+        let h = frame.header();
+        let bytes = frame.to_bytes();
+        r.fixed[10] = 1;
+        r.q0.push(shift);
         r.len = varint(h.payload_len as u64);
         r.payload = bytes[h.header_len..h.header_len + h.payload_len].to_vec();
         r
@@ -852,6 +892,98 @@ fn reject_vectors() -> Vec<VectorFile> {
         ),
     ];
     cases.extend(interleaved);
+    // Chunked payloads (section 4.7): the small filter (m = 100) in two chunks of 64 bits,
+    // coding 6, each chunk's length a one-byte varint at the start of the payload.
+    let chunked = || RawFrame::chunked(&small, Coding::KnownPInterleaved, 6);
+    let chunked_with = |f: &dyn Fn(&mut RawFrame)| -> Truncated {
+        let mut r = chunked();
+        assert_eq!(
+            r.payload[0] as usize + r.payload[1] as usize + 2,
+            r.payload.len()
+        );
+        f(&mut r);
+        r.len = varint(r.payload.len() as u64);
+        r.into()
+    };
+    let chunking = [
+        ("chunked_raw", with(&|r| r.fixed[10] = 1), field("flags")),
+        (
+            "flags_reserved_bit_with_chunked",
+            {
+                let mut r = chunked();
+                r.fixed[10] = 3;
+                r.into()
+            },
+            field("flags"),
+        ),
+        (
+            "chunk_shift_below_6",
+            {
+                let mut r = chunked();
+                *r.q0.last_mut().expect("shift") = 5;
+                r.into()
+            },
+            field("chunk shift"),
+        ),
+        (
+            "chunk_shift_not_below_m",
+            {
+                let mut r = chunked();
+                *r.q0.last_mut().expect("shift") = 7; // 128 >= m = 100
+                r.into()
+            },
+            field("chunk shift"),
+        ),
+        (
+            "chunk_count_above_payload_length",
+            {
+                let mut r = RawFrame::chunked(&small, Coding::Adaptive, 6);
+                r.payload = vec![0];
+                r.len = varint(1);
+                r.into()
+            },
+            field("payload length"),
+        ),
+        (
+            "chunk_lengths_short_of_payload",
+            chunked_with(&|r| r.payload.push(0)),
+            plain("CorruptPayload"),
+        ),
+        (
+            "chunk_lengths_past_payload",
+            chunked_with(&|r| r.payload[1] += 4),
+            plain("CorruptPayload"),
+        ),
+        (
+            "chunk_length_bad_varint",
+            chunked_with(&|r| {
+                // Chunk 0's length as a two-byte varint with a redundant zero group.
+                let len0 = r.payload[0];
+                r.payload.splice(0..1, [len0 | 0x80, 0]);
+            }),
+            plain("CorruptPayload"),
+        ),
+        (
+            "chunk_not_whole_words",
+            chunked_with(&|r| {
+                // Chunk 0 one byte longer (33 + ...): not a coding-6 length.
+                let at = 2 + r.payload[0] as usize;
+                r.payload.insert(at, 0);
+                r.payload[0] += 1;
+            }),
+            plain("CorruptPayload"),
+        ),
+        (
+            "chunk_final_state_off",
+            chunked_with(&|r| {
+                // Chunk 1's states: the second byte of its first state.
+                let at = 2 + r.payload[0] as usize + 1;
+                r.payload[at] ^= 1;
+            }),
+            plain("CorruptPayload"),
+        ),
+    ];
+    cases.extend(chunking);
     let mut manifest = serde_json::Map::new();
     let mut out = Vec::new();
     // Deltas that decode but that a receiver holding the frame named by `apply_to` must

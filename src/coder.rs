@@ -372,17 +372,6 @@ pub(crate) fn encode_interleaved(bits: &BitArray, q0: u16) -> Vec<u8> {
     out
 }
 
-/// Decode `m` bits of coding 6.
-pub(crate) fn decode_interleaved(
-    payload: &[u8],
-    m: u64,
-    q0: u16,
-) -> Result<BitArray, PayloadError> {
-    let mut words = vec![0u64; crate::bits::words_for(m)];
-    crate::rans::decode(payload, m, &crate::rans::DecModel::new(q0, m), &mut words)?;
-    Ok(BitArray::from_words(words, m).expect("the decoder sets only m bits"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

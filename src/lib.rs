@@ -11,6 +11,7 @@
 #![warn(missing_docs)]
 
 pub mod bits;
+pub mod chunks;
 #[cfg(feature = "tokio")]
 pub mod codec;
 mod coder;

@@ -111,6 +111,7 @@ F_M = "m"
 F_K = "k"
 F_Q0 = "q0"
 F_PAYLOAD_LENGTH = "payload length"
+F_CHUNK_SHIFT = "chunk shift"
 
 
 # ---------------------------------------------------------------------------
@@ -400,7 +401,8 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
     if hdr["coding"] not in CODINGS:
         raise InvalidField(F_CODING, str(hdr["coding"]))
     hdr["flags"] = r.u8()
-    if hdr["flags"] != 0:
+    # bit 0: chunked payload (§4.7), for codings 1, 2, 3 and 6; bits 1-7 reserved
+    if hdr["flags"] not in (0, 1) or (hdr["flags"] == 1 and hdr["coding"] not in (1, 2, 3, 6)):
         raise InvalidField(F_FLAGS, hex(hdr["flags"]))
 
     # seed: a varint for xxHash64, 16 bytes (k0 then k1) for SipHash-2-4
@@ -453,12 +455,22 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
         if hdr["q0"] == 0:
             raise InvalidField(F_Q0, "0")
 
+    hdr["chunk_shift"] = None
+    if hdr["flags"] & 1:
+        shift = hdr["chunk_shift"] = r.u8()
+        if not 6 <= shift <= 47 or (1 << shift) >= m:
+            raise InvalidField(F_CHUNK_SHIFT, str(shift))
+
     # payload length: max_payload first, then §2.2 (table order)
     length = hdr["payload_len"] = r.varint()
     if length > max_payload:
         raise LimitExceeded(F_PAYLOAD_LENGTH, length, max_payload)
     coding = hdr["coding"]
-    if coding == 0:
+    if hdr["chunk_shift"] is not None:
+        chunks = -(-m // (1 << hdr["chunk_shift"]))
+        if length < chunks:                        # a length varint per chunk
+            raise InvalidField(F_PAYLOAD_LENGTH, f"{length} bytes for {chunks} chunks")
+    elif coding == 0:
         if length != (m + 7) // 8:
             raise InvalidField(F_PAYLOAD_LENGTH, f"raw needs {(m + 7) // 8}, got {length}")
     elif coding in (1, 2):
@@ -643,6 +655,53 @@ def decode_interleaved(payload, m, q0):
 
 
 # ---------------------------------------------------------------------------
+# §4.7 Chunked payloads
+# ---------------------------------------------------------------------------
+
+def _payload_length_ok(coding, length):
+    """§2.2 length rules, applied to one chunk's payload."""
+    if coding == 3:
+        return length % 4 == 0
+    if coding == 6:
+        return length % 4 == 0 and length >= 32
+    return True                                    # codings 1 and 2: any length
+
+
+def decode_payload(coding, payload, m, q0):
+    """Section 4: the packed bits (ceil(m/8) bytes) of an unchunked payload."""
+    if coding == 0:
+        return decode_raw(payload, m)
+    if not _payload_length_ok(coding, len(payload)):
+        raise CorruptPayload(f"coding {coding}: bad payload length {len(payload)}")
+    if coding == 1:
+        return decode_range(payload, m, None)
+    if coding == 2:
+        return decode_range(payload, m, q0)
+    if coding == 3:
+        return decode_ans(payload, m, q0)
+    return decode_interleaved(payload, m, q0)
+
+
+def decode_chunked(coding, payload, m, q0, shift):
+    size = 1 << shift
+    count = -(-m // size)
+    r = _Reader(payload)
+    try:
+        lengths = [r.varint() for _ in range(count)]
+    except (BadVarint, Incomplete):
+        raise CorruptPayload("chunk table malformed or past the payload")
+    pos = r.pos
+    if pos + sum(lengths) != len(payload):
+        raise CorruptPayload("chunk lengths do not add up to the payload")
+    bits = bytearray()
+    for i, length in enumerate(lengths):
+        nbits = min(size, m - i * size)            # every chunk but the last: 2^s bits
+        bits += decode_payload(coding, payload[pos:pos + length], nbits, q0)
+        pos += length
+    return bits
+
+
+# ---------------------------------------------------------------------------
 # Frame
 # ---------------------------------------------------------------------------
 
@@ -673,17 +732,10 @@ def decode_frame_prefix(data, **limits):
         raise ChecksumMismatch(f"stored {stored:#010x}, computed {crc32c(data[:total - 4]):#010x}")
     payload = data[hlen:total - 4]
     m = hdr["m"]
-    coding = hdr["coding"]
-    if coding == 0:
-        bits = decode_raw(payload, m)
-    elif coding == 1:
-        bits = decode_range(payload, m, None)
-    elif coding == 2:
-        bits = decode_range(payload, m, hdr["q0"])
-    elif coding == 6:
-        bits = decode_interleaved(payload, m, hdr["q0"])
+    if hdr["chunk_shift"] is None:
+        bits = decode_payload(hdr["coding"], payload, m, hdr["q0"])
     else:
-        bits = decode_ans(payload, m, hdr["q0"])
+        bits = decode_chunked(hdr["coding"], payload, m, hdr["q0"], hdr["chunk_shift"])
     assert len(bits) == (m + 7) // 8
     return Frame(hdr, bits, total), total
 

@@ -267,6 +267,9 @@ impl Report {
         if let Some(q0) = h.q0 {
             lines.push(("q0", format!("{q0} (p = {:.6})", f64::from(q0) / 65536.0)));
         }
+        if let Some(shift) = h.chunk_shift {
+            lines.push(("chunks", format!("{} of 2^{shift} bits", h.chunk_count())));
+        }
         lines.push(("header length", format!("{} bytes", h.header_len)));
         lines.push(("payload length", format!("{} bytes", h.payload_len)));
         lines.push(("frame length", format!("{} bytes", h.frame_len())));
@@ -350,6 +353,7 @@ impl Report {
             "coding": h.coding.to_string(),
             "q0": h.q0,
             "q0_probability": h.q0.map(|q0| f64::from(q0) / 65536.0),
+            "chunk_shift": h.chunk_shift,
             "header_bytes": h.header_len,
             "payload_bytes": h.payload_len,
             "frame_bytes": h.frame_len(),

@@ -116,20 +116,16 @@ impl DecTable {
         s
     }
 
-    /// [`DecTable::step`] for a caller that knows a word is left at `*pos`: the read
-    /// happens whether or not it is needed, and a select replaces the unpredictable branch.
+    /// [`DecTable::step`] for a caller that holds the next 8 words in `next` (`*k` of them
+    /// taken): the read happens whether or not it is needed, and arithmetic replaces the
+    /// unpredictable branch (no compiler turns it back into one).
     #[inline(always)]
-    fn step_unchecked(&self, x: &mut u64, payload: &[u8], pos: &mut usize) -> u64 {
+    fn step_block(&self, x: &mut u64, next: &[u32; 8], k: &mut usize) -> u64 {
         let (s, y) = self.symbol(*x);
-        let w = &payload[*pos..*pos + 4];
-        let word = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
-        let refill = y < LOWER;
-        *x = if refill {
-            (y << 32) | u64::from(word)
-        } else {
-            y
-        };
-        *pos += 4 * usize::from(refill);
+        let word = next[*k & 7];
+        let refill = u64::from(y < LOWER);
+        *x = (y << (refill << 5)) | (u64::from(word) & refill.wrapping_neg());
+        *k += refill as usize;
         s
     }
 }
@@ -313,22 +309,29 @@ pub(crate) fn decode(
     let whole = m / 8;
     let whole_words = (whole / 8) as usize;
     let full = &*model.full;
-    // A word of output reads at most 8 words of input: while 8 are left, no step checks.
+    // A word of output reads at most 8 words of input: while 8 are left, take them at once
+    // and let the steps pick from them without checks.
     let mut done = 0;
     for w in out[..whole_words].iter_mut() {
-        if pos + 32 > payload.len() {
+        let Some(block) = payload.get(pos..pos + 32) else {
             break;
+        };
+        let mut next = [0u32; 8];
+        for (n, b) in next.iter_mut().zip(block.chunks_exact(4)) {
+            *n = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
         }
+        let mut k = 0;
         let [x0, x1, x2, x3] = &mut x;
-        let mut v = full.step_unchecked(x0, payload, &mut pos);
-        v |= full.step_unchecked(x1, payload, &mut pos) << 8;
-        v |= full.step_unchecked(x2, payload, &mut pos) << 16;
-        v |= full.step_unchecked(x3, payload, &mut pos) << 24;
-        v |= full.step_unchecked(x0, payload, &mut pos) << 32;
-        v |= full.step_unchecked(x1, payload, &mut pos) << 40;
-        v |= full.step_unchecked(x2, payload, &mut pos) << 48;
-        v |= full.step_unchecked(x3, payload, &mut pos) << 56;
+        let mut v = full.step_block(x0, &next, &mut k);
+        v |= full.step_block(x1, &next, &mut k) << 8;
+        v |= full.step_block(x2, &next, &mut k) << 16;
+        v |= full.step_block(x3, &next, &mut k) << 24;
+        v |= full.step_block(x0, &next, &mut k) << 32;
+        v |= full.step_block(x1, &next, &mut k) << 40;
+        v |= full.step_block(x2, &next, &mut k) << 48;
+        v |= full.step_block(x3, &next, &mut k) << 56;
         *w = v;
+        pos += 4 * k;
         done += 1;
     }
     for w in out[done..whole_words].iter_mut() {

@@ -405,7 +405,10 @@ fn bench_chunked(c: &mut Criterion) {
     for threads in [1, 2] {
         ROWS.lock().unwrap().push(Row {
             group: group.clone(),
-            name: format!("known-p-interleaved, chunked, {threads} thread(s)"),
+            name: format!(
+                "known-p-interleaved, chunked, {threads} thread{}",
+                if threads > 1 { "s" } else { "" }
+            ),
             bytes: wire.len(),
             bound,
         });
@@ -418,7 +421,10 @@ fn bench_chunked(c: &mut Criterion) {
         .throughput(Throughput::Bytes(CHUNKED_M / 8));
     let mut out = BitArray::new(0);
     for threads in [1, 2] {
-        let name = format!("known-p-interleaved, chunked, {threads} thread(s)");
+        let name = format!(
+            "known-p-interleaved, chunked, {threads} thread{}",
+            if threads > 1 { "s" } else { "" }
+        );
         g.bench_function(format!("encode/{name}"), |b| {
             b.iter(|| Encoder::new().threads(threads).encode(black_box(&filter)))
         });
@@ -437,7 +443,7 @@ fn bench_chunked(c: &mut Criterion) {
 
 /// Criterion's mean time of one benchmark, in nanoseconds, if it ran.
 fn mean_ns(group: &str, function: &str) -> Option<f64> {
-    let dir = |s: &str| s.replace(['/', ' ', ','], "_").replace(['(', ')'], "_");
+    let dir = |s: &str| s.replace('/', "_");
     let path = format!(
         "target/criterion/{}/{}/new/estimates.json",
         dir(group),

@@ -738,7 +738,16 @@ impl Encoder {
 
     /// The requested or smallest coding, raw when that is not smaller, budget checked.
     fn choose(&self, body: &Body<'_>) -> Result<Frame> {
-        let raw = self.frame(body, Coding::Raw);
+        // The raw frame's length without building it (a copy of the whole filter).
+        let raw_len = FrameHeader::new(
+            body.kind,
+            body.params.clone(),
+            body.n,
+            body.generation,
+            (Coding::Raw, None, None),
+            body.bits.byte_len(),
+        )
+        .frame_len();
         let candidates = match self.coding {
             Some(Coding::Raw) => vec![],
             Some(c) => vec![c],
@@ -764,20 +773,20 @@ impl Encoder {
             (!fast, len)
         });
         let compressed_len = best.as_ref().map(Frame::encoded_len);
-        let frame = match best {
-            Some(f) if f.encoded_len() < raw.encoded_len() => f,
-            _ => raw.clone(),
-        };
         if let Some(budget) = self.budget {
-            if frame.encoded_len() > budget {
+            let len = compressed_len.map_or(raw_len, |c| c.min(raw_len));
+            if len > budget {
                 return Err(Error::OverBudget {
                     budget,
-                    compressed: compressed_len.unwrap_or(raw.encoded_len()),
-                    raw: raw.encoded_len(),
+                    compressed: compressed_len.unwrap_or(raw_len),
+                    raw: raw_len,
                 });
             }
         }
-        Ok(frame)
+        Ok(match best {
+            Some(f) if f.encoded_len() < raw_len => f,
+            _ => self.frame(body, Coding::Raw),
+        })
     }
 
     fn full_body(filter: &BloomFilter, generation: u64) -> Body<'_> {

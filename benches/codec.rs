@@ -215,6 +215,9 @@ struct Row {
 
 static ROWS: std::sync::Mutex<Vec<Row>> = std::sync::Mutex::new(Vec::new());
 
+/// When this run started.
+static STARTED: std::sync::OnceLock<std::time::SystemTime> = std::sync::OnceLock::new();
+
 /// Whether the command line's filter (the first argument not starting with `-`, as
 /// criterion reads it) may select a benchmark of `group`, so that cases nobody asked for are
 /// not built (brotli -11 alone takes seconds on 8 Mbit). Alternatives (`|`) that name a case
@@ -368,6 +371,27 @@ fn random_bits(m: u64) -> BitArray {
     BitArray::from_words(words, m).expect("bits past m cleared")
 }
 
+/// How many cores the machine gives this process right now: the wall time of a compute
+/// loop on one thread, against the same loop on two threads at once.
+fn spin_scaling() -> f64 {
+    fn spin(n: u64) -> u64 {
+        (0..n).fold(1u64, |x, i| {
+            x.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(17) ^ i
+        })
+    }
+    let n = 200_000_000;
+    let t = std::time::Instant::now();
+    black_box(spin(black_box(n)));
+    let one = t.elapsed().as_secs_f64();
+    let t = std::time::Instant::now();
+    std::thread::scope(|s| {
+        let h = s.spawn(|| black_box(spin(black_box(n))));
+        black_box(spin(black_box(n)));
+        h.join().expect("spin thread");
+    });
+    2.0 * one / t.elapsed().as_secs_f64()
+}
+
 fn bench_chunked(c: &mut Criterion) {
     let group = format!("chunked/m={CHUNKED_M}/p0=0.9");
     if !wanted(&group) {
@@ -413,6 +437,11 @@ fn bench_chunked(c: &mut Criterion) {
             bound,
         });
     }
+    println!(
+        "  machine check: 2 threads of a plain compute loop do {:.2} times the work of 1 \
+         in the same wall time (2.0 on two idle cores)",
+        spin_scaling()
+    );
     let mut g = c.benchmark_group(&group);
     g.sample_size(10)
         .warm_up_time(Duration::from_secs(1))
@@ -449,6 +478,11 @@ fn mean_ns(group: &str, function: &str) -> Option<f64> {
         dir(group),
         dir(function)
     );
+    // Only results of this run: a benchmark the filter left out keeps an older file.
+    let modified = std::fs::metadata(&path).ok()?.modified().ok()?;
+    if modified < *STARTED.get()? {
+        return None;
+    }
     let text = std::fs::read_to_string(path).ok()?;
     let v: serde_json::Value = serde_json::from_str(&text).ok()?;
     v["mean"]["point_estimate"].as_f64()
@@ -483,6 +517,7 @@ fn print_table() {
 }
 
 fn main() {
+    STARTED.get_or_init(std::time::SystemTime::now);
     let mut cpu = Criterion::default()
         .with_measurement(CpuTime)
         .configure_from_args();

@@ -15,6 +15,7 @@ use core::ops::Range;
 use crate::bits::BitArray;
 use crate::coder::{self, PayloadError};
 use crate::frame::Coding;
+use crate::model::SymbolTable;
 use crate::rans;
 use crate::wire::{put_varint, Reader};
 
@@ -101,24 +102,79 @@ pub(crate) fn encode_part(
     out.extend_from_slice(&payload);
 }
 
-/// Decode a payload of `len` bits coded with `coding` into `out` (`ceil(len / 64)` words,
-/// all overwritten).
-pub(crate) fn decode_part(
+/// The decoding model of one chunk length (its `len mod 8` matters, nothing else).
+enum Model {
+    /// Codings without tables to build.
+    Plain,
+    Interleaved(rans::DecModel),
+    Symbols(SymbolTable, Option<SymbolTable>),
+}
+
+/// Decoding models for the chunks of a frame, built once and shared by all chunks (and
+/// threads): chunks differ at most in their last one's `len mod 8`. A peer's frame of many
+/// small chunks therefore costs no more model building than one chunk.
+pub(crate) struct Models {
     coding: Coding,
-    q0: Option<u16>,
+    q0: u16,
+    /// `(len mod 8, model)`, at most two entries.
+    by_tail: Vec<(u64, Model)>,
+}
+
+impl Models {
+    /// The models for chunks of the lengths `lens` (any number, few distinct `len mod 8`).
+    pub(crate) fn new(coding: Coding, q0: Option<u16>, lens: &[u64]) -> Self {
+        let q0 = q0.unwrap_or(1);
+        let mut by_tail: Vec<(u64, Model)> = Vec::new();
+        for &len in lens {
+            if by_tail.iter().any(|(r, _)| *r == len % 8) {
+                continue;
+            }
+            let model = match coding {
+                Coding::KnownPInterleaved => Model::Interleaved(rans::DecModel::new(q0, len)),
+                Coding::KnownPSymbols => {
+                    let (full, tail) = coder::symbol_tables(q0, len);
+                    Model::Symbols(full, tail)
+                }
+                Coding::Raw | Coding::Adaptive | Coding::KnownP => Model::Plain,
+            };
+            by_tail.push((len % 8, model));
+        }
+        Models {
+            coding,
+            q0,
+            by_tail,
+        }
+    }
+
+    fn get(&self, len: u64) -> &Model {
+        &self
+            .by_tail
+            .iter()
+            .find(|(r, _)| *r == len % 8)
+            .expect("models built for every chunk length")
+            .1
+    }
+}
+
+/// Decode a payload of `len` bits into `out` (`ceil(len / 64)` words, all overwritten),
+/// with the frame's models (built for a chunk of this `len mod 8`).
+pub(crate) fn decode_part(
+    models: &Models,
     payload: &[u8],
     len: u64,
     out: &mut [u64],
 ) -> Result<(), PayloadError> {
-    let q0 = q0.unwrap_or(1);
-    let bits = match coding {
-        Coding::KnownPInterleaved => {
-            return rans::decode(payload, len, &rans::DecModel::new(q0, len), out)
+    let bits = match (models.coding, models.get(len)) {
+        (Coding::KnownPInterleaved, Model::Interleaved(model)) => {
+            return rans::decode(payload, len, model, out)
         }
-        Coding::Raw => return raw_into(payload, len, out),
-        Coding::Adaptive => coder::decode_adaptive(payload, len)?,
-        Coding::KnownP => coder::decode_known_p(payload, len, q0)?,
-        Coding::KnownPSymbols => coder::decode_symbols(payload, len, q0)?,
+        (Coding::KnownPSymbols, Model::Symbols(full, tail)) => {
+            coder::decode_symbols_with(payload, len, full, tail.as_ref())?
+        }
+        (Coding::Raw, _) => return raw_into(payload, len, out),
+        (Coding::Adaptive, _) => coder::decode_adaptive(payload, len)?,
+        (Coding::KnownP, _) => coder::decode_known_p(payload, len, models.q0)?,
+        _ => unreachable!("models are built for their coding"),
     };
     out.copy_from_slice(bits.words());
     Ok(())
@@ -170,40 +226,63 @@ pub(crate) fn encode_chunked(
     out
 }
 
-/// Where each chunk's payload is in a chunked payload: reads the table of `chunk_count(m,
-/// shift)` lengths and checks that the chunks fill the rest of the payload exactly. The
-/// caller has checked that the count is at most the payload length (a length takes at least
-/// a byte), which bounds the allocation.
-pub(crate) fn parse_table(
-    payload: &[u8],
-    m: u64,
-    shift: u8,
-) -> Result<Vec<Range<usize>>, PayloadError> {
+/// Where each chunk's payload is: the chunks start at `start` and chunk `i` ends at
+/// `start + ends[i]`. Eight bytes per chunk, at most one chunk per 64 bits of m: never
+/// more memory than the decoded filter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ChunkTable {
+    start: usize,
+    ends: Vec<usize>,
+}
+
+impl ChunkTable {
+    /// The table of an unchunked payload of `len` bytes: one chunk.
+    pub(crate) fn whole(len: usize) -> Self {
+        ChunkTable {
+            start: 0,
+            ends: vec![len],
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// The bytes of chunk `i` in the payload, if there is such a chunk.
+    pub(crate) fn range(&self, i: usize) -> Option<Range<usize>> {
+        let end = *self.ends.get(i)?;
+        let begin = if i == 0 { 0 } else { self.ends[i - 1] };
+        Some(self.start + begin..self.start + end)
+    }
+}
+
+/// Read the table of `chunk_count(m, shift)` lengths at the start of a chunked payload and
+/// check that the chunks fill the rest of the payload exactly. The count is checked
+/// against the payload length first (a length takes at least a byte), which bounds the
+/// allocation and the loop by the input.
+pub(crate) fn parse_table(payload: &[u8], m: u64, shift: u8) -> Result<ChunkTable, PayloadError> {
     let count = chunk_count(m, shift);
     if count > payload.len() as u64 {
         return Err("chunk table longer than the payload");
     }
     let mut r = Reader::new(payload);
-    let mut lengths = Vec::with_capacity(count as usize);
+    let mut ends = Vec::with_capacity(count as usize);
+    let mut end = 0u64;
     for _ in 0..count {
         let len = r
             .varint("chunk length")
             .map_err(|_| "malformed or truncated chunk length")?;
-        lengths.push(len);
-    }
-    let mut start = r.offset();
-    let mut ranges = Vec::with_capacity(count as usize);
-    for len in lengths {
-        if len > (payload.len() - start) as u64 {
+        end = end.saturating_add(len);
+        if end > payload.len() as u64 {
             return Err("chunk lengths exceed the payload");
         }
-        ranges.push(start..start + len as usize);
-        start += len as usize;
+        ends.push(end as usize);
     }
-    if start != payload.len() {
+    let start = r.offset();
+    if start as u64 + end != payload.len() as u64 {
         return Err("chunk lengths do not add up to the payload");
     }
-    Ok(ranges)
+    Ok(ChunkTable { start, ends })
 }
 
 /// One chunk to decode: its bit count, its words of the output, its payload, the outcome.
@@ -214,31 +293,32 @@ struct DecodeJob<'a> {
     result: Result<(), PayloadError>,
 }
 
-/// Decode every chunk of a chunked payload (`ranges` from [`parse_table`]) of `m` bits
+/// Decode every chunk of a chunked payload (`table` from [`parse_table`]) of `m` bits
 /// into `out` (`ceil(m / 64)` words), with the frame's coding and `q0`.
 pub(crate) fn decode_chunked(
     (coding, q0): (Coding, Option<u16>),
     payload: &[u8],
-    ranges: &[Range<usize>],
+    table: &ChunkTable,
     m: u64,
     shift: u8,
     out: &mut [u64],
     threads: usize,
 ) -> Result<(), PayloadError> {
     let chunk_words = 1usize << (shift - MIN_CHUNK_SHIFT);
+    let last = m - ((table.len() as u64 - 1) << shift);
+    let models = Models::new(coding, q0, &[1 << shift, last]);
     let mut jobs: Vec<DecodeJob<'_>> = out
         .chunks_mut(chunk_words)
-        .zip(ranges)
         .enumerate()
-        .map(|(i, (words, range))| DecodeJob {
+        .map(|(i, words)| DecodeJob {
             len: (m - ((i as u64) << shift)).min(1 << shift),
             words,
-            payload: &payload[range.clone()],
+            payload: &payload[table.range(i).expect("one chunk per slice of out")],
             result: Ok(()),
         })
         .collect();
     for_each(&mut jobs, threads, |job| {
-        job.result = decode_part(coding, q0, job.payload, job.len, job.words);
+        job.result = decode_part(&models, job.payload, job.len, job.words);
     });
     jobs.into_iter().try_for_each(|j| j.result)
 }
@@ -263,22 +343,24 @@ mod tests {
     fn chunked_payloads_round_trip_for_every_compressed_coding() {
         for (m, shift) in [(64 * 3, 6), (1000, 6), (1000, 8), (5000, 10), (4097, 12)] {
             let b = bits(m, m);
-            let ranges_of = |p: &[u8]| parse_table(p, m, shift).unwrap();
+            let table_of = |p: &[u8]| parse_table(p, m, shift).unwrap();
             for coding in Coding::ALL.into_iter().filter(|&c| chunkable(c)) {
                 let q0 = coding.has_q0().then_some(58982);
                 let p = encode_chunked(coding, q0, &b, shift, 1);
                 assert_eq!(p, encode_chunked(coding, q0, &b, shift, 3), "{coding}");
-                let ranges = ranges_of(&p);
-                assert_eq!(ranges.len() as u64, chunk_count(m, shift));
+                let table = table_of(&p);
+                assert_eq!(table.len() as u64, chunk_count(m, shift));
                 let mut out = vec![u64::MAX; crate::bits::words_for(m)];
-                decode_chunked((coding, q0), &p, &ranges, m, shift, &mut out, 2).unwrap();
+                decode_chunked((coding, q0), &p, &table, m, shift, &mut out, 2).unwrap();
                 assert_eq!(out, b.words(), "{coding} m={m} shift={shift}");
                 // Every chunk alone gives its words.
                 let cw = 1usize << (shift - 6);
-                for (i, r) in ranges.iter().enumerate() {
+                for i in 0..table.len() {
+                    let r = table.range(i).unwrap();
                     let len = (m - ((i as u64) << shift)).min(1 << shift);
                     let mut w = vec![0; crate::bits::words_for(len)];
-                    decode_part(coding, q0, &p[r.clone()], len, &mut w).unwrap();
+                    let models = Models::new(coding, q0, &[len]);
+                    decode_part(&models, &p[r], len, &mut w).unwrap();
                     assert_eq!(w, b.words()[i * cw..][..w.len()]);
                 }
             }

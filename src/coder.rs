@@ -354,7 +354,7 @@ pub(crate) fn decode_adaptive(payload: &[u8], m: u64) -> Result<BitArray, Payloa
 
 /// The symbols of a bit array for the multi-bit model: whole bytes, then the last partial
 /// byte (its `m mod 8` bits) if any.
-fn symbol_tables(q0: u16, m: u64) -> (SymbolTable, Option<SymbolTable>) {
+pub(crate) fn symbol_tables(q0: u16, m: u64) -> (SymbolTable, Option<SymbolTable>) {
     let full = SymbolTable::new(q0, 8).expect("q0 >= 1");
     let tail = (m % 8 != 0).then(|| SymbolTable::new(q0, (m % 8) as u32).expect("q0 >= 1"));
     (full, tail)
@@ -378,17 +378,28 @@ pub(crate) fn encode_symbols(bits: &BitArray, q0: u16) -> Vec<u8> {
 }
 
 /// Decode `m` bits coded with the multi-bit known-p model.
+#[cfg(test)]
 pub(crate) fn decode_symbols(payload: &[u8], m: u64, q0: u16) -> Result<BitArray, PayloadError> {
-    let words = bytes_to_words(payload)?;
     let (full, tail) = symbol_tables(q0, m);
+    decode_symbols_with(payload, m, &full, tail.as_ref())
+}
+
+/// [`decode_symbols`] with the tables of [`symbol_tables`] for `m` built by the caller.
+pub(crate) fn decode_symbols_with(
+    payload: &[u8],
+    m: u64,
+    full: &SymbolTable,
+    tail: Option<&SymbolTable>,
+) -> Result<BitArray, PayloadError> {
+    let words = bytes_to_words(payload)?;
     let mut ans =
         DefaultAnsCoder::from_compressed(words).map_err(|_| "ANS payload ends with a zero word")?;
     let mut bytes = Vec::with_capacity(m.div_ceil(8) as usize);
     for _ in 0..m / 8 {
-        let s = ans.decode_symbol(&full).unwrap_or_else(|e| match e {});
+        let s = ans.decode_symbol(full).unwrap_or_else(|e| match e {});
         bytes.push(s as u8);
     }
-    if let Some(t) = &tail {
+    if let Some(t) = tail {
         let s = ans.decode_symbol(t).unwrap_or_else(|e| match e {});
         bytes.push(s as u8);
     }

@@ -981,8 +981,8 @@ impl Message {
 pub struct FrameView<'a> {
     header: FrameHeader,
     payload: &'a [u8],
-    /// Byte ranges of the chunks in `payload`; one range for an unchunked payload.
-    chunks: Vec<core::ops::Range<usize>>,
+    /// Where the chunks are in `payload`; one chunk for an unchunked payload.
+    chunks: crate::chunks::ChunkTable,
 }
 
 impl<'a> FrameView<'a> {
@@ -1011,7 +1011,7 @@ impl<'a> FrameView<'a> {
         let payload = &input[header.header_len..body_end];
         let chunks =
             match header.chunk_shift {
-                None => core::iter::once(0..payload.len()).collect(),
+                None => crate::chunks::ChunkTable::whole(payload.len()),
                 Some(shift) => crate::chunks::parse_table(payload, header.params.m(), shift)
                     .map_err(|reason| Error::CorruptPayload {
                         reason,
@@ -1053,7 +1053,7 @@ impl<'a> FrameView<'a> {
     }
 
     fn corrupt(&self, chunk: usize) -> impl Fn(&'static str) -> Error {
-        let offset = self.header.header_len + self.chunks.get(chunk).map_or(0, |r| r.start);
+        let offset = self.header.header_len + self.chunks.range(chunk).map_or(0, |r| r.start);
         move |reason| Error::CorruptPayload { reason, offset }
     }
 
@@ -1061,7 +1061,19 @@ impl<'a> FrameView<'a> {
     /// chunk's `len` bits ([`FrameView::chunk_bits`]); the chunk's first bit lands in bit 0
     /// of `out[0]`.
     pub fn decode_chunk_into(&self, i: usize, out: &mut [u64]) -> Result<()> {
-        let Some(range) = self.chunks.get(i) else {
+        let bits = self.chunk_bits(i);
+        let h = &self.header;
+        let models = crate::chunks::Models::new(h.coding, h.q0, &[bits.end - bits.start]);
+        self.decode_chunk_with(&models, i, out)
+    }
+
+    fn decode_chunk_with(
+        &self,
+        models: &crate::chunks::Models,
+        i: usize,
+        out: &mut [u64],
+    ) -> Result<()> {
+        let Some(range) = self.chunks.range(i) else {
             return Err(crate::error::invalid(
                 "chunk",
                 format!("{i} of {} chunks", self.chunks.len()),
@@ -1075,9 +1087,7 @@ impl<'a> FrameView<'a> {
                 format!("{} words for a chunk of {len} bits", out.len()),
             ));
         }
-        let h = &self.header;
-        crate::chunks::decode_part(h.coding, h.q0, &self.payload[range.clone()], len, out)
-            .map_err(self.corrupt(i))
+        crate::chunks::decode_part(models, &self.payload[range], len, out).map_err(self.corrupt(i))
     }
 
     /// Decode bits `bits.start .. bits.end`, decoding only the chunks that hold them.
@@ -1089,21 +1099,23 @@ impl<'a> FrameView<'a> {
                 format!("{bits:?} is not a range inside 0..{m}"),
             ));
         }
-        let shift = self.header.chunk_shift.unwrap_or(63);
         if bits.is_empty() {
             return Ok(BitArray::new(0));
         }
+        let shift = self.header.chunk_shift.unwrap_or(63);
         let (first, last) = (
             (bits.start >> shift) as usize,
             ((bits.end - 1) >> shift) as usize + 1,
         );
         let start = self.chunk_bits(first).start;
+        let len_of = |i: usize| self.chunk_bits(i).end - self.chunk_bits(i).start;
+        let h = &self.header;
+        let models = crate::chunks::Models::new(h.coding, h.q0, &[len_of(first), len_of(last - 1)]);
         let mut span = BitArray::new(self.chunk_bits(last - 1).end - start);
         let mut at = 0;
         for i in first..last {
-            let len = self.chunk_bits(i).end - self.chunk_bits(i).start;
-            let words = crate::bits::words_for(len);
-            self.decode_chunk_into(i, &mut span.words_mut()[at..at + words])?;
+            let words = crate::bits::words_for(len_of(i));
+            self.decode_chunk_with(&models, i, &mut span.words_mut()[at..at + words])?;
             at += words;
         }
         Ok(span.slice(bits.start - start, bits.end - bits.start))
@@ -1123,7 +1135,10 @@ impl<'a> FrameView<'a> {
         let m = h.params.m();
         out.reset(m);
         let result = match h.chunk_shift {
-            None => crate::chunks::decode_part(h.coding, h.q0, self.payload, m, out.words_mut()),
+            None => {
+                let models = crate::chunks::Models::new(h.coding, h.q0, &[m]);
+                crate::chunks::decode_part(&models, self.payload, m, out.words_mut())
+            }
             Some(shift) => crate::chunks::decode_chunked(
                 (h.coding, h.q0),
                 self.payload,

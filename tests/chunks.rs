@@ -102,6 +102,23 @@ fn chunking_costs_under_0_05_percent() {
 }
 
 #[test]
+fn many_small_chunks_share_their_models() {
+    // An empty filter in 64-bit chunks: coding 3 codes each chunk in zero bytes, so the
+    // frame is mostly its table of 16 384 one-byte lengths. Each chunk is cheap to decode
+    // because the symbol tables are built once per frame, not per chunk.
+    let f = filter_with(BitArray::new(1 << 20));
+    let frame = Encoder::new()
+        .chunking(Chunking::Shift(6))
+        .encode_with(&f, Coding::KnownPSymbols);
+    assert_eq!(frame.header().payload_len, 1 << 14);
+    let wire = frame.to_bytes();
+    let view = FrameView::parse(&wire, &Limits::default()).unwrap();
+    assert_eq!(view.chunk_count(), 1 << 14);
+    assert_eq!(view.decode().unwrap(), *f.bits());
+    assert_eq!(view.decode_bits(1000..300_000).unwrap().count_ones(), 0);
+}
+
+#[test]
 fn parallel_and_sequential_coding_agree() {
     let f = filter_with(random_bits(300_000, 200, 7));
     for coding in [Coding::KnownPInterleaved, Coding::Adaptive] {

@@ -593,8 +593,9 @@ pub enum PSource {
 /// By default it tries the compressed codings ([`Coding::KnownPInterleaved`],
 /// [`Coding::KnownPSymbols`] and [`Coding::Adaptive`]) and keeps the smallest frame, except
 /// that it prefers [`Coding::KnownPInterleaved`] (several times faster to decode) when that
-/// frame is at most 0.05% larger than the smallest (its final states cost about 20 bytes
-/// more than coding 3's end, so from about 40 kB of compressed frame on). Whatever the coding asked for, it sends the raw bit array instead
+/// frame is at most 0.05% larger than the smallest and within the budget (its final states
+/// cost about 20 bytes more than coding 3's end, so from about 40 kB of compressed frame
+/// on). Whatever the coding asked for, it sends the raw bit array instead
 /// when compression would not be smaller.
 #[derive(Debug, Clone, Default)]
 pub struct Encoder {
@@ -769,7 +770,8 @@ impl Encoder {
         let best = frames.into_iter().min_by_key(|f| {
             let len = f.encoded_len();
             let fast = f.header.coding == Coding::KnownPInterleaved
-                && smallest.is_some_and(|s| len <= s + s / 2000);
+                && smallest.is_some_and(|s| len <= s + s / 2000)
+                && self.budget.map_or(true, |b| len <= b);
             (!fast, len)
         });
         let compressed_len = best.as_ref().map(Frame::encoded_len);

@@ -82,6 +82,21 @@ fn default_encoder_prefers_interleaved_for_large_frames_only() {
 }
 
 #[test]
+fn a_budget_the_smallest_coding_fits_is_met() {
+    let f = filter_with(random_bits(1_000_000, 102, 4));
+    let preferred = Encoder::new().encode(&f).unwrap();
+    assert_eq!(preferred.coding(), Coding::KnownPInterleaved);
+    let smallest = [Coding::KnownPSymbols, Coding::Adaptive]
+        .map(|c| Encoder::new().encode_with(&f, c).encoded_len())
+        .into_iter()
+        .min()
+        .unwrap();
+    assert!(smallest < preferred.encoded_len());
+    let within = Encoder::new().budget(smallest).encode(&f).unwrap();
+    assert_eq!(within.encoded_len(), smallest);
+}
+
+#[test]
 fn chunking_costs_under_0_05_percent() {
     // The smallest filter the encoder chunks by default, against the same coding unchunked.
     let m = CHUNK_FROM_BITS;

@@ -23,7 +23,8 @@
 //! `u16` probabilities). Those are too coarse for this model: with the same rules (floor, at
 //! least 1, remainder to the largest), the expected cost over the entropy is 1.09% at
 //! precision 12 and 0.024% at 16 for `p0 = 0.9`, 12.7% and 0.70% for `p0 = 0.99`, against
-//! 0.0000% and 0.0018% at precision 24 (computed exactly from the symbol probabilities).
+//! 0.0000% and 0.0018% at precision 24 (computed from the symbol probabilities by the test
+//! `precision_24_costs_nothing_where_16_would_not_do`).
 //! This module is the small coder that fills that gap; its tests check it against a
 //! direct, division-based implementation of the spec's pseudocode.
 //!
@@ -478,6 +479,65 @@ mod tests {
         let mut words = vec![0u64; crate::bits::words_for(m)];
         decode(payload, m, &DecModel::new(q0, m), &mut words)?;
         Ok(BitArray::from_words(words, m).expect("only m bits"))
+    }
+
+    /// Expected bits per byte symbol of the spec's model (floor, at least 1, remainder to
+    /// the first largest) at `precision`, over the entropy of 8 bits with zero probability
+    /// `q0 / 2^16`, as a fraction.
+    fn model_cost(q0: u16, precision: u32) -> f64 {
+        let f = model_at(q0, precision);
+        let p = f64::from(q0) / 65536.0;
+        let (mut cost, mut entropy) = (0.0, 0.0);
+        for (v, &fv) in f.iter().enumerate() {
+            let o = (v as u32).count_ones() as i32;
+            let pv = p.powi(8 - o) * (1.0 - p).powi(o);
+            cost -= pv * (fv as f64 / f64::from(1u32 << precision)).log2();
+            entropy -= pv * pv.log2();
+        }
+        cost / entropy - 1.0
+    }
+
+    /// The spec's byte model (section 4.5) at another precision.
+    fn model_at(q0: u16, precision: u32) -> Vec<u128> {
+        let (q0, q1) = (u128::from(q0), 65536 - u128::from(q0));
+        let mut f: Vec<u128> = (0..256u32)
+            .map(|v| {
+                let o = v.count_ones();
+                ((q0.pow(8 - o) * q1.pow(o)) >> (128 - precision)).max(1)
+            })
+            .collect();
+        let top = (0..256)
+            .max_by(|&a, &b| f[a].cmp(&f[b]).then(b.cmp(&a)))
+            .unwrap();
+        let sum: u128 = f.iter().sum();
+        f[top] = f[top] + (1 << precision) - sum;
+        f
+    }
+
+    #[test]
+    fn precision_24_costs_nothing_where_16_would_not_do() {
+        // Print with `cargo test --lib precision_24 -- --nocapture`.
+        for p0 in [0.5, 0.9, 0.99] {
+            let q0 = (p0 * 65536.0f64).round() as u16;
+            let costs: Vec<f64> = [12, 16, 24].map(|b| model_cost(q0, b)).to_vec();
+            println!(
+                "p0 = {p0}: over the entropy at precision 12: {:.4}%, 16: {:.4}%, 24: {:.4}%",
+                costs[0] * 100.0,
+                costs[1] * 100.0,
+                costs[2] * 100.0
+            );
+            assert!(costs[2] < 0.00005, "precision 24 at p0 = {p0}");
+        }
+        assert!(
+            model_cost(64880, 16) > 0.005,
+            "16 bits lose over 0.5% at p0 = 0.99"
+        );
+        // At precision 24 the model here is the crate's (and the spec's).
+        for q0 in [1, 6554, 32768, 58982, 64880, 65535] {
+            let t = SymbolTable::new(q0, 8).unwrap();
+            let f: Vec<u128> = (0..256).map(|v| u128::from(t.frequency(v))).collect();
+            assert_eq!(model_at(q0, 24), f, "q0 = {q0}");
+        }
     }
 
     #[test]

@@ -4,11 +4,23 @@
 //!
 //! Filters are real Bloom filters (standard layout, xxh64 with double hashing, k = 2) of
 //! m = 140,000 and m = 8,000,000 bits holding n = round(-m ln(p0) / k) keys, so the fraction
-//! of zero bits is close to p0 for p0 in {0.5, 0.87, 0.99}. Throughput is in bytes of the
+//! of zero bits is close to p0 for p0 in {0.5, 0.9, 0.99}. Throughput is in bytes of the
 //! uncompressed filter (m / 8) per second. Before the timings, a table of sizes compares each
 //! coding with the entropy bound m * H(p_hat) / 8, p_hat the measured zero fraction.
 //!
-//! Run with `cargo bench --bench codec`.
+//! The `chunked` group codes a bit array of m = 10^9 bits (each bit one with probability
+//! 26/256, p0 = 0.898) as a chunked coding-6 frame on 1 and 2 threads (encode from the
+//! filter; decode from the frame into a reused array).
+//!
+//! The single-thread groups measure the **CPU time of the benchmarking thread**
+//! (`clock_gettime(CLOCK_THREAD_CPUTIME_ID)`), not wall time: the development machine is
+//! shared, and time the thread spends waiting for a core is not the coder's. The chunked
+//! group measures wall time, since what it shows is how many cores a decode keeps busy.
+//!
+//! At the end, one Markdown table of sizes and speeds (MB/s = 10^6 bytes of uncompressed
+//! filter per second, from criterion's mean times in `target/criterion`) for every case that
+//! ran. Run with `cargo bench --all-features --bench codec`; a filter after `--` selects
+//! cases, e.g. `-- 'm=8000000/p0=0.9/|chunked'` for the README's table.
 
 use std::hint::black_box;
 use std::io::Cursor;
@@ -16,13 +28,15 @@ use std::time::Duration;
 
 use arcode::bitbit::{BitReader, BitWriter, MSB};
 use arcode::{ArithmeticDecoder, ArithmeticEncoder, Model};
-use bloomwire::frame::{self, Coding, Encoder, Limits};
+use bloomwire::frame::{self, Chunking, Coding, Encoder, FrameView, Limits};
 use bloomwire::theory::entropy;
-use bloomwire::{BloomFilter, HashFamily, Params};
-use criterion::{criterion_group, criterion_main, Criterion, SamplingMode, Throughput};
+use bloomwire::{BitArray, BloomFilter, HashFamily, Params};
+use criterion::measurement::{Measurement, ValueFormatter, WallTime};
+use criterion::{Criterion, SamplingMode, Throughput};
 
 const SIZES: [u64; 2] = [140_000, 8_000_000];
-const P0S: [f64; 3] = [0.5, 0.87, 0.99];
+const P0S: [f64; 3] = [0.5, 0.9, 0.99];
+const CHUNKED_M: u64 = 1_000_000_000;
 const K: u32 = 2;
 const ARCODE_PRECISION: u64 = 48;
 
@@ -166,9 +180,13 @@ impl Case {
         rows
     }
 
+    fn bound(&self) -> f64 {
+        self.m as f64 * entropy(self.filter.fraction_of_zeros()) / 8.0
+    }
+
     fn print_sizes(&self) {
         let p_hat = self.filter.fraction_of_zeros();
-        let bound = self.m as f64 * entropy(p_hat) / 8.0;
+        let bound = self.bound();
         println!(
             "sizes m={} p0={} (n={}, p_hat={:.5}): entropy bound {:.0} bytes, packed {} bytes",
             self.m,
@@ -187,14 +205,104 @@ impl Case {
     }
 }
 
-fn bench_codec(c: &mut Criterion) {
+/// A row of the final table: a case's group, a coder's name, its bytes and the bound.
+struct Row {
+    group: String,
+    name: String,
+    bytes: usize,
+    bound: f64,
+}
+
+static ROWS: std::sync::Mutex<Vec<Row>> = std::sync::Mutex::new(Vec::new());
+
+/// When this run started.
+static STARTED: std::sync::OnceLock<std::time::SystemTime> = std::sync::OnceLock::new();
+
+/// Whether the command line's filter (the first argument not starting with `-`, as
+/// criterion reads it) may select a benchmark of `group`, so that cases nobody asked for are
+/// not built (brotli -11 alone takes seconds on 8 Mbit). Alternatives (`|`) that name a case
+/// (`m=...`, `chunked`) select the cases whose name holds them; any other filter builds all.
+fn wanted(group: &str) -> bool {
+    let Some(filter) = std::env::args()
+        .skip(1)
+        .find(|a| !a.starts_with('-') && a != "--bench")
+    else {
+        return true;
+    };
+    let path = format!("{group}/");
+    let case = format!("{}/", group.trim_start_matches("codec/"));
+    filter.split('|').any(|alt| {
+        let names_a_case = alt.contains("m=") || alt.contains("chunked");
+        !names_a_case || path.contains(alt) || format!("{alt}/").contains(&case)
+    })
+}
+
+/// CPU time of the calling thread, in nanoseconds.
+struct CpuTime;
+
+fn thread_cpu_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec, which `ts` is.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+static WALL: WallTime = WallTime;
+
+impl Measurement for CpuTime {
+    type Intermediate = u64;
+    type Value = u64;
+
+    fn start(&self) -> u64 {
+        thread_cpu_ns()
+    }
+
+    fn end(&self, start: u64) -> u64 {
+        thread_cpu_ns() - start
+    }
+
+    fn add(&self, a: &u64, b: &u64) -> u64 {
+        a + b
+    }
+
+    fn zero(&self) -> u64 {
+        0
+    }
+
+    fn to_f64(&self, v: &u64) -> f64 {
+        *v as f64
+    }
+
+    fn formatter(&self) -> &dyn ValueFormatter {
+        // Nanoseconds, like wall time.
+        WALL.formatter()
+    }
+}
+
+fn bench_codec(c: &mut Criterion<CpuTime>) {
     let cases: Vec<Case> = SIZES
         .iter()
-        .flat_map(|&m| P0S.iter().map(move |&p0| Case::new(m, p0)))
+        .flat_map(|&m| P0S.iter().map(move |&p0| (m, p0)))
+        .filter(|&(m, p0)| wanted(&format!("codec/m={m}/p0={p0}")))
+        .map(|(m, p0)| Case::new(m, p0))
         .collect();
     println!("== frame and compressor sizes (frame bytes include header and checksum) ==");
     for case in &cases {
         case.print_sizes();
+        let group = format!("codec/m={}/p0={}", case.m, case.p0);
+        let mut rows = ROWS.lock().unwrap();
+        for (name, bytes) in case.sizes() {
+            rows.push(Row {
+                group: group.clone(),
+                name,
+                bytes,
+                bound: case.bound(),
+            });
+        }
     }
     for case in &cases {
         let mut g = c.benchmark_group(format!("codec/m={}/p0={}", case.m, case.p0));
@@ -242,5 +350,180 @@ fn bench_codec(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, bench_codec);
-criterion_main!(benches);
+/// `m` bits, each one with probability 26/256 (a random byte below 26), from a fixed seed.
+fn random_bits(m: u64) -> BitArray {
+    let mut state = 0x5EED;
+    let words = (0..m.div_ceil(64))
+        .map(|i| {
+            let mut w = 0u64;
+            for j in 0..8 {
+                let r = splitmix64(&mut state).to_le_bytes();
+                for (k, byte) in r.iter().enumerate() {
+                    w |= u64::from(*byte < 26) << (8 * j + k);
+                }
+            }
+            if (i + 1) * 64 > m {
+                w &= (1u64 << (m % 64)) - 1;
+            }
+            w
+        })
+        .collect();
+    BitArray::from_words(words, m).expect("bits past m cleared")
+}
+
+/// How many cores the machine gives this process right now: the wall time of a compute
+/// loop on one thread, against the same loop on two threads at once.
+fn spin_scaling() -> f64 {
+    fn spin(n: u64) -> u64 {
+        (0..n).fold(1u64, |x, i| {
+            x.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(17) ^ i
+        })
+    }
+    let n = 200_000_000;
+    let t = std::time::Instant::now();
+    black_box(spin(black_box(n)));
+    let one = t.elapsed().as_secs_f64();
+    let t = std::time::Instant::now();
+    std::thread::scope(|s| {
+        let h = s.spawn(|| black_box(spin(black_box(n))));
+        black_box(spin(black_box(n)));
+        h.join().expect("spin thread");
+    });
+    2.0 * one / t.elapsed().as_secs_f64()
+}
+
+fn bench_chunked(c: &mut Criterion) {
+    let group = format!("chunked/m={CHUNKED_M}/p0=0.9");
+    if !wanted(&group) {
+        return;
+    }
+    let bits = random_bits(CHUNKED_M);
+    let params = Params::standard(CHUNKED_M, K, HashFamily::default()).expect("params");
+    let filter = BloomFilter::from_parts(params, bits, 0).expect("m bits");
+    let wire = Encoder::new().encode(&filter).expect("frame").to_bytes();
+    let limits = Limits::unlimited();
+    let view = FrameView::parse(&wire, &limits).expect("frame");
+    let h = view.header();
+    assert_eq!(
+        (h.coding, h.chunk_shift.is_some()),
+        (Coding::KnownPInterleaved, true)
+    );
+    let bound = CHUNKED_M as f64 * entropy(filter.fraction_of_zeros()) / 8.0;
+    println!(
+        "chunked m={CHUNKED_M}: p_hat={:.5}, {} chunks of 2^{} bits, {} bytes, {:+.4}% over bound {:.0}",
+        filter.fraction_of_zeros(),
+        view.chunk_count(),
+        h.chunk_shift.unwrap_or(0),
+        wire.len(),
+        (wire.len() as f64 / bound - 1.0) * 100.0,
+        bound
+    );
+    let unchunked = Encoder::new()
+        .chunking(Chunking::Never)
+        .encode_with(&filter, Coding::KnownPInterleaved)
+        .encoded_len();
+    println!(
+        "  unchunked coding 6: {unchunked} bytes; chunking costs {:+.4}%",
+        (wire.len() as f64 / unchunked as f64 - 1.0) * 100.0
+    );
+    for threads in [1, 2] {
+        ROWS.lock().unwrap().push(Row {
+            group: group.clone(),
+            name: format!(
+                "known-p-interleaved, chunked, {threads} thread{}",
+                if threads > 1 { "s" } else { "" }
+            ),
+            bytes: wire.len(),
+            bound,
+        });
+    }
+    println!(
+        "  machine check: 2 threads of a plain compute loop do {:.2} times the work of 1 \
+         in the same wall time (2.0 on two idle cores)",
+        spin_scaling()
+    );
+    let mut g = c.benchmark_group(&group);
+    g.sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(5))
+        .sampling_mode(SamplingMode::Flat)
+        .throughput(Throughput::Bytes(CHUNKED_M / 8));
+    let mut out = BitArray::new(0);
+    for threads in [1, 2] {
+        let name = format!(
+            "known-p-interleaved, chunked, {threads} thread{}",
+            if threads > 1 { "s" } else { "" }
+        );
+        g.bench_function(format!("encode/{name}"), |b| {
+            b.iter(|| Encoder::new().threads(threads).encode(black_box(&filter)))
+        });
+        g.bench_function(format!("decode/{name}"), |b| {
+            b.iter(|| {
+                let view = FrameView::parse(black_box(&wire), &limits).expect("frame");
+                view.decode_into_threads(&mut out, threads).expect("decode");
+            })
+        });
+    }
+    g.finish();
+    if !out.is_empty() {
+        assert_eq!(&out, filter.bits());
+    }
+}
+
+/// Criterion's mean time of one benchmark, in nanoseconds, if it ran.
+fn mean_ns(group: &str, function: &str) -> Option<f64> {
+    let dir = |s: &str| s.replace('/', "_");
+    let path = format!(
+        "target/criterion/{}/{}/new/estimates.json",
+        dir(group),
+        dir(function)
+    );
+    // Only results of this run: a benchmark the filter left out keeps an older file.
+    let modified = std::fs::metadata(&path).ok()?.modified().ok()?;
+    if modified < *STARTED.get()? {
+        return None;
+    }
+    let text = std::fs::read_to_string(path).ok()?;
+    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+    v["mean"]["point_estimate"].as_f64()
+}
+
+fn print_table() {
+    println!();
+    println!("| case | coder | bytes | over m H(p)/8 | encode MB/s | decode MB/s |");
+    println!("|---|---|---:|---:|---:|---:|");
+    for row in ROWS.lock().unwrap().iter() {
+        let m: f64 = row
+            .group
+            .split("m=")
+            .nth(1)
+            .and_then(|s| s.split('/').next())
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0.0);
+        let speed = |what: &str| {
+            mean_ns(&row.group, &format!("{what}/{}", row.name))
+                .map_or("–".to_string(), |ns| format!("{:.0}", m / 8.0 / ns * 1e3))
+        };
+        println!(
+            "| {} | {} | {} | {:+.2}% | {} | {} |",
+            row.group.replace("codec/", ""),
+            row.name,
+            row.bytes,
+            (row.bytes as f64 / row.bound - 1.0) * 100.0,
+            speed("encode"),
+            speed("decode")
+        );
+    }
+}
+
+fn main() {
+    STARTED.get_or_init(std::time::SystemTime::now);
+    let mut cpu = Criterion::default()
+        .with_measurement(CpuTime)
+        .configure_from_args();
+    bench_codec(&mut cpu);
+    let mut wall = Criterion::default().configure_from_args();
+    bench_chunked(&mut wall);
+    cpu.final_summary();
+    print_table();
+}

@@ -36,7 +36,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         m.div_ceil(8)
     );
     println!(
-        "{:<16} {:>9} {:>10} {:>10} {:>10} {:>10}",
+        "{:<20} {:>9} {:>10} {:>10} {:>10} {:>10}",
         "coding", "bytes", "vs raw", "vs bound", "enc ms", "dec ms"
     );
 
@@ -54,7 +54,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let dec = t.elapsed();
         assert_eq!(back.filter, filter, "{coding} round trip");
         println!(
-            "{:<16} {:>9} {:>9.1}% {:>+9.2}% {:>10.2} {:>10.2}",
+            "{:<20} {:>9} {:>9.1}% {:>+9.2}% {:>10.2} {:>10.2}",
             coding.to_string(),
             wire.len(),
             100.0 * wire.len() as f64 / m.div_ceil(8) as f64,

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use bloomwire::counter_coding::pack_counters;
 use bloomwire::counting::CountingBloomFilter;
-use bloomwire::frame::{Coding, Encoder, Frame, FrameKind, PSource};
+use bloomwire::frame::{Chunking, Coding, Encoder, Frame, FrameKind, PSource};
 use bloomwire::hashing::{BaseHash, HashFamily, IndexScheme};
 use bloomwire::wire::put_varint;
 use bloomwire::{BitArray, BloomFilter, HashCount, Layout, Params};
@@ -161,6 +161,7 @@ fn accept_cases() -> Vec<AcceptCase> {
         ("std_1000_adaptive", Coding::Adaptive),
         ("std_1000_known_p", Coding::KnownP),
         ("std_1000_symbols", Coding::KnownPSymbols),
+        ("std_1000_interleaved", Coding::KnownPInterleaved),
     ] {
         add(name, std(1000, 3.0, f0), 100, coding, PSource::Measured);
     }
@@ -177,6 +178,34 @@ fn accept_cases() -> Vec<AcceptCase> {
         3,
         Coding::KnownPSymbols,
         PSource::Measured,
+    );
+    add(
+        "m13_interleaved",
+        std(13, 2.0, f0),
+        3,
+        Coding::KnownPInterleaved,
+        PSource::Measured,
+    );
+    add(
+        "m1_interleaved",
+        std(1, 2.0, f0),
+        1,
+        Coding::KnownPInterleaved,
+        PSource::Measured,
+    );
+    add(
+        "empty_interleaved",
+        std(4093, 4.0, f0),
+        0,
+        Coding::KnownPInterleaved,
+        PSource::Measured,
+    );
+    add(
+        "theory_p_interleaved",
+        std(20_000, 2.0, xxh(99, EnhancedDoubleHashing)),
+        1500,
+        Coding::KnownPInterleaved,
+        PSource::Theory,
     );
     add(
         "empty_adaptive",
@@ -301,6 +330,9 @@ fn header_json(frame: &Frame) -> Value {
     params["payload_len"] = json!(h.payload_len);
     params["header_len"] = json!(h.header_len);
     params["generation"] = json!(h.generation);
+    if let Some(shift) = h.chunk_shift {
+        params["chunk_shift"] = json!(shift);
+    }
     if let FrameKind::Delta {
         base_generation,
         base_digest,
@@ -396,6 +428,28 @@ fn accept_vectors() -> Vec<VectorFile> {
             0..case.n,
             None,
         ));
+    }
+    // Chunked payloads (section 4.10), with small chunks so that the files stay small.
+    let f0 = xxh(0, IndexScheme::DoubleHashing);
+    for (name, m, n, coding, shift) in [
+        (
+            "chunked_interleaved",
+            5003,
+            400,
+            Coding::KnownPInterleaved,
+            10,
+        ),
+        ("chunked_adaptive", 1000, 100, Coding::Adaptive, 8),
+        ("chunked_known_p", 200, 20, Coding::KnownP, 6),
+        ("chunked_symbols", 3001, 250, Coding::KnownPSymbols, 9),
+    ] {
+        let params = Params::standard(m, 3, f0).expect("valid");
+        let f = filter_of(&params, 0..n);
+        let frame = Encoder::new()
+            .chunking(Chunking::Shift(shift))
+            .encode_with(&f, coding);
+        assert_eq!(frame.header().chunk_shift, Some(shift));
+        out.extend(accept_files(name, &frame, f.bits(), &f, 0..n, None));
     }
     let [g7, g8, _, other7] = delta_generations();
     let full = |f: &BloomFilter| {
@@ -516,6 +570,21 @@ impl RawFrame {
         r
     }
 
+    /// A chunked frame (flags bit 0); the chunk shift byte rides after q0.
+    fn chunked(f: &BloomFilter, coding: Coding, shift: u8) -> RawFrame {
+        let frame = Encoder::new()
+            .chunking(Chunking::Shift(shift))
+            .encode_with(f, coding);
+        let mut r = RawFrame::from_frame(f, coding);
+        let h = frame.header();
+        let bytes = frame.to_bytes();
+        r.fixed[10] = 1;
+        r.q0.push(shift);
+        r.len = varint(h.payload_len as u64);
+        r.payload = bytes[h.header_len..h.header_len + h.payload_len].to_vec();
+        r
+    }
+
     fn bytes(&self) -> Vec<u8> {
         let mut b = self.fixed.clone();
         b.extend_from_slice(&self.seed);
@@ -566,7 +635,7 @@ fn reject_vectors() -> Vec<VectorFile> {
     let field = |name: &str| json!({"error": "InvalidField", "field": name});
     let limit = |name: &str| json!({"error": "LimitExceeded", "field": name});
     let plain = |name: &str| json!({"error": name});
-    let cases: Vec<(&str, Truncated, Value)> = vec![
+    let mut cases: Vec<(&str, Truncated, Value)> = vec![
         ("bad_magic", with(&|r| r.fixed[0] = b'b'), plain("BadMagic")),
         (
             "version_2",
@@ -600,6 +669,7 @@ fn reject_vectors() -> Vec<VectorFile> {
             field("index scheme"),
         ),
         ("coding_4", with(&|r| r.fixed[9] = 4), field("coding")),
+        ("coding_7", with(&|r| r.fixed[9] = 7), field("coding")),
         ("flags_set", with(&|r| r.fixed[10] = 0x80), field("flags")),
         ("m_zero", with(&|r| r.varints[0] = varint(0)), field("m")),
         (
@@ -769,6 +839,160 @@ fn reject_vectors() -> Vec<VectorFile> {
             plain("CorruptPayload"),
         ),
     ];
+    // Coding 6 (section 4.9): each check of the decoder, on the small filter's payload.
+    let interleaved = [
+        (
+            "interleaved_length_not_multiple_of_4",
+            coded_with(Coding::KnownPInterleaved, &|r| {
+                r.payload.push(1);
+            }),
+            field("payload length"),
+        ),
+        (
+            "interleaved_shorter_than_states",
+            coded_with(Coding::KnownPInterleaved, &|r| {
+                r.payload.truncate(28);
+            }),
+            field("payload length"),
+        ),
+        (
+            "interleaved_state_below_2_31",
+            coded_with(Coding::KnownPInterleaved, &|r| {
+                r.payload[8..16].copy_from_slice(&0x7FFF_FFFFu64.to_le_bytes());
+            }),
+            plain("CorruptPayload"),
+        ),
+        (
+            "interleaved_state_at_2_63",
+            coded_with(Coding::KnownPInterleaved, &|r| {
+                r.payload[24..32].copy_from_slice(&(1u64 << 63).to_le_bytes());
+            }),
+            plain("CorruptPayload"),
+        ),
+        (
+            "interleaved_word_left",
+            coded_with(Coding::KnownPInterleaved, &|r| {
+                r.payload.extend_from_slice(&[1, 0, 0, 0]);
+            }),
+            plain("CorruptPayload"),
+        ),
+        (
+            "interleaved_ends_early",
+            {
+                // The small filter's payload is only its states; this one has words after.
+                let mut f = BloomFilter::new(
+                    Params::standard(1000, 3, xxh(0, IndexScheme::DoubleHashing)).expect("valid"),
+                );
+                (0..100).for_each(|i| f.insert(key(i)));
+                let mut r = RawFrame::from_frame(&f, Coding::KnownPInterleaved);
+                assert!(r.payload.len() > 36);
+                r.payload.truncate(r.payload.len() - 4);
+                r.len = varint(r.payload.len() as u64);
+                r.into()
+            },
+            plain("CorruptPayload"),
+        ),
+        (
+            "interleaved_final_state_off",
+            coded_with(Coding::KnownPInterleaved, &|r| {
+                r.payload[1] ^= 1;
+            }),
+            plain("CorruptPayload"),
+        ),
+    ];
+    cases.extend(interleaved);
+    // Chunked payloads (section 4.10): the small filter (m = 100) in two chunks of 64 bits,
+    // coding 6, each chunk's length a one-byte varint at the start of the payload.
+    let chunked = || RawFrame::chunked(&small, Coding::KnownPInterleaved, 6);
+    let chunked_with = |f: &dyn Fn(&mut RawFrame)| -> Truncated {
+        let mut r = chunked();
+        assert_eq!(
+            r.payload[0] as usize + r.payload[1] as usize + 2,
+            r.payload.len()
+        );
+        f(&mut r);
+        r.len = varint(r.payload.len() as u64);
+        r.into()
+    };
+    let chunking = [
+        ("chunked_raw", with(&|r| r.fixed[10] = 1), field("flags")),
+        (
+            "flags_reserved_bit_with_chunked",
+            {
+                let mut r = chunked();
+                r.fixed[10] = 3;
+                r.into()
+            },
+            field("flags"),
+        ),
+        (
+            "chunk_shift_below_6",
+            {
+                let mut r = chunked();
+                *r.q0.last_mut().expect("shift") = 5;
+                r.into()
+            },
+            field("chunk shift"),
+        ),
+        (
+            "chunk_shift_not_below_m",
+            {
+                let mut r = chunked();
+                *r.q0.last_mut().expect("shift") = 7; // 128 >= m = 100
+                r.into()
+            },
+            field("chunk shift"),
+        ),
+        (
+            "chunk_count_above_payload_length",
+            {
+                let mut r = RawFrame::chunked(&small, Coding::Adaptive, 6);
+                r.payload = vec![0];
+                r.len = varint(1);
+                r.into()
+            },
+            field("payload length"),
+        ),
+        (
+            "chunk_lengths_short_of_payload",
+            chunked_with(&|r| r.payload.push(0)),
+            plain("CorruptPayload"),
+        ),
+        (
+            "chunk_lengths_past_payload",
+            chunked_with(&|r| r.payload[1] += 4),
+            plain("CorruptPayload"),
+        ),
+        (
+            "chunk_length_bad_varint",
+            chunked_with(&|r| {
+                // Chunk 0's length as a two-byte varint with a redundant zero group.
+                let len0 = r.payload[0];
+                r.payload.splice(0..1, [len0 | 0x80, 0]);
+            }),
+            plain("CorruptPayload"),
+        ),
+        (
+            "chunk_not_whole_words",
+            chunked_with(&|r| {
+                // Chunk 0 one byte longer (33 + ...): not a coding-6 length.
+                let at = 2 + r.payload[0] as usize;
+                r.payload.insert(at, 0);
+                r.payload[0] += 1;
+            }),
+            plain("CorruptPayload"),
+        ),
+        (
+            "chunk_final_state_off",
+            chunked_with(&|r| {
+                // Chunk 1's states: the second byte of its first state.
+                let at = 2 + r.payload[0] as usize + 1;
+                r.payload[at] ^= 1;
+            }),
+            plain("CorruptPayload"),
+        ),
+    ];
+    cases.extend(chunking);
     let mut manifest = serde_json::Map::new();
     let mut out = Vec::new();
     // Deltas that decode but that a receiver holding the frame named by `apply_to` must
@@ -1199,6 +1423,11 @@ fn counting_reject_vectors(
         (
             "counting_coding_3",
             edit(&raw, &|r| r.fixed[9] = 3),
+            field("coding"),
+        ),
+        (
+            "counting_coding_6",
+            edit(&raw, &|r| r.fixed[9] = 6),
             field("coding"),
         ),
         (

@@ -91,6 +91,40 @@ impl BitArray {
         &self.words
     }
 
+    /// The words, for decoders that write them in place.
+    pub(crate) fn words_mut(&mut self) -> &mut [u64] {
+        &mut self.words
+    }
+
+    /// Make this an all-zero array of `len` bits, reusing the allocation where it suffices.
+    pub fn reset(&mut self, len: u64) {
+        self.words.clear();
+        self.words.resize(words_for(len), 0);
+        self.len = len;
+    }
+
+    /// The `len` bits from bit `start` on (a copy). Panics if they are not all inside
+    /// the array.
+    pub fn slice(&self, start: u64, len: u64) -> BitArray {
+        assert!(start.checked_add(len).is_some_and(|end| end <= self.len));
+        let mut out = BitArray::new(len);
+        let (first, shift) = ((start / 64) as usize, start % 64);
+        for (i, w) in out.words.iter_mut().enumerate() {
+            let lo = self.words[first + i] >> shift;
+            let hi = match (shift, self.words.get(first + i + 1)) {
+                (0, _) | (_, None) => 0,
+                (_, Some(next)) => next << (64 - shift),
+            };
+            *w = lo | hi;
+        }
+        if len % 64 != 0 {
+            if let Some(last) = out.words.last_mut() {
+                *last &= (1u64 << (len % 64)) - 1;
+            }
+        }
+        out
+    }
+
     /// The digest frames use to name a generation's bits: CRC-32C of the packed form.
     ///
     /// A CRC detects every difference of up to 3 bits between two arrays (of up to 2^31

@@ -350,23 +350,57 @@ pub(crate) fn decode_known_p(payload: &[u8], m: u64, q0: u16) -> Result<BitArray
 }
 
 /// Decode `m` bits coded with the adaptive model.
+///
+/// The first 65 534 bits use [`Adaptive`] as it is; after them `C0 + C1` is past `2^16` and
+/// the model is just its quotient and remainder, updated as [`Adaptive::update`] does with
+/// the total taken from the bit count, in registers: the counts need not be kept.
 pub(crate) fn decode_adaptive(payload: &[u8], m: u64) -> Result<BitArray, PayloadError> {
-    let model = core::cell::Cell::new(Adaptive::default());
-    range_decode(
-        payload,
-        m,
-        || model.get().q0(),
-        |b| {
-            let mut a = model.get();
-            a.update(b);
-            model.set(a);
-        },
-    )
+    let mut dec = RangeBitDecoder::new(payload);
+    let mut words = vec![0u64; crate::bits::words_for(m)];
+    let mut model = Adaptive::default();
+    let first = m.min((1 << BIT_PRECISION) - 2);
+    for i in 0..first {
+        let bit = dec.decode(model.q0())?;
+        model.update(bit);
+        words[(i / 64) as usize] |= u64::from(bit) << (i % 64);
+    }
+    let (mut q, mut r) = model.quotient_remainder();
+    let mut i = first;
+    let mut acc = words.get((i / 64) as usize).copied().unwrap_or(0);
+    // Both successors of the model are computed while the bit is decoded and the right one
+    // is picked without a branch: the update is off the critical path.
+    let next = |q: u64, r: u64, total: u64, zero: u64| {
+        let r1 = r + (zero << BIT_PRECISION);
+        let down = u64::from(r1 < q);
+        let r2 = r1 + (down.wrapping_neg() & total) - q;
+        let up = u64::from(r2 >= total);
+        (q + up - down, r2 - (up.wrapping_neg() & total))
+    };
+    while i < m {
+        let total = i + 3; // C0 + C1 after this bit
+        let (q_if0, r_if0) = next(q, r, total, 1);
+        let (q_if1, r_if1) = next(q, r, total, 0);
+        let bit = dec.decode((q as u32).max(1))?;
+        let mask = u64::from(bit).wrapping_neg();
+        q = (q_if0 & !mask) | (q_if1 & mask);
+        r = (r_if0 & !mask) | (r_if1 & mask);
+        acc |= u64::from(bit) << (i % 64);
+        i += 1;
+        if i % 64 == 0 {
+            words[(i / 64 - 1) as usize] = acc;
+            acc = 0;
+        }
+    }
+    if i % 64 != 0 {
+        words[(i / 64) as usize] = acc;
+    }
+    dec.finish()?;
+    Ok(BitArray::from_words(words, m).expect("only m bits were set"))
 }
 
 /// The symbols of a bit array for the multi-bit model: whole bytes, then the last partial
 /// byte (its `m mod 8` bits) if any.
-fn symbol_tables(q0: u16, m: u64) -> (SymbolTable, Option<SymbolTable>) {
+pub(crate) fn symbol_tables(q0: u16, m: u64) -> (SymbolTable, Option<SymbolTable>) {
     let full = SymbolTable::new(q0, 8).expect("q0 >= 1");
     let tail = (m % 8 != 0).then(|| SymbolTable::new(q0, (m % 8) as u32).expect("q0 >= 1"));
     (full, tail)
@@ -390,17 +424,28 @@ pub(crate) fn encode_symbols(bits: &BitArray, q0: u16) -> Vec<u8> {
 }
 
 /// Decode `m` bits coded with the multi-bit known-p model.
+#[cfg(test)]
 pub(crate) fn decode_symbols(payload: &[u8], m: u64, q0: u16) -> Result<BitArray, PayloadError> {
-    let words = bytes_to_words(payload)?;
     let (full, tail) = symbol_tables(q0, m);
+    decode_symbols_with(payload, m, &full, tail.as_ref())
+}
+
+/// [`decode_symbols`] with the tables of [`symbol_tables`] for `m` built by the caller.
+pub(crate) fn decode_symbols_with(
+    payload: &[u8],
+    m: u64,
+    full: &SymbolTable,
+    tail: Option<&SymbolTable>,
+) -> Result<BitArray, PayloadError> {
+    let words = bytes_to_words(payload)?;
     let mut ans =
         DefaultAnsCoder::from_compressed(words).map_err(|_| "ANS payload ends with a zero word")?;
     let mut bytes = Vec::with_capacity(m.div_ceil(8) as usize);
     for _ in 0..m / 8 {
-        let s = ans.decode_symbol(&full).unwrap_or_else(|e| match e {});
+        let s = ans.decode_symbol(full).unwrap_or_else(|e| match e {});
         bytes.push(s as u8);
     }
-    if let Some(t) = &tail {
+    if let Some(t) = tail {
         let s = ans.decode_symbol(t).unwrap_or_else(|e| match e {});
         bytes.push(s as u8);
     }
@@ -408,6 +453,14 @@ pub(crate) fn decode_symbols(payload: &[u8], m: u64, q0: u16) -> Result<BitArray
         return Err("ANS payload has data left after the last symbol");
     }
     Ok(BitArray::from_bytes(&bytes, m).expect("symbols hold only m bits"))
+}
+
+/// Code `bits` with the multi-bit known-p model and interleaved rANS (coding 6).
+pub(crate) fn encode_interleaved(bits: &BitArray, q0: u16) -> Vec<u8> {
+    let mut out = Vec::new();
+    let model = crate::rans::EncModel::new(q0, bits.len());
+    crate::rans::encode(bits.words(), bits.len(), &model, &mut out);
+    out
 }
 
 #[cfg(test)]
@@ -425,6 +478,32 @@ mod tests {
             }
         }
         b
+    }
+
+    #[test]
+    fn adaptive_decoder_agrees_with_the_model_past_2_16_bits() {
+        for (m, density) in [(65_533, 100), (65_534, 900), (65_600, 3), (200_000, 100)] {
+            let bits = pseudo_random_bits(m, density, m);
+            let p = encode_adaptive(&bits);
+            assert_eq!(decode_adaptive(&p, m).unwrap(), bits, "m={m}");
+            // The generic decoder with the model as it is.
+            let model = core::cell::Cell::new(Adaptive::default());
+            let generic = range_decode(
+                &p,
+                m,
+                || model.get().q0(),
+                |b| {
+                    let mut a = model.get();
+                    a.update(b);
+                    model.set(a);
+                },
+            );
+            assert_eq!(generic.unwrap(), bits);
+            let mut flipped = p.clone();
+            let at = flipped.len() / 2;
+            flipped[at] ^= 4;
+            assert!(decode_adaptive(&flipped, m).map_or(true, |b| b != bits));
+        }
     }
 
     #[test]

@@ -11,6 +11,7 @@
 #![warn(missing_docs)]
 
 pub mod bits;
+pub mod chunks;
 #[cfg(feature = "tokio")]
 pub mod codec;
 mod coder;
@@ -23,6 +24,7 @@ pub mod frame;
 pub mod hashing;
 pub mod model;
 pub mod optimizer;
+mod rans;
 pub mod rational;
 pub mod theory;
 pub mod wire;

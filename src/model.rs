@@ -93,6 +93,12 @@ impl Adaptive {
         (self.quotient as u32).max(1)
     }
 
+    /// `floor(C0 * 2^16 / (C0 + C1))` and its remainder: all a decoder needs to continue
+    /// the model once `C0 + C1` is past `2^16` (the total is then the bit count plus 2).
+    pub(crate) fn quotient_remainder(&self) -> (u64, u64) {
+        (self.quotient, self.remainder)
+    }
+
     /// Count a coded bit.
     #[inline]
     pub fn update(&mut self, bit: bool) {
@@ -192,6 +198,12 @@ impl SymbolTable {
     /// Bits per symbol.
     pub fn width(&self) -> u32 {
         self.width
+    }
+
+    /// `cum(v)` for `v` in `0..=2^width`: the frequencies of the symbols below `v`, summed
+    /// (`cum(2^width) = 2^24`).
+    pub(crate) fn cumulative(&self) -> &[u32] {
+        &self.cum
     }
 
     /// The frequency of symbol `v` out of `2^24`.

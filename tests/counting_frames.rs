@@ -7,7 +7,9 @@ use std::collections::HashMap;
 use bloomwire::counter_coding::{histogram_entropy, CounterTable};
 use bloomwire::counting::CountingBloomFilter;
 use bloomwire::delta::{CountingReceiver, CountingSender, Receiver, Update};
-use bloomwire::frame::{decode, decode_counting, decode_message, Coding, Encoder, Limits, Message};
+use bloomwire::frame::{
+    decode, decode_counting, decode_message, Coding, Encoder, FrameView, Limits, Message,
+};
 use bloomwire::{Error, HashCount, HashFamily, Layout, Params};
 use quickcheck::{quickcheck, TestResult};
 
@@ -85,6 +87,30 @@ fn the_encoder_picks_a_coded_frame_and_raw_when_nothing_is_smaller() {
     // A budget below the smallest frame is refused with both sizes.
     let err = Encoder::new().budget(100).encode_counting(&f).unwrap_err();
     assert!(matches!(err, Error::OverBudget { raw, .. } if raw > 80_000));
+}
+
+/// A counting frame's payload is counters: the bit-array view checks it (checksum and
+/// all) but refuses to decode it as bits, with every coding, raw included.
+#[test]
+fn the_bit_array_view_refuses_counting_frames() {
+    let f = filled(4000, 2, 4, 300, 3);
+    for coding in Coding::COUNTERS {
+        let wire = Encoder::new()
+            .encode_counting_with(&f, coding)
+            .unwrap()
+            .to_bytes();
+        let view = FrameView::parse(&wire, &Limits::default()).unwrap();
+        assert_eq!(view.payload().len(), view.header().payload_len);
+        let refused =
+            |e: Option<Error>| matches!(e, Some(Error::UnexpectedFilterType { got: 3, .. }));
+        assert!(refused(view.decode().err()), "{coding}");
+        assert!(refused(view.decode_bits(0..10).err()), "{coding}");
+        let mut words = [0u64; 63];
+        assert!(
+            refused(view.decode_chunk_into(0, &mut words).err()),
+            "{coding}"
+        );
+    }
 }
 
 #[test]

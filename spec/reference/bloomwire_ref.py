@@ -117,6 +117,7 @@ F_COUNTER_WIDTH = "counter width"
 F_TABLE_LENGTH = "table length"          # coding 4 only (§2, §4.7)
 F_FREQUENCY = "frequency"
 F_FREQUENCIES = "frequencies"
+F_CHUNK_SHIFT = "chunk shift"
 
 
 # ---------------------------------------------------------------------------
@@ -343,8 +344,8 @@ FILTER_TYPES = {0: "standard", 1: "partitioned", 2: "blocks", 3: "counting"}
 BASE_HASHES = {1: "xxh64", 2: "siphash24"}
 INDEX_SCHEMES = {0: "double", 1: "enhanced"}
 CODINGS = {0: "raw", 1: "adaptive", 2: "known-p", 3: "known-p-symbols",
-           4: "known-counters", 5: "adaptive-counters"}
-BIT_CODINGS = (0, 1, 2, 3)           # valid with filter types 0, 1, 2 (§2)
+           4: "known-counters", 5: "adaptive-counters", 6: "known-p-interleaved"}
+BIT_CODINGS = (0, 1, 2, 3, 6)        # valid with filter types 0, 1, 2 (§2)
 COUNTER_CODINGS = (0, 4, 5)          # valid with filter type 3 (§2)
 
 
@@ -411,7 +412,8 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
     if hdr["coding"] not in (COUNTER_CODINGS if counting else BIT_CODINGS):
         raise InvalidField(F_CODING, f"{hdr['coding']} with filter type {hdr['filter_type']}")
     hdr["flags"] = r.u8()
-    if hdr["flags"] != 0:
+    # bit 0: chunked payload (§4.10), for codings 1, 2, 3 and 6; bits 1-7 reserved
+    if hdr["flags"] not in (0, 1) or (hdr["flags"] == 1 and hdr["coding"] not in (1, 2, 3, 6)):
         raise InvalidField(F_FLAGS, hex(hdr["flags"]))
 
     # seed: a varint for xxHash64, 16 bytes (k0 then k1) for SipHash-2-4
@@ -469,7 +471,7 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
         hdr["base_digest"], hdr["result_digest"] = struct.unpack("<2I", r.take(8))
 
     hdr["q0"] = None
-    if hdr["coding"] in (2, 3):
+    if hdr["coding"] in (2, 3, 6):
         (hdr["q0"],) = struct.unpack("<H", r.take(2))
         if hdr["q0"] == 0:
             raise InvalidField(F_Q0, "0")
@@ -489,18 +491,30 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
         if sum(table) != 65536 or table[-1] == 0:
             raise InvalidField(F_FREQUENCIES, f"sum {sum(table)}, last {table[-1]}")
         hdr["counter_table"] = table
+    hdr["chunk_shift"] = None
+    if hdr["flags"] & 1:
+        shift = hdr["chunk_shift"] = r.u8()
+        if not 6 <= shift <= 47 or (1 << shift) >= m:
+            raise InvalidField(F_CHUNK_SHIFT, str(shift))
 
     # payload length: max_payload first, then §2.2 (table order)
     length = hdr["payload_len"] = r.varint()
     if length > max_payload:
         raise LimitExceeded(F_PAYLOAD_LENGTH, length, max_payload)
     coding = hdr["coding"]
-    if coding == 0:
+    if hdr["chunk_shift"] is not None:
+        chunks = -(-m // (1 << hdr["chunk_shift"]))
+        if length < chunks:                        # a length varint per chunk
+            raise InvalidField(F_PAYLOAD_LENGTH, f"{length} bytes for {chunks} chunks")
+    elif coding == 0:
         need = (m * hdr["counter_width"] + 7) // 8 if counting else (m + 7) // 8
         if length != need:
             raise InvalidField(F_PAYLOAD_LENGTH, f"raw needs {need}, got {length}")
     elif coding in (1, 2, 4, 5):
         pass                                       # any length (§2.2)
+    elif coding == 6:
+        if length % 4 or length < 32:
+            raise InvalidField(F_PAYLOAD_LENGTH, f"{length} (must be a multiple of 4, >= 32)")
     else:
         if length % 4:
             raise InvalidField(F_PAYLOAD_LENGTH, f"{length} (must be a multiple of 4)")
@@ -722,6 +736,91 @@ def decode_range_counters(payload, m, width, table):
 
 
 # ---------------------------------------------------------------------------
+# §4.9 Coding 6: known-p interleaved (four rANS lanes, precision 24)
+# ---------------------------------------------------------------------------
+
+RANS_LOWER = 1 << 31
+
+
+def decode_interleaved(payload, m, q0):
+    w = struct.unpack(f"<{len(payload) // 4}I", payload)   # read front to back
+    x = []
+    for j in range(4):
+        state = w[2 * j] | (w[2 * j + 1] << 32)
+        if not RANS_LOWER <= state < 1 << 63:
+            raise CorruptPayload(f"interleaved: initial state {j} out of range")
+        x.append(state)
+    pos = 8
+    mask = (1 << ANS_PRECISION) - 1
+    count = m // 8 + (1 if m % 8 else 0)
+    full = ans_model(8, q0)
+    last = ans_model(m % 8, q0) if m % 8 else None
+    bits = bytearray()
+    for t in range(count):
+        f, cum = last if (t == m // 8) else full
+        j = t % 4
+        slot = x[j] & mask
+        v = bisect.bisect_right(cum, slot) - 1              # cum(v) <= slot < cum(v)+f(v)
+        x[j] = f[v] * (x[j] >> ANS_PRECISION) + (slot - cum[v])
+        if x[j] < RANS_LOWER:
+            if pos == len(w):
+                raise CorruptPayload("interleaved: payload ends before the last symbol")
+            x[j] = (x[j] << 32) | w[pos]
+            pos += 1
+        bits.append(v)
+    if any(state != RANS_LOWER for state in x) or pos != len(w):
+        raise CorruptPayload("interleaved: states not at 2^31 or words left")
+    return bits
+
+
+# ---------------------------------------------------------------------------
+# §4.10 Chunked payloads
+# ---------------------------------------------------------------------------
+
+def _payload_length_ok(coding, length):
+    """§2.2 length rules, applied to one chunk's payload."""
+    if coding == 3:
+        return length % 4 == 0
+    if coding == 6:
+        return length % 4 == 0 and length >= 32
+    return True                                    # codings 1 and 2: any length
+
+
+def decode_payload(coding, payload, m, q0):
+    """Section 4: the packed bits (ceil(m/8) bytes) of an unchunked payload."""
+    if coding == 0:
+        return decode_raw(payload, m)
+    if not _payload_length_ok(coding, len(payload)):
+        raise CorruptPayload(f"coding {coding}: bad payload length {len(payload)}")
+    if coding == 1:
+        return decode_range(payload, m, None)
+    if coding == 2:
+        return decode_range(payload, m, q0)
+    if coding == 3:
+        return decode_ans(payload, m, q0)
+    return decode_interleaved(payload, m, q0)
+
+
+def decode_chunked(coding, payload, m, q0, shift):
+    size = 1 << shift
+    count = -(-m // size)
+    r = _Reader(payload)
+    try:
+        lengths = [r.varint() for _ in range(count)]
+    except (BadVarint, Incomplete):
+        raise CorruptPayload("chunk table malformed or past the payload")
+    pos = r.pos
+    if pos + sum(lengths) != len(payload):
+        raise CorruptPayload("chunk lengths do not add up to the payload")
+    bits = bytearray()
+    for i, length in enumerate(lengths):
+        nbits = min(size, m - i * size)            # every chunk but the last: 2^s bits
+        bits += decode_payload(coding, payload[pos:pos + length], nbits, q0)
+        pos += length
+    return bits
+
+
+# ---------------------------------------------------------------------------
 # Frame
 # ---------------------------------------------------------------------------
 
@@ -776,14 +875,10 @@ def decode_frame_prefix(data, **limits):
         else:
             counters = decode_range_counters(payload, m, width, hdr["counter_table"])
         return CountingFrame(hdr, counters, total), total
-    if coding == 0:
-        bits = decode_raw(payload, m)
-    elif coding == 1:
-        bits = decode_range(payload, m, None)
-    elif coding == 2:
-        bits = decode_range(payload, m, hdr["q0"])
+    if hdr["chunk_shift"] is None:
+        bits = decode_payload(coding, payload, m, hdr["q0"])
     else:
-        bits = decode_ans(payload, m, hdr["q0"])
+        bits = decode_chunked(hdr["coding"], payload, m, hdr["q0"], hdr["chunk_shift"])
     assert len(bits) == (m + 7) // 8
     return Frame(hdr, bits, total), total
 

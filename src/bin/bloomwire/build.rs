@@ -54,6 +54,7 @@ enum CodingArg {
     Adaptive,
     KnownP,
     KnownPSymbols,
+    KnownPInterleaved,
 }
 
 fn parse_siphash_key(s: &str) -> Result<[u8; 16], String> {
@@ -160,6 +161,7 @@ impl CodingArg {
             CodingArg::Adaptive => Some(Coding::Adaptive),
             CodingArg::KnownP => Some(Coding::KnownP),
             CodingArg::KnownPSymbols => Some(Coding::KnownPSymbols),
+            CodingArg::KnownPInterleaved => Some(Coding::KnownPInterleaved),
         }
     }
 }

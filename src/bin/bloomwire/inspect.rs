@@ -317,6 +317,9 @@ impl Report {
             let f: Vec<String> = table.frequencies().iter().map(u32::to_string).collect();
             lines.push(("counter table", format!("{} / 65536", f.join(" "))));
         }
+        if let Some(shift) = h.chunk_shift {
+            lines.push(("chunks", format!("{} of 2^{shift} bits", h.chunk_count())));
+        }
         lines.push(("header length", format!("{} bytes", h.header_len)));
         lines.push(("payload length", format!("{} bytes", h.payload_len)));
         lines.push(("frame length", format!("{} bytes", h.frame_len())));
@@ -418,6 +421,7 @@ impl Report {
             "coding": h.coding.to_string(),
             "q0": h.q0,
             "q0_probability": h.q0.map(|q0| f64::from(q0) / 65536.0),
+            "chunk_shift": h.chunk_shift,
             "header_bytes": h.header_len,
             "payload_bytes": h.payload_len,
             "frame_bytes": h.frame_len(),

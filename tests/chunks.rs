@@ -1,0 +1,269 @@
+//! Coding 6 and chunked payloads across modules: sizes against the entropy bound, chunked
+//! frames decoded whole, in parallel and by bit range, and the chunking overhead.
+//!
+//! The heaviest check, a filter of 10^9 bits, is ignored by default:
+//! `cargo test --release --all-features --test chunks -- --ignored`.
+
+use bloomwire::chunks::{chunk_count, CHUNK_FROM_BITS};
+use bloomwire::frame::{self, Chunking, Coding, Encoder, FrameView, Limits};
+use bloomwire::theory::entropy;
+use bloomwire::{BitArray, BloomFilter, HashFamily, Params};
+use quickcheck::{quickcheck, TestResult};
+
+fn fmix64(mut x: u64) -> u64 {
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xC4CE_B9FE_1A85_EC53);
+    x ^ (x >> 33)
+}
+
+/// `m` bits, each one with probability `ones_per_1024 / 1024`, from a fixed seed.
+fn random_bits(m: u64, ones_per_1024: u64, seed: u64) -> BitArray {
+    let mut b = BitArray::new(m);
+    for i in 0..m {
+        if fmix64(seed ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15)) % 1024 < ones_per_1024 {
+            b.set(i);
+        }
+    }
+    b
+}
+
+/// About 1/8 of the bits one (p0 = 0.875), a word at a time: fast for large m.
+fn sparse_words(m: u64, seed: u64) -> BitArray {
+    let mut words: Vec<u64> = (0..m.div_ceil(64))
+        .map(|i| {
+            let r = |j: u64| fmix64(seed ^ (3 * i + j).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            r(0) & r(1) & r(2)
+        })
+        .collect();
+    if m % 64 != 0 {
+        *words.last_mut().unwrap() &= (1 << (m % 64)) - 1;
+    }
+    BitArray::from_words(words, m).unwrap()
+}
+
+fn filter_with(bits: BitArray) -> BloomFilter {
+    let params = Params::standard(bits.len(), 2, HashFamily::default()).unwrap();
+    BloomFilter::from_parts(params, bits, 0).unwrap()
+}
+
+fn limits() -> Limits {
+    Limits::unlimited()
+}
+
+#[test]
+fn interleaved_is_within_0_05_percent_of_the_bound() {
+    // m = 8 000 000 at p0 = 0.5, 0.9 and 0.99: the payload against m H(p_hat) / 8.
+    for (ones, seed) in [(512, 1), (102, 2), (10, 3)] {
+        let f = filter_with(random_bits(8_000_000, ones, seed));
+        let frame = Encoder::new().encode_with(&f, Coding::KnownPInterleaved);
+        let bound = 8e6 * entropy(f.fraction_of_zeros()) / 8.0;
+        let over = frame.header().payload_len as f64 / bound - 1.0;
+        assert!(over < 0.0005, "p1 = {ones}/1024: {:.4}% over", over * 100.0);
+        assert!(over > -0.0005, "below the entropy bound: {over}");
+        let back = frame::decode(&frame.to_bytes(), &limits()).unwrap();
+        assert_eq!(back.filter.bits(), f.bits());
+    }
+}
+
+#[test]
+fn default_encoder_prefers_interleaved_for_large_frames_only() {
+    let large = filter_with(random_bits(1_000_000, 102, 4));
+    assert_eq!(
+        Encoder::new().encode(&large).unwrap().coding(),
+        Coding::KnownPInterleaved
+    );
+    let small = filter_with(random_bits(10_000, 102, 5));
+    assert_ne!(
+        Encoder::new().encode(&small).unwrap().coding(),
+        Coding::KnownPInterleaved
+    );
+}
+
+#[test]
+fn a_budget_the_smallest_coding_fits_is_met() {
+    let f = filter_with(random_bits(1_000_000, 102, 4));
+    let preferred = Encoder::new().encode(&f).unwrap();
+    assert_eq!(preferred.coding(), Coding::KnownPInterleaved);
+    let smallest = [Coding::KnownPSymbols, Coding::Adaptive]
+        .map(|c| Encoder::new().encode_with(&f, c).encoded_len())
+        .into_iter()
+        .min()
+        .unwrap();
+    assert!(smallest < preferred.encoded_len());
+    let within = Encoder::new().budget(smallest).encode(&f).unwrap();
+    assert_eq!(within.encoded_len(), smallest);
+}
+
+#[test]
+fn chunking_costs_under_0_05_percent() {
+    // The smallest filter the encoder chunks by default, against the same coding unchunked.
+    let m = CHUNK_FROM_BITS;
+    let f = filter_with(sparse_words(m, 6));
+    let chunked = Encoder::new().threads(2).encode(&f).unwrap();
+    let whole = Encoder::new()
+        .chunking(Chunking::Never)
+        .encode_with(&f, Coding::KnownPInterleaved);
+    let shift = chunked.header().chunk_shift.expect("chunked by default");
+    assert!(chunk_count(m, shift) >= 8, "enough chunks for 8 cores");
+    let over = chunked.encoded_len() as f64 / whole.encoded_len() as f64 - 1.0;
+    assert!(over < 0.0005, "chunking costs {:.4}%", over * 100.0);
+    let wire = chunked.to_bytes();
+    let view = FrameView::parse(&wire, &limits()).unwrap();
+    let mut bits = BitArray::new(3);
+    view.decode_into_threads(&mut bits, 2).unwrap();
+    assert_eq!(&bits, f.bits());
+}
+
+#[test]
+fn many_small_chunks_share_their_models() {
+    // An empty filter in 64-bit chunks: coding 3 codes each chunk in zero bytes, so the
+    // frame is mostly its table of 16 384 one-byte lengths. Each chunk is cheap to decode
+    // because the symbol tables are built once per frame, not per chunk.
+    let f = filter_with(BitArray::new(1 << 20));
+    let frame = Encoder::new()
+        .chunking(Chunking::Shift(6))
+        .encode_with(&f, Coding::KnownPSymbols);
+    assert_eq!(frame.header().payload_len, 1 << 14);
+    let wire = frame.to_bytes();
+    let view = FrameView::parse(&wire, &Limits::default()).unwrap();
+    assert_eq!(view.chunk_count(), 1 << 14);
+    assert_eq!(view.decode().unwrap(), *f.bits());
+    assert_eq!(view.decode_bits(1000..300_000).unwrap().count_ones(), 0);
+}
+
+#[test]
+fn parallel_and_sequential_coding_agree() {
+    let f = filter_with(random_bits(300_000, 200, 7));
+    for coding in [Coding::KnownPInterleaved, Coding::Adaptive] {
+        let enc = Encoder::new().chunking(Chunking::Shift(14));
+        let one = enc.clone().threads(1).encode_with(&f, coding).to_bytes();
+        let four = enc.threads(4).encode_with(&f, coding).to_bytes();
+        assert_eq!(one, four);
+        let view = FrameView::parse(&one, &limits()).unwrap();
+        assert_eq!(view.chunk_count(), 19);
+        let (mut a, mut b) = (BitArray::new(0), BitArray::new(0));
+        view.decode_into_threads(&mut a, 1).unwrap();
+        view.decode_into_threads(&mut b, 3).unwrap();
+        assert_eq!((&a, &b), (f.bits(), f.bits()));
+    }
+}
+
+#[test]
+fn a_corrupt_chunk_fails_the_whole_decode_and_only_its_own_range() {
+    let f = filter_with(random_bits(100_000, 100, 8));
+    let frame = Encoder::new()
+        .chunking(Chunking::Shift(14))
+        .encode_with(&f, Coding::KnownPInterleaved);
+    let mut wire = frame.to_bytes().to_vec();
+    let view = FrameView::parse(&wire, &limits()).unwrap();
+    // A byte inside chunk 3's states; fix the checksum so the payload is what fails.
+    let start = view.header().header_len + chunk_start(&view, 3);
+    drop(view);
+    wire[start + 2] ^= 0x10;
+    let n = wire.len();
+    let crc = crc32c_of(&wire[..n - 4]);
+    wire[n - 4..].copy_from_slice(&crc.to_le_bytes());
+    let view = FrameView::parse(&wire, &limits()).unwrap();
+    let mut out = BitArray::new(0);
+    assert!(matches!(
+        view.decode_into(&mut out),
+        Err(bloomwire::Error::CorruptPayload { .. })
+    ));
+    assert_eq!(out.count_ones(), 0, "a failed decode leaves zeros");
+    assert!(view.decode_bits(3 << 14..(3 << 14) + 10).is_err());
+    assert_eq!(
+        view.decode_bits(0..3 << 14).unwrap(),
+        f.bits().slice(0, 3 << 14)
+    );
+}
+
+/// Offset in the payload of chunk `i`'s bytes (after the table of lengths).
+fn chunk_start(view: &FrameView<'_>, i: usize) -> usize {
+    let p = view.payload();
+    let mut pos = 0;
+    let mut lengths = Vec::new();
+    for _ in 0..view.chunk_count() {
+        let (mut v, mut shift) = (0u64, 0);
+        loop {
+            let b = p[pos];
+            pos += 1;
+            v |= u64::from(b & 0x7f) << shift;
+            shift += 7;
+            if b & 0x80 == 0 {
+                break;
+            }
+        }
+        lengths.push(v as usize);
+    }
+    pos + lengths[..i].iter().sum::<usize>()
+}
+
+/// CRC-32C, bit by bit (spec section 2.4).
+fn crc32c_of(data: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &b in data {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0x82F6_3B78
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
+quickcheck! {
+    fn chunked_frames_decode_whole_and_by_range(
+        m: u32, shift: u8, ones: u16, coding: u8, a: u32, b: u32
+    ) -> TestResult {
+        let m = u64::from(m % 20_000) + 65;
+        let shift = 6 + shift % 8;
+        if 1u64 << shift >= m {
+            return TestResult::discard();
+        }
+        let codings = [
+            Coding::Adaptive,
+            Coding::KnownP,
+            Coding::KnownPSymbols,
+            Coding::KnownPInterleaved,
+        ];
+        let coding = codings[usize::from(coding) % 4];
+        let f = filter_with(random_bits(m, u64::from(ones % 1025), u64::from(a)));
+        let frame = Encoder::new()
+            .chunking(Chunking::Shift(shift))
+            .encode_with(&f, coding);
+        let wire = frame.to_bytes();
+        let back = frame::decode(&wire, &Limits::default()).unwrap();
+        let view = FrameView::parse(&wire, &Limits::default()).unwrap();
+        let (lo, hi) = {
+            let (x, y) = (u64::from(a) % (m + 1), u64::from(b) % (m + 1));
+            (x.min(y), x.max(y))
+        };
+        let part = view.decode_bits(lo..hi).unwrap();
+        TestResult::from_bool(
+            back.filter == f
+                && view.chunk_count() as u64 == chunk_count(m, shift)
+                && part == f.bits().slice(lo, hi - lo),
+        )
+    }
+}
+
+#[test]
+#[ignore = "a 10^9-bit filter: run with --release --ignored"]
+fn a_billion_bits_in_chunks() {
+    let m = 1_000_000_000;
+    let f = filter_with(sparse_words(m, 9));
+    let frame = Encoder::new().encode(&f).unwrap();
+    let h = frame.header();
+    assert_eq!(h.coding, Coding::KnownPInterleaved);
+    let bound = m as f64 * entropy(f.fraction_of_zeros()) / 8.0;
+    let over = h.payload_len as f64 / bound - 1.0;
+    assert!(over < 0.0005, "{:.4}% over the bound", over * 100.0);
+    let wire = frame.to_bytes();
+    let back = frame::decode(&wire, &limits()).unwrap();
+    assert_eq!(back.filter.bits(), f.bits());
+}

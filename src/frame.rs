@@ -804,6 +804,43 @@ impl Message {
             Message::Delta(d) => &d.header,
         }
     }
+
+    /// The frame that carries this message: the same header fields, coding and q0, the
+    /// payload coded again. Every frame a decoder accepts is canonical (spec section 2.3),
+    /// so for a decoded message these are exactly the bytes it was decoded from; a relay can
+    /// forward what it decoded without keeping the input.
+    ///
+    /// ```
+    /// use bloomwire::frame::{decode_message, Coding, Encoder, Limits};
+    /// use bloomwire::{BloomFilter, HashFamily, Params};
+    /// let mut f = BloomFilter::new(Params::standard(500, 2, HashFamily::default()).unwrap());
+    /// f.insert(b"x");
+    /// let wire = Encoder::new().encode_with(&f, Coding::KnownP).to_bytes();
+    /// let message = decode_message(&wire, &Limits::default()).unwrap();
+    /// assert_eq!(message.to_frame().to_bytes(), wire);
+    /// ```
+    pub fn to_frame(&self) -> Frame {
+        let (header, bits) = match self {
+            Message::Full(d) => (&d.header, d.filter.bits()),
+            Message::Delta(d) => (&d.header, &d.xor),
+        };
+        let encoder = Encoder {
+            coding: Some(header.coding),
+            p_source: header.q0.map_or(PSource::Measured, PSource::Fixed),
+            budget: None,
+        };
+        encoder.frame(
+            &Body {
+                kind: header.kind,
+                params: &header.params,
+                n: header.n,
+                generation: header.generation,
+                bits,
+                theory_p: None,
+            },
+            header.coding,
+        )
+    }
 }
 
 /// Decode the frame at the start of `input`, full or delta; returns it and the bytes it

@@ -449,7 +449,7 @@ pub fn k_field_len(layout: &Layout) -> usize {
 /// Exact bytes of a frame from the parts of its header that vary: the hash family (its
 /// seed), m, the k field's length ([`k_field_len`]), n, the sequencing fields' length
 /// ([`FrameKind::sequence_len`]), whether the coding sends q0, and the payload length.
-/// Planners use it to budget frames before building them.
+/// Planners use it to budget frames before building them. Saturates at `u64::MAX`.
 pub fn frame_len(
     family: &HashFamily,
     m: u64,
@@ -465,7 +465,8 @@ pub fn frame_len(
     };
     let fixed = MAGIC.len() + 7 + seed + varint_len(m) + k_field_len + varint_len(n) + sequence_len;
     let q0 = if has_q0 { 2 } else { 0 };
-    (fixed + q0 + varint_len(payload_len) + CHECKSUM_LEN) as u64 + payload_len
+    // Saturating: planners ask about payloads of any size, even sizes no frame can have.
+    ((fixed + q0 + varint_len(payload_len) + CHECKSUM_LEN) as u64).saturating_add(payload_len)
 }
 
 /// An encoded frame, ready to write; its exact length is known before writing.

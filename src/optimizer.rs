@@ -1253,6 +1253,32 @@ mod tests {
     use crate::theory;
 
     #[test]
+    fn huge_budgets_do_not_overflow_frame_sizes() {
+        // Found by the optimizer fuzz target: a worst-case payload estimate past 2^64
+        // overflowed the frame length sum (a panic with overflow checks on).
+        let o = Optimizer::new()
+            .max_m(6_094_850)
+            .power_of_two_m(true)
+            .k_range(
+                HashCount::from_raw(1_662_600).unwrap(),
+                HashCount::from_raw(66_191_360).unwrap(),
+            )
+            .rational_k(true)
+            .layout(LayoutKind::Partitioned)
+            .family(HashFamily::new(
+                crate::hashing::BaseHash::SipHash24 { k0: 1, k1: 2 },
+                crate::IndexScheme::DoubleHashing,
+            ))
+            .epsilon(2.5e-8);
+        let budget = 15_638_154_143_597_594_068;
+        let plan = o.plan_delta(84_376, 0.485734, budget).unwrap();
+        assert!(plan.m().is_power_of_two() && plan.m() <= 6_094_850);
+        assert!(plan.worst_case_bytes <= budget);
+        let huge = frame::frame_len(&HashFamily::default(), 1, 1, 0, 1, false, u64::MAX - 3);
+        assert_eq!(huge, u64::MAX);
+    }
+
+    #[test]
     fn frame_bytes_is_the_real_frame_length() {
         use crate::frame::{Coding, Encoder};
         use crate::hashing::BaseHash;

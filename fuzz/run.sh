@@ -9,6 +9,7 @@
 #   SANITIZER   cargo fuzz --sanitizer (default none: the library forbids unsafe code, so
 #               address sanitizing only instruments dependencies and halves the speed)
 #   FUZZ_ARGS   extra libFuzzer arguments
+#   LOG_DIR     where the logs go (default fuzz/logs)
 # Exit status: 0 when every target ran without a crash, leak or timeout, 1 otherwise.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -22,17 +23,24 @@ else
     mapfile -t targets < <(cargo +nightly fuzz list)
 fi
 
-# -a: debug assertions and overflow checks on.
+# -a: debug assertions and overflow checks on. The binaries are copied once, so that
+# editing the crate during a long run changes nothing under it.
 cargo +nightly fuzz build -s "$sanitizer" -a || exit 1
-mkdir -p fuzz/logs
+bin=fuzz/work/bin
+logs=${LOG_DIR:-fuzz/logs}
+mkdir -p "$logs" "$bin"
+for t in "${targets[@]}"; do
+    cp "fuzz/target/x86_64-unknown-linux-gnu/release/$t" "$bin/$t" || exit 1
+done
 status=0
 for t in "${targets[@]}"; do
-    mkdir -p "fuzz/work/$t"
-    log="fuzz/logs/$t.log"
+    mkdir -p "fuzz/work/$t" "fuzz/artifacts/$t"
+    log="$logs/$t.log"
+    echo "bloomwire $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src || echo ' (src modified)'), $t, $seconds s, $(date -u +%FT%TZ)" >"$log"
     # shellcheck disable=SC2086
-    cargo +nightly fuzz run -s "$sanitizer" -a "$t" "fuzz/work/$t" "fuzz/corpus/$t" -- \
-        -dict=fuzz/bloomwire.dict -max_total_time="$seconds" -timeout=10 \
-        -rss_limit_mb=2048 -print_final_stats=1 ${FUZZ_ARGS:-} >"$log" 2>&1
+    "$bin/$t" -artifact_prefix="fuzz/artifacts/$t/" -dict=fuzz/bloomwire.dict \
+        -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+        ${FUZZ_ARGS:-} "fuzz/work/$t" "fuzz/corpus/$t" >>"$log" 2>&1
     rc=$?
     execs=$(awk '/stat::number_of_executed_units/ {print $2}' "$log" | tail -1)
     cov=$(grep -E '^#[0-9]+' "$log" | tail -1 | grep -oE 'cov: [0-9]+ ft: [0-9]+')

@@ -26,8 +26,8 @@ fi
 # -a: debug assertions and overflow checks on. The binaries are copied once, so that
 # editing the crate during a long run changes nothing under it.
 cargo +nightly fuzz build -s "$sanitizer" -a || exit 1
-bin=fuzz/work/bin
 logs=${LOG_DIR:-fuzz/logs}
+bin=fuzz/work/bin-$(basename "$logs")
 mkdir -p "$logs" "$bin"
 for t in "${targets[@]}"; do
     cp "fuzz/target/x86_64-unknown-linux-gnu/release/$t" "$bin/$t" || exit 1

@@ -137,8 +137,14 @@ impl core::fmt::Display for Coding {
 /// What a decoder accepts, checked before anything is allocated.
 ///
 /// The defaults suit cache digests and set summaries of up to tens of millions of keys:
-/// m up to 2^28 bits (32 MiB of filter), k up to 64, payloads up to 64 MiB. A receiver that
-/// expects larger filters raises them:
+/// m up to 2^28 bits (32 MiB of filter), k up to 64, payloads up to 64 MiB.
+///
+/// The limits are what bounds a decoder's memory, not the frame's size: a 30-byte frame may
+/// legitimately declare the largest m allowed (a nearly empty filter codes to a few bytes).
+/// Decoding one frame allocates at most twice the packed size of its m, `2 * ceil(m / 8)`
+/// bytes, plus its payload length and about 128 KiB of tables; a header that claims more
+/// than the limits is refused before anything is allocated. `tests/bombs.rs` measures this
+/// with a counting allocator. A receiver that expects larger filters raises the limits:
 ///
 /// ```
 /// let limits = bloomwire::frame::Limits { max_m: 1 << 33, ..Default::default() };

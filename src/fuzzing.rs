@@ -1033,8 +1033,12 @@ pub fn seeds(vectors: &std::path::Path) -> std::io::Result<Vec<(&'static str, St
     Ok(out)
 }
 
-/// Every target's name and function, for replaying corpora.
-pub const TARGETS: [(&str, fn(&[u8], &dyn Meter)); 5] = [
+/// A fuzz target: an input and the meter to check its cost with.
+pub type Target = fn(&[u8], &dyn Meter);
+
+/// Every target's name and function, for replaying corpora. (The fuzz crate has one
+/// binary for each, named alike.)
+pub const TARGETS: [(&str, Target); 5] = [
     ("decode_frame", decode_frame),
     ("round_trip", round_trip),
     ("apply_delta", apply_delta),

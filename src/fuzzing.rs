@@ -23,6 +23,30 @@
 //!
 //! Allocation and time are measured by a [`Meter`] the caller supplies: the fuzz crate's
 //! counts every allocation with a global allocator; [`NoMeter`] measures nothing.
+//!
+//! # Adding a target
+//!
+//! A decoder of another self-delimiting frame gets every generic check from
+//! [`check_decoder`]: give it the decode function, the encode function that must give the
+//! input back, and the heap and work bounds for an input. For a decoder of counting-filter
+//! frames (counters of `width` bits), the target is
+//!
+//! ```text
+//! pub fn decode_counting(data: &[u8], meter: &dyn Meter) {
+//!     let cost = |d: &[u8]| match FrameHeader::parse(d, &LIMITS) {
+//!         Ok(h) => (2 * 8 * packed_bytes(h.params.m()) + h.payload_len + ALLOC_SLACK,
+//!                   8 * h.params.m() + 8 * h.payload_len as u64 + d.len() as u64),
+//!         Err(_) => (HEADER_ALLOC, d.len() as u64),
+//!     };
+//!     let _ = check_decoder(data, meter, cost, |d| decode_counting_frame(d, &LIMITS),
+//!                           |f| encode_counting_frame(f));
+//! }
+//! ```
+//!
+//! plus its entry in [`TARGETS`] and [`VECTOR_TARGETS`] (so the spec vectors seed it), a
+//! `[[bin]]` in `fuzz/Cargo.toml`, and `fuzz/fuzz_targets/decode_counting.rs`:
+//! `#![no_main] bloomwire_fuzz::target!(decode_counting);`. Then write its seeds with
+//! `BLOOMWIRE_WRITE_SEEDS=1 cargo test --features fuzzing --test fuzz_corpus`.
 
 use arbitrary::{Arbitrary, Unstructured};
 use bytes::Buf;
@@ -936,10 +960,13 @@ impl OptimizerCase {
     }
 }
 
+/// The targets that decode frames and get every spec vector as a seed.
+pub const VECTOR_TARGETS: [&str; 1] = ["decode_frame"];
+
 /// The seed inputs each target's corpus starts from, built from the spec's test vectors
 /// (`spec/vectors`, passed as `vectors`): `(target, file name, bytes)`.
 ///
-/// `decode_frame` gets every accept and reject vector; `apply_delta` every delta with its
+/// The [`VECTOR_TARGETS`] get every accept and reject vector; `apply_delta` every delta with its
 /// base; `receiver_stream` the generations in order, out of order and with the rejected
 /// deltas; `round_trip` and `optimizer` a few byte strings of increasing length.
 pub fn seeds(vectors: &std::path::Path) -> std::io::Result<Vec<(&'static str, String, Vec<u8>)>> {
@@ -955,12 +982,14 @@ pub fn seeds(vectors: &std::path::Path) -> std::io::Result<Vec<(&'static str, St
             files.push((sub, name, bytes));
         }
     }
-    for (sub, name, bytes) in &files {
-        out.push((
-            "decode_frame",
-            format!("{sub}-{}", name.trim_end_matches(".bin")),
-            bytes.clone(),
-        ));
+    for target in VECTOR_TARGETS {
+        for (sub, name, bytes) in &files {
+            out.push((
+                target,
+                format!("{sub}-{}", name.trim_end_matches(".bin")),
+                bytes.clone(),
+            ));
+        }
     }
     let accept = |prefix: &str| -> Vec<&(&str, String, Vec<u8>)> {
         files

@@ -240,6 +240,19 @@ pub fn check_frame(data: &[u8], meter: &dyn Meter) -> Result<Message> {
         |m: &Message| m.to_frame().to_bytes().to_vec(),
     );
     let prefix = decode_message_prefix(data, &LIMITS);
+    // The header alone under the format's hard limits, so that headers of any m (up to 48
+    // blocks of k) are parsed too: still no allocation beyond a constant, the same header
+    // when both parse, and no header the hard limits refuse is accepted by the small ones.
+    let limited = FrameHeader::parse(data, &LIMITS);
+    let wide = run_metered(meter, "header", HEADER_ALLOC, data.len() as u64, || {
+        FrameHeader::parse(data, &Limits::unlimited())
+    });
+    match (&limited, &wide) {
+        (Ok(a), Ok(b)) => assert_eq!(a, b),
+        (Ok(_), Err(e)) => panic!("the default limits accept a header the hard limits refuse: {e}"),
+        (Err(Error::LimitExceeded { .. }), Ok(_)) | (Err(_), Err(_)) => {}
+        (Err(e), Ok(_)) => panic!("a header the hard limits accept is refused with {e}"),
+    }
     match &result {
         Ok(message) => {
             let header = message.header();

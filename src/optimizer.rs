@@ -639,7 +639,8 @@ impl Optimizer {
         self
     }
 
-    /// The probability, in `(0, 1/2]`, with which a frame may exceed its worst case.
+    /// The probability, in `[2^-1022, 1/2]` (positive and not subnormal), with which a frame
+    /// may exceed its worst case.
     pub fn epsilon(mut self, epsilon: f64) -> Self {
         self.epsilon = epsilon;
         self
@@ -714,12 +715,16 @@ impl Optimizer {
                 ),
             ));
         }
+        // Subnormal epsilons are refused: 1 / epsilon overflows, the tail bound is infinite
+        // and the frame sizes are not numbers.
         if self.model == SizeModel::Frame
-            && !(self.epsilon.is_finite() && self.epsilon > 0.0 && self.epsilon <= 0.5)
+            && !(self.epsilon.is_finite()
+                && self.epsilon >= f64::MIN_POSITIVE
+                && self.epsilon <= 0.5)
         {
             return Err(invalid(
                 "epsilon",
-                format!("{} is not in (0, 1/2]", self.epsilon),
+                format!("{} is not in [2^-1022, 1/2]", self.epsilon),
             ));
         }
         Ok(())
@@ -1251,6 +1256,50 @@ fn occupancy(reg: Region, n: f64) -> (f64, f64) {
 mod tests {
     use super::*;
     use crate::theory;
+
+    #[test]
+    fn subnormal_epsilons_are_refused_and_the_smallest_normal_one_plans() {
+        // Found by the optimizer fuzz target: epsilon = 1.4e-316 passed the (0, 1/2] check,
+        // 1 / epsilon overflowed, and the plan came back with expected_bytes = -inf and
+        // worst_case_bytes = 0.
+        let o = |epsilon: f64| {
+            Optimizer::new()
+                .power_of_two_m(true)
+                .k_range(HashCount::new(1).unwrap(), HashCount::new(257).unwrap())
+                .rational_k(true)
+                .layout(LayoutKind::Partitioned)
+                .tail_bound(TailBound::Bernstein)
+                .epsilon(epsilon)
+        };
+        for epsilon in [
+            1.421_256_46e-316,
+            f64::MIN_POSITIVE / 2.0,
+            0.0,
+            -1.0,
+            0.6,
+            f64::NAN,
+        ] {
+            assert!(
+                matches!(
+                    o(epsilon).plan_for_fpr(40_611, 7.99e-310),
+                    Err(Error::InvalidParameter {
+                        name: "epsilon",
+                        ..
+                    })
+                ),
+                "{epsilon}"
+            );
+        }
+        for tail in [TailBound::Bernstein, TailBound::Gaussian] {
+            let plan = o(f64::MIN_POSITIVE)
+                .tail_bound(tail)
+                .plan_for_fpr(40_611, 1e-6)
+                .unwrap();
+            assert!(plan.expected_bytes.is_finite() && plan.expected_bytes > 0.0);
+            assert!(plan.worst_case_bytes as f64 >= plan.expected_bytes);
+            assert!(plan.false_positive_rate <= 1e-6);
+        }
+    }
 
     #[test]
     fn huge_budgets_do_not_overflow_frame_sizes() {

@@ -94,7 +94,8 @@ pub const NANOS_PER_WORK: u64 = 1_000;
 pub struct Measured {
     /// The most heap bytes in use at once while it ran, above what was in use before.
     pub peak_bytes: usize,
-    /// Wall-clock nanoseconds.
+    /// Nanoseconds it took: the fuzz crate reports the thread's CPU time, so that a
+    /// process descheduled on a loaded machine does not look like a slow decoder.
     pub nanos: u64,
 }
 

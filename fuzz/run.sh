@@ -25,6 +25,7 @@ fi
 
 # -a: debug assertions and overflow checks on. The binaries are copied once, so that
 # editing the crate during a long run changes nothing under it.
+built="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src fuzz/src || echo ' (modified)')"
 cargo +nightly fuzz build -s "$sanitizer" -a || exit 1
 logs=${LOG_DIR:-fuzz/logs}
 bin=fuzz/work/bin-$(basename "$logs")
@@ -36,7 +37,7 @@ status=0
 for t in "${targets[@]}"; do
     mkdir -p "fuzz/work/$t" "fuzz/artifacts/$t"
     log="$logs/$t.log"
-    echo "bloomwire $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src || echo ' (src modified)'), $t, $seconds s, $(date -u +%FT%TZ)" >"$log"
+    echo "bloomwire $built, $t, $seconds s, sanitizer $sanitizer, $(date -u +%FT%TZ)" >"$log"
     # shellcheck disable=SC2086
     "$bin/$t" -artifact_prefix="fuzz/artifacts/$t/" -dict=fuzz/bloomwire.dict \
         -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \

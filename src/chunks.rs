@@ -180,7 +180,7 @@ pub(crate) fn decode_part(
             return rans::decode(payload, len, model, out)
         }
         (Coding::KnownPSymbols, Model::Symbols(full, tail)) => {
-            coder::decode_symbols_with(payload, len, full, tail.as_ref())?
+            return coder::decode_symbols_into(payload, len, full, tail.as_ref(), out)
         }
         (Coding::Raw, _) => return raw_into(payload, len, out),
         (Coding::Adaptive, _) => coder::decode_adaptive(payload, len)?,

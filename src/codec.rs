@@ -4,7 +4,10 @@
 //! The decoder yields every frame as a [`Message`] (full or delta) and enforces its
 //! [`Limits`] on partial input: a header that claims more than the limits allow is an error
 //! as soon as the field has arrived, and the read buffer never grows beyond the frame's
-//! limit-checked length.
+//! limit-checked length. Nor does it grow on a claim alone: while a frame is incomplete the
+//! codec reserves at most [`RESERVE_STEP`] bytes more, so a peer that sends a header
+//! claiming a large payload and then nothing holds no more than that of the receiver's
+//! memory.
 //!
 //! ```
 //! use bloomwire::codec::FrameCodec;
@@ -29,6 +32,9 @@ use bytes::{Buf, BytesMut};
 
 use crate::error::Error;
 use crate::frame::{decode_message_prefix, Frame, Limits, Message};
+
+/// The most bytes the decoder reserves at once for an incomplete frame.
+pub const RESERVE_STEP: usize = 1 << 16;
 
 /// Errors of the codec: a bad frame, or the transport's I/O error.
 #[derive(Debug, thiserror::Error)]
@@ -66,8 +72,9 @@ impl tokio_util::codec::Decoder for FrameCodec {
                 Ok(Some(message))
             }
             Err(Error::Incomplete { needed }) => {
-                // `needed` is bounded by the limit-checked header fields.
-                src.reserve(needed);
+                // `needed` is bounded by the limit-checked header fields, but it is only a
+                // claim until the bytes arrive: reserve in steps.
+                src.reserve(needed.min(RESERVE_STEP));
                 Ok(None)
             }
             Err(e) => Err(e.into()),

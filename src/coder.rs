@@ -427,32 +427,41 @@ pub(crate) fn encode_symbols(bits: &BitArray, q0: u16) -> Vec<u8> {
 #[cfg(test)]
 pub(crate) fn decode_symbols(payload: &[u8], m: u64, q0: u16) -> Result<BitArray, PayloadError> {
     let (full, tail) = symbol_tables(q0, m);
-    decode_symbols_with(payload, m, &full, tail.as_ref())
+    let mut words = vec![0u64; crate::bits::words_for(m)];
+    decode_symbols_into(payload, m, &full, tail.as_ref(), &mut words)?;
+    Ok(BitArray::from_words(words, m).expect("symbols hold only m bits"))
 }
 
-/// [`decode_symbols`] with the tables of [`symbol_tables`] for `m` built by the caller.
-pub(crate) fn decode_symbols_with(
+/// Decode `m` bits coded with the multi-bit known-p model, with the tables of
+/// [`symbol_tables`] for `m` built by the caller, into `out` (`ceil(m / 64)` words, all
+/// overwritten): each symbol lands in its byte of the words, with no buffer of bytes
+/// between.
+pub(crate) fn decode_symbols_into(
     payload: &[u8],
     m: u64,
     full: &SymbolTable,
     tail: Option<&SymbolTable>,
-) -> Result<BitArray, PayloadError> {
+    out: &mut [u64],
+) -> Result<(), PayloadError> {
     let words = bytes_to_words(payload)?;
     let mut ans =
         DefaultAnsCoder::from_compressed(words).map_err(|_| "ANS payload ends with a zero word")?;
-    let mut bytes = Vec::with_capacity(m.div_ceil(8) as usize);
-    for _ in 0..m / 8 {
-        let s = ans.decode_symbol(full).unwrap_or_else(|e| match e {});
-        bytes.push(s as u8);
+    out.fill(0);
+    let mut put = |t: u64, symbol: usize| out[(t / 8) as usize] |= (symbol as u64) << (8 * (t % 8));
+    for t in 0..m / 8 {
+        put(t, ans.decode_symbol(full).unwrap_or_else(|e| match e {}));
     }
-    if let Some(t) = tail {
-        let s = ans.decode_symbol(t).unwrap_or_else(|e| match e {});
-        bytes.push(s as u8);
+    if let Some(table) = tail {
+        // The last symbol has `m mod 8` bits: nothing lands past m.
+        put(
+            m / 8,
+            ans.decode_symbol(table).unwrap_or_else(|e| match e {}),
+        );
     }
     if !ans.is_empty() {
         return Err("ANS payload has data left after the last symbol");
     }
-    Ok(BitArray::from_bytes(&bytes, m).expect("symbols hold only m bits"))
+    Ok(())
 }
 
 /// Code `bits` with the multi-bit known-p model and interleaved rANS (coding 6).

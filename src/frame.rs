@@ -183,7 +183,15 @@ impl core::fmt::Display for Coding {
 ///
 /// The defaults suit cache digests and set summaries of up to tens of millions of keys:
 /// m up to 2^28 bits (32 MiB of filter; a counting filter of m counters takes m bytes), k up
-/// to 64, payloads up to 64 MiB. A receiver that expects larger filters raises them:
+/// to 64, payloads up to 64 MiB.
+///
+/// The limits are what bounds a decoder's memory, not the frame's size: a 30-byte frame may
+/// legitimately declare the largest m allowed (a nearly empty filter codes to a few bytes).
+/// Decoding one frame allocates at most twice the packed size of its m, `2 * ceil(m / 8)`
+/// bytes (a counting frame: twice its m counters, `2 * m` bytes), plus its payload length
+/// and about 128 KiB of tables; a header that claims more than the limits is refused before
+/// anything is allocated. `tests/bombs.rs` measures this with a counting allocator. A
+/// receiver that expects larger filters raises the limits:
 ///
 /// ```
 /// let limits = bloomwire::frame::Limits { max_m: 1 << 33, ..Default::default() };
@@ -628,7 +636,7 @@ pub fn k_field_len(layout: &Layout) -> usize {
 /// Exact bytes of a frame from the parts of its header that vary: the hash family (its
 /// seed), m, the k field's length ([`k_field_len`]), n, the sequencing fields' length
 /// ([`FrameKind::sequence_len`]), whether the coding sends q0, and the payload length.
-/// Planners use it to budget frames before building them.
+/// Planners use it to budget frames before building them. Saturates at `u64::MAX`.
 pub fn frame_len(
     family: &HashFamily,
     m: u64,
@@ -644,7 +652,8 @@ pub fn frame_len(
     };
     let fixed = MAGIC.len() + 7 + seed + varint_len(m) + k_field_len + varint_len(n) + sequence_len;
     let q0 = if has_q0 { 2 } else { 0 };
-    (fixed + q0 + varint_len(payload_len) + CHECKSUM_LEN) as u64 + payload_len
+    // Saturating: planners ask about payloads of any size, even sizes no frame can have.
+    ((fixed + q0 + varint_len(payload_len) + CHECKSUM_LEN) as u64).saturating_add(payload_len)
 }
 
 /// An encoded frame, ready to write; its exact length is known before writing.
@@ -1382,6 +1391,58 @@ impl Message {
             Message::Counting(d) => &d.header,
             Message::CountingDelta(d) => &d.header,
         }
+    }
+
+    /// The frame that carries this message: the same header fields, coding and q0, the
+    /// payload coded again. Every frame a decoder accepts is canonical (spec section 2.3),
+    /// so for a decoded message these are exactly the bytes it was decoded from; a relay can
+    /// forward what it decoded without keeping the input.
+    ///
+    /// ```
+    /// use bloomwire::frame::{decode_message, Coding, Encoder, Limits};
+    /// use bloomwire::{BloomFilter, HashFamily, Params};
+    /// let mut f = BloomFilter::new(Params::standard(500, 2, HashFamily::default()).unwrap());
+    /// f.insert(b"x");
+    /// let wire = Encoder::new().encode_with(&f, Coding::KnownP).to_bytes();
+    /// let message = decode_message(&wire, &Limits::default()).unwrap();
+    /// assert_eq!(message.to_frame().to_bytes(), wire);
+    /// ```
+    pub fn to_frame(&self) -> Frame {
+        let header = self.header();
+        let encoder = Encoder {
+            coding: Some(header.coding),
+            p_source: header.q0.map_or(PSource::Measured, PSource::Fixed),
+            counter_table: header.counter_table.clone(),
+            chunking: header.chunk_shift.map_or(Chunking::Never, Chunking::Shift),
+            ..Encoder::default()
+        };
+        let counters = |counters| CounterBody {
+            kind: header.kind,
+            params: &header.params,
+            width: header.counter_width.expect("a counting frame has a width"),
+            n: header.n,
+            generation: header.generation,
+            counters,
+            theory_mean: None,
+        };
+        let bits = |bits| Body {
+            kind: header.kind,
+            params: &header.params,
+            n: header.n,
+            generation: header.generation,
+            bits,
+            theory_p: None,
+        };
+        match self {
+            Message::Full(d) => Ok(encoder.frame(&bits(d.filter.bits()), header.coding)),
+            Message::Delta(d) => Ok(encoder.frame(&bits(&d.xor), header.coding)),
+            Message::Counting(d) => {
+                encoder.counter_frame(&counters(d.filter.counters()), header.coding)
+            }
+            Message::CountingDelta(d) => encoder.counter_frame(&counters(&d.xor), header.coding),
+        }
+        // A decoded table gives every decoded counter a frequency.
+        .unwrap_or_else(|_| unreachable!("the header's table codes the counters it decoded"))
     }
 }
 

@@ -39,8 +39,13 @@ impl KnownP {
         (q0 != 0).then_some(KnownP { q0: u32::from(q0) })
     }
 
-    /// The quantized zero probability nearest to `p0`, clamped to `1..=65535`.
+    /// The quantized zero probability nearest to `p0`, clamped to `1..=65535`; a NaN (a
+    /// probability computed from degenerate inputs) gives `2^15`, p = 1/2, so that no
+    /// caller can put the invalid `q0 = 0` in a frame.
     pub fn quantize(p0: f64) -> u16 {
+        if p0.is_nan() {
+            return 1 << 15;
+        }
         let q = (p0 * f64::from(BIT_TOTAL)).round();
         q.clamp(1.0, f64::from(BIT_TOTAL - 1)) as u16
     }
@@ -256,6 +261,16 @@ impl DecoderModel<SYMBOL_PRECISION> for &SymbolTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quantize_never_gives_zero() {
+        assert_eq!(KnownP::quantize(f64::NAN), 1 << 15);
+        assert_eq!(KnownP::quantize(0.0), 1);
+        assert_eq!(KnownP::quantize(-3.0), 1);
+        assert_eq!(KnownP::quantize(1.0), 65535);
+        assert_eq!(KnownP::quantize(f64::INFINITY), 65535);
+        assert_eq!(KnownP::quantize(0.5), 1 << 15);
+    }
 
     #[test]
     fn adaptive_model_matches_the_paper() {

@@ -642,7 +642,8 @@ impl Optimizer {
         self
     }
 
-    /// The probability, in `(0, 1/2]`, with which a frame may exceed its worst case.
+    /// The probability, in `[2^-1022, 1/2]` (positive and not subnormal), with which a frame
+    /// may exceed its worst case.
     pub fn epsilon(mut self, epsilon: f64) -> Self {
         self.epsilon = epsilon;
         self
@@ -717,12 +718,16 @@ impl Optimizer {
                 ),
             ));
         }
+        // Subnormal epsilons are refused: 1 / epsilon overflows, the tail bound is infinite
+        // and the frame sizes are not numbers.
         if self.model == SizeModel::Frame
-            && !(self.epsilon.is_finite() && self.epsilon > 0.0 && self.epsilon <= 0.5)
+            && !(self.epsilon.is_finite()
+                && self.epsilon >= f64::MIN_POSITIVE
+                && self.epsilon <= 0.5)
         {
             return Err(invalid(
                 "epsilon",
-                format!("{} is not in (0, 1/2]", self.epsilon),
+                format!("{} is not in [2^-1022, 1/2]", self.epsilon),
             ));
         }
         Ok(())
@@ -1254,6 +1259,76 @@ fn occupancy(reg: Region, n: f64) -> (f64, f64) {
 mod tests {
     use super::*;
     use crate::theory;
+
+    #[test]
+    fn subnormal_epsilons_are_refused_and_the_smallest_normal_one_plans() {
+        // Found by the optimizer fuzz target: epsilon = 1.4e-316 passed the (0, 1/2] check,
+        // 1 / epsilon overflowed, and the plan came back with expected_bytes = -inf and
+        // worst_case_bytes = 0.
+        let o = |epsilon: f64| {
+            Optimizer::new()
+                .power_of_two_m(true)
+                .k_range(HashCount::new(1).unwrap(), HashCount::new(257).unwrap())
+                .rational_k(true)
+                .layout(LayoutKind::Partitioned)
+                .tail_bound(TailBound::Bernstein)
+                .epsilon(epsilon)
+        };
+        for epsilon in [
+            1.421_256_46e-316,
+            f64::MIN_POSITIVE / 2.0,
+            0.0,
+            -1.0,
+            0.6,
+            f64::NAN,
+        ] {
+            assert!(
+                matches!(
+                    o(epsilon).plan_for_fpr(40_611, 7.99e-310),
+                    Err(Error::InvalidParameter {
+                        name: "epsilon",
+                        ..
+                    })
+                ),
+                "{epsilon}"
+            );
+        }
+        for tail in [TailBound::Bernstein, TailBound::Gaussian] {
+            let plan = o(f64::MIN_POSITIVE)
+                .tail_bound(tail)
+                .plan_for_fpr(40_611, 1e-6)
+                .unwrap();
+            assert!(plan.expected_bytes.is_finite() && plan.expected_bytes > 0.0);
+            assert!(plan.worst_case_bytes as f64 >= plan.expected_bytes);
+            assert!(plan.false_positive_rate <= 1e-6);
+        }
+    }
+
+    #[test]
+    fn huge_budgets_do_not_overflow_frame_sizes() {
+        // Found by the optimizer fuzz target: a worst-case payload estimate past 2^64
+        // overflowed the frame length sum (a panic with overflow checks on).
+        let o = Optimizer::new()
+            .max_m(6_094_850)
+            .power_of_two_m(true)
+            .k_range(
+                HashCount::from_raw(1_662_600).unwrap(),
+                HashCount::from_raw(66_191_360).unwrap(),
+            )
+            .rational_k(true)
+            .layout(LayoutKind::Partitioned)
+            .family(HashFamily::new(
+                crate::hashing::BaseHash::SipHash24 { k0: 1, k1: 2 },
+                crate::IndexScheme::DoubleHashing,
+            ))
+            .epsilon(2.5e-8);
+        let budget = 15_638_154_143_597_594_068;
+        let plan = o.plan_delta(84_376, 0.485734, budget).unwrap();
+        assert!(plan.m().is_power_of_two() && plan.m() <= 6_094_850);
+        assert!(plan.worst_case_bytes <= budget);
+        let huge = frame::frame_len(&HashFamily::default(), 1, 1, 0, 1, false, u64::MAX - 3);
+        assert_eq!(huge, u64::MAX);
+    }
 
     #[test]
     fn frame_bytes_is_the_real_frame_length() {

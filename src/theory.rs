@@ -34,6 +34,11 @@ pub fn p_zero(k: f64, n: f64, m: f64) -> f64 {
 /// Exact probability that a given bit of a standard filter is zero after n insertions with
 /// a rational k: `((1 - 1/m)^floor(k) * (1 - r/m))^n` with `r = k - floor(k)`.
 pub fn p_zero_exact(k: f64, n: f64, m: f64) -> f64 {
+    if n == 0.0 {
+        // No keys: every bit is zero, even where one key would set them all (m = 1,
+        // where the logarithm below is -inf and 0 * -inf is NaN).
+        return 1.0;
+    }
     let whole = k.floor();
     let r = k - whole;
     // A key with no whole hash function leaves a 1-bit region alone: skip 0 * ln(0).
@@ -180,6 +185,24 @@ pub fn counter_mean(params: &Params, n: f64) -> f64 {
 mod tests {
     use super::*;
     use crate::{HashCount, HashFamily};
+
+    #[test]
+    fn no_keys_leave_every_bit_zero() {
+        // m = 1: one key sets the only bit (ln(1 - 1/m) = -inf), so 0 * -inf must not
+        // turn into NaN. Found by fuzzing the round trip with PSource::Theory.
+        assert_eq!(p_zero_exact(1.0, 0.0, 1.0), 1.0);
+        assert_eq!(p_zero_exact(1.0, 1.0, 1.0), 0.0);
+        let one = Params::standard(1, 1, HashFamily::default()).unwrap();
+        assert_eq!(zero_fraction(&one, 0.0), 1.0);
+        let f = crate::BloomFilter::new(one);
+        let frame = crate::frame::Encoder::new()
+            .coding(crate::frame::Coding::KnownP)
+            .p_source(crate::frame::PSource::Theory)
+            .encode(&f)
+            .unwrap();
+        let back = crate::frame::decode(&frame.to_bytes(), &Default::default()).unwrap();
+        assert_eq!(back.filter, f);
+    }
 
     #[test]
     fn paper_reference_points() {

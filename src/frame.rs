@@ -1393,10 +1393,14 @@ impl Message {
         }
     }
 
-    /// The frame that carries this message: the same header fields, coding and q0, the
-    /// payload coded again. Every frame a decoder accepts is canonical (spec section 2.3),
-    /// so for a decoded message these are exactly the bytes it was decoded from; a relay can
-    /// forward what it decoded without keeping the input.
+    /// The frame that carries this message: the same header fields, coding, q0, counter
+    /// table and chunk shift, the payload coded again. Every frame a decoder accepts is
+    /// canonical (spec section 2.3), so for a decoded message these are exactly the bytes it
+    /// was decoded from; a relay can forward what it decoded without keeping the input.
+    ///
+    /// Errors only for a message put together by hand whose header does not fit its
+    /// contents: a counting message without a counter width, or whose counter table gives
+    /// frequency 0 to a value a counter holds ([`Error::InvalidParameter`]).
     ///
     /// ```
     /// use bloomwire::frame::{decode_message, Coding, Encoder, Limits};
@@ -1405,9 +1409,9 @@ impl Message {
     /// f.insert(b"x");
     /// let wire = Encoder::new().encode_with(&f, Coding::KnownP).to_bytes();
     /// let message = decode_message(&wire, &Limits::default()).unwrap();
-    /// assert_eq!(message.to_frame().to_bytes(), wire);
+    /// assert_eq!(message.to_frame().unwrap().to_bytes(), wire);
     /// ```
-    pub fn to_frame(&self) -> Frame {
+    pub fn to_frame(&self) -> Result<Frame> {
         let header = self.header();
         let encoder = Encoder {
             coding: Some(header.coding),
@@ -1416,14 +1420,18 @@ impl Message {
             chunking: header.chunk_shift.map_or(Chunking::Never, Chunking::Shift),
             ..Encoder::default()
         };
-        let counters = |counters| CounterBody {
-            kind: header.kind,
-            params: &header.params,
-            width: header.counter_width.expect("a counting frame has a width"),
-            n: header.n,
-            generation: header.generation,
-            counters,
-            theory_mean: None,
+        let counters = |counters| -> Result<CounterBody<'_>> {
+            Ok(CounterBody {
+                kind: header.kind,
+                params: &header.params,
+                width: header
+                    .counter_width
+                    .ok_or_else(|| crate::error::invalid("counter width", "missing"))?,
+                n: header.n,
+                generation: header.generation,
+                counters,
+                theory_mean: None,
+            })
         };
         let bits = |bits| Body {
             kind: header.kind,
@@ -1437,12 +1445,10 @@ impl Message {
             Message::Full(d) => Ok(encoder.frame(&bits(d.filter.bits()), header.coding)),
             Message::Delta(d) => Ok(encoder.frame(&bits(&d.xor), header.coding)),
             Message::Counting(d) => {
-                encoder.counter_frame(&counters(d.filter.counters()), header.coding)
+                encoder.counter_frame(&counters(d.filter.counters())?, header.coding)
             }
-            Message::CountingDelta(d) => encoder.counter_frame(&counters(&d.xor), header.coding),
+            Message::CountingDelta(d) => encoder.counter_frame(&counters(&d.xor)?, header.coding),
         }
-        // A decoded table gives every decoded counter a frequency.
-        .unwrap_or_else(|_| unreachable!("the header's table codes the counters it decoded"))
     }
 }
 

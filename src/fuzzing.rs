@@ -246,7 +246,12 @@ pub fn check_frame(data: &[u8], meter: &dyn Meter) -> Result<Message> {
         meter,
         |d| frame_cost(d, &LIMITS),
         |d| decode_message(d, &LIMITS),
-        |m: &Message| m.to_frame().to_bytes().to_vec(),
+        |m: &Message| {
+            m.to_frame()
+                .expect("a decoded message re-encodes")
+                .to_bytes()
+                .to_vec()
+        },
     );
     let prefix = decode_message_prefix(data, &LIMITS);
     // The header alone under the format's hard limits, so that headers of any m (up to 48
@@ -496,7 +501,13 @@ pub fn decode_counting(data: &[u8], meter: &dyn Meter) {
             meter,
             |d| frame_cost(d, &LIMITS),
             |d| frame::decode_counting(d, &LIMITS),
-            |d: &CountingDecoded| Message::Counting(d.clone()).to_frame().to_bytes().to_vec(),
+            |d: &CountingDecoded| {
+                Message::Counting(d.clone())
+                    .to_frame()
+                    .expect("a decoded message re-encodes")
+                    .to_bytes()
+                    .to_vec()
+            },
         );
         if let Ok(d) = decoded {
             // The summary has a one bit exactly where a counter is not zero.

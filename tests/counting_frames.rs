@@ -113,6 +113,34 @@ fn the_bit_array_view_refuses_counting_frames() {
     }
 }
 
+/// A decoded counting message re-encodes to its bytes; one whose header was edited by hand
+/// to lose its counter width, or to give an occurring value frequency 0, is an error.
+#[test]
+fn counting_messages_re_encode_or_refuse() {
+    let f = filled(4000, 2, 4, 300, 4);
+    let wire = Encoder::new()
+        .encode_counting_with(&f, Coding::KnownCounters)
+        .unwrap()
+        .to_bytes();
+    let message = decode_message(&wire, &Limits::default()).unwrap();
+    assert_eq!(message.to_frame().unwrap().to_bytes(), wire);
+    let Message::Counting(mut d) = message else {
+        panic!("a counting frame")
+    };
+    d.header.counter_table = Some(CounterTable::new(vec![65536], 4).unwrap());
+    let refused = Message::Counting(d.clone()).to_frame();
+    assert!(
+        matches!(refused, Err(Error::InvalidParameter { .. })),
+        "{refused:?}"
+    );
+    d.header.counter_width = None;
+    let refused = Message::Counting(d).to_frame();
+    assert!(
+        matches!(refused, Err(Error::InvalidParameter { .. })),
+        "{refused:?}"
+    );
+}
+
 #[test]
 fn theory_tables_cost_little_more_than_measured_ones() {
     let f = filled(160_000, 2, 4, 10_000, 2);

@@ -90,7 +90,7 @@ quickcheck! {
             .unwrap();
         let bytes = frame.to_bytes();
         let message = decode_message(&bytes, &Limits::unlimited()).unwrap();
-        message.to_frame().to_bytes() == bytes
+        message.to_frame().unwrap().to_bytes() == bytes
             && message.header() == frame.header()
             && FrameHeader::parse(&bytes, &Limits::unlimited()).unwrap() == *frame.header()
     }

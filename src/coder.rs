@@ -220,7 +220,9 @@ pub(crate) struct RangeBitDecoder<'a> {
     reads: usize,
     lower: u64,
     range: u64,
-    point: u64,
+    /// `point - lower` (mod 2^64), the point's offset in the interval: kept instead of the
+    /// point itself so that a decision needs no subtraction (`point = lower + offset`).
+    offset: u64,
 }
 
 impl<'a> RangeBitDecoder<'a> {
@@ -230,9 +232,9 @@ impl<'a> RangeBitDecoder<'a> {
             reads: 0,
             lower: 0,
             range: u64::MAX,
-            point: 0,
+            offset: 0,
         };
-        d.point = (u64::from(d.next_word()) << 32) | u64::from(d.next_word());
+        d.offset = (u64::from(d.next_word()) << 32) | u64::from(d.next_word());
         d
     }
 
@@ -257,14 +259,16 @@ impl<'a> RangeBitDecoder<'a> {
     #[inline]
     pub(crate) fn decode(&mut self, q0: u32) -> Result<bool, PayloadError> {
         let scale = self.range >> BIT_PRECISION;
-        let offset = self.point.wrapping_sub(self.lower);
+        let offset = self.offset;
         if offset >= scale << BIT_PRECISION {
             return Err("range decoder point outside the coding interval");
         }
         let bound = scale * u64::from(q0);
         let bit = offset >= bound;
         let upper = (scale << BIT_PRECISION) - bound;
-        self.lower = self.lower.wrapping_add(if bit { bound } else { 0 });
+        let step = if bit { bound } else { 0 };
+        self.lower = self.lower.wrapping_add(step);
+        self.offset = offset - step;
         self.range = if bit { upper } else { bound };
         self.renormalize();
         Ok(bit)
@@ -275,7 +279,8 @@ impl<'a> RangeBitDecoder<'a> {
         if self.range < 1 << 32 {
             self.lower <<= 32;
             self.range <<= 32;
-            self.point = (self.point << 32) | u64::from(self.next_word());
+            // (point << 32 | word) - (lower << 32) = (offset << 32) | word, mod 2^64.
+            self.offset = (self.offset << 32) | u64::from(self.next_word());
         }
     }
 
@@ -290,13 +295,13 @@ impl<'a> RangeBitDecoder<'a> {
         find: impl FnOnce(u32) -> (S, u32, u32),
     ) -> Result<S, PayloadError> {
         let scale = self.range / u64::from(total);
-        let offset = self.point.wrapping_sub(self.lower);
-        let quantile = offset / scale;
+        let quantile = self.offset / scale;
         if quantile >= u64::from(total) {
             return Err("range decoder point outside the coding interval");
         }
         let (symbol, cum, freq) = find(quantile as u32);
         self.lower = self.lower.wrapping_add(scale * u64::from(cum));
+        self.offset -= scale * u64::from(cum);
         self.range = scale * u64::from(freq);
         self.renormalize();
         Ok(symbol)
@@ -307,7 +312,7 @@ impl<'a> RangeBitDecoder<'a> {
     /// and with nothing after.
     pub(crate) fn finish(self) -> Result<(), PayloadError> {
         let (b, x, _) = termination(self.lower, self.range);
-        if self.point != x {
+        if self.lower.wrapping_add(self.offset) != x {
             return Err("payload does not end with the encoder's termination");
         }
         let written = (self.reads - 2) * 4 + b;

@@ -1004,12 +1004,7 @@ impl Encoder {
         filter: &BloomFilter,
         generation: u64,
     ) -> Result<Frame> {
-        if generation <= base_generation {
-            return Err(crate::error::invalid(
-                "generation",
-                format!("{generation} is not after the base generation {base_generation}"),
-            ));
-        }
+        check_after(base_generation, generation)?;
         let xor = filter.xor(base)?;
         self.choose(&Body {
             kind: FrameKind::Delta {
@@ -1196,12 +1191,7 @@ impl Encoder {
         filter: &CountingBloomFilter,
         generation: u64,
     ) -> Result<Frame> {
-        if generation <= base_generation {
-            return Err(crate::error::invalid(
-                "generation",
-                format!("{generation} is not after the base generation {base_generation}"),
-            ));
-        }
+        check_after(base_generation, generation)?;
         let xor = filter.xor(base)?;
         self.choose_counters(&CounterBody {
             kind: FrameKind::Delta {
@@ -1217,6 +1207,17 @@ impl Encoder {
             theory_mean: None,
         })
     }
+}
+
+/// A delta's generation must come after its base's.
+fn check_after(base_generation: u64, generation: u64) -> Result<()> {
+    if generation <= base_generation {
+        return Err(crate::error::invalid(
+            "generation",
+            format!("{generation} is not after the base generation {base_generation}"),
+        ));
+    }
+    Ok(())
 }
 
 /// The checks of a delta against the receiver's base, in the spec's order (5.2): the

@@ -478,11 +478,12 @@ pub(crate) fn encode_interleaved(bits: &BitArray, q0: u16) -> Vec<u8> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use constriction::stream::queue::DefaultRangeDecoder;
 
-    fn pseudo_random_bits(m: u64, ones_per_1024: u64, seed: u64) -> BitArray {
+    /// `m` bits, each one with probability `ones_per_1024 / 1024`, from `seed`.
+    pub(crate) fn pseudo_random_bits(m: u64, ones_per_1024: u64, seed: u64) -> BitArray {
         let mut b = BitArray::new(m);
         let mut s = seed;
         for i in 0..m {

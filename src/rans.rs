@@ -376,18 +376,7 @@ pub(crate) fn decode(
 mod tests {
     use super::*;
     use crate::bits::BitArray;
-
-    fn pseudo_random_bits(m: u64, ones_per_1024: u64, seed: u64) -> BitArray {
-        let mut b = BitArray::new(m);
-        let mut s = seed;
-        for i in 0..m {
-            s = crate::hashing::fmix64(s.wrapping_add(0x9E37_79B9_7F4A_7C15));
-            if s % 1024 < ones_per_1024 {
-                b.set(i);
-            }
-        }
-        b
-    }
+    use crate::coder::tests::pseudo_random_bits;
 
     /// The symbols of a bit array, each with the table it is coded with.
     fn symbols<'a>(

@@ -192,35 +192,32 @@ fn reject_vectors_fail_with_the_named_error() {
     }
 }
 
-/// The spec's worked example dissects a committed vector: its hex dump must be that file.
+/// The first hex block after `heading` in the spec.
+fn hex_block_after(spec: &str, heading: &str) -> Vec<u8> {
+    let section = &spec[spec.find(heading).expect("section")..];
+    let block = section
+        .split("```text\n")
+        .nth(1)
+        .unwrap()
+        .split("```")
+        .next()
+        .unwrap();
+    block
+        .split_whitespace()
+        .map(|b| u8::from_str_radix(b, 16).unwrap())
+        .collect()
+}
+
+/// The spec's worked examples dissect committed vectors: their hex dumps must be those files.
 #[test]
 fn worked_example_in_the_spec_is_the_vector() {
     let spec = std::fs::read_to_string(generator::vectors_dir().join("../FORMAT.md")).unwrap();
-    let section = &spec[spec.find("## 7. Worked example").expect("section")..];
-    let block = section
-        .split("```text\n")
-        .nth(1)
-        .unwrap()
-        .split("```")
-        .next()
-        .unwrap();
-    let bytes: Vec<u8> = block
-        .split_whitespace()
-        .map(|b| u8::from_str_radix(b, 16).unwrap())
-        .collect();
-    assert_eq!(bytes, read("accept", "m13_known_p.bin"));
-    // 7.1, the counting frame.
-    let section = &spec[spec.find("### 7.1 A counting frame").expect("section")..];
-    let block = section
-        .split("```text\n")
-        .nth(1)
-        .unwrap()
-        .split("```")
-        .next()
-        .unwrap();
-    let bytes: Vec<u8> = block
-        .split_whitespace()
-        .map(|b| u8::from_str_radix(b, 16).unwrap())
-        .collect();
-    assert_eq!(bytes, read("accept", "counting_m10_known.bin"));
+    assert_eq!(
+        hex_block_after(&spec, "## 7. Worked example"),
+        read("accept", "m13_known_p.bin")
+    );
+    assert_eq!(
+        hex_block_after(&spec, "### 7.1 A counting frame"),
+        read("accept", "counting_m10_known.bin")
+    );
 }

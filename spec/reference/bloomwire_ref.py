@@ -538,6 +538,23 @@ def decode_raw(payload, m):
 # §4.2 Range decoder, with §4.3 (adaptive) and §4.4 (known-p) models
 # ---------------------------------------------------------------------------
 
+
+def check_termination(payload, lower, rng, point, reads):
+    """§4.2 termination: the fewest bytes b naming a point X of the final interval."""
+    end = lower + rng                              # 65 bits, no wrap
+    for b in range(5):
+        unit = 1 << (64 - 8 * b)
+        x = -(-lower // unit) * unit               # ceil(lower / unit) * unit
+        if x < end:
+            break
+    if point != x & MASK64:
+        raise CorruptPayload("range: payload does not end with the encoder's termination")
+    if len(payload) > 4 * (reads - 2) + b:
+        raise CorruptPayload("range: payload continues past the termination")
+    if payload and payload[-1] == 0:
+        raise CorruptPayload("range: payload ends with a zero byte")
+
+
 def decode_range(payload, m, q0_fixed):
     """Decode m bits.  q0_fixed None = adaptive model (§4.3), else known-p (§4.4)."""
     reads = 0          # counts every next_word() call, also those past the end
@@ -578,19 +595,7 @@ def decode_range(payload, m, q0_fixed):
             rng <<= 32
             point = ((point << 32) & MASK64) | next_word()
 
-    # termination check (§4.2): the fewest bytes b naming a point X of the interval
-    end = lower + rng                              # 65 bits, no wrap
-    for b in range(5):
-        unit = 1 << (64 - 8 * b)
-        x = -(-lower // unit) * unit               # ceil(lower / unit) * unit
-        if x < end:
-            break
-    if point != x & MASK64:
-        raise CorruptPayload("range: payload does not end with the encoder's termination")
-    if len(payload) > 4 * (reads - 2) + b:
-        raise CorruptPayload("range: payload continues past the termination")
-    if payload and payload[-1] == 0:
-        raise CorruptPayload("range: payload ends with a zero byte")
+    check_termination(payload, lower, rng, point, reads)
     return bits
 
 
@@ -719,19 +724,7 @@ def decode_range_counters(payload, m, width, table):
                 freq = [(c + 1) // 2 for c in freq]
                 total = sum(freq)
 
-    # termination check, as for the bit codings (§4.2)
-    end = lower + rng
-    for b in range(5):
-        unit = 1 << (64 - 8 * b)
-        x = -(-lower // unit) * unit
-        if x < end:
-            break
-    if point != x & MASK64:
-        raise CorruptPayload("range: payload does not end with the encoder's termination")
-    if len(payload) > 4 * (reads - 2) + b:
-        raise CorruptPayload("range: payload continues past the termination")
-    if payload and payload[-1] == 0:
-        raise CorruptPayload("range: payload ends with a zero byte")
+    check_termination(payload, lower, rng, point, reads)   # as for the bit codings
     return counters
 
 

@@ -5,7 +5,7 @@
 //! `lambda = k n / m` (per region of the layout), saturated at `2^b - 1`
 //! ([`theory::counter_distribution`]); an entropy coder sends it in about
 //! `H_b(lambda)` bits ([`theory::counter_entropy`]). The plan codes the counters with the
-//! adaptive counter model ([`Coding::AdaptiveCounters`](crate::frame::Coding), no table in
+//! adaptive counter model ([`Coding::AdaptiveCounters`](crate::format::Coding), no table in
 //! the header) and budgets:
 //!
 //! * the payload: `sum over regions of size * H_b(lambda)` bits, plus the cost of learning
@@ -24,10 +24,10 @@
 //! Saturation does not change it: it only keeps deleted keys present.
 
 use super::{coded_payload_bytes, normal_upper_quantile, Optimizer, Sent, CODER_LOSS_PER_BIT};
-use crate::counter_coding::packed_len;
+use crate::entropy::counters::packed_len;
 use crate::error::{invalid, Error, Result};
+use crate::filter::rational::HashCount;
 use crate::filter::Params;
-use crate::rational::HashCount;
 use crate::theory;
 
 /// The smallest mean counter value `k n / m` a counting plan uses (m at most `2^10 k n`).

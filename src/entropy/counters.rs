@@ -23,7 +23,7 @@
 //! assert_eq!(table.frequencies().iter().sum::<u32>(), 1 << 16);
 //! ```
 
-use crate::coder::{PayloadError, RangeBitDecoder, RangeBitEncoder};
+use crate::entropy::range::{PayloadError, RangeBitDecoder, RangeBitEncoder};
 use crate::error::{invalid, Result};
 
 /// The total of a [`CounterTable`]'s frequencies: `2^16`.
@@ -381,7 +381,7 @@ mod tests {
         let mut s = seed;
         (0..m)
             .map(|_| {
-                s = crate::hashing::fmix64(s.wrapping_add(0x9E37_79B9_7F4A_7C15));
+                s = crate::filter::hashing::fmix64(s.wrapping_add(0x9E37_79B9_7F4A_7C15));
                 ((s.trailing_ones() / 2) as u8).min(max)
             })
             .collect()

@@ -25,8 +25,8 @@
 use constriction::stream::stack::DefaultAnsCoder;
 use constriction::stream::{Decode, Encode};
 
-use crate::bits::BitArray;
-use crate::model::{Adaptive, SymbolTable, BIT_PRECISION};
+use crate::entropy::model::{Adaptive, SymbolTable, BIT_PRECISION};
+use crate::filter::bits::BitArray;
 
 /// Why a payload did not decode. The frame layer adds the byte offset.
 pub(crate) type PayloadError = &'static str;
@@ -333,7 +333,7 @@ fn range_decode(
     mut update: impl FnMut(bool),
 ) -> Result<BitArray, PayloadError> {
     let mut dec = RangeBitDecoder::new(payload);
-    let mut words = vec![0u64; crate::bits::words_for(m)];
+    let mut words = vec![0u64; crate::filter::bits::words_for(m)];
     for (wi, word) in words.iter_mut().enumerate() {
         let count = (m - wi as u64 * 64).min(64);
         let mut w = 0u64;
@@ -361,7 +361,7 @@ pub(crate) fn decode_known_p(payload: &[u8], m: u64, q0: u16) -> Result<BitArray
 /// the total taken from the bit count, in registers: the counts need not be kept.
 pub(crate) fn decode_adaptive(payload: &[u8], m: u64) -> Result<BitArray, PayloadError> {
     let mut dec = RangeBitDecoder::new(payload);
-    let mut words = vec![0u64; crate::bits::words_for(m)];
+    let mut words = vec![0u64; crate::filter::bits::words_for(m)];
     let mut model = Adaptive::default();
     let first = m.min((1 << BIT_PRECISION) - 2);
     for i in 0..first {
@@ -432,7 +432,7 @@ pub(crate) fn encode_symbols(bits: &BitArray, q0: u16) -> Vec<u8> {
 #[cfg(test)]
 pub(crate) fn decode_symbols(payload: &[u8], m: u64, q0: u16) -> Result<BitArray, PayloadError> {
     let (full, tail) = symbol_tables(q0, m);
-    let mut words = vec![0u64; crate::bits::words_for(m)];
+    let mut words = vec![0u64; crate::filter::bits::words_for(m)];
     decode_symbols_into(payload, m, &full, tail.as_ref(), &mut words)?;
     Ok(BitArray::from_words(words, m).expect("symbols hold only m bits"))
 }
@@ -472,8 +472,8 @@ pub(crate) fn decode_symbols_into(
 /// Code `bits` with the multi-bit known-p model and interleaved rANS (coding 6).
 pub(crate) fn encode_interleaved(bits: &BitArray, q0: u16) -> Vec<u8> {
     let mut out = Vec::new();
-    let model = crate::rans::EncModel::new(q0, bits.len());
-    crate::rans::encode(bits.words(), bits.len(), &model, &mut out);
+    let model = crate::entropy::rans::EncModel::new(q0, bits.len());
+    crate::entropy::rans::encode(bits.words(), bits.len(), &model, &mut out);
     out
 }
 
@@ -487,7 +487,7 @@ pub(crate) mod tests {
         let mut b = BitArray::new(m);
         let mut s = seed;
         for i in 0..m {
-            s = crate::hashing::fmix64(s.wrapping_add(0x9E37_79B9_7F4A_7C15));
+            s = crate::filter::hashing::fmix64(s.wrapping_add(0x9E37_79B9_7F4A_7C15));
             if s % 1024 < ones_per_1024 {
                 b.set(i);
             }
@@ -526,7 +526,7 @@ pub(crate) mod tests {
         for m in 1..200 {
             for density in [0, 5, 200, 512, 1024] {
                 let bits = pseudo_random_bits(m, density, m);
-                let q0 = crate::model::KnownP::measured(bits.count_zeros(), m);
+                let q0 = crate::entropy::model::KnownP::measured(bits.count_zeros(), m);
                 let p = encode_known_p(&bits, q0);
                 assert_eq!(decode_known_p(&p, m, q0).unwrap(), bits, "known-p m={m}");
                 let p = encode_adaptive(&bits);
@@ -573,7 +573,7 @@ pub(crate) mod tests {
     }
 
     fn fmix(x: u64) -> u64 {
-        crate::hashing::fmix64(x)
+        crate::filter::hashing::fmix64(x)
     }
 
     /// The bit model in the form `constriction`'s generic coders take, to check ours against.
@@ -647,7 +647,7 @@ pub(crate) mod tests {
         for seed in 0..20 {
             let m = 300 + seed * 37;
             let bits = pseudo_random_bits(m, 30 + seed * 40, seed);
-            let q0 = crate::model::KnownP::measured(bits.count_zeros(), m);
+            let q0 = crate::entropy::model::KnownP::measured(bits.count_zeros(), m);
             let cases: [(Vec<u8>, Decode); 3] = [
                 (encode_known_p(&bits, q0), decode_known_p),
                 (encode_adaptive(&bits), adaptive),

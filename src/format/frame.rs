@@ -23,15 +23,15 @@
 
 use bytes::{Buf, BufMut, Bytes, BytesMut};
 
-use crate::bits::BitArray;
-use crate::coder;
-use crate::counter_coding::{self, packed_len, CounterTable};
-use crate::counting::CountingBloomFilter;
+use crate::entropy::counters::{self, packed_len, CounterTable};
+use crate::entropy::model::KnownP;
+use crate::entropy::range;
 use crate::error::{Error, Result};
+use crate::filter::bits::BitArray;
+use crate::filter::counting::CountingBloomFilter;
+use crate::filter::hashing::{BaseHash, HashFamily, IndexScheme};
+use crate::filter::rational::{HashCount, K_FRAC_BITS, MAX_K};
 use crate::filter::{BloomFilter, Layout, Params, MAX_M};
-use crate::hashing::{BaseHash, HashFamily, IndexScheme};
-use crate::model::KnownP;
-use crate::rational::{HashCount, K_FRAC_BITS, MAX_K};
 use crate::wire::{put_varint, varint_len, Reader};
 
 /// The four bytes every frame starts with.
@@ -111,7 +111,7 @@ pub enum Coding {
     /// header ([`CounterTable`]).
     KnownCounters = 4,
     /// Counting filters: range-coded counters with the adaptive model
-    /// ([`AdaptiveCounters`](crate::counter_coding::AdaptiveCounters)).
+    /// ([`AdaptiveCounters`](crate::entropy::counters::AdaptiveCounters)).
     AdaptiveCounters = 5,
     /// The model of [`Coding::KnownPSymbols`] coded by four interleaved rANS states with
     /// table-driven decoding: the fastest compressed coding, 32 bytes of final states larger.
@@ -324,8 +324,9 @@ impl FrameHeader {
 
     /// Number of independently coded chunks: 1 for an unchunked payload.
     pub fn chunk_count(&self) -> u64 {
-        self.chunk_shift
-            .map_or(1, |s| crate::chunks::chunk_count(self.params.m(), s))
+        self.chunk_shift.map_or(1, |s| {
+            crate::entropy::chunks::chunk_count(self.params.m(), s)
+        })
     }
 
     /// The bits chunk `i` covers.
@@ -439,7 +440,7 @@ impl FrameHeader {
         let off = r.offset();
         let flags = r.u8()?;
         let chunked = flags == FLAG_CHUNKED;
-        if (flags != 0 && !chunked) || (chunked && !crate::chunks::chunkable(coding)) {
+        if (flags != 0 && !chunked) || (chunked && !crate::entropy::chunks::chunkable(coding)) {
             return Err(field("flags", flags.into(), off));
         }
         let base = if hash_id == BaseHash::XXH64_ID {
@@ -473,7 +474,7 @@ impl FrameHeader {
             }
             let off = r.offset();
             let width = r.u8()?;
-            if !(1..=crate::counting::MAX_COUNTER_BITS).contains(&width) {
+            if !(1..=crate::filter::counting::MAX_COUNTER_BITS).contains(&width) {
                 return Err(field("counter width", width.into(), off));
             }
             (counted, Some(width))
@@ -548,7 +549,7 @@ impl FrameHeader {
                 for _ in 0..t {
                     let f_off = r.offset();
                     let f = r.varint("frequency")?;
-                    if f > u64::from(counter_coding::TABLE_TOTAL) {
+                    if f > u64::from(counters::TABLE_TOTAL) {
                         return Err(field("frequency", f, f_off));
                     }
                     sum += f;
@@ -561,7 +562,8 @@ impl FrameHeader {
         let chunk_shift = if chunked {
             let off = r.offset();
             let shift = r.u8()?;
-            let range = crate::chunks::MIN_CHUNK_SHIFT..=crate::chunks::MAX_CHUNK_SHIFT;
+            let range =
+                crate::entropy::chunks::MIN_CHUNK_SHIFT..=crate::entropy::chunks::MAX_CHUNK_SHIFT;
             if !range.contains(&shift) || 1u64 << shift >= m {
                 return Err(field("chunk shift", shift.into(), off));
             }
@@ -581,7 +583,7 @@ impl FrameHeader {
         }
         let well_formed = match (coding, chunk_shift) {
             // A length of at least one byte per chunk; each chunk is checked when decoded.
-            (_, Some(shift)) => payload_len >= crate::chunks::chunk_count(m, shift),
+            (_, Some(shift)) => payload_len >= crate::entropy::chunks::chunk_count(m, shift),
             (coding, None) => match coding {
                 Coding::Raw => match counter_width {
                     Some(width) => payload_len == packed_len(m, width),
@@ -591,7 +593,7 @@ impl FrameHeader {
                 Coding::KnownPSymbols => payload_len % 4 == 0,
                 // Four 64-bit final states, then whole words.
                 Coding::KnownPInterleaved => {
-                    payload_len % 4 == 0 && payload_len >= crate::rans::STATE_BYTES as u64
+                    payload_len % 4 == 0 && payload_len >= crate::entropy::rans::STATE_BYTES as u64
                 }
                 // Range-coded payloads end at any byte.
                 Coding::Adaptive
@@ -744,8 +746,8 @@ pub struct Encoder {
 /// Whether an [`Encoder`] splits the payload into independently coded chunks (spec §4.10).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Chunking {
-    /// Chunk filters of at least [`CHUNK_FROM_BITS`](crate::chunks::CHUNK_FROM_BITS) bits,
-    /// with [`default_chunk_shift`](crate::chunks::default_chunk_shift).
+    /// Chunk filters of at least [`CHUNK_FROM_BITS`](crate::entropy::chunks::CHUNK_FROM_BITS) bits,
+    /// with [`default_chunk_shift`](crate::entropy::chunks::default_chunk_shift).
     #[default]
     Auto,
     /// One payload for the whole filter.
@@ -811,18 +813,19 @@ impl Encoder {
     /// The chunk shift this encoder uses for `bits` coded with `coding`, if it chunks.
     fn chunk_shift(&self, bits: &BitArray, coding: Coding) -> Option<u8> {
         let m = bits.len();
-        if !crate::chunks::chunkable(coding) {
+        if !crate::entropy::chunks::chunkable(coding) {
             return None;
         }
         match self.chunking {
             Chunking::Never => None,
             Chunking::Shift(s) => {
-                let range = crate::chunks::MIN_CHUNK_SHIFT..=crate::chunks::MAX_CHUNK_SHIFT;
+                let range = crate::entropy::chunks::MIN_CHUNK_SHIFT
+                    ..=crate::entropy::chunks::MAX_CHUNK_SHIFT;
                 (range.contains(&s) && 1u64 << s < m).then_some(s)
             }
-            Chunking::Auto if m < crate::chunks::CHUNK_FROM_BITS => None,
+            Chunking::Auto if m < crate::entropy::chunks::CHUNK_FROM_BITS => None,
             Chunking::Auto => {
-                crate::chunks::default_chunk_shift(m, bits.count_zeros() as f64 / m as f64)
+                crate::entropy::chunks::default_chunk_shift(m, bits.count_zeros() as f64 / m as f64)
             }
         }
     }
@@ -856,8 +859,10 @@ impl Encoder {
         let bits = body.bits;
         if let Some(shift) = self.chunk_shift(bits, coding) {
             let q0 = coding.has_q0().then(|| self.q0(body));
-            let threads = self.threads.unwrap_or_else(crate::chunks::all_cores);
-            let payload = crate::chunks::encode_chunked(coding, q0, bits, shift, threads);
+            let threads = self
+                .threads
+                .unwrap_or_else(crate::entropy::chunks::all_cores);
+            let payload = crate::entropy::chunks::encode_chunked(coding, q0, bits, shift, threads);
             let header = FrameHeader::new(
                 body.kind,
                 body.params.clone(),
@@ -874,18 +879,18 @@ impl Encoder {
             Coding::Raw | Coding::KnownCounters | Coding::AdaptiveCounters => {
                 (None, bits.to_bytes())
             }
-            Coding::Adaptive => (None, coder::encode_adaptive(bits)),
+            Coding::Adaptive => (None, range::encode_adaptive(bits)),
             Coding::KnownP => {
                 let q0 = self.q0(body);
-                (Some(q0), coder::encode_known_p(bits, q0))
+                (Some(q0), range::encode_known_p(bits, q0))
             }
             Coding::KnownPSymbols => {
                 let q0 = self.q0(body);
-                (Some(q0), coder::encode_symbols(bits, q0))
+                (Some(q0), range::encode_symbols(bits, q0))
             }
             Coding::KnownPInterleaved => {
                 let q0 = self.q0(body);
-                (Some(q0), coder::encode_interleaved(bits, q0))
+                (Some(q0), range::encode_interleaved(bits, q0))
             }
         };
         let header = FrameHeader::new(
@@ -921,7 +926,7 @@ impl Encoder {
             Some(Coding::Raw) => vec![],
             Some(c) => vec![c],
             // Large filters: the coding that encodes and decodes fastest, chunked.
-            None if body.bits.len() >= crate::chunks::CHUNK_FROM_BITS => {
+            None if body.bits.len() >= crate::entropy::chunks::CHUNK_FROM_BITS => {
                 vec![Coding::KnownPInterleaved]
             }
             None => vec![
@@ -1049,19 +1054,15 @@ impl Encoder {
 
     fn counter_frame(&self, body: &CounterBody<'_>, coding: Coding) -> Result<Frame> {
         let (table, payload) = match coding {
-            Coding::Raw => (
-                None,
-                counter_coding::pack_counters(body.counters, body.width),
-            ),
+            Coding::Raw => (None, counters::pack_counters(body.counters, body.width)),
             Coding::KnownCounters => {
                 let table = self.table(body)?;
-                let payload = counter_coding::encode_known(body.counters, &table)?;
+                let payload = counters::encode_known(body.counters, &table)?;
                 (Some(table), payload)
             }
-            Coding::AdaptiveCounters => (
-                None,
-                counter_coding::encode_adaptive(body.counters, body.width),
-            ),
+            Coding::AdaptiveCounters => {
+                (None, counters::encode_adaptive(body.counters, body.width))
+            }
             other => {
                 return Err(crate::error::invalid(
                     "coding",
@@ -1481,7 +1482,7 @@ pub struct FrameView<'a> {
     header: FrameHeader,
     payload: &'a [u8],
     /// Where the chunks are in `payload`; one chunk for an unchunked payload.
-    chunks: crate::chunks::ChunkTable,
+    chunks: crate::entropy::chunks::ChunkTable,
 }
 
 impl<'a> FrameView<'a> {
@@ -1508,15 +1509,14 @@ impl<'a> FrameView<'a> {
             });
         }
         let payload = &input[header.header_len..body_end];
-        let chunks =
-            match header.chunk_shift {
-                None => crate::chunks::ChunkTable::whole(payload.len()),
-                Some(shift) => crate::chunks::parse_table(payload, header.params.m(), shift)
-                    .map_err(|reason| Error::CorruptPayload {
-                        reason,
-                        offset: header.header_len,
-                    })?,
-            };
+        let chunks = match header.chunk_shift {
+            None => crate::entropy::chunks::ChunkTable::whole(payload.len()),
+            Some(shift) => crate::entropy::chunks::parse_table(payload, header.params.m(), shift)
+                .map_err(|reason| Error::CorruptPayload {
+                reason,
+                offset: header.header_len,
+            })?,
+        };
         Ok(FrameView {
             header,
             payload,
@@ -1553,7 +1553,7 @@ impl<'a> FrameView<'a> {
 
     /// The decoding models for chunks of the lengths `lens`; a counting frame's payload is
     /// counters, not bits ([`Error::UnexpectedFilterType`]: use [`decode_message`]).
-    fn models(&self, lens: &[u64]) -> Result<crate::chunks::Models> {
+    fn models(&self, lens: &[u64]) -> Result<crate::entropy::chunks::Models> {
         let h = &self.header;
         if h.is_counting() {
             return Err(Error::UnexpectedFilterType {
@@ -1561,7 +1561,7 @@ impl<'a> FrameView<'a> {
                 got: FILTER_TYPE_COUNTING,
             });
         }
-        Ok(crate::chunks::Models::new(h.coding, h.q0, lens))
+        Ok(crate::entropy::chunks::Models::new(h.coding, h.q0, lens))
     }
 
     fn corrupt(&self, chunk: usize) -> impl Fn(&'static str) -> Error {
@@ -1580,7 +1580,7 @@ impl<'a> FrameView<'a> {
 
     fn decode_chunk_with(
         &self,
-        models: &crate::chunks::Models,
+        models: &crate::entropy::chunks::Models,
         i: usize,
         out: &mut [u64],
     ) -> Result<()> {
@@ -1592,13 +1592,14 @@ impl<'a> FrameView<'a> {
         };
         let bits = self.chunk_bits(i);
         let len = bits.end - bits.start;
-        if out.len() != crate::bits::words_for(len) {
+        if out.len() != crate::filter::bits::words_for(len) {
             return Err(crate::error::invalid(
                 "out",
                 format!("{} words for a chunk of {len} bits", out.len()),
             ));
         }
-        crate::chunks::decode_part(models, &self.payload[range], len, out).map_err(self.corrupt(i))
+        crate::entropy::chunks::decode_part(models, &self.payload[range], len, out)
+            .map_err(self.corrupt(i))
     }
 
     /// Decode bits `bits.start .. bits.end`, decoding only the chunks that hold them.
@@ -1624,7 +1625,7 @@ impl<'a> FrameView<'a> {
         let mut span = BitArray::new(self.chunk_bits(last - 1).end - start);
         let mut at = 0;
         for i in first..last {
-            let words = crate::bits::words_for(len_of(i));
+            let words = crate::filter::bits::words_for(len_of(i));
             self.decode_chunk_with(&models, i, &mut span.words_mut()[at..at + words])?;
             at += words;
         }
@@ -1635,7 +1636,7 @@ impl<'a> FrameView<'a> {
     /// allocation); chunks are decoded on all cores with the `parallel` feature. On error
     /// `out` is all zeros.
     pub fn decode_into(&self, out: &mut BitArray) -> Result<()> {
-        self.decode_into_threads(out, crate::chunks::all_cores())
+        self.decode_into_threads(out, crate::entropy::chunks::all_cores())
     }
 
     /// [`FrameView::decode_into`] on at most `threads` threads (1 without the `parallel`
@@ -1647,9 +1648,9 @@ impl<'a> FrameView<'a> {
         let result = match h.chunk_shift {
             None => {
                 let models = self.models(&[m])?;
-                crate::chunks::decode_part(&models, self.payload, m, out.words_mut())
+                crate::entropy::chunks::decode_part(&models, self.payload, m, out.words_mut())
             }
-            Some(shift) => crate::chunks::decode_chunked(
+            Some(shift) => crate::entropy::chunks::decode_chunked(
                 (h.coding, h.q0),
                 self.payload,
                 &self.chunks,
@@ -1686,10 +1687,10 @@ pub fn decode_message_prefix(input: &[u8], limits: &Limits) -> Result<(Message, 
         let counters = match header.coding {
             Coding::KnownCounters => {
                 let table = header.counter_table.as_ref().expect("parsed");
-                counter_coding::decode_known(payload, m, table)
+                counters::decode_known(payload, m, table)
             }
-            Coding::AdaptiveCounters => counter_coding::decode_adaptive(payload, m, width),
-            _ => counter_coding::unpack_counters(payload, m, width),
+            Coding::AdaptiveCounters => counters::decode_adaptive(payload, m, width),
+            _ => counters::unpack_counters(payload, m, width),
         }
         .map_err(|reason| Error::CorruptPayload {
             reason,

@@ -8,8 +8,8 @@
 //! plain Bloom filter whose bit i is set where counter i is non-zero, and shares its
 //! [`Params`] (m, layout, k, hash family), so a counting filter kept locally can send its
 //! summary, and deltas of it, as ordinary frames; or it is sent whole as a frame of filter
-//! type 3 ([`Encoder::encode_counting`](crate::frame::Encoder::encode_counting)), its
-//! counters coded close to their entropy ([`counter_coding`](crate::counter_coding)).
+//! type 3 ([`Encoder::encode_counting`](crate::format::Encoder::encode_counting)), its
+//! counters coded close to their entropy ([`counter_coding`](crate::entropy::counters)).
 //!
 //! ```
 //! use bloomwire::counting::CountingBloomFilter;
@@ -26,8 +26,8 @@
 //! assert!(f.to_bloom_filter().contains(b"b"));
 //! ```
 
-use crate::bits::BitArray;
 use crate::error::{invalid, Error, Result};
+use crate::filter::bits::BitArray;
 use crate::filter::{walk_indexes, BloomFilter, Geometry, Params};
 
 /// The widest counter the crate supports, in bits.
@@ -194,10 +194,10 @@ impl CountingBloomFilter {
     }
 
     /// The packed counters, `width` bits each (see
-    /// [`pack_counters`](crate::counter_coding::pack_counters)): the raw payload of a
+    /// [`pack_counters`](crate::entropy::counters::pack_counters)): the raw payload of a
     /// counting frame.
     pub fn packed(&self) -> Vec<u8> {
-        crate::counter_coding::pack_counters(&self.counters, self.width)
+        crate::entropy::counters::pack_counters(&self.counters, self.width)
     }
 
     /// CRC-32C of [`packed`](Self::packed): the digest delta frames name generations by.

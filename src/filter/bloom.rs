@@ -9,12 +9,12 @@
 //!   filter of its own with `k_j` hash functions, every key inserted into every block.
 //!
 //! Where each key goes is fixed by [`Params`] (m, layout, hash family), which is what a frame
-//! header carries; see [`crate::hashing`] for how indexes are derived.
+//! header carries; see [`crate::filter::hashing`] for how indexes are derived.
 
-use crate::bits::BitArray;
 use crate::error::{invalid, Error, Result};
-use crate::hashing::{stream, HashFamily, IndexIter};
-use crate::rational::{HashCount, MAX_K};
+use crate::filter::bits::BitArray;
+use crate::filter::hashing::{stream, HashFamily, IndexIter};
+use crate::filter::rational::{HashCount, MAX_K};
 
 /// The largest m the crate accepts (2^48 bits, 32 TiB). Frames cannot exceed it.
 pub const MAX_M: u64 = 1 << 48;
@@ -412,7 +412,7 @@ pub(crate) fn walk_indexes(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hashing::{BaseHash, IndexScheme};
+    use crate::filter::hashing::{BaseHash, IndexScheme};
 
     fn fam() -> HashFamily {
         HashFamily::default()

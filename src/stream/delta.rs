@@ -42,10 +42,10 @@
 //! assert_eq!(receiver.generation(), Some(2));
 //! ```
 
-use crate::counting::CountingBloomFilter;
 use crate::error::{invalid, Error, Result};
+use crate::filter::counting::CountingBloomFilter;
 use crate::filter::BloomFilter;
-use crate::frame::{decode_message, Encoder, Frame, Limits, Message, FILTER_TYPE_COUNTING};
+use crate::format::{decode_message, Encoder, Frame, Limits, Message, FILTER_TYPE_COUNTING};
 
 /// Sends the generations of a filter: deltas when they are smaller, full frames every
 /// `full_every` generations and on request. Independent of any runtime.

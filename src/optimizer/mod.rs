@@ -117,10 +117,10 @@ mod counting;
 pub use counting::{CountingPlan, MIN_COUNTER_MEAN};
 
 use crate::error::{invalid, Error, Result};
+use crate::filter::hashing::HashFamily;
+use crate::filter::rational::{HashCount, K_FRAC_BITS};
 use crate::filter::{block_sizes, Layout, Params, MAX_M};
-use crate::frame;
-use crate::hashing::HashFamily;
-use crate::rational::{HashCount, K_FRAC_BITS};
+use crate::format;
 use crate::theory::entropy;
 use crate::wire::varint_len;
 
@@ -128,7 +128,7 @@ use crate::wire::varint_len;
 pub const DEFAULT_EPSILON: f64 = 1e-6;
 
 /// Default largest k tried. A query costs k hash evaluations and memory probes; raise it with
-/// [`Optimizer::k_range`] (up to [`MAX_K`](crate::rational::MAX_K)).
+/// [`Optimizer::k_range`] (up to [`MAX_K`](crate::filter::rational::MAX_K)).
 ///
 /// Both f and `m H(p)` are symmetric under `p <-> 1 - p` (equation (1) of the paper), so every
 /// sparse solution has a dense mirror image with the same m, about the same f and size, and
@@ -309,14 +309,14 @@ impl fmt::Display for Plan {
 }
 
 /// Bytes of a bloomwire frame with these parameters and a payload of `payload_bytes`
-/// (header, payload and checksum, as [`frame::frame_len`] counts them).
+/// (header, payload and checksum, as [`format::frame_len`] counts them).
 pub fn frame_bytes(params: &Params, n: u64, coding: PlanCoding, payload_bytes: u64) -> u64 {
-    frame::frame_len(
+    format::frame_len(
         params.family(),
         params.m(),
-        frame::k_field_len(params.layout()),
+        format::k_field_len(params.layout()),
         n,
-        frame::FrameKind::Full.sequence_len(0),
+        format::FrameKind::Full.sequence_len(0),
         coding == PlanCoding::KnownP,
         payload_bytes,
     )
@@ -336,14 +336,14 @@ fn frame_bytes_from(
     payload_bytes: u64,
 ) -> u64 {
     let kind = match sent {
-        Sent::Filter => frame::FrameKind::Full,
-        Sent::Delta { .. } => frame::FrameKind::Delta {
+        Sent::Filter => format::FrameKind::Full,
+        Sent::Delta { .. } => format::FrameKind::Delta {
             base_generation: PLANNED_GENERATION,
             base_digest: 0,
             result_digest: 0,
         },
     };
-    frame::frame_len(
+    format::frame_len(
         family,
         m,
         k_bytes as usize,
@@ -1318,7 +1318,7 @@ mod tests {
             .rational_k(true)
             .layout(LayoutKind::Partitioned)
             .family(HashFamily::new(
-                crate::hashing::BaseHash::SipHash24 { k0: 1, k1: 2 },
+                crate::filter::hashing::BaseHash::SipHash24 { k0: 1, k1: 2 },
                 crate::IndexScheme::DoubleHashing,
             ))
             .epsilon(2.5e-8);
@@ -1326,14 +1326,14 @@ mod tests {
         let plan = o.plan_delta(84_376, 0.485734, budget).unwrap();
         assert!(plan.m().is_power_of_two() && plan.m() <= 6_094_850);
         assert!(plan.worst_case_bytes <= budget);
-        let huge = frame::frame_len(&HashFamily::default(), 1, 1, 0, 1, false, u64::MAX - 3);
+        let huge = format::frame_len(&HashFamily::default(), 1, 1, 0, 1, false, u64::MAX - 3);
         assert_eq!(huge, u64::MAX);
     }
 
     #[test]
     fn frame_bytes_is_the_real_frame_length() {
-        use crate::frame::{Coding, Encoder};
-        use crate::hashing::BaseHash;
+        use crate::filter::hashing::BaseHash;
+        use crate::format::{Coding, Encoder};
         use crate::BloomFilter;
         let families = [
             HashFamily::default(),

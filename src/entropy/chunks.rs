@@ -12,11 +12,11 @@
 
 use core::ops::Range;
 
-use crate::bits::BitArray;
-use crate::coder::{self, PayloadError};
-use crate::frame::Coding;
-use crate::model::SymbolTable;
-use crate::rans;
+use crate::entropy::model::SymbolTable;
+use crate::entropy::range::{self, PayloadError};
+use crate::entropy::rans;
+use crate::filter::bits::BitArray;
+use crate::format::Coding;
 use crate::wire::{put_varint, Reader};
 
 /// The smallest chunk: `2^6 = 64` bits, one word.
@@ -97,9 +97,9 @@ pub(crate) fn encode_part(
     let bits = BitArray::from_words(words.to_vec(), len).expect("bits past len are zero");
     let payload = match coding {
         Coding::Raw => bits.to_bytes(),
-        Coding::Adaptive => coder::encode_adaptive(&bits),
-        Coding::KnownP => coder::encode_known_p(&bits, q0),
-        Coding::KnownPSymbols => coder::encode_symbols(&bits, q0),
+        Coding::Adaptive => range::encode_adaptive(&bits),
+        Coding::KnownP => range::encode_known_p(&bits, q0),
+        Coding::KnownPSymbols => range::encode_symbols(&bits, q0),
         Coding::KnownPInterleaved => unreachable!("handled above"),
         Coding::KnownCounters | Coding::AdaptiveCounters => {
             unreachable!("counter codings are not chunkable")
@@ -138,7 +138,7 @@ impl Models {
             let model = match coding {
                 Coding::KnownPInterleaved => Model::Interleaved(rans::DecModel::new(q0, len)),
                 Coding::KnownPSymbols => {
-                    let (full, tail) = coder::symbol_tables(q0, len);
+                    let (full, tail) = range::symbol_tables(q0, len);
                     Model::Symbols(full, tail)
                 }
                 // (Counting frames never get here: `FrameView` decodes bit arrays only.)
@@ -180,11 +180,11 @@ pub(crate) fn decode_part(
             return rans::decode(payload, len, model, out)
         }
         (Coding::KnownPSymbols, Model::Symbols(full, tail)) => {
-            return coder::decode_symbols_into(payload, len, full, tail.as_ref(), out)
+            return range::decode_symbols_into(payload, len, full, tail.as_ref(), out)
         }
         (Coding::Raw, _) => return raw_into(payload, len, out),
-        (Coding::Adaptive, _) => coder::decode_adaptive(payload, len)?,
-        (Coding::KnownP, _) => coder::decode_known_p(payload, len, models.q0)?,
+        (Coding::Adaptive, _) => range::decode_adaptive(payload, len)?,
+        (Coding::KnownP, _) => range::decode_known_p(payload, len, models.q0)?,
         _ => unreachable!("models are built for their coding"),
     };
     out.copy_from_slice(bits.words());
@@ -223,7 +223,7 @@ pub(crate) fn encode_chunked(
     for_each(&mut parts, threads, |(i, out)| {
         let start = *i as u64 * (1 << shift);
         let len = (m - start).min(1 << shift);
-        let words = &bits.words()[*i * chunk_words..][..crate::bits::words_for(len)];
+        let words = &bits.words()[*i * chunk_words..][..crate::filter::bits::words_for(len)];
         encode_part(coding, q0, words, len, out);
     });
     let coded: usize = parts.iter().map(|(_, p)| p.len() + 10).sum();
@@ -342,7 +342,7 @@ mod tests {
         let mut b = BitArray::new(m);
         let mut s = seed;
         for i in 0..m {
-            s = crate::hashing::fmix64(s + 1);
+            s = crate::filter::hashing::fmix64(s + 1);
             if s % 10 == 0 {
                 b.set(i);
             }
@@ -361,7 +361,7 @@ mod tests {
                 assert_eq!(p, encode_chunked(coding, q0, &b, shift, 3), "{coding}");
                 let table = table_of(&p);
                 assert_eq!(table.len() as u64, chunk_count(m, shift));
-                let mut out = vec![u64::MAX; crate::bits::words_for(m)];
+                let mut out = vec![u64::MAX; crate::filter::bits::words_for(m)];
                 decode_chunked((coding, q0), &p, &table, m, shift, &mut out, 2).unwrap();
                 assert_eq!(out, b.words(), "{coding} m={m} shift={shift}");
                 // Every chunk alone gives its words.
@@ -369,7 +369,7 @@ mod tests {
                 for i in 0..table.len() {
                     let r = table.range(i).unwrap();
                     let len = (m - ((i as u64) << shift)).min(1 << shift);
-                    let mut w = vec![0; crate::bits::words_for(len)];
+                    let mut w = vec![0; crate::filter::bits::words_for(len)];
                     let models = Models::new(coding, q0, &[len]);
                     decode_part(&models, &p[r], len, &mut w).unwrap();
                     assert_eq!(w, b.words()[i * cw..][..w.len()]);

@@ -290,7 +290,7 @@ mod tests {
         let (mut c0, mut c1) = (1u64, 1u64);
         let mut x = 12345u64;
         for i in 0..300_000u64 {
-            x = crate::hashing::fmix64(x + i);
+            x = crate::filter::hashing::fmix64(x + i);
             // Runs of zeros and ones, so both corrections are exercised.
             let bit = if i < 150_000 { x % 7 == 0 } else { x % 3 != 0 };
             m.update(bit);

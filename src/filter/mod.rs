@@ -1,0 +1,10 @@
+//! The filters and their hashing: bit array, parameters and layouts, the Bloom filter, the
+//! counting filter, hash families, rational k.
+
+pub mod bits;
+mod bloom;
+pub mod counting;
+pub mod hashing;
+pub mod rational;
+
+pub use bloom::*;

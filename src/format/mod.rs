@@ -1,0 +1,5 @@
+//! The frame format of `spec/FORMAT.md`.
+
+mod frame;
+
+pub use frame::*;

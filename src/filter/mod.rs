@@ -5,6 +5,8 @@ pub mod bits;
 mod bloom;
 pub mod counting;
 pub mod hashing;
+mod params;
 pub mod rational;
 
 pub use bloom::*;
+pub use params::*;

@@ -13,8 +13,8 @@
 use core::ops::Range;
 
 use crate::entropy::model::SymbolTable;
-use crate::entropy::range::{self, PayloadError};
 use crate::entropy::rans;
+use crate::entropy::{range, symbols, PayloadError};
 use crate::filter::bits::BitArray;
 use crate::format::Coding;
 use crate::wire::{put_varint, Reader};
@@ -99,7 +99,7 @@ pub(crate) fn encode_part(
         Coding::Raw => bits.to_bytes(),
         Coding::Adaptive => range::encode_adaptive(&bits),
         Coding::KnownP => range::encode_known_p(&bits, q0),
-        Coding::KnownPSymbols => range::encode_symbols(&bits, q0),
+        Coding::KnownPSymbols => symbols::encode_symbols(&bits, q0),
         Coding::KnownPInterleaved => unreachable!("handled above"),
         Coding::KnownCounters | Coding::AdaptiveCounters => {
             unreachable!("counter codings are not chunkable")
@@ -138,7 +138,7 @@ impl Models {
             let model = match coding {
                 Coding::KnownPInterleaved => Model::Interleaved(rans::DecModel::new(q0, len)),
                 Coding::KnownPSymbols => {
-                    let (full, tail) = range::symbol_tables(q0, len);
+                    let (full, tail) = symbols::symbol_tables(q0, len);
                     Model::Symbols(full, tail)
                 }
                 // (Counting frames never get here: `FrameView` decodes bit arrays only.)
@@ -180,7 +180,7 @@ pub(crate) fn decode_part(
             return rans::decode(payload, len, model, out)
         }
         (Coding::KnownPSymbols, Model::Symbols(full, tail)) => {
-            return range::decode_symbols_into(payload, len, full, tail.as_ref(), out)
+            return symbols::decode_symbols_into(payload, len, full, tail.as_ref(), out)
         }
         (Coding::Raw, _) => return raw_into(payload, len, out),
         (Coding::Adaptive, _) => range::decode_adaptive(payload, len)?,

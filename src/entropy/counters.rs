@@ -23,7 +23,8 @@
 //! assert_eq!(table.frequencies().iter().sum::<u32>(), 1 << 16);
 //! ```
 
-use crate::entropy::range::{PayloadError, RangeBitDecoder, RangeBitEncoder};
+use crate::entropy::range::{RangeBitDecoder, RangeBitEncoder};
+use crate::entropy::PayloadError;
 use crate::error::{invalid, Result};
 
 /// The total of a [`CounterTable`]'s frequencies: `2^16`.

@@ -32,7 +32,8 @@
 //! the encoder starts) and every word has been read, so each bit array has one payload.
 
 use crate::entropy::model::{SymbolTable, SYMBOL_PRECISION};
-use crate::entropy::range::PayloadError;
+use crate::entropy::PayloadError;
+use crate::filter::bits::BitArray;
 
 /// Number of interleaved states.
 pub(crate) const LANES: usize = 4;
@@ -372,11 +373,18 @@ pub(crate) fn decode(
     Ok(())
 }
 
+/// Code `bits` with the multi-bit known-p model and interleaved rANS (coding 6).
+pub(crate) fn encode_interleaved(bits: &BitArray, q0: u16) -> Vec<u8> {
+    let mut out = Vec::new();
+    let model = EncModel::new(q0, bits.len());
+    encode(bits.words(), bits.len(), &model, &mut out);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::entropy::range::tests::pseudo_random_bits;
-    use crate::filter::bits::BitArray;
+    use crate::entropy::testing::pseudo_random_bits;
 
     /// The symbols of a bit array, each with the table it is coded with.
     fn symbols<'a>(

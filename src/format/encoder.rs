@@ -4,7 +4,7 @@ use bytes::{BufMut, Bytes, BytesMut};
 
 use crate::entropy::counters::CounterTable;
 use crate::entropy::model::KnownP;
-use crate::entropy::range;
+use crate::entropy::{range, rans, symbols};
 use crate::error::{Error, Result};
 use crate::filter::bits::BitArray;
 use crate::filter::{BloomFilter, Layout, Params};
@@ -241,11 +241,11 @@ impl Encoder {
             }
             Coding::KnownPSymbols => {
                 let q0 = self.q0(body);
-                (Some(q0), range::encode_symbols(bits, q0))
+                (Some(q0), symbols::encode_symbols(bits, q0))
             }
             Coding::KnownPInterleaved => {
                 let q0 = self.q0(body);
-                (Some(q0), range::encode_interleaved(bits, q0))
+                (Some(q0), rans::encode_interleaved(bits, q0))
             }
         };
         let header = FrameHeader::new(

@@ -33,7 +33,6 @@
 
 use crate::entropy::model::{SymbolTable, SYMBOL_PRECISION};
 use crate::entropy::PayloadError;
-use crate::filter::bits::BitArray;
 
 /// Number of interleaved states.
 pub(crate) const LANES: usize = 4;
@@ -373,18 +372,16 @@ pub(crate) fn decode(
     Ok(())
 }
 
-/// Code `bits` with the multi-bit known-p model and interleaved rANS (coding 6).
-pub(crate) fn encode_interleaved(bits: &BitArray, q0: u16) -> Vec<u8> {
-    let mut out = Vec::new();
-    let model = EncModel::new(q0, bits.len());
-    encode(bits.words(), bits.len(), &model, &mut out);
-    out
+/// Code the `m` bits of `words` with the multi-bit known-p model and interleaved rANS (coding 6).
+pub(crate) fn encode_interleaved(words: &[u64], m: u64, q0: u16, out: &mut Vec<u8>) {
+    encode(words, m, &EncModel::new(q0, m), out);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::entropy::testing::pseudo_random_bits;
+    use crate::filter::bits::BitArray;
 
     /// The symbols of a bit array, each with the table it is coded with.
     fn symbols<'a>(

@@ -2,14 +2,14 @@
 
 use bytes::{Buf, Bytes};
 
-use crate::entropy::counters;
+use crate::entropy::payload;
 use crate::error::{Error, Result};
 use crate::filter::counting::CountingBloomFilter;
 use crate::filter::BloomFilter;
 
 use super::decoded::{CountingDecoded, CountingDeltaFrame, Decoded, DeltaFrame, Message};
 use super::header::{FrameHeader, MAX_HEADER_LEN};
-use super::ids::{Coding, FrameKind, FILTER_TYPE_COUNTING};
+use super::ids::{FrameKind, FILTER_TYPE_COUNTING};
 use super::limits::Limits;
 use super::view::FrameView;
 
@@ -22,14 +22,13 @@ pub fn decode_message_prefix(input: &[u8], limits: &Limits) -> Result<(Message, 
     if let Some(width) = view.header.counter_width {
         let (header, payload) = (view.header, view.payload);
         let m = header.params.m();
-        let counters = match header.coding {
-            Coding::KnownCounters => {
-                let table = header.counter_table.as_ref().expect("parsed");
-                counters::decode_known(payload, m, table)
-            }
-            Coding::AdaptiveCounters => counters::decode_adaptive(payload, m, width),
-            _ => counters::unpack_counters(payload, m, width),
-        }
+        let counters = payload::decode_counters(
+            header.coding,
+            payload,
+            m,
+            width,
+            header.counter_table.as_ref(),
+        )
         .map_err(|reason| Error::CorruptPayload {
             reason,
             offset: header.header_len,

@@ -4,7 +4,7 @@ use bytes::{BufMut, Bytes, BytesMut};
 
 use crate::entropy::counters::CounterTable;
 use crate::entropy::model::KnownP;
-use crate::entropy::{range, rans, symbols};
+use crate::entropy::{chunks, payload};
 use crate::error::{Error, Result};
 use crate::filter::bits::BitArray;
 use crate::filter::{BloomFilter, Layout, Params};
@@ -212,40 +212,17 @@ impl Encoder {
 
     pub(super) fn frame(&self, body: &Body<'_>, coding: Coding) -> Frame {
         let bits = body.bits;
-        if let Some(shift) = self.chunk_shift(bits, coding) {
-            let q0 = coding.has_q0().then(|| self.q0(body));
-            let threads = self
-                .threads
-                .unwrap_or_else(crate::entropy::chunks::all_cores);
-            let payload = crate::entropy::chunks::encode_chunked(coding, q0, bits, shift, threads);
-            let header = FrameHeader::new(
-                body.kind,
-                body.params.clone(),
-                body.n,
-                body.generation,
-                (coding, q0, Some(shift)),
-                payload.len(),
-            );
-            return Frame { header, payload };
-        }
-        let (q0, payload) = match coding {
-            // Counter codings do not apply to bit arrays: `choose` refuses them, and
-            // `encode_with` sends the raw bits.
-            Coding::Raw | Coding::KnownCounters | Coding::AdaptiveCounters => {
-                (None, bits.to_bytes())
+        let q0 = coding.has_q0().then(|| self.q0(body));
+        let shift = self.chunk_shift(bits, coding);
+        let payload = match shift {
+            Some(shift) => {
+                let threads = self.threads.unwrap_or_else(chunks::all_cores);
+                chunks::encode_chunked(coding, q0, bits, shift, threads)
             }
-            Coding::Adaptive => (None, range::encode_adaptive(bits)),
-            Coding::KnownP => {
-                let q0 = self.q0(body);
-                (Some(q0), range::encode_known_p(bits, q0))
-            }
-            Coding::KnownPSymbols => {
-                let q0 = self.q0(body);
-                (Some(q0), symbols::encode_symbols(bits, q0))
-            }
-            Coding::KnownPInterleaved => {
-                let q0 = self.q0(body);
-                (Some(q0), rans::encode_interleaved(bits, q0))
+            None => {
+                let mut payload = Vec::new();
+                payload::encode_bits(coding, q0, bits, &mut payload);
+                payload
             }
         };
         let header = FrameHeader::new(
@@ -253,7 +230,7 @@ impl Encoder {
             body.params.clone(),
             body.n,
             body.generation,
-            (coding, q0, None),
+            (coding, q0, shift),
             payload.len(),
         );
         Frame { header, payload }

@@ -1,13 +1,14 @@
 //! The encoder's counting-filter pipeline: counters, or their delta, into a frame.
 
-use crate::entropy::counters::{self, CounterTable};
+use crate::entropy::counters::CounterTable;
+use crate::entropy::payload;
 use crate::error::{Error, Result};
 use crate::filter::counting::CountingBloomFilter;
 
 use super::decoded::check_after;
 use super::encoder::{CounterBody, Encoder, Frame, PSource};
 use super::header::FrameHeader;
-use super::ids::{Coding, FrameKind};
+use super::ids::{Coding, FrameKind, FILTER_TYPE_COUNTING};
 
 impl Encoder {
     fn table(&self, body: &CounterBody<'_>) -> Result<CounterTable> {
@@ -36,23 +37,17 @@ impl Encoder {
     }
 
     pub(super) fn counter_frame(&self, body: &CounterBody<'_>, coding: Coding) -> Result<Frame> {
-        let (table, payload) = match coding {
-            Coding::Raw => (None, counters::pack_counters(body.counters, body.width)),
-            Coding::KnownCounters => {
-                let table = self.table(body)?;
-                let payload = counters::encode_known(body.counters, &table)?;
-                (Some(table), payload)
-            }
-            Coding::AdaptiveCounters => {
-                (None, counters::encode_adaptive(body.counters, body.width))
-            }
-            other => {
-                return Err(crate::error::invalid(
-                    "coding",
-                    format!("{other} codes bits, not the counters of counting filters"),
-                ))
-            }
+        if !coding.valid_for(FILTER_TYPE_COUNTING) {
+            return Err(crate::error::invalid(
+                "coding",
+                format!("{coding} codes bits, not the counters of counting filters"),
+            ));
+        }
+        let table = match coding {
+            Coding::KnownCounters => Some(self.table(body)?),
+            _ => None,
         };
+        let payload = payload::encode_counters(coding, body.counters, body.width, table.as_ref())?;
         let mut header = FrameHeader::new(
             body.kind,
             body.params.clone(),

@@ -2,7 +2,7 @@
 
 use bytes::BufMut;
 
-use crate::entropy::counters::{self, packed_len, CounterTable};
+use crate::entropy::counters::{self, CounterTable};
 use crate::error::{Error, Result};
 use crate::filter::hashing::{BaseHash, HashFamily, IndexScheme};
 use crate::filter::rational::{HashCount, K_FRAC_BITS, MAX_K};
@@ -371,23 +371,9 @@ impl FrameHeader {
         let well_formed = match (coding, chunk_shift) {
             // A length of at least one byte per chunk; each chunk is checked when decoded.
             (_, Some(shift)) => payload_len >= crate::entropy::chunks::chunk_count(m, shift),
-            (coding, None) => match coding {
-                Coding::Raw => match counter_width {
-                    Some(width) => payload_len == packed_len(m, width),
-                    None => payload_len == m.div_ceil(8),
-                },
-                // ANS payloads are whole words (an ANS coder ending in state 0 writes none).
-                Coding::KnownPSymbols => payload_len % 4 == 0,
-                // Four 64-bit final states, then whole words.
-                Coding::KnownPInterleaved => {
-                    payload_len % 4 == 0 && payload_len >= crate::entropy::rans::STATE_BYTES as u64
-                }
-                // Range-coded payloads end at any byte.
-                Coding::Adaptive
-                | Coding::KnownP
-                | Coding::KnownCounters
-                | Coding::AdaptiveCounters => true,
-            },
+            (coding, None) => {
+                crate::entropy::payload::well_formed_len(coding, m, counter_width, payload_len)
+            }
         };
         if !well_formed || payload_len > usize::MAX as u64 / 2 {
             return Err(field("payload length", payload_len, len_off));

@@ -106,7 +106,7 @@ impl<'a> FrameView<'a> {
 
     /// The decoding models for chunks of the lengths `lens`; a counting frame's payload is
     /// counters, not bits ([`Error::UnexpectedFilterType`]: use [`decode_message`]).
-    fn models(&self, lens: &[u64]) -> Result<crate::entropy::chunks::Models> {
+    fn models(&self, lens: &[u64]) -> Result<crate::entropy::payload::Models> {
         let h = &self.header;
         if h.is_counting() {
             return Err(Error::UnexpectedFilterType {
@@ -114,7 +114,7 @@ impl<'a> FrameView<'a> {
                 got: FILTER_TYPE_COUNTING,
             });
         }
-        Ok(crate::entropy::chunks::Models::new(h.coding, h.q0, lens))
+        Ok(crate::entropy::payload::Models::new(h.coding, h.q0, lens))
     }
 
     fn corrupt(&self, chunk: usize) -> impl Fn(&'static str) -> Error {
@@ -133,7 +133,7 @@ impl<'a> FrameView<'a> {
 
     fn decode_chunk_with(
         &self,
-        models: &crate::entropy::chunks::Models,
+        models: &crate::entropy::payload::Models,
         i: usize,
         out: &mut [u64],
     ) -> Result<()> {
@@ -151,7 +151,7 @@ impl<'a> FrameView<'a> {
                 format!("{} words for a chunk of {len} bits", out.len()),
             ));
         }
-        crate::entropy::chunks::decode_part(models, &self.payload[range], len, out)
+        crate::entropy::payload::decode_bits(models, &self.payload[range], len, out)
             .map_err(self.corrupt(i))
     }
 
@@ -201,7 +201,7 @@ impl<'a> FrameView<'a> {
         let result = match h.chunk_shift {
             None => {
                 let models = self.models(&[m])?;
-                crate::entropy::chunks::decode_part(&models, self.payload, m, out.words_mut())
+                crate::entropy::payload::decode_bits(&models, self.payload, m, out.words_mut())
             }
             Some(shift) => crate::entropy::chunks::decode_chunked(
                 (h.coding, h.q0),

@@ -61,15 +61,22 @@ impl Layout {
     /// al.'s optimum when k is optimal for m), rounded to the fixed-point grid.
     pub fn blocks_proportional(m: u64, k: HashCount) -> Result<Layout> {
         check_m(m)?;
-        let ks = block_sizes(m)
-            .map(|size| {
-                let raw =
-                    (u128::from(k.raw()) * u128::from(size) + u128::from(m / 2)) / u128::from(m);
-                HashCount::from_raw_allow_zero(raw as u32)
-            })
+        let ks = proportional_block_ks(m, k)
+            .map(|(_, raw)| HashCount::from_raw_allow_zero(raw))
             .collect::<Result<Vec<_>>>()?;
         Ok(Layout::Blocks { ks })
     }
+}
+
+/// The blocks of a variably-sized block filter of m bits with k split in proportion to their
+/// sizes, as `(size, raw k_j)`: `k_j = k * m_j / m` rounded to the nearest point of the
+/// fixed-point grid (halves up), 0 for blocks too small to get any. The one rounding that
+/// [`Layout::blocks_proportional`] and the optimizer's size and occupancy models share.
+pub(crate) fn proportional_block_ks(m: u64, k: HashCount) -> impl Iterator<Item = (u64, u32)> {
+    block_sizes(m).map(move |size| {
+        let raw = (u128::from(k.raw()) * u128::from(size) + u128::from(m / 2)) / u128::from(m);
+        (size, raw as u32)
+    })
 }
 
 /// The sizes of the blocks of a variably-sized block filter of m bits: the powers of two of

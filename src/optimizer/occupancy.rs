@@ -1,7 +1,7 @@
 //! Occupancy maths: the regions of a layout and the exact mean and variance of their zero bits.
 
 use super::LayoutKind;
-use crate::filter::block_sizes;
+use crate::filter::proportional_block_ks;
 use crate::filter::rational::{HashCount, K_FRAC_BITS};
 
 /// A set of bits that receive the same kind of balls: `count` regions of `size` bits, each
@@ -55,11 +55,7 @@ pub(super) fn for_each_region(kind: LayoutKind, m: u64, k: HashCount, mut f: imp
             }
         }
         LayoutKind::Blocks => {
-            for size in block_sizes(m) {
-                // The same rounding as `Layout::blocks_proportional`.
-                let raw =
-                    (u128::from(k.raw()) * u128::from(size) + u128::from(m / 2)) / u128::from(m);
-                let raw = raw as u32;
+            for (size, raw) in proportional_block_ks(m, k) {
                 f(Region {
                     size,
                     count: 1,

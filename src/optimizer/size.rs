@@ -3,7 +3,7 @@
 use super::{LayoutKind, PlanCoding};
 use crate::filter::hashing::HashFamily;
 use crate::filter::rational::HashCount;
-use crate::filter::{block_sizes, Params};
+use crate::filter::{proportional_block_ks, Params};
 use crate::format;
 use crate::wire::varint_len;
 
@@ -115,12 +115,8 @@ pub(super) fn normal_upper_quantile(eps: f64) -> f64 {
 pub(super) fn k_field_bytes(kind: LayoutKind, m: u64, k: HashCount) -> u64 {
     match kind {
         LayoutKind::Standard | LayoutKind::Partitioned => varint_len(u64::from(k.raw())) as u64,
-        LayoutKind::Blocks => block_sizes(m)
-            .map(|size| {
-                let raw =
-                    (u128::from(k.raw()) * u128::from(size) + u128::from(m / 2)) / u128::from(m);
-                varint_len(raw as u64) as u64
-            })
+        LayoutKind::Blocks => proportional_block_ks(m, k)
+            .map(|(_, raw)| varint_len(u64::from(raw)) as u64)
             .sum(),
     }
 }

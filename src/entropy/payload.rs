@@ -203,7 +203,7 @@ impl Models {
             let model = match coding {
                 Coding::KnownPInterleaved => Model::Interleaved(rans::DecModel::new(q0, len)),
                 Coding::KnownPSymbols => {
-                    let (full, tail) = symbols::symbol_tables(q0, len);
+                    let (full, tail) = crate::entropy::model::symbol_tables(q0, len);
                     Model::Symbols(full, tail)
                 }
                 // (Counting frames never get here: `FrameView` decodes bit arrays only.)

@@ -31,7 +31,7 @@
 //! The payload is canonical: a decoder accepts it only if every state ends at `2^31` (where
 //! the encoder starts) and every word has been read, so each bit array has one payload.
 
-use crate::entropy::model::{SymbolTable, SYMBOL_PRECISION};
+use crate::entropy::model::{symbol_tables, SymbolTable, SYMBOL_PRECISION};
 use crate::entropy::PayloadError;
 
 /// Number of interleaved states.
@@ -205,12 +205,6 @@ impl EncTable {
     }
 }
 
-fn tables(q0: u16, m: u64) -> (SymbolTable, Option<SymbolTable>) {
-    let full = SymbolTable::new(q0, 8).expect("q0 >= 1");
-    let tail = (m % 8 != 0).then(|| SymbolTable::new(q0, (m % 8) as u32).expect("q0 >= 1"));
-    (full, tail)
-}
-
 /// The decoding model for bit arrays of a given `q0` and length.
 pub(crate) struct DecModel {
     full: Box<DecTable>,
@@ -219,7 +213,7 @@ pub(crate) struct DecModel {
 
 impl DecModel {
     pub(crate) fn new(q0: u16, m: u64) -> Self {
-        let (full, tail) = tables(q0, m);
+        let (full, tail) = symbol_tables(q0, m);
         DecModel {
             full: DecTable::new(&full),
             tail: tail.as_ref().map(DecTable::new),
@@ -235,7 +229,7 @@ pub(crate) struct EncModel {
 
 impl EncModel {
     pub(crate) fn new(q0: u16, m: u64) -> Self {
-        let (full, tail) = tables(q0, m);
+        let (full, tail) = symbol_tables(q0, m);
         EncModel {
             full: EncTable::new(&full),
             tail: tail.as_ref().map(EncTable::new),
@@ -408,7 +402,7 @@ mod tests {
 
     /// The encoder written directly from the spec: divisions, one symbol at a time.
     fn naive_encode(bits: &BitArray, q0: u16) -> Vec<u8> {
-        let tables = tables(q0, bits.len());
+        let tables = symbol_tables(q0, bits.len());
         let syms = symbols(bits.len(), &bits.to_bytes(), &tables);
         let mut x = [LOWER; LANES];
         let mut stack = Vec::new();
@@ -441,7 +435,7 @@ mod tests {
             }
         }
         let mut bytes = Vec::new();
-        let tables = tables(q0, m);
+        let tables = symbol_tables(q0, m);
         let zeros = vec![0; m.div_ceil(8) as usize];
         for (t, (_, table)) in symbols(m, &zeros, &tables).iter().enumerate() {
             let s = &mut x[t % LANES];

@@ -10,7 +10,7 @@
 use constriction::stream::stack::DefaultAnsCoder;
 use constriction::stream::{Decode, Encode};
 
-use crate::entropy::model::SymbolTable;
+use crate::entropy::model::{symbol_tables, SymbolTable};
 use crate::entropy::PayloadError;
 use crate::filter::bits::BitArray;
 
@@ -30,14 +30,6 @@ fn bytes_to_words(bytes: &[u8]) -> Result<Vec<u32>, PayloadError> {
         .chunks_exact(4)
         .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
         .collect())
-}
-
-/// The symbols of a bit array for the multi-bit model: whole bytes, then the last partial
-/// byte (its `m mod 8` bits) if any.
-pub(crate) fn symbol_tables(q0: u16, m: u64) -> (SymbolTable, Option<SymbolTable>) {
-    let full = SymbolTable::new(q0, 8).expect("q0 >= 1");
-    let tail = (m % 8 != 0).then(|| SymbolTable::new(q0, (m % 8) as u32).expect("q0 >= 1"));
-    (full, tail)
 }
 
 /// ANS-code the packed bytes of `bits` with the multi-bit known-p model.

@@ -357,3 +357,24 @@ impl Encoder {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::filter::hashing::HashFamily;
+
+    #[test]
+    fn the_theoretical_p_of_an_empty_one_bit_filter_codes() {
+        // m = 1, no keys: the theory's p must not be NaN (see theory::p_zero_exact). Found
+        // by fuzzing the round trip with PSource::Theory.
+        let one = Params::standard(1, 1, HashFamily::default()).unwrap();
+        let f = BloomFilter::new(one);
+        let frame = Encoder::new()
+            .coding(Coding::KnownP)
+            .p_source(PSource::Theory)
+            .encode(&f)
+            .unwrap();
+        let back = crate::format::decode(&frame.to_bytes(), &Default::default()).unwrap();
+        assert_eq!(back.filter, f);
+    }
+}

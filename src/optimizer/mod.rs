@@ -67,9 +67,10 @@
 //! For deltas the XOR bits are close to independent; Z is replaced by the number of ones,
 //! with the binomial variance `m q (1 - q)` (both tail bounds).
 //!
-//! The payload of an arithmetic-coded frame is a whole number of 32-bit words,
-//! `ceil(bits / 32)` plus up to 2 words of coder termination (2 in the worst case, 1.5
-//! expected), and the coder (precision 16) loses at most `1e-5` bit per bit. A raw frame
+//! The payload of a range-coded frame ends on a byte, not on a word: `ceil(bits / 8)` bytes
+//! plus the coder's termination, at most 4 bytes after the last whole word it emitted
+//! (`spec/FORMAT.md` 4.2; the model counts 2 expected and 5 in the worst case, with the byte
+//! rounding), and the coder (precision 16) loses at most `1e-5` bit per bit. A raw frame
 //! carries exactly `ceil(m/8)` bytes and needs no margin.
 //!
 //! # Search
@@ -168,7 +169,7 @@ pub enum SizeModel {
     /// asymptotic `p = exp(-kn/m)`, no header, no coder overhead, no variability; raw
     /// filters cost m bits. Reproduces the paper's tables.
     Ideal,
-    /// bloomwire frames: header, word-aligned range-coder payload with its overheads, and a
+    /// bloomwire frames: header, byte-exact range-coder payload with its overheads, and a
     /// margin so that the frame fits with probability at least `1 - epsilon`.
     Frame,
 }

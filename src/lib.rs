@@ -18,7 +18,8 @@ pub mod format;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 pub mod optimizer;
-mod stream;
+#[doc(hidden)]
+pub mod stream;
 pub mod theory;
 pub mod wire;
 
@@ -26,9 +27,9 @@ pub mod wire;
 pub use entropy::{chunks, counters as counter_coding, model};
 pub use filter::{bits, counting, hashing, rational};
 pub use format as frame;
+pub use stream as delta;
 #[cfg(feature = "tokio")]
 pub use stream::codec;
-pub use stream::delta;
 
 pub use bits::BitArray;
 pub use error::{Error, Result};

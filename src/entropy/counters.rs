@@ -23,7 +23,11 @@
 //! assert_eq!(table.frequencies().iter().sum::<u32>(), 1 << 16);
 //! ```
 
-use crate::coder::{PayloadError, RangeBitDecoder, RangeBitEncoder};
+pub(crate) use crate::filter::counting::unpack_counters;
+pub use crate::filter::counting::{pack_counters, packed_len};
+
+use crate::entropy::range::{RangeBitDecoder, RangeBitEncoder};
+use crate::entropy::PayloadError;
 use crate::error::{invalid, Result};
 
 /// The total of a [`CounterTable`]'s frequencies: `2^16`.
@@ -235,65 +239,6 @@ impl AdaptiveCounters {
     }
 }
 
-/// Bytes of `m` counters of `width` bits packed: `ceil(m * width / 8)`.
-pub fn packed_len(m: u64, width: u8) -> u64 {
-    (m * u64::from(width)).div_ceil(8)
-}
-
-/// The packed form of counters of `width` bits: counter i is bits `i * width .. i * width +
-/// width - 1` of the bytes, least significant bit first (bit j of the packing is bit `j mod
-/// 8` of byte `floor(j / 8)`); bits past the last counter are zero.
-pub fn pack_counters(counters: &[u8], width: u8) -> Vec<u8> {
-    let w = u32::from(width);
-    let mut out = Vec::with_capacity(packed_len(counters.len() as u64, width) as usize);
-    let mut acc = 0u32;
-    let mut have = 0u32;
-    for &c in counters {
-        acc |= u32::from(c) << have;
-        have += w;
-        while have >= 8 {
-            out.push(acc as u8);
-            acc >>= 8;
-            have -= 8;
-        }
-    }
-    if have > 0 {
-        out.push(acc as u8);
-    }
-    out
-}
-
-/// The `m` counters of a packed form (the inverse of [`pack_counters`]); the bytes must be
-/// exactly [`packed_len`] long with the bits past the last counter zero.
-pub(crate) fn unpack_counters(
-    bytes: &[u8],
-    m: u64,
-    width: u8,
-) -> core::result::Result<Vec<u8>, PayloadError> {
-    if bytes.len() as u64 != packed_len(m, width) {
-        return Err("packed counters have the wrong length");
-    }
-    let w = u32::from(width);
-    let mask = (1u32 << w) - 1;
-    let mut out = Vec::with_capacity(m as usize);
-    let mut acc = 0u32;
-    let mut have = 0u32;
-    let mut bytes_iter = bytes.iter();
-    for _ in 0..m {
-        while have < w {
-            acc |= u32::from(*bytes_iter.next().expect("length checked")) << have;
-            have += 8;
-        }
-        out.push((acc & mask) as u8);
-        acc >>= w;
-        have -= w;
-    }
-    if acc != 0 {
-        return Err("bits past the last counter are not zero");
-    }
-    Ok(out)
-}
-
 /// Range-code counters with a known table. Errors if a counter's value has no frequency.
 pub(crate) fn encode_known(counters: &[u8], table: &CounterTable) -> Result<Vec<u8>> {
     let mut enc = RangeBitEncoder::with_capacity(counters.len() as u64);
@@ -381,7 +326,7 @@ mod tests {
         let mut s = seed;
         (0..m)
             .map(|_| {
-                s = crate::hashing::fmix64(s.wrapping_add(0x9E37_79B9_7F4A_7C15));
+                s = crate::filter::hashing::fmix64(s.wrapping_add(0x9E37_79B9_7F4A_7C15));
                 ((s.trailing_ones() / 2) as u8).min(max)
             })
             .collect()

@@ -1,5 +1,5 @@
-//! The entropy coders: `constriction`'s range coder for the per-bit models, its ANS coder for
-//! the multi-bit symbol model, and matching decoders.
+//! The range coder of the per-bit models (codings 1 and 2, and the counter codings): `constriction`'s
+//! algorithm specialised to two symbols, and its decoder.
 //!
 //! **Range coder** (a queue: words are read in the order written). The algorithm is
 //! `constriction`'s `RangeEncoder<u32, u64>` at precision 16 (64-bit state, 32-bit words).
@@ -15,39 +15,10 @@
 //! The decoder checks that the payload is exactly what the encoder writes for the decoded
 //! bits, so every bit array has one encoding and a decoder never accepts two frames for the
 //! same filter.
-//!
-//! **ANS coder** (a stack: the encoder codes symbols last to first, the decoder pops words
-//! from the end; words little-endian). Encoding and decoding use
-//! `constriction::stream::stack::DefaultAnsCoder` at precision 24, whose decoding step needs
-//! no division; a decoded payload must leave the coder exactly empty (state 0, no words
-//! left).
 
-use constriction::stream::stack::DefaultAnsCoder;
-use constriction::stream::{Decode, Encode};
-
-use crate::bits::BitArray;
-use crate::model::{Adaptive, SymbolTable, BIT_PRECISION};
-
-/// Why a payload did not decode. The frame layer adds the byte offset.
-pub(crate) type PayloadError = &'static str;
-
-fn words_to_bytes(words: &[u32]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(words.len() * 4);
-    for w in words {
-        out.extend_from_slice(&w.to_le_bytes());
-    }
-    out
-}
-
-fn bytes_to_words(bytes: &[u8]) -> Result<Vec<u32>, PayloadError> {
-    if bytes.len() % 4 != 0 {
-        return Err("payload length is not a multiple of 4");
-    }
-    Ok(bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
-        .collect())
-}
+use crate::entropy::model::{Adaptive, BIT_PRECISION};
+use crate::entropy::PayloadError;
+use crate::filter::bits::BitArray;
 
 /// A two-symbol range encoder, word for word the output of `constriction`'s
 /// `RangeEncoder<u32, u64>` at precision 16 with the same model (a test checks this), but
@@ -333,7 +304,7 @@ fn range_decode(
     mut update: impl FnMut(bool),
 ) -> Result<BitArray, PayloadError> {
     let mut dec = RangeBitDecoder::new(payload);
-    let mut words = vec![0u64; crate::bits::words_for(m)];
+    let mut words = vec![0u64; crate::filter::bits::words_for(m)];
     for (wi, word) in words.iter_mut().enumerate() {
         let count = (m - wi as u64 * 64).min(64);
         let mut w = 0u64;
@@ -361,7 +332,7 @@ pub(crate) fn decode_known_p(payload: &[u8], m: u64, q0: u16) -> Result<BitArray
 /// the total taken from the bit count, in registers: the counts need not be kept.
 pub(crate) fn decode_adaptive(payload: &[u8], m: u64) -> Result<BitArray, PayloadError> {
     let mut dec = RangeBitDecoder::new(payload);
-    let mut words = vec![0u64; crate::bits::words_for(m)];
+    let mut words = vec![0u64; crate::filter::bits::words_for(m)];
     let mut model = Adaptive::default();
     let first = m.min((1 << BIT_PRECISION) - 2);
     for i in 0..first {
@@ -403,97 +374,13 @@ pub(crate) fn decode_adaptive(payload: &[u8], m: u64) -> Result<BitArray, Payloa
     Ok(BitArray::from_words(words, m).expect("only m bits were set"))
 }
 
-/// The symbols of a bit array for the multi-bit model: whole bytes, then the last partial
-/// byte (its `m mod 8` bits) if any.
-pub(crate) fn symbol_tables(q0: u16, m: u64) -> (SymbolTable, Option<SymbolTable>) {
-    let full = SymbolTable::new(q0, 8).expect("q0 >= 1");
-    let tail = (m % 8 != 0).then(|| SymbolTable::new(q0, (m % 8) as u32).expect("q0 >= 1"));
-    (full, tail)
-}
-
-/// ANS-code the packed bytes of `bits` with the multi-bit known-p model.
-pub(crate) fn encode_symbols(bits: &BitArray, q0: u16) -> Vec<u8> {
-    let bytes = bits.to_bytes();
-    let (full, tail) = symbol_tables(q0, bits.len());
-    let mut ans = DefaultAnsCoder::new();
-    let whole = (bits.len() / 8) as usize;
-    if let Some(t) = &tail {
-        ans.encode_symbol(usize::from(bytes[whole]), t)
-            .expect("every symbol has a frequency");
-    }
-    for &b in bytes[..whole].iter().rev() {
-        ans.encode_symbol(usize::from(b), &full)
-            .expect("every symbol has a frequency");
-    }
-    words_to_bytes(&ans.into_compressed().expect("Vec backend cannot fail"))
-}
-
-/// Decode `m` bits coded with the multi-bit known-p model.
 #[cfg(test)]
-pub(crate) fn decode_symbols(payload: &[u8], m: u64, q0: u16) -> Result<BitArray, PayloadError> {
-    let (full, tail) = symbol_tables(q0, m);
-    let mut words = vec![0u64; crate::bits::words_for(m)];
-    decode_symbols_into(payload, m, &full, tail.as_ref(), &mut words)?;
-    Ok(BitArray::from_words(words, m).expect("symbols hold only m bits"))
-}
-
-/// Decode `m` bits coded with the multi-bit known-p model, with the tables of
-/// [`symbol_tables`] for `m` built by the caller, into `out` (`ceil(m / 64)` words, all
-/// overwritten): each symbol lands in its byte of the words, with no buffer of bytes
-/// between.
-pub(crate) fn decode_symbols_into(
-    payload: &[u8],
-    m: u64,
-    full: &SymbolTable,
-    tail: Option<&SymbolTable>,
-    out: &mut [u64],
-) -> Result<(), PayloadError> {
-    let words = bytes_to_words(payload)?;
-    let mut ans =
-        DefaultAnsCoder::from_compressed(words).map_err(|_| "ANS payload ends with a zero word")?;
-    out.fill(0);
-    let mut put = |t: u64, symbol: usize| out[(t / 8) as usize] |= (symbol as u64) << (8 * (t % 8));
-    for t in 0..m / 8 {
-        put(t, ans.decode_symbol(full).unwrap_or_else(|e| match e {}));
-    }
-    if let Some(table) = tail {
-        // The last symbol has `m mod 8` bits: nothing lands past m.
-        put(
-            m / 8,
-            ans.decode_symbol(table).unwrap_or_else(|e| match e {}),
-        );
-    }
-    if !ans.is_empty() {
-        return Err("ANS payload has data left after the last symbol");
-    }
-    Ok(())
-}
-
-/// Code `bits` with the multi-bit known-p model and interleaved rANS (coding 6).
-pub(crate) fn encode_interleaved(bits: &BitArray, q0: u16) -> Vec<u8> {
-    let mut out = Vec::new();
-    let model = crate::rans::EncModel::new(q0, bits.len());
-    crate::rans::encode(bits.words(), bits.len(), &model, &mut out);
-    out
-}
-
-#[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
+    use crate::entropy::symbols::{decode_symbols, encode_symbols};
+    use crate::entropy::testing::pseudo_random_bits;
     use constriction::stream::queue::DefaultRangeDecoder;
-
-    /// `m` bits, each one with probability `ones_per_1024 / 1024`, from `seed`.
-    pub(crate) fn pseudo_random_bits(m: u64, ones_per_1024: u64, seed: u64) -> BitArray {
-        let mut b = BitArray::new(m);
-        let mut s = seed;
-        for i in 0..m {
-            s = crate::hashing::fmix64(s.wrapping_add(0x9E37_79B9_7F4A_7C15));
-            if s % 1024 < ones_per_1024 {
-                b.set(i);
-            }
-        }
-        b
-    }
+    use constriction::stream::{Decode, Encode};
 
     #[test]
     fn adaptive_decoder_agrees_with_the_model_past_2_16_bits() {
@@ -526,7 +413,7 @@ pub(crate) mod tests {
         for m in 1..200 {
             for density in [0, 5, 200, 512, 1024] {
                 let bits = pseudo_random_bits(m, density, m);
-                let q0 = crate::model::KnownP::measured(bits.count_zeros(), m);
+                let q0 = crate::entropy::model::KnownP::measured(bits.count_zeros(), m);
                 let p = encode_known_p(&bits, q0);
                 assert_eq!(decode_known_p(&p, m, q0).unwrap(), bits, "known-p m={m}");
                 let p = encode_adaptive(&bits);
@@ -573,7 +460,7 @@ pub(crate) mod tests {
     }
 
     fn fmix(x: u64) -> u64 {
-        crate::hashing::fmix64(x)
+        crate::filter::hashing::fmix64(x)
     }
 
     /// The bit model in the form `constriction`'s generic coders take, to check ours against.
@@ -647,7 +534,7 @@ pub(crate) mod tests {
         for seed in 0..20 {
             let m = 300 + seed * 37;
             let bits = pseudo_random_bits(m, 30 + seed * 40, seed);
-            let q0 = crate::model::KnownP::measured(bits.count_zeros(), m);
+            let q0 = crate::entropy::model::KnownP::measured(bits.count_zeros(), m);
             let cases: [(Vec<u8>, Decode); 3] = [
                 (encode_known_p(&bits, q0), decode_known_p),
                 (encode_adaptive(&bits), adaptive),

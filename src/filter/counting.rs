@@ -8,8 +8,8 @@
 //! plain Bloom filter whose bit i is set where counter i is non-zero, and shares its
 //! [`Params`] (m, layout, k, hash family), so a counting filter kept locally can send its
 //! summary, and deltas of it, as ordinary frames; or it is sent whole as a frame of filter
-//! type 3 ([`Encoder::encode_counting`](crate::frame::Encoder::encode_counting)), its
-//! counters coded close to their entropy ([`counter_coding`](crate::counter_coding)).
+//! type 3 ([`Encoder::encode_counting`](crate::format::Encoder::encode_counting)), its
+//! counters coded close to their entropy ([`counter_coding`](crate::entropy::counters)).
 //!
 //! ```
 //! use bloomwire::counting::CountingBloomFilter;
@@ -26,8 +26,8 @@
 //! assert!(f.to_bloom_filter().contains(b"b"));
 //! ```
 
-use crate::bits::BitArray;
 use crate::error::{invalid, Error, Result};
+use crate::filter::bits::BitArray;
 use crate::filter::{walk_indexes, BloomFilter, Geometry, Params};
 
 /// The widest counter the crate supports, in bits.
@@ -194,10 +194,10 @@ impl CountingBloomFilter {
     }
 
     /// The packed counters, `width` bits each (see
-    /// [`pack_counters`](crate::counter_coding::pack_counters)): the raw payload of a
+    /// [`pack_counters`]): the raw payload of a
     /// counting frame.
     pub fn packed(&self) -> Vec<u8> {
-        crate::counter_coding::pack_counters(&self.counters, self.width)
+        pack_counters(&self.counters, self.width)
     }
 
     /// CRC-32C of [`packed`](Self::packed): the digest delta frames name generations by.
@@ -258,6 +258,65 @@ impl CountingBloomFilter {
         }
         h
     }
+}
+
+/// Bytes of `m` counters of `width` bits packed: `ceil(m * width / 8)`.
+pub fn packed_len(m: u64, width: u8) -> u64 {
+    (m * u64::from(width)).div_ceil(8)
+}
+
+/// The packed form of counters of `width` bits: counter i is bits `i * width .. i * width +
+/// width - 1` of the bytes, least significant bit first (bit j of the packing is bit `j mod
+/// 8` of byte `floor(j / 8)`); bits past the last counter are zero.
+pub fn pack_counters(counters: &[u8], width: u8) -> Vec<u8> {
+    let w = u32::from(width);
+    let mut out = Vec::with_capacity(packed_len(counters.len() as u64, width) as usize);
+    let mut acc = 0u32;
+    let mut have = 0u32;
+    for &c in counters {
+        acc |= u32::from(c) << have;
+        have += w;
+        while have >= 8 {
+            out.push(acc as u8);
+            acc >>= 8;
+            have -= 8;
+        }
+    }
+    if have > 0 {
+        out.push(acc as u8);
+    }
+    out
+}
+
+/// The `m` counters of a packed form (the inverse of [`pack_counters`]); the bytes must be
+/// exactly [`packed_len`] long with the bits past the last counter zero.
+pub(crate) fn unpack_counters(
+    bytes: &[u8],
+    m: u64,
+    width: u8,
+) -> core::result::Result<Vec<u8>, &'static str> {
+    if bytes.len() as u64 != packed_len(m, width) {
+        return Err("packed counters have the wrong length");
+    }
+    let w = u32::from(width);
+    let mask = (1u32 << w) - 1;
+    let mut out = Vec::with_capacity(m as usize);
+    let mut acc = 0u32;
+    let mut have = 0u32;
+    let mut bytes_iter = bytes.iter();
+    for _ in 0..m {
+        while have < w {
+            acc |= u32::from(*bytes_iter.next().expect("length checked")) << have;
+            have += 8;
+        }
+        out.push((acc & mask) as u8);
+        acc >>= w;
+        have -= w;
+    }
+    if acc != 0 {
+        return Err("bits past the last counter are not zero");
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

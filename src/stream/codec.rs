@@ -31,7 +31,7 @@
 use bytes::{Buf, BytesMut};
 
 use crate::error::Error;
-use crate::frame::{decode_message_prefix, Frame, Limits, Message};
+use crate::format::{decode_message_prefix, Frame, Limits, Message};
 
 /// The most bytes the decoder reserves at once for an incomplete frame.
 pub const RESERVE_STEP: usize = 1 << 16;

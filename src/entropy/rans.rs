@@ -31,8 +31,8 @@
 //! The payload is canonical: a decoder accepts it only if every state ends at `2^31` (where
 //! the encoder starts) and every word has been read, so each bit array has one payload.
 
-use crate::coder::PayloadError;
-use crate::model::{SymbolTable, SYMBOL_PRECISION};
+use crate::entropy::model::{symbol_tables, SymbolTable, SYMBOL_PRECISION};
+use crate::entropy::PayloadError;
 
 /// Number of interleaved states.
 pub(crate) const LANES: usize = 4;
@@ -205,12 +205,6 @@ impl EncTable {
     }
 }
 
-fn tables(q0: u16, m: u64) -> (SymbolTable, Option<SymbolTable>) {
-    let full = SymbolTable::new(q0, 8).expect("q0 >= 1");
-    let tail = (m % 8 != 0).then(|| SymbolTable::new(q0, (m % 8) as u32).expect("q0 >= 1"));
-    (full, tail)
-}
-
 /// The decoding model for bit arrays of a given `q0` and length.
 pub(crate) struct DecModel {
     full: Box<DecTable>,
@@ -219,7 +213,7 @@ pub(crate) struct DecModel {
 
 impl DecModel {
     pub(crate) fn new(q0: u16, m: u64) -> Self {
-        let (full, tail) = tables(q0, m);
+        let (full, tail) = symbol_tables(q0, m);
         DecModel {
             full: DecTable::new(&full),
             tail: tail.as_ref().map(DecTable::new),
@@ -235,7 +229,7 @@ pub(crate) struct EncModel {
 
 impl EncModel {
     pub(crate) fn new(q0: u16, m: u64) -> Self {
-        let (full, tail) = tables(q0, m);
+        let (full, tail) = symbol_tables(q0, m);
         EncModel {
             full: EncTable::new(&full),
             tail: tail.as_ref().map(EncTable::new),
@@ -252,7 +246,7 @@ fn byte_at(words: &[u64], t: u64) -> usize {
 /// Append the coding-6 payload of the first `m` bits of `words` to `out`. `model` must
 /// have been built for the same `m mod 8`.
 pub(crate) fn encode(words: &[u64], m: u64, model: &EncModel, out: &mut Vec<u8>) {
-    debug_assert_eq!(words.len(), crate::bits::words_for(m));
+    debug_assert_eq!(words.len(), crate::filter::bits::words_for(m));
     let whole = m / 8;
     let mut x = [LOWER; LANES];
     // About the size of the coded data at p0 = 0.9; the vector grows if it needs to.
@@ -297,7 +291,7 @@ pub(crate) fn decode(
     model: &DecModel,
     out: &mut [u64],
 ) -> Result<(), PayloadError> {
-    debug_assert_eq!(out.len(), crate::bits::words_for(m));
+    debug_assert_eq!(out.len(), crate::filter::bits::words_for(m));
     if payload.len() % 4 != 0 || payload.len() < STATE_BYTES {
         return Err("interleaved payload is not whole words or too short for its states");
     }
@@ -372,11 +366,16 @@ pub(crate) fn decode(
     Ok(())
 }
 
+/// Code the `m` bits of `words` with the multi-bit known-p model and interleaved rANS (coding 6).
+pub(crate) fn encode_interleaved(words: &[u64], m: u64, q0: u16, out: &mut Vec<u8>) {
+    encode(words, m, &EncModel::new(q0, m), out);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bits::BitArray;
-    use crate::coder::tests::pseudo_random_bits;
+    use crate::entropy::testing::pseudo_random_bits;
+    use crate::filter::bits::BitArray;
 
     /// The symbols of a bit array, each with the table it is coded with.
     fn symbols<'a>(
@@ -403,7 +402,7 @@ mod tests {
 
     /// The encoder written directly from the spec: divisions, one symbol at a time.
     fn naive_encode(bits: &BitArray, q0: u16) -> Vec<u8> {
-        let tables = tables(q0, bits.len());
+        let tables = symbol_tables(q0, bits.len());
         let syms = symbols(bits.len(), &bits.to_bytes(), &tables);
         let mut x = [LOWER; LANES];
         let mut stack = Vec::new();
@@ -436,7 +435,7 @@ mod tests {
             }
         }
         let mut bytes = Vec::new();
-        let tables = tables(q0, m);
+        let tables = symbol_tables(q0, m);
         let zeros = vec![0; m.div_ceil(8) as usize];
         for (t, (_, table)) in symbols(m, &zeros, &tables).iter().enumerate() {
             let s = &mut x[t % LANES];
@@ -465,7 +464,7 @@ mod tests {
     }
 
     fn fast_decode(payload: &[u8], m: u64, q0: u16) -> Result<BitArray, PayloadError> {
-        let mut words = vec![0u64; crate::bits::words_for(m)];
+        let mut words = vec![0u64; crate::filter::bits::words_for(m)];
         decode(payload, m, &DecModel::new(q0, m), &mut words)?;
         Ok(BitArray::from_words(words, m).expect("only m bits"))
     }
@@ -540,7 +539,7 @@ mod tests {
             let hi = f << 39;
             let mut xs = vec![LOWER, LOWER + 1, hi - 1, hi - f, hi - f - 1];
             for _ in 0..64 {
-                s = crate::hashing::fmix64(s + 1);
+                s = crate::filter::hashing::fmix64(s + 1);
                 xs.push(LOWER + s % (hi - LOWER));
             }
             for x in xs {
@@ -562,9 +561,9 @@ mod tests {
     fn agrees_with_the_naive_coder_both_ways() {
         for seed in 0..120u64 {
             let m = 1 + seed * seed * 3 + seed % 7;
-            let density = crate::hashing::fmix64(seed) % 1025;
+            let density = crate::filter::hashing::fmix64(seed) % 1025;
             let bits = pseudo_random_bits(m, density, seed);
-            let q0 = crate::model::KnownP::measured(bits.count_zeros(), m);
+            let q0 = crate::entropy::model::KnownP::measured(bits.count_zeros(), m);
             let fast = fast_encode(&bits, q0);
             let naive = naive_encode(&bits, q0);
             assert_eq!(fast, naive, "seed {seed} m {m}");
@@ -580,7 +579,7 @@ mod tests {
     fn rejects_what_the_encoder_never_writes() {
         let m = 3000;
         let bits = pseudo_random_bits(m, 100, 5);
-        let q0 = crate::model::KnownP::measured(bits.count_zeros(), m);
+        let q0 = crate::entropy::model::KnownP::measured(bits.count_zeros(), m);
         let p = fast_encode(&bits, q0);
         assert!(fast_decode(&p[..p.len() - 4], m, q0).is_err());
         assert!(fast_decode(&p[..p.len() - 1], m, q0).is_err());

@@ -258,6 +258,14 @@ impl DecoderModel<SYMBOL_PRECISION> for &SymbolTable {
     }
 }
 
+/// The tables of the multi-bit model for a bit array of `m` bits, shared by codings 3 and 6:
+/// whole bytes, then the last partial byte (its `m mod 8` bits) if any.
+pub(crate) fn symbol_tables(q0: u16, m: u64) -> (SymbolTable, Option<SymbolTable>) {
+    let full = SymbolTable::new(q0, 8).expect("q0 >= 1");
+    let tail = (m % 8 != 0).then(|| SymbolTable::new(q0, (m % 8) as u32).expect("q0 >= 1"));
+    (full, tail)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -290,7 +298,7 @@ mod tests {
         let (mut c0, mut c1) = (1u64, 1u64);
         let mut x = 12345u64;
         for i in 0..300_000u64 {
-            x = crate::hashing::fmix64(x + i);
+            x = crate::filter::hashing::fmix64(x + i);
             // Runs of zeros and ones, so both corrections are exercised.
             let bit = if i < 150_000 { x % 7 == 0 } else { x % 3 != 0 };
             m.update(bit);

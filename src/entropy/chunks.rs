@@ -12,11 +12,9 @@
 
 use core::ops::Range;
 
-use crate::bits::BitArray;
-use crate::coder::{self, PayloadError};
-use crate::frame::Coding;
-use crate::model::SymbolTable;
-use crate::rans;
+use crate::entropy::payload::{self, Coding, Models};
+use crate::entropy::PayloadError;
+use crate::filter::bits::BitArray;
 use crate::wire::{put_varint, Reader};
 
 /// The smallest chunk: `2^6 = 64` bits, one word.
@@ -81,132 +79,6 @@ pub(crate) fn all_cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-/// Code `len` bits held in `words` with `coding`, appending the payload to `out`.
-pub(crate) fn encode_part(
-    coding: Coding,
-    q0: Option<u16>,
-    words: &[u64],
-    len: u64,
-    out: &mut Vec<u8>,
-) {
-    let q0 = q0.unwrap_or(1);
-    if coding == Coding::KnownPInterleaved {
-        rans::encode(words, len, &rans::EncModel::new(q0, len), out);
-        return;
-    }
-    let bits = BitArray::from_words(words.to_vec(), len).expect("bits past len are zero");
-    let payload = match coding {
-        Coding::Raw => bits.to_bytes(),
-        Coding::Adaptive => coder::encode_adaptive(&bits),
-        Coding::KnownP => coder::encode_known_p(&bits, q0),
-        Coding::KnownPSymbols => coder::encode_symbols(&bits, q0),
-        Coding::KnownPInterleaved => unreachable!("handled above"),
-        Coding::KnownCounters | Coding::AdaptiveCounters => {
-            unreachable!("counter codings are not chunkable")
-        }
-    };
-    out.extend_from_slice(&payload);
-}
-
-/// The decoding model of one chunk length (its `len mod 8` matters, nothing else).
-enum Model {
-    /// Codings without tables to build.
-    Plain,
-    Interleaved(rans::DecModel),
-    Symbols(SymbolTable, Option<SymbolTable>),
-}
-
-/// Decoding models for the chunks of a frame, built once and shared by all chunks (and
-/// threads): chunks differ at most in their last one's `len mod 8`. A peer's frame of many
-/// small chunks therefore costs no more model building than one chunk.
-pub(crate) struct Models {
-    coding: Coding,
-    q0: u16,
-    /// `(len mod 8, model)`, at most two entries.
-    by_tail: Vec<(u64, Model)>,
-}
-
-impl Models {
-    /// The models for chunks of the lengths `lens` (any number, few distinct `len mod 8`).
-    pub(crate) fn new(coding: Coding, q0: Option<u16>, lens: &[u64]) -> Self {
-        let q0 = q0.unwrap_or(1);
-        let mut by_tail: Vec<(u64, Model)> = Vec::new();
-        for &len in lens {
-            if by_tail.iter().any(|(r, _)| *r == len % 8) {
-                continue;
-            }
-            let model = match coding {
-                Coding::KnownPInterleaved => Model::Interleaved(rans::DecModel::new(q0, len)),
-                Coding::KnownPSymbols => {
-                    let (full, tail) = coder::symbol_tables(q0, len);
-                    Model::Symbols(full, tail)
-                }
-                // (Counting frames never get here: `FrameView` decodes bit arrays only.)
-                Coding::Raw
-                | Coding::Adaptive
-                | Coding::KnownP
-                | Coding::KnownCounters
-                | Coding::AdaptiveCounters => Model::Plain,
-            };
-            by_tail.push((len % 8, model));
-        }
-        Models {
-            coding,
-            q0,
-            by_tail,
-        }
-    }
-
-    fn get(&self, len: u64) -> &Model {
-        &self
-            .by_tail
-            .iter()
-            .find(|(r, _)| *r == len % 8)
-            .expect("models built for every chunk length")
-            .1
-    }
-}
-
-/// Decode a payload of `len` bits into `out` (`ceil(len / 64)` words, all overwritten),
-/// with the frame's models (built for a chunk of this `len mod 8`).
-pub(crate) fn decode_part(
-    models: &Models,
-    payload: &[u8],
-    len: u64,
-    out: &mut [u64],
-) -> Result<(), PayloadError> {
-    let bits = match (models.coding, models.get(len)) {
-        (Coding::KnownPInterleaved, Model::Interleaved(model)) => {
-            return rans::decode(payload, len, model, out)
-        }
-        (Coding::KnownPSymbols, Model::Symbols(full, tail)) => {
-            return coder::decode_symbols_into(payload, len, full, tail.as_ref(), out)
-        }
-        (Coding::Raw, _) => return raw_into(payload, len, out),
-        (Coding::Adaptive, _) => coder::decode_adaptive(payload, len)?,
-        (Coding::KnownP, _) => coder::decode_known_p(payload, len, models.q0)?,
-        _ => unreachable!("models are built for their coding"),
-    };
-    out.copy_from_slice(bits.words());
-    Ok(())
-}
-
-/// Copy a raw payload (the packed form, `ceil(len / 8)` bytes) into words.
-fn raw_into(payload: &[u8], len: u64, out: &mut [u64]) -> Result<(), PayloadError> {
-    if payload.len() as u64 != len.div_ceil(8) {
-        return Err("raw payload length is not ceil(m / 8)");
-    }
-    if len % 8 != 0 && payload[payload.len() - 1] >> (len % 8) != 0 {
-        return Err("bits past m are not zero");
-    }
-    for (w, bytes) in out.iter_mut().zip(payload.chunks(8)) {
-        let mut b = [0u8; 8];
-        b[..bytes.len()].copy_from_slice(bytes);
-        *w = u64::from_le_bytes(b);
-    }
-    Ok(())
-}
-
 /// The chunked payload of `bits`: the table of chunk lengths, then the chunks.
 pub(crate) fn encode_chunked(
     coding: Coding,
@@ -223,8 +95,8 @@ pub(crate) fn encode_chunked(
     for_each(&mut parts, threads, |(i, out)| {
         let start = *i as u64 * (1 << shift);
         let len = (m - start).min(1 << shift);
-        let words = &bits.words()[*i * chunk_words..][..crate::bits::words_for(len)];
-        encode_part(coding, q0, words, len, out);
+        let words = &bits.words()[*i * chunk_words..][..crate::filter::bits::words_for(len)];
+        payload::encode_words(coding, q0, words, len, out);
     });
     let coded: usize = parts.iter().map(|(_, p)| p.len() + 10).sum();
     let mut out = Vec::with_capacity(coded);
@@ -329,7 +201,7 @@ pub(crate) fn decode_chunked(
         })
         .collect();
     for_each(&mut jobs, threads, |job| {
-        job.result = decode_part(&models, job.payload, job.len, job.words);
+        job.result = payload::decode_bits(&models, job.payload, job.len, job.words);
     });
     jobs.into_iter().try_for_each(|j| j.result)
 }
@@ -342,7 +214,7 @@ mod tests {
         let mut b = BitArray::new(m);
         let mut s = seed;
         for i in 0..m {
-            s = crate::hashing::fmix64(s + 1);
+            s = crate::filter::hashing::fmix64(s + 1);
             if s % 10 == 0 {
                 b.set(i);
             }
@@ -361,7 +233,7 @@ mod tests {
                 assert_eq!(p, encode_chunked(coding, q0, &b, shift, 3), "{coding}");
                 let table = table_of(&p);
                 assert_eq!(table.len() as u64, chunk_count(m, shift));
-                let mut out = vec![u64::MAX; crate::bits::words_for(m)];
+                let mut out = vec![u64::MAX; crate::filter::bits::words_for(m)];
                 decode_chunked((coding, q0), &p, &table, m, shift, &mut out, 2).unwrap();
                 assert_eq!(out, b.words(), "{coding} m={m} shift={shift}");
                 // Every chunk alone gives its words.
@@ -369,9 +241,9 @@ mod tests {
                 for i in 0..table.len() {
                     let r = table.range(i).unwrap();
                     let len = (m - ((i as u64) << shift)).min(1 << shift);
-                    let mut w = vec![0; crate::bits::words_for(len)];
+                    let mut w = vec![0; crate::filter::bits::words_for(len)];
                     let models = Models::new(coding, q0, &[len]);
-                    decode_part(&models, &p[r], len, &mut w).unwrap();
+                    payload::decode_bits(&models, &p[r], len, &mut w).unwrap();
                     assert_eq!(w, b.words()[i * cw..][..w.len()]);
                 }
             }

@@ -7,12 +7,13 @@
 //! date; after the vectors change, write them again with
 //! `BLOOMWIRE_WRITE_SEEDS=1 cargo test --features fuzzing --test fuzz_corpus`.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
 use bloomwire::fuzzing::{self, Measured, Meter};
-use common::meter::peak_during;
+use bloomwire_testkit::{peak_during, CountingAllocator};
+
+#[global_allocator]
+static ALLOCATOR: CountingAllocator = CountingAllocator;
 
 /// The counting allocator as a [`Meter`]. Time is not reported: a test does not assert
 /// timing (the fuzz targets do, with a generous linear bound).

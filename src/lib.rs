@@ -21,8 +21,6 @@ pub mod delta;
 pub mod error;
 pub mod filter;
 pub mod frame;
-#[cfg(feature = "fuzzing")]
-pub mod fuzzing;
 pub mod hashing;
 pub mod model;
 pub mod optimizer;

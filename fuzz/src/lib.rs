@@ -1,12 +1,13 @@
 //! What the fuzz targets share: a global allocator that counts, and the [`Meter`] built on
-//! it that `bloomwire::fuzzing` checks peak heap use and time with.
+//! it that the checks of `bloomwire-fuzz-checks` (`fuzz/checks`) bound peak heap use and
+//! time with.
 //!
 //! libFuzzer runs one input at a time on one thread, so the per-thread counts of
 //! `bloomwire-testkit`'s allocator measure exactly what the code under test allocates. Time
 //! is the thread's CPU time, not wall time: on a loaded machine a descheduled fuzzer must
 //! not report a slow decoder.
 
-use bloomwire::fuzzing::{Measured, Meter};
+use bloomwire_fuzz_checks::{Measured, Meter};
 use bloomwire_testkit::{peak_during, thread_cpu_nanos, CountingAllocator};
 
 #[global_allocator]
@@ -28,14 +29,16 @@ impl Meter for CountingMeter {
 }
 
 #[doc(hidden)]
+pub use bloomwire_fuzz_checks as checks;
+#[doc(hidden)]
 pub use libfuzzer_sys;
 
-/// A fuzz target that runs `bloomwire::fuzzing::$name` on each input with [`METER`].
+/// A fuzz target that runs `bloomwire_fuzz_checks::$name` on each input with [`METER`].
 #[macro_export]
 macro_rules! target {
     ($name:ident) => {
         $crate::libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-            bloomwire::fuzzing::$name(data, &$crate::METER)
+            $crate::checks::$name(data, &$crate::METER)
         });
     };
 }

@@ -31,6 +31,7 @@ use arcode::{ArithmeticDecoder, ArithmeticEncoder, Model};
 use bloomwire::frame::{self, Chunking, Coding, Encoder, FrameView, Limits};
 use bloomwire::theory::entropy;
 use bloomwire::{BitArray, BloomFilter, HashFamily, Params};
+use bloomwire_testkit::{splitmix64, thread_cpu_nanos};
 use criterion::measurement::{Measurement, ValueFormatter, WallTime};
 use criterion::{Criterion, SamplingMode, Throughput};
 
@@ -39,14 +40,6 @@ const P0S: [f64; 3] = [0.5, 0.9, 0.99];
 const CHUNKED_M: u64 = 1_000_000_000;
 const K: u32 = 2;
 const ARCODE_PRECISION: u64 = 48;
-
-fn splitmix64(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
 
 /// A standard filter of m bits, k = 2, filled so that about a fraction p0 of its bits is zero.
 fn filter(m: u64, p0: f64) -> BloomFilter {
@@ -240,17 +233,6 @@ fn wanted(group: &str) -> bool {
 /// CPU time of the calling thread, in nanoseconds.
 struct CpuTime;
 
-fn thread_cpu_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes one timespec, which `ts` is.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
-}
-
 static WALL: WallTime = WallTime;
 
 impl Measurement for CpuTime {
@@ -258,11 +240,11 @@ impl Measurement for CpuTime {
     type Value = u64;
 
     fn start(&self) -> u64 {
-        thread_cpu_ns()
+        thread_cpu_nanos()
     }
 
     fn end(&self, start: u64) -> u64 {
-        thread_cpu_ns() - start
+        thread_cpu_nanos() - start
     }
 
     fn add(&self, a: &u64, b: &u64) -> u64 {

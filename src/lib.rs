@@ -15,8 +15,6 @@ pub mod error;
 pub mod filter;
 #[doc(hidden)]
 pub mod format;
-#[cfg(feature = "fuzzing")]
-pub mod fuzzing;
 pub mod optimizer;
 #[doc(hidden)]
 pub mod stream;

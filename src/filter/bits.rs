@@ -253,6 +253,13 @@ mod tests {
         b.set(76);
         assert_eq!(b.digest(), crc32c::crc32c(&b.to_bytes()));
         assert_eq!(BitArray::new(0).digest(), 0);
+        // Several 4 KiB blocks and a last byte of 3 bits.
+        let mut b = BitArray::new(3 * 32_768 + 1_000 + 3);
+        for i in (0..b.len()).step_by(97) {
+            b.set(i);
+        }
+        b.set(b.len() - 1);
+        assert_eq!(b.digest(), crc32c::crc32c(&b.to_bytes()));
     }
 
     #[test]

@@ -264,10 +264,6 @@ fn raw_into(payload: &[u8], len: u64, out: &mut [u64]) -> Result<(), PayloadErro
     if len % 8 != 0 && payload[payload.len() - 1] >> (len % 8) != 0 {
         return Err("bits past m are not zero");
     }
-    for (w, bytes) in out.iter_mut().zip(payload.chunks(8)) {
-        let mut b = [0u8; 8];
-        b[..bytes.len()].copy_from_slice(bytes);
-        *w = u64::from_le_bytes(b);
-    }
+    crate::filter::bits::words_from_packed(payload, out);
     Ok(())
 }

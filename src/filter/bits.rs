@@ -179,11 +179,7 @@ impl BitArray {
             return Err(invalid("bytes", "bits past the end are not zero"));
         }
         let mut words = vec![0u64; words_for(len)];
-        for (w, chunk) in words.iter_mut().zip(bytes.chunks(8)) {
-            let mut buf = [0u8; 8];
-            buf[..chunk.len()].copy_from_slice(chunk);
-            *w = u64::from_le_bytes(buf);
-        }
+        words_from_packed(bytes, &mut words);
         Ok(BitArray { words, len })
     }
 
@@ -221,6 +217,23 @@ impl BitArray {
     /// `self ^= other`: the delta between two generations of a filter.
     pub fn xor_with(&mut self, other: &BitArray) -> Result<()> {
         self.zip_with(other, |a, b| a ^ b)
+    }
+}
+
+/// Fill `words` (`ceil(bytes.len() / 8)` of them) from packed bytes. Whole words go by
+/// `chunks_exact`, which compiles to a plain copy; a byte-at-a-time tail only for the last.
+pub(crate) fn words_from_packed(bytes: &[u8], words: &mut [u64]) {
+    let whole = bytes.chunks_exact(8);
+    let tail = whole.remainder();
+    let mut out = words.iter_mut();
+    // `whole` first: zip stops on it without taking the tail's word from `out`.
+    for (chunk, w) in whole.zip(out.by_ref()) {
+        *w = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+    }
+    if let Some(w) = out.next() {
+        let mut buf = [0u8; 8];
+        buf[..tail.len()].copy_from_slice(tail);
+        *w = u64::from_le_bytes(buf);
     }
 }
 

@@ -287,8 +287,14 @@ impl FrameHeader {
                     .collect::<Result<_>>()?,
             },
         };
+        // The rejected value is the k field: its raw value, or for type 2 the sum of the
+        // blocks' raw values (2.1).
+        let k_raw: u64 = match &layout {
+            Layout::Standard { k } | Layout::Partitioned { k } => k.raw().into(),
+            Layout::Blocks { ks } => ks.iter().map(|k| u64::from(k.raw())).sum(),
+        };
         let params = Params::new(m, layout, HashFamily::new(base, scheme))
-            .map_err(|_| field("k", 0, k_off))?;
+            .map_err(|_| field("k", k_raw, k_off))?;
         let k = params.k();
         if k.ceil() > limits.max_k {
             return Err(Error::LimitExceeded {

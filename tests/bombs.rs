@@ -9,9 +9,11 @@
 
 mod common;
 
-use bloomwire::frame::{self, decode_buf, decode_message, Coding, Encoder, Limits, MAGIC};
-use bloomwire::wire::put_varint;
-use bloomwire::{BloomFilter, Error, HashFamily, Params};
+use bloomwire::internals::{put_varint, MAGIC};
+use bloomwire::{
+    decode, decode_buf, BitCoding, BloomFilter, Coding, Decoded, Encoder, Error, HashFamily,
+    Limits, Message, Params,
+};
 use common::meter::peak_during;
 
 /// Heap the decoder may use for a frame it rejects in its header.
@@ -22,7 +24,15 @@ const SMALL: usize = 1024;
 /// the whole payload is present.
 fn frame(coding: Coding, m: u64, k_raw: u64, payload_len: u64, payload: &[u8]) -> Vec<u8> {
     let mut b = MAGIC.to_vec();
-    b.extend_from_slice(&[frame::VERSION, frame::KIND_FULL, 0, 1, 0, coding.id(), 0]);
+    b.extend_from_slice(&[
+        bloomwire::internals::VERSION,
+        bloomwire::internals::KIND_FULL,
+        0,
+        1,
+        0,
+        coding.id(),
+        0,
+    ]);
     put_varint(&mut b, 0); // seed
     put_varint(&mut b, m);
     put_varint(&mut b, k_raw);
@@ -41,7 +51,7 @@ fn frame(coding: Coding, m: u64, k_raw: u64, payload_len: u64, payload: &[u8]) -
 /// Decode `bytes` as one frame within `limits`; returns the error and the peak heap.
 fn reject(bytes: &[u8], limits: &Limits) -> (Error, usize) {
     assert!(bytes.len() < 64, "{} bytes", bytes.len());
-    let (result, peak, _) = peak_during(|| decode_message(bytes, limits));
+    let (result, peak, _) = peak_during(|| decode::<Message>(bytes, limits));
     (result.expect_err("a bomb must be rejected"), peak)
 }
 
@@ -118,7 +128,8 @@ fn a_payload_of_2_to_the_40_bytes_is_refused_or_awaited_without_allocation() {
         );
         assert!(peak <= SMALL);
         let mut buf = bytes::Bytes::from(bytes.clone());
-        let (result, peak, _) = peak_during(|| decode_buf(&mut buf, &Limits::unlimited()));
+        let (result, peak, _) =
+            peak_during(|| decode_buf::<Decoded, _>(&mut buf, &Limits::unlimited()));
         assert!(matches!(result, Err(Error::Incomplete { .. })));
         assert!(peak <= SMALL);
     }
@@ -143,16 +154,16 @@ fn a_frame_within_the_limits_allocates_in_proportion_to_m_only() {
     // m, which the limits bound.
     let m = 1u64 << 20;
     let f = BloomFilter::new(Params::standard(m, 2, HashFamily::default()).unwrap());
-    for coding in Coding::ALL.into_iter().filter(|&c| c != Coding::Raw) {
-        let bytes = Encoder::new().encode_with(&f, coding).to_bytes();
-        if matches!(coding, Coding::Adaptive | Coding::KnownP) {
+    for coding in BitCoding::ALL.into_iter().filter(|&c| c != BitCoding::Raw) {
+        let bytes = Encoder::new().encode_with(&f, coding).unwrap().to_bytes();
+        if matches!(coding, BitCoding::Adaptive | BitCoding::KnownP) {
             assert!(bytes.len() < 64, "{coding}: {} bytes", bytes.len());
         }
         let limits = Limits {
             max_m: m,
             ..Limits::default()
         };
-        let (result, peak, _) = peak_during(|| decode_message(&bytes, &limits));
+        let (result, peak, _) = peak_during(|| decode::<Message>(&bytes, &limits));
         result.unwrap();
         let packed = (m / 8) as usize;
         assert!(peak >= packed, "{coding}: {peak}");
@@ -162,7 +173,7 @@ fn a_frame_within_the_limits_allocates_in_proportion_to_m_only() {
             max_m: m - 1,
             ..limits
         };
-        let (result, peak, _) = peak_during(|| decode_message(&bytes, &tight));
+        let (result, peak, _) = peak_during(|| decode::<Message>(&bytes, &tight));
         assert!(matches!(
             result,
             Err(Error::LimitExceeded { field: "m", .. })
@@ -174,7 +185,7 @@ fn a_frame_within_the_limits_allocates_in_proportion_to_m_only() {
 #[cfg(feature = "tokio")]
 #[test]
 fn the_codec_does_not_reserve_what_a_header_claims() {
-    use bloomwire::codec::FrameCodec;
+    use bloomwire::FrameCodec;
     use tokio_util::codec::Decoder;
     // Within the default limits: 2^26 - 1 bytes of payload claimed, 3 sent.
     let bytes = frame(Coding::Adaptive, 1000, 1 << 16, (1 << 26) - 1, &[1, 2, 3]);
@@ -183,7 +194,7 @@ fn the_codec_does_not_reserve_what_a_header_claims() {
     let (result, peak, _) = peak_during(|| codec.decode(&mut buf));
     assert!(matches!(result, Ok(None)));
     assert!(
-        buf.capacity() <= bytes.len() + bloomwire::codec::RESERVE_STEP,
+        buf.capacity() <= bytes.len() + bloomwire::internals::RESERVE_STEP,
         "reserved {}",
         buf.capacity()
     );

@@ -24,7 +24,7 @@
 
 use crate::error::{invalid, Result};
 
-/// The golden-ratio increment used to separate the words of [`stream`].
+/// The golden-ratio increment used to separate the words of `stream`.
 pub const STREAM_INCREMENT: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// The base hash of a family, with its seed or key. Its wire id is [`BaseHash::id`].

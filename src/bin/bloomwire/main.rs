@@ -10,11 +10,8 @@ use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use bloomwire::counting::CountingBloomFilter;
-use bloomwire::frame::{self, Limits, Message};
-use bloomwire::rational::MAX_K;
-use bloomwire::BloomFilter;
-use bloomwire::Error;
+use bloomwire::internals::MAX_K;
+use bloomwire::{BloomFilter, CountingBloomFilter, Error, Limits, Message};
 use clap::{Parser, Subcommand};
 
 mod build;
@@ -143,7 +140,7 @@ impl AnyFilter {
 /// Decode the one full frame a file holds.
 pub fn decode_file(path: &Path) -> Result<AnyFilter> {
     let bytes = read_file(path)?;
-    match frame::decode_message(&bytes, &LIMITS) {
+    match bloomwire::decode::<Message>(&bytes, &LIMITS) {
         Ok(Message::Full(d)) => Ok(AnyFilter::Bloom(d.filter)),
         Ok(Message::Counting(d)) => Ok(AnyFilter::Counting(d.filter)),
         Ok(Message::Delta(_) | Message::CountingDelta(_)) => {

@@ -35,6 +35,7 @@ pub enum Coding {
 
 impl Coding {
     /// Every coding of a Bloom filter's bit array (filter types 0 to 2), in id order.
+    #[doc(hidden)]
     pub const ALL: [Coding; 5] = [
         Coding::Raw,
         Coding::Adaptive,
@@ -45,6 +46,7 @@ impl Coding {
 
     /// Every coding of a counting filter's counters (filter type 3), in id order; raw means
     /// the packed counters.
+    #[doc(hidden)]
     pub const COUNTERS: [Coding; 3] =
         [Coding::Raw, Coding::KnownCounters, Coding::AdaptiveCounters];
 
@@ -62,6 +64,7 @@ impl Coding {
     }
 
     /// Whether the header carries a quantized zero probability for this coding.
+    #[doc(hidden)]
     pub fn has_q0(self) -> bool {
         matches!(
             self,

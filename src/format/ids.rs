@@ -47,6 +47,7 @@ impl FrameKind {
 
     /// Bytes of the sequencing fields a frame of this kind and generation carries: the
     /// generation, and for a delta its base generation and the two digests.
+    #[doc(hidden)]
     pub fn sequence_len(&self, generation: u64) -> usize {
         varint_len(generation)
             + match self {
@@ -70,6 +71,7 @@ pub const FLAG_CHUNKED: u8 = 0x01;
 impl Coding {
     /// Whether frames of this filter type may use this coding: [`Coding::ALL`] for filter
     /// types 0 to 2, [`Coding::COUNTERS`] for type 3 ([`FILTER_TYPE_COUNTING`]).
+    #[doc(hidden)]
     pub fn valid_for(self, filter_type: u8) -> bool {
         if filter_type == FILTER_TYPE_COUNTING {
             Coding::COUNTERS.contains(&self)

@@ -118,14 +118,20 @@ pub(crate) fn well_formed_len(
 /// refuses them, and writes the raw bits where it is asked for one.
 pub(crate) fn encode_bits(coding: Coding, q0: Option<u16>, bits: &BitArray, out: &mut Vec<u8>) {
     let q0 = q0.unwrap_or(1);
-    match coding {
-        Coding::Raw | Coding::KnownCounters | Coding::AdaptiveCounters => {
-            out.extend_from_slice(&bits.to_bytes())
+    let payload = match coding {
+        Coding::Raw | Coding::KnownCounters | Coding::AdaptiveCounters => bits.to_bytes(),
+        Coding::Adaptive => range::encode_adaptive(bits),
+        Coding::KnownP => range::encode_known_p(bits, q0),
+        Coding::KnownPSymbols => symbols::encode_symbols(bits, q0),
+        Coding::KnownPInterleaved => {
+            return rans::encode_interleaved(bits.words(), bits.len(), q0, out)
         }
-        Coding::Adaptive => out.extend_from_slice(&range::encode_adaptive(bits)),
-        Coding::KnownP => out.extend_from_slice(&range::encode_known_p(bits, q0)),
-        Coding::KnownPSymbols => out.extend_from_slice(&symbols::encode_symbols(bits, q0)),
-        Coding::KnownPInterleaved => rans::encode_interleaved(bits.words(), bits.len(), q0, out),
+    };
+    // The usual case, a whole filter into an empty payload, takes the vector without a copy.
+    if out.is_empty() {
+        *out = payload;
+    } else {
+        out.extend_from_slice(&payload);
     }
 }
 

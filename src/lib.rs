@@ -62,8 +62,6 @@ mod entropy;
 mod error;
 mod filter;
 mod format;
-#[cfg(feature = "fuzzing")]
-pub mod fuzzing;
 pub mod optimizer;
 mod stream;
 pub mod theory;

@@ -7,14 +7,15 @@
 //! `Limits { max_m: 1 << 33, ..Default::default() }`; the decoder then allocates up to
 //! twice the packed size of the largest m it accepts.
 
-mod common;
-
 use bloomwire::internals::{put_varint, MAGIC};
 use bloomwire::{
     decode, decode_buf, BitCoding, BloomFilter, Coding, Decoded, Encoder, Error, HashFamily,
     Limits, Message, Params,
 };
-use common::meter::peak_during;
+use bloomwire_testkit::{peak_during, CountingAllocator};
+
+#[global_allocator]
+static ALLOCATOR: CountingAllocator = CountingAllocator;
 
 /// Heap the decoder may use for a frame it rejects in its header.
 const SMALL: usize = 1024;

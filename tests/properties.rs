@@ -152,7 +152,7 @@ quickcheck! {
         for (f, (_, c)) in filters.iter().zip(&fs) {
             stream.extend_from_slice(&Encoder::new().coding(coding(*c)).encode(f).unwrap().to_bytes());
         }
-        // decode_message_prefix over a slice.
+        // decode_prefix over a slice.
         let mut rest = &stream[..];
         for f in &filters {
             let Ok((Message::Full(d), len)) = decode_prefix::<Message>(rest, &Limits::unlimited())

@@ -1,9 +1,8 @@
 //! End-to-end tests of the `bloomwire` program: it is run as a user would run it.
 
-#![cfg(feature = "cli")]
-
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 
@@ -241,7 +240,7 @@ fn bad_input_fails_with_one_line() {
 fn counting_frames_inspect_query_decode() {
     // A committed vector: a partitioned counting filter of 2-bit counters, keys 20..80 in it.
     let frame = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("spec/vectors/accept/counting_partitioned_w2_saturated_known.bin");
+        .join("../spec/vectors/accept/counting_partitioned_w2_saturated_known.bin");
     let text = ok(&["inspect", s(&frame)]);
     assert!(
         text.contains("3 (counting, counters of a partitioned filter)"),
@@ -268,5 +267,72 @@ fn counting_frames_inspect_query_decode() {
     // A delta is not a filter to query.
     let delta = frame.with_file_name("counting_delta_gen8_known.bin");
     assert!(fails(&["query", s(&delta), "key-1"]).contains("delta"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Runs with `stdin` as standard input and expects success.
+fn ok_with_stdin(args: &[&str], stdin: &[u8]) -> String {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bloomwire"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut pipe = child.stdin.take().unwrap();
+    let input = stdin.to_vec();
+    let writer = std::thread::spawn(move || pipe.write_all(&input));
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stderr).unwrap()
+}
+
+/// Every key answers "maybe" in the frame.
+fn all_maybe(frame: &Path, keys: &[String]) {
+    for batch in keys.chunks(5_000) {
+        let mut args = vec!["query", s(frame)];
+        args.extend(batch.iter().map(String::as_str));
+        let answers = ok(&args);
+        assert_eq!(answers.lines().count(), batch.len());
+        assert!(
+            answers.lines().all(|l| l.ends_with("\tmaybe")),
+            "a key answers no"
+        );
+    }
+}
+
+#[test]
+fn keys_from_a_pipe_are_read_once_and_all_inserted() {
+    // `seq -f key-%g 0 99999 | bloomwire build --keys - -o f.blwr`: the keys were once read
+    // twice, the second time from an empty pipe, giving a filter of 0 keys and status 0.
+    let dir = temp_dir("stdin-keys");
+    let keys: Vec<String> = (0..100_000).map(|i| format!("key-{i}")).collect();
+    let input = keys.iter().map(|k| format!("{k}\n")).collect::<String>();
+    let frame = dir.join("f.blwr");
+    let note = ok_with_stdin(&["build", "--keys", "-", "-o", s(&frame)], input.as_bytes());
+    assert!(note.starts_with("standard input: 100000 keys;"), "{note}");
+    all_maybe(&frame, &keys);
+    let info: Value = serde_json::from_str(&ok(&["inspect", "--json", s(&frame)])).unwrap();
+    assert!(info["ones"].as_u64().unwrap() > 0, "{info}");
+
+    // The same through a path that names a pipe.
+    #[cfg(unix)]
+    {
+        let frame = dir.join("g.blwr");
+        let note = ok_with_stdin(
+            &["build", "--keys", "/dev/stdin", "-o", s(&frame)],
+            input.as_bytes(),
+        );
+        assert!(note.contains(": 100000 keys;"), "{note}");
+        all_maybe(&frame, &keys);
+    }
+
+    // `-` without `-o` has no file name to derive one from.
+    assert!(fails(&["build", "--keys", "-"]).contains("-o"));
     std::fs::remove_dir_all(&dir).unwrap();
 }

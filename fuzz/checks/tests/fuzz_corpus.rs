@@ -1,18 +1,19 @@
 //! The committed fuzz corpus, replayed on stable: every input under `fuzz/corpus/<target>/`
-//! goes through the same checks as under `cargo fuzz` (`bloomwire::fuzzing`), with heap
-//! use measured by a counting allocator. Needs the `fuzzing` feature:
-//! `cargo test --features fuzzing --test fuzz_corpus`.
+//! goes through the same checks as under `cargo fuzz` (`bloomwire_fuzz_checks`), with heap
+//! use measured by a counting allocator: `cargo test -p bloomwire-fuzz-checks --test
+//! fuzz_corpus` (the workspace's `cargo test --all-features` runs it too).
 //!
 //! The seed inputs derived from the spec's test vectors are checked to be present and up to
 //! date; after the vectors change, write them again with
-//! `BLOOMWIRE_WRITE_SEEDS=1 cargo test --features fuzzing --test fuzz_corpus`.
-
-mod common;
+//! `BLOOMWIRE_WRITE_SEEDS=1 cargo test -p bloomwire-fuzz-checks --test fuzz_corpus`.
 
 use std::path::{Path, PathBuf};
 
-use bloomwire::fuzzing::{self, Measured, Meter};
-use common::meter::peak_during;
+use bloomwire_fuzz_checks::{self as fuzzing, Measured, Meter};
+use bloomwire_testkit::{peak_during, CountingAllocator};
+
+#[global_allocator]
+static ALLOCATOR: CountingAllocator = CountingAllocator;
 
 /// The counting allocator as a [`Meter`]. Time is not reported: a test does not assert
 /// timing (the fuzz targets do, with a generous linear bound).
@@ -29,7 +30,8 @@ impl Meter for HeapMeter {
 }
 
 fn fuzz_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz")
+    // This package is fuzz/checks; the corpus is the fuzz crate's, fuzz/corpus.
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
 fn corpus(target: &str) -> Vec<(PathBuf, Vec<u8>)> {
@@ -50,7 +52,7 @@ fn corpus(target: &str) -> Vec<(PathBuf, Vec<u8>)> {
 
 #[test]
 fn seeds_from_the_spec_vectors_are_in_the_corpus() {
-    let vectors = Path::new(env!("CARGO_MANIFEST_DIR")).join("spec/vectors");
+    let vectors = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../spec/vectors");
     let seeds = fuzzing::seeds(&vectors).unwrap();
     let write = std::env::var_os("BLOOMWIRE_WRITE_SEEDS").is_some();
     for (target, name, bytes) in &seeds {
@@ -65,7 +67,7 @@ fn seeds_from_the_spec_vectors_are_in_the_corpus() {
         let committed = std::fs::read(&path).unwrap_or_default();
         assert!(
             &committed == bytes,
-            "{} is missing or stale; run BLOOMWIRE_WRITE_SEEDS=1 cargo test --features fuzzing --test fuzz_corpus",
+            "{} is missing or stale; run BLOOMWIRE_WRITE_SEEDS=1 cargo test -p bloomwire-fuzz-checks --test fuzz_corpus",
             path.display()
         );
     }
@@ -108,6 +110,11 @@ fn replay(target: &str) {
 #[test]
 fn replay_decode_frame() {
     replay("decode_frame");
+}
+
+#[test]
+fn replay_decode_counting() {
+    replay("decode_counting");
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! `bloomwire build`: keys in, frame out.
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, IsTerminal};
+use std::io::{self, BufRead, BufReader, IsTerminal, Read};
 use std::path::{Path, PathBuf};
 
 use bloomwire::{
@@ -17,9 +17,13 @@ use crate::{parse_hex, write_output, Context, Failure, Result};
 /// `\n`, and a `\r` before it is removed; the newline after the last line is optional.
 /// Every line is a key, an empty line too (the empty key), and duplicates count: n is the
 /// number of lines.
+///
+/// A regular file is read twice, to count the keys and then to insert them, and is never
+/// held in memory; standard input (`-`), a pipe, a FIFO or a device is read once into
+/// memory.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The keys file, one key per line.
+    /// The keys file, one key per line; `-` for standard input (then `-o` is required).
     #[arg(long, value_name = "FILE")]
     keys: PathBuf,
     /// Plan for this false positive rate, in the fewest bytes [default: 0.01].
@@ -79,14 +83,20 @@ pub fn run(args: &Args) -> Result<()> {
     };
     let progress = io::stderr().is_terminal();
     let keys = &args.keys;
+    if keys == Path::new("-") && args.output.is_none() {
+        return Err(Failure::new(
+            "--keys -: name the output with -o FILE (or -o - for stdout)",
+        ));
+    }
+    let source = KeySource::open(keys)?;
 
-    let n = count_keys(keys, |count| {
+    let n = count_keys(&source, |count| {
         if progress && count % PROGRESS_EVERY == 0 {
             eprint!("\rcounting keys: {count}");
         }
     })?;
     if n == 0 {
-        return Err(Failure(format!("{}: no keys", keys.display())));
+        return Err(Failure(format!("{}: no keys", source.name())));
     }
 
     let optimizer = Optimizer::new()
@@ -107,9 +117,16 @@ pub fn run(args: &Args) -> Result<()> {
             eprint!("\rinserting keys: {inserted} of {n}");
         }
     };
-    for_each_key(keys, &mut insert)?;
+    for_each_key(&source, &mut insert)?;
     if progress {
         eprint!("\r\x1b[K");
+    }
+    if inserted != n {
+        // A regular file that changed between the two passes: the plan is for other keys.
+        return Err(Failure(format!(
+            "{}: changed while it was read ({n} keys, then {inserted})",
+            source.name()
+        )));
     }
 
     let mut encoder = Encoder::new();
@@ -139,7 +156,7 @@ pub fn run(args: &Args) -> Result<()> {
     eprintln!(
         "{}: {n} keys; m = {} bits, k = {k}, coding {}; {} bytes written to {} \
          ({:.3} bits per key); expected false positive rate {:.4}",
-        keys.display(),
+        source.name(),
         filter.m(),
         frame.coding(),
         bytes.len(),
@@ -167,28 +184,72 @@ impl CodingArg {
     }
 }
 
-/// Count the keys of a file, calling `tick` with the running count.
-fn count_keys(path: &Path, mut tick: impl FnMut(u64)) -> Result<u64> {
+/// Where the keys come from. Building reads them twice (to plan for n, then to insert), and
+/// only a regular file gives the same bytes on a second read: standard input, a pipe or a
+/// FIFO (`--keys /dev/stdin`, `--keys <(...)`) is empty the second time, which once gave a
+/// filter of 0 keys sized for n, answering "no" for every key.
+enum KeySource {
+    /// A regular file, opened again for each pass.
+    File(PathBuf),
+    /// Everything read from a stream, and the name to report it by.
+    Read(Vec<u8>, String),
+}
+
+impl KeySource {
+    fn open(path: &Path) -> Result<KeySource> {
+        if path == Path::new("-") {
+            let mut bytes = Vec::new();
+            io::stdin()
+                .lock()
+                .read_to_end(&mut bytes)
+                .context("standard input")?;
+            return Ok(KeySource::Read(bytes, "standard input".into()));
+        }
+        let metadata = std::fs::metadata(path).context(path.display())?;
+        if metadata.is_file() {
+            Ok(KeySource::File(path.to_owned()))
+        } else {
+            let bytes = std::fs::read(path).context(path.display())?;
+            Ok(KeySource::Read(bytes, path.display().to_string()))
+        }
+    }
+
+    fn name(&self) -> String {
+        match self {
+            KeySource::File(path) => path.display().to_string(),
+            KeySource::Read(_, name) => name.clone(),
+        }
+    }
+}
+
+/// Count the keys, calling `tick` with the running count.
+fn count_keys(source: &KeySource, mut tick: impl FnMut(u64)) -> Result<u64> {
     let mut count = 0;
-    for_each_key(path, |_| {
+    for_each_key(source, |_| {
         count += 1;
         tick(count);
     })?;
     Ok(count)
 }
 
-/// Call `f` with every key of a keys file (see [`Args`] for the rules).
-fn for_each_key(path: &Path, mut f: impl FnMut(&[u8])) -> Result<()> {
-    let file = File::open(path).context(path.display())?;
-    let mut reader = BufReader::with_capacity(1 << 16, file);
+/// Call `f` with every key (see [`Args`] for the rules).
+fn for_each_key(source: &KeySource, f: impl FnMut(&[u8])) -> Result<()> {
+    match source {
+        KeySource::File(path) => {
+            let file = File::open(path).context(path.display())?;
+            let reader = BufReader::with_capacity(1 << 16, file);
+            for_each_line(reader, f).context(path.display())
+        }
+        KeySource::Read(bytes, name) => for_each_line(&bytes[..], f).context(name),
+    }
+}
+
+/// Call `f` with every line of `reader`, without its `\n` or `\r\n`.
+fn for_each_line(mut reader: impl BufRead, mut f: impl FnMut(&[u8])) -> io::Result<()> {
     let mut line = Vec::new();
     loop {
         line.clear();
-        if reader
-            .read_until(b'\n', &mut line)
-            .context(path.display())?
-            == 0
-        {
+        if reader.read_until(b'\n', &mut line)? == 0 {
             return Ok(());
         }
         let mut key = line.strip_suffix(b"\n").unwrap_or(&line);

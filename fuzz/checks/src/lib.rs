@@ -1,8 +1,10 @@
-//! What the fuzz targets check (feature `fuzzing`).
+//! What bloomwire's fuzz targets check.
 //!
-//! Each target in `fuzz/fuzz_targets/` is one call into this module, so the checks are
-//! ordinary library code: `tests/fuzz_corpus.rs` replays the committed corpus through the
-//! same functions on stable, and a new target is a function here plus a one-line file.
+//! Each target in `fuzz/fuzz_targets/` is one call into this crate, so the checks are
+//! ordinary code built on the library's public API: `tests/fuzz_corpus.rs` replays the
+//! committed corpus through the same functions on stable (the workspace's
+//! `cargo test --all-features` runs it), and a new target is a function here plus a
+//! one-line file.
 //!
 //! The targets assert more than "no panic":
 //!
@@ -26,39 +28,36 @@
 //!
 //! # Adding a target
 //!
-//! A decoder of another self-delimiting frame gets every generic check from
-//! [`check_decoder`]: give it the decode function, the encode function that must give the
-//! input back, and the heap and work bounds for an input. For a decoder of counting-filter
-//! frames (counters of `width` bits), the target is
+//! A target is a function `fn NAME(data: &[u8], meter: &dyn Meter)` here. A decoder of
+//! another self-delimiting frame gets every generic check from [`check_decoder`]: give it
+//! the decode function, the encode function that must give the input back, and a function
+//! from an input to its heap and work bounds ([`frame_cost`] is the one for frames). The
+//! existing targets are the models: [`decode_frame`] for a decoder, [`decode_counting`]
+//! for a decoder with checks of its own on what it decodes, [`round_trip`] for an encoder
+//! driven by [`arbitrary`] inputs.
 //!
-//! ```text
-//! pub fn decode_counting(data: &[u8], meter: &dyn Meter) {
-//!     let cost = |d: &[u8]| match FrameHeader::parse(d, &LIMITS) {
-//!         Ok(h) => (2 * 8 * packed_bytes(h.params.m()) + h.payload_len + ALLOC_SLACK,
-//!                   8 * h.params.m() + 8 * h.payload_len as u64 + d.len() as u64),
-//!         Err(_) => (HEADER_ALLOC, d.len() as u64),
-//!     };
-//!     let _ = check_decoder(data, meter, cost, |d| decode_counting_frame(d, &LIMITS),
-//!                           |f| encode_counting_frame(f));
-//! }
-//! ```
+//! Then, for a target `NAME`:
 //!
-//! plus its entry in [`TARGETS`] and [`VECTOR_TARGETS`] (so the spec vectors seed it), a
-//! `[[bin]]` in `fuzz/Cargo.toml`, and `fuzz/fuzz_targets/decode_counting.rs`:
-//! `#![no_main] bloomwire_fuzz::target!(decode_counting);`. Then write its seeds with
-//! `BLOOMWIRE_WRITE_SEEDS=1 cargo test --features fuzzing --test fuzz_corpus`.
+//! 1. its entry in [`TARGETS`] (the corpus replay runs it), and in [`VECTOR_TARGETS`] when
+//!    the spec's vectors are inputs for it (they then seed its corpus);
+//! 2. a `[[bin]]` in `fuzz/Cargo.toml` and the one-line `fuzz/fuzz_targets/NAME.rs`:
+//!    `#![no_main] bloomwire_fuzz::target!(NAME);`;
+//! 3. a corpus of at least four inputs in `fuzz/corpus/NAME/` (a short `fuzz/run.sh` run
+//!    writes some to `fuzz/work/NAME/`; keep a few that add coverage), seeds from the
+//!    vectors written with `BLOOMWIRE_WRITE_SEEDS=1 cargo test -p bloomwire-fuzz-checks
+//!    --test fuzz_corpus`, and a `replay_NAME` test in `tests/fuzz_corpus.rs`.
 
 use arbitrary::{Arbitrary, Unstructured};
 use bytes::Buf;
 
-use crate::error::{Error, Result};
-use crate::internals::{K_FRAC_BITS, MAX_COUNTER_BITS, MAX_K, MAX_M};
-use crate::optimizer::{LayoutKind, Optimizer, SizeModel, TailBound};
-use crate::{
+use bloomwire::internals::{K_FRAC_BITS, MAX_COUNTER_BITS, MAX_K, MAX_M};
+use bloomwire::optimizer::{LayoutKind, Optimizer, SizeModel, TailBound};
+use bloomwire::{
     decode, decode_buf, decode_prefix, BaseHash, BitCoding, BloomFilter, Chunking, Coding,
     CounterCoding, CountingBloomFilter, Decoded, Encoder, FrameHeader, FrameKind, HashCount,
     HashFamily, IndexScheme, Layout, Limits, Message, PSource, Params, Receiver, Sender, Update,
 };
+use bloomwire::{Error, Result};
 
 /// The limits the targets decode with: small enough that a fuzzer runs tens of thousands of
 /// inputs a second, large enough for every layout, coding and renormalization path.
@@ -215,7 +214,7 @@ pub fn check_decoder<T>(
                 let longer: Vec<u8> = (0..input.len() + needed - 1)
                     .map(|i| match input.get(i) {
                         Some(&b) => b,
-                        None => crate::internals::MAGIC.get(i).copied().unwrap_or(0xA5),
+                        None => bloomwire::internals::MAGIC.get(i).copied().unwrap_or(0xA5),
                     })
                     .collect();
                 assert_eq!(
@@ -497,7 +496,7 @@ pub fn decode_counting(data: &[u8], meter: &dyn Meter) {
             rest,
             meter,
             |d| frame_cost(d, &LIMITS),
-            |d| crate::decode::<Decoded<CountingBloomFilter>>(d, &LIMITS),
+            |d| bloomwire::decode::<Decoded<CountingBloomFilter>>(d, &LIMITS),
             |d: &Decoded<CountingBloomFilter>| {
                 Message::Counting(d.clone())
                     .to_frame()
@@ -602,7 +601,7 @@ fn apply_delta_bytes(data: &[u8], meter: &dyn Meter) {
     }
     // A receiver holding the base at the delta's base generation does the same.
     let mut receiver: Receiver = Receiver::new(LIMITS);
-    let held = Message::Full(crate::Decoded {
+    let held = Message::Full(bloomwire::Decoded {
         filter: base.filter.clone(),
         header: FrameHeader {
             generation: delta.base_generation(),
@@ -785,8 +784,8 @@ fn receiver_stream_bytes(data: &[u8], meter: &dyn Meter) {
             Err(Error::Incomplete { .. }) => break,
             Err(_) => {
                 let next = rest[1..]
-                    .windows(crate::internals::MAGIC.len())
-                    .position(|w| w == crate::internals::MAGIC);
+                    .windows(bloomwire::internals::MAGIC.len())
+                    .position(|w| w == bloomwire::internals::MAGIC);
                 match next {
                     Some(i) => rest = &rest[1 + i..],
                     None => break,
@@ -1164,7 +1163,7 @@ pub fn seeds(vectors: &std::path::Path) -> std::io::Result<Vec<(&'static str, St
     for len in [16usize, 64, 256, 1024] {
         let bytes: Vec<u8> = (0..len)
             .map(|_| {
-                x = crate::internals::fmix64(x.wrapping_add(0x9E37_79B9_7F4A_7C15));
+                x = bloomwire::internals::fmix64(x.wrapping_add(0x9E37_79B9_7F4A_7C15));
                 x as u8
             })
             .collect();
@@ -1254,7 +1253,7 @@ mod tests {
         for len in [0usize, 1, 7, 40, 300, 2000] {
             let data: Vec<u8> = (0..len)
                 .map(|_| {
-                    x = crate::internals::fmix64(x.wrapping_add(0x9E37_79B9_7F4A_7C15));
+                    x = bloomwire::internals::fmix64(x.wrapping_add(0x9E37_79B9_7F4A_7C15));
                     x as u8
                 })
                 .collect();

@@ -1,13 +1,12 @@
 //! Generates the test vectors under `spec/vectors/`.
 //!
 //! ```text
-//! cargo run --example vectors            # rewrite spec/vectors/
+//! cargo run -p bloomwire-vectors         # rewrite spec/vectors/
 //! ```
 //!
-//! `tests/vectors.rs` runs the same generator and fails when its output differs from the
-//! committed files, so the vectors never drift from the code and are never edited by hand.
-
-#![allow(dead_code)] // also compiled into tests/vectors.rs, which does not call `main`
+//! The library's `tests/vectors.rs` runs the same generator ([`generate`]) and fails when
+//! its output differs from the committed files, so the vectors never drift from the code
+//! and are never edited by hand.
 
 use std::path::{Path, PathBuf};
 
@@ -22,7 +21,9 @@ use sha2::{Digest, Sha256};
 
 /// A generated file: its path under `spec/vectors/` and its bytes.
 pub struct VectorFile {
+    /// The path, relative to `spec/vectors/`.
     pub path: PathBuf,
+    /// The file's contents.
     pub bytes: Vec<u8>,
 }
 
@@ -1585,26 +1586,9 @@ pub fn generate() -> Vec<VectorFile> {
     out
 }
 
-/// The committed vectors directory.
+/// The committed vectors directory, `spec/vectors/` at the repository's root.
 pub fn vectors_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("spec/vectors")
-}
-
-fn main() -> std::io::Result<()> {
-    let dir = vectors_dir();
-    for sub in ["accept", "reject"] {
-        let d = dir.join(sub);
-        if d.exists() {
-            std::fs::remove_dir_all(&d)?;
-        }
-        std::fs::create_dir_all(&d)?;
-    }
-    let files = generate();
-    for f in &files {
-        std::fs::write(dir.join(&f.path), &f.bytes)?;
-    }
-    println!("wrote {} files to {}", files.len(), dir.display());
-    Ok(())
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../spec/vectors")
 }
 
 /// The encoder's bit coding for a vector's wire coding.

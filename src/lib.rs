@@ -18,6 +18,10 @@ mod coder;
 pub mod counter_coding;
 pub mod counting;
 pub mod delta;
+/// Entropy coders of payloads.
+pub mod entropy {
+    pub mod positional;
+}
 pub mod error;
 pub mod filter;
 pub mod frame;

@@ -767,6 +767,118 @@ def decode_interleaved(payload, m, q0):
 
 
 # ---------------------------------------------------------------------------
+# Positional coding (draft: spec/positional-draft.md; not yet a coding id)
+# ---------------------------------------------------------------------------
+
+GAP_A_MIN = 34816          # 0.53125 in units of 2^-16: largest frequency 30720 < 2^15
+GAP_A_MAX = 63488          # 31/32: smallest frequency 16
+GAP_R_MAX = 46
+GAP_R_JOINT = 15           # remainder bits taken in the quotient's step
+GAP_TWO_LANES = 8192       # from this many ones, two rANS lanes take turns
+
+
+def gap_model(a):
+    """Quotient model of parameter a: (f, cum), quotients 0 .. Q-1 then the escape Q."""
+    tails = [1 << 16]                     # tails[j] = round(2^16 * a^j / 2^(16 j))
+    s = 1 << 32                           # a^j in units of 2^-32, floored at each step
+    while True:
+        s = (s * a) >> 16
+        tails.append((s + (1 << 15)) >> 16)
+        if s < 1 << 25:                   # tail below 2^-7: this index is the escape
+            break
+    q = len(tails) - 1
+    f = [tails[j] - tails[j + 1] for j in range(q)] + [tails[q]]
+    cum = [(1 << 16) - t for t in tails]
+    return f, cum
+
+
+def decode_positions(payload, m, r, a):
+    """The positions of the one bits of a positional payload, in increasing order."""
+    if r > GAP_R_MAX or not GAP_A_MIN <= a <= GAP_A_MAX:
+        raise CorruptPayload("positional: parameters out of range")
+    rd = _Reader(payload)
+    try:
+        c = rd.varint()
+    except Incomplete:
+        raise CorruptPayload("positional: payload ends inside the count")
+    body = payload[rd.pos:]
+    if c > m:
+        raise CorruptPayload("positional: more ones than bits")
+    if c == 0:
+        if body:
+            raise CorruptPayload("positional: bytes after the count of an empty array")
+        return []
+    lanes = 2 if c >= GAP_TWO_LANES else 1
+    if len(body) % 4 or len(body) < 8 * lanes or c > 8 * len(body):
+        raise CorruptPayload("positional: bad stream length for the count")
+    w = struct.unpack(f"<{len(body) // 4}I", body)
+    x = []
+    for j in range(lanes):
+        state = w[2 * j] | (w[2 * j + 1] << 32)
+        if not RANS_LOWER <= state < 1 << 63:
+            raise CorruptPayload(f"positional: initial state {j} out of range")
+        x.append(state)
+    pos = 2 * lanes
+    f, cum = gap_model(a)
+    escape = len(f) - 1
+    rj = min(r, GAP_R_JOINT)
+    k = r - rj
+
+    def renorm(j):
+        nonlocal pos
+        if x[j] < RANS_LOWER:
+            if pos == len(w):
+                raise CorruptPayload("positional: payload ends before the last gap")
+            x[j] = (x[j] << 32) | w[pos]
+            pos += 1
+
+    def symbol(j):
+        slot = x[j] & 0xFFFF
+        v = bisect.bisect_right(cum, slot) - 1             # cum(v) <= slot < cum(v)+f(v)
+        x[j] = f[v] * (x[j] >> 16) + (slot - cum[v])
+        return v
+
+    out = []
+    nxt = 0                                                # first position still free
+    for i in range(c):
+        j = i % lanes
+        avail = m - nxt
+        if avail == 0:
+            raise CorruptPayload("positional: gap past m")
+        q = 0
+        v = symbol(j)
+        while v == escape:                                 # escape: Q more, same model
+            renorm(j)
+            q += escape
+            if q << r >= avail:
+                raise CorruptPayload("positional: gap past m")
+            v = symbol(j)
+        rem = x[j] & ((1 << rj) - 1)                       # low remainder bits, same step
+        x[j] >>= rj
+        renorm(j)
+        if k:                                              # high remainder bits
+            rem |= (x[j] & ((1 << k) - 1)) << rj
+            x[j] >>= k
+            renorm(j)
+        g = ((q + v) << r) | rem
+        if g >= avail:
+            raise CorruptPayload("positional: gap past m")
+        out.append(nxt + g)
+        nxt += g + 1
+    if any(state != RANS_LOWER for state in x) or pos != len(w):
+        raise CorruptPayload("positional: stream does not end where the last gap does")
+    return out
+
+
+def decode_positional(payload, m, r, a):
+    """The packed bits (ceil(m/8) bytes) of a positional payload."""
+    bits = bytearray((m + 7) // 8)
+    for p in decode_positions(payload, m, r, a):
+        bits[p >> 3] |= 1 << (p & 7)
+    return bits
+
+
+# ---------------------------------------------------------------------------
 # §4.10 Chunked payloads
 # ---------------------------------------------------------------------------
 

@@ -45,7 +45,7 @@ pub const TWO_LANES_MIN: u64 = 8192;
 /// Smallest accepted `a`: the largest quotient frequency is then `2^16 - A_MIN = 30720`,
 /// below `2^16 / 2`, so every symbol costs more than one bit.
 pub const A_MIN: u16 = 34816;
-/// Largest accepted `a` (31/32): the smallest frequency of the model is then 15.
+/// Largest accepted `a` (31/32): the smallest frequency of the model is then 16.
 pub const A_MAX: u16 = 63488;
 /// Largest accepted `r` (remainder bits).
 pub const R_MAX: u8 = 46;

@@ -1,0 +1,216 @@
+//! The update scenario the crate exists for: a large filter whose set changes a little between
+//! generations, sent again and again.
+//!
+//! 1 000 000 keys, 1% of them replaced per update (10 000 keys leave, 10 000 new ones come),
+//! target false positive rate 0.01, under two plans: the optimizer's default
+//! (`plan_for_fpr`, no memory cap) and one capped at 16 bits a key. For each, side by side in
+//! the same run and on the same two generations:
+//!
+//! * bloomwire: the sender's `next_frame` for the new generation (it holds the previous one),
+//!   and the receiver's `receive` of that frame (it holds the previous generation);
+//! * zstd -3 on the raw bits: compressing the XOR of the two generations, and decompressing
+//!   it and XOR-ing it into the base.
+//!
+//! Times are the **CPU time of the benchmarking thread** (`CLOCK_THREAD_CPUTIME_ID`), so
+//! other load on a shared machine does not count; the state each iteration starts from is
+//! made outside the timed part. At the end, one Markdown table with both sides' bytes and
+//! CPU per update and their ratios. Run with `cargo bench --all-features --bench update`.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use bloomwire::delta::{Receiver, Sender};
+use bloomwire::frame::{Encoder, Limits};
+use bloomwire::{BloomFilter, Optimizer, Params};
+use bloomwire_testkit::bench::{mean_ns, start_run, CpuTime};
+use criterion::{BatchSize, Criterion};
+
+const KEYS: u64 = 1_000_000;
+const REPLACED: u64 = KEYS / 100;
+const TARGET_FPR: f64 = 0.01;
+
+/// The two generations of one plan and what each side holds before the update.
+struct Scenario {
+    name: &'static str,
+    params: Params,
+    base: BloomFilter,
+    next: BloomFilter,
+    /// The XOR of the two generations' packed bits, what zstd compresses.
+    xor: Vec<u8>,
+}
+
+fn key(i: u64) -> [u8; 8] {
+    i.to_le_bytes()
+}
+
+fn build(params: &Params, keys: impl Iterator<Item = u64>) -> BloomFilter {
+    let mut f = BloomFilter::new(params.clone());
+    for i in keys {
+        f.insert(key(i));
+    }
+    f
+}
+
+impl Scenario {
+    fn new(name: &'static str, optimizer: Optimizer) -> Scenario {
+        let plan = optimizer.plan_for_fpr(KEYS, TARGET_FPR).expect("plan");
+        let params = plan.params.clone();
+        // Generation 1 holds keys 0..KEYS; generation 2 drops the first 1% and adds as many.
+        let base = build(&params, 0..KEYS);
+        let next = build(&params, REPLACED..KEYS + REPLACED);
+        let xor = base
+            .bits()
+            .to_bytes()
+            .iter()
+            .zip(next.bits().to_bytes().iter())
+            .map(|(a, b)| a ^ b)
+            .collect();
+        Scenario {
+            name,
+            params,
+            base,
+            next,
+            xor,
+        }
+    }
+
+    fn group(&self) -> String {
+        format!("update/{}", self.name)
+    }
+
+    /// A sender that has sent the base generation, and the frame it sends for the next.
+    fn sender(&self) -> Sender {
+        let mut sender = Sender::new(Encoder::new(), u64::MAX);
+        sender.next_frame(&self.base).expect("first frame");
+        sender
+    }
+
+    fn receiver(&self, first: &[u8]) -> Receiver {
+        let mut receiver = Receiver::new(Limits::default());
+        receiver.receive(first).expect("first frame");
+        receiver
+    }
+}
+
+fn apply_xor(base: &mut [u8], xor: &[u8]) {
+    for (b, x) in base.iter_mut().zip(xor) {
+        *b ^= x;
+    }
+}
+
+fn bench_update(c: &mut Criterion<CpuTime>, s: &Scenario, rows: &mut Vec<Row>) {
+    let mut first_sender = Sender::new(Encoder::new(), u64::MAX);
+    let first = first_sender.next_frame(&s.base).expect("frame").to_bytes();
+    let update = s.sender().next_frame(&s.next).expect("frame").to_bytes();
+    let zstd = zstd::bulk::compress(&s.xor, 3).expect("zstd");
+    let base_bytes = s.base.bits().to_bytes();
+    {
+        // Correctness before timing: both sides end with the next generation.
+        let mut receiver = s.receiver(&first);
+        receiver.receive(&update).expect("update");
+        assert_eq!(receiver.filter(), Some(&s.next));
+        let mut bits = base_bytes.clone();
+        apply_xor(
+            &mut bits,
+            &zstd::bulk::decompress(&zstd, s.xor.len()).expect("zstd"),
+        );
+        assert_eq!(bits, s.next.bits().to_bytes());
+    }
+    rows.push(Row {
+        group: s.group(),
+        m: s.params.m(),
+        k: s.params.k().to_string(),
+        bloomwire_bytes: update.len(),
+        zstd_bytes: zstd.len(),
+    });
+
+    let mut g = c.benchmark_group(s.group());
+    g.sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3));
+    g.bench_function("bloomwire/sender", |b| {
+        b.iter_batched(
+            || s.sender(),
+            |mut sender| sender.next_frame(black_box(&s.next)).expect("frame"),
+            BatchSize::LargeInput,
+        )
+    });
+    g.bench_function("bloomwire/receiver", |b| {
+        b.iter_batched(
+            || s.receiver(&first),
+            |mut receiver| {
+                receiver.receive(black_box(&update)).expect("update");
+                receiver
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    g.bench_function("zstd-3/sender", |b| {
+        b.iter(|| zstd::bulk::compress(black_box(&s.xor), 3).expect("zstd"))
+    });
+    g.bench_function("zstd-3/receiver", |b| {
+        b.iter_batched(
+            || base_bytes.clone(),
+            |mut bits| {
+                let xor = zstd::bulk::decompress(black_box(&zstd), s.xor.len()).expect("zstd");
+                apply_xor(&mut bits, &xor);
+                bits
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    g.finish();
+}
+
+struct Row {
+    group: String,
+    m: u64,
+    k: String,
+    bloomwire_bytes: usize,
+    zstd_bytes: usize,
+}
+
+fn print_table(rows: &[Row]) {
+    println!();
+    println!(
+        "| plan | m | k | bloomwire bytes | zstd -3 bytes | bytes ratio | bloomwire sender + receiver ms | zstd -3 ms | CPU ratio |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for r in rows {
+        let ms = |side: &str| {
+            let s = mean_ns(&r.group, &format!("{side}/sender"))?;
+            let t = mean_ns(&r.group, &format!("{side}/receiver"))?;
+            Some((s + t) / 1e6)
+        };
+        let (ours, theirs) = (ms("bloomwire"), ms("zstd-3"));
+        let fmt = |v: Option<f64>| v.map_or("–".into(), |v| format!("{v:.2}"));
+        println!(
+            "| {} | {} | {} | {} | {} | {:.2} | {} | {} | {} |",
+            r.group.trim_start_matches("update/"),
+            r.m,
+            r.k,
+            r.bloomwire_bytes,
+            r.zstd_bytes,
+            r.bloomwire_bytes as f64 / r.zstd_bytes as f64,
+            fmt(ours),
+            fmt(theirs),
+            fmt(ours.zip(theirs).map(|(a, b)| a / b)),
+        );
+    }
+}
+
+fn main() {
+    start_run();
+    let mut c = Criterion::default()
+        .with_measurement(CpuTime)
+        .configure_from_args();
+    let mut rows = Vec::new();
+    for s in [
+        Scenario::new("default-plan", Optimizer::new()),
+        Scenario::new("16-bits-a-key", Optimizer::new().max_m(16 * KEYS)),
+    ] {
+        bench_update(&mut c, &s, &mut rows);
+    }
+    c.final_summary();
+    print_table(&rows);
+}

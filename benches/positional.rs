@@ -13,57 +13,12 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use bloomwire::entropy::positional::{self, GapParams};
-use criterion::measurement::{Measurement, ValueFormatter, WallTime};
+use bloomwire::positional::{self, GapParams};
+use bloomwire_testkit::bench::CpuTime;
 use criterion::{Criterion, SamplingMode, Throughput};
 
 const M: u64 = 8_000_000;
 const P0S: [f64; 3] = [0.9, 0.99, 0.999];
-
-/// CPU time of the calling thread, in nanoseconds.
-struct CpuTime;
-
-fn thread_cpu_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes one timespec, which `ts` is.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
-}
-
-static WALL: WallTime = WallTime;
-
-impl Measurement for CpuTime {
-    type Intermediate = u64;
-    type Value = u64;
-
-    fn start(&self) -> u64 {
-        thread_cpu_ns()
-    }
-
-    fn end(&self, start: u64) -> u64 {
-        thread_cpu_ns() - start
-    }
-
-    fn add(&self, a: &u64, b: &u64) -> u64 {
-        a + b
-    }
-
-    fn zero(&self) -> u64 {
-        0
-    }
-
-    fn to_f64(&self, v: &u64) -> f64 {
-        *v as f64
-    }
-
-    fn formatter(&self) -> &dyn ValueFormatter {
-        WALL.formatter()
-    }
-}
 
 /// m bits, each one with probability p1 (xorshift64*, fixed seed).
 fn bits(m: u64, p1: f64) -> Vec<u64> {
@@ -96,9 +51,9 @@ fn bench(c: &mut Criterion<CpuTime>) {
     for p0 in P0S {
         let words = bits(M, 1.0 - p0);
         let ones = positional::count_ones(&words, M);
-        let params = GapParams::choose(M, ones);
+        let params = GapParams::of(M, ones);
         let mut payload = Vec::new();
-        positional::encode(&words, M, params, &mut payload);
+        positional::encode(&words, M, &mut payload);
         let raw = packed(&words, M);
         let z19 = zstd::bulk::compress(&raw, 19).expect("zstd");
         let z3 = zstd::bulk::compress(&raw, 3).expect("zstd");
@@ -122,7 +77,7 @@ fn bench(c: &mut Criterion<CpuTime>) {
             .throughput(Throughput::Bytes(M / 8));
         let mut out = vec![0u64; M.div_ceil(64) as usize];
         g.bench_function("decode/positional", |b| {
-            b.iter(|| positional::decode_into(black_box(&payload), M, params, &mut out).unwrap())
+            b.iter(|| positional::decode_into(black_box(&payload), M, &mut out).unwrap())
         });
         let mut unpacked = Vec::with_capacity(raw.len());
         let mut dctx = zstd::bulk::Decompressor::new().unwrap();
@@ -138,8 +93,7 @@ fn bench(c: &mut Criterion<CpuTime>) {
         g.bench_function("encode/positional", |b| {
             b.iter(|| {
                 enc.clear();
-                let ones = positional::count_ones(black_box(&words), M);
-                positional::encode(&words, M, GapParams::choose(M, ones), &mut enc);
+                positional::encode(black_box(&words), M, &mut enc);
             })
         });
         let mut cctx = zstd::bulk::Compressor::new(3).unwrap();

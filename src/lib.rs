@@ -22,6 +22,10 @@ pub mod theory;
 pub mod wire;
 
 // The paths of the flat layout, kept while the crate's users move to the new one.
+/// The positional coding's payload functions (spec 4.11), for the vectors, fuzzing and
+/// benches; frames reach it through [`frame::Coding::Positional`].
+#[doc(hidden)]
+pub use entropy::positional;
 pub use entropy::{chunks, counters as counter_coding, model};
 pub use filter::{bits, counting, hashing, rational};
 pub use format as frame;

@@ -53,7 +53,11 @@ pub fn default_chunk_shift(m: u64, p0: f64) -> Option<u8> {
 pub fn chunkable(coding: Coding) -> bool {
     matches!(
         coding,
-        Coding::Adaptive | Coding::KnownP | Coding::KnownPSymbols | Coding::KnownPInterleaved
+        Coding::Adaptive
+            | Coding::KnownP
+            | Coding::KnownPSymbols
+            | Coding::KnownPInterleaved
+            | Coding::Positional
     )
 }
 

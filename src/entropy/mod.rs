@@ -4,7 +4,7 @@ pub mod chunks;
 pub mod counters;
 pub mod model;
 pub(crate) mod payload;
-pub(crate) mod positional;
+pub mod positional;
 pub(crate) mod range;
 pub(crate) mod rans;
 pub(crate) mod symbols;

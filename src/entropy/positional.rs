@@ -9,7 +9,7 @@
 //! (the geometric law is memoryless, so an escape adds `Q` to the quotient and the same model
 //! codes the rest exactly). The remainder is `r` uniform bits folded into the same rANS state.
 //!
-//! The encoder picks `r` so that `x = 2^r * p1` is in `(1/16, 1/8]`: coding the remainder as
+//! `r` is chosen so that `x = 2^r * p1` is in `(1/16, 1/8]`: coding the remainder as
 //! uniform then costs about `x^2 / 24` nats a gap (below 0.02% of a gap's information), and
 //! the quotient alphabet has at most a few dozen symbols that matter, so every frequency is
 //! large enough for 16-bit precision to cost nothing measurable.
@@ -20,15 +20,15 @@
 //! model costs at least 1.09 bits, so no payload makes the decoder step more than
 //! `8 * payload bytes` times.
 //!
-//! Payload: `varint(c)` (the number of one bits, shortest form, `c <= m`); if `c = 0` nothing
-//! follows. Otherwise 32-bit little-endian words of one rANS stream (64-bit states, 32-bit
-//! renormalization, lower bound 2^31, the coder of coding 6), with one lane if `c < 8192`
-//! and two lanes taking turns (gap `i` in lane `i mod 2`) otherwise. The decoder checks that
-//! the states end at 2^31 with every word read, so each set of positions and parameters has
-//! exactly one payload.
+//! Payload (spec 4.11): `varint(c)` (the number of one bits, shortest form, `c <= m`); if
+//! `c = 0` nothing follows. Otherwise 32-bit little-endian words of one rANS stream (64-bit
+//! states, 32-bit renormalization, lower bound 2^31, the coder of coding 6), with one lane
+//! if `c < 16384` and two lanes taking turns (gap `i` in lane `i mod 2`) otherwise. `r`
+//! and `a` follow from `m` and `c` by integer arithmetic ([`GapParams::of`]), so they cost
+//! no bytes and leave no choice. The decoder checks that the states end at 2^31 with every
+//! word read, so each set of positions has exactly one payload.
 
-/// Why a payload was rejected.
-pub type PayloadError = &'static str;
+use super::PayloadError;
 
 /// Precision of the quotient model (frequencies sum to 2^16).
 const PRECISION: u32 = 16;
@@ -41,7 +41,7 @@ const TAIL: u64 = 1 << 25;
 /// Slots per bucket of the decoder's symbol table.
 const BUCKET_SHIFT: u32 = 4;
 /// A gap count from which the payload uses two interleaved lanes.
-pub const TWO_LANES_MIN: u64 = 8192;
+pub const TWO_LANES_MIN: u64 = 16384;
 /// Smallest accepted `a`: the largest quotient frequency is then `2^16 - A_MIN = 30720`,
 /// below `2^16 / 2`, so every symbol costs more than one bit.
 pub const A_MIN: u16 = 34816;
@@ -73,26 +73,25 @@ impl GapParams {
         Ok(())
     }
 
-    /// Parameters for `ones` one bits among `m`, from the counts alone (floats here only;
-    /// the result is integers).
-    pub fn choose(m: u64, ones: u64) -> GapParams {
+    /// The parameters of a payload of `ones` one bits among `m`, by integer arithmetic
+    /// (spec 4.11): the largest `r <= 46` with `ones * 2^(r + 3) <= m` (so that
+    /// `x = 2^r * p1 <= 1/8`), and `a = (1 - ones / m)^(2^r)` in units of 2^-16 from 64-bit
+    /// fixed point, clamped to `A_MIN..=A_MAX`.
+    pub fn of(m: u64, ones: u64) -> GapParams {
         if ones == 0 || m == 0 {
             return GapParams { r: 0, a: A_MAX };
         }
-        let p1 = (ones as f64 / m as f64).min(1.0);
-        // Largest r with 2^r * p1 <= 1/8.
+        let ones = ones.min(m);
         let mut r = 0u8;
-        while r < R_MAX && (2f64).powi(i32::from(r) + 1) * p1 <= 0.125 {
+        while r < R_MAX && u128::from(ones) << (r + 4) <= u128::from(m) {
             r += 1;
         }
-        let a = if p1 >= 1.0 {
-            0.0
-        } else {
-            ((2f64).powi(i32::from(r)) * (-p1).ln_1p()).exp()
-        };
-        let a = (a * 65536.0)
-            .round()
-            .clamp(f64::from(A_MIN), f64::from(A_MAX)) as u16;
+        // t = floor(2^64 * (m - ones) / m) < 2^64, squared r times with rounding.
+        let mut t: u128 = (u128::from(m - ones) << 64) / u128::from(m);
+        for _ in 0..r {
+            t = (t * t + (1 << 63)) >> 64;
+        }
+        let a = ((t + (1 << 47)) >> 48).clamp(u128::from(A_MIN), u128::from(A_MAX)) as u16;
         GapParams { r, a }
     }
 }
@@ -145,11 +144,6 @@ impl Model {
             *entry = sym as u8;
         }
         Model { q, info, bucket }
-    }
-
-    /// Number of quotient symbols before the escape (`Q`).
-    pub fn escape(&self) -> u64 {
-        self.q as u64
     }
 
     /// `(f, cum)` of symbol `s`.
@@ -238,12 +232,13 @@ fn lanes(c: u64) -> usize {
     }
 }
 
-/// Estimated payload bytes for `ones` one bits among `m` with `params`, from counts only.
-pub fn estimate_len(m: u64, ones: u64, params: GapParams) -> u64 {
+/// Estimated payload bytes for `ones` one bits among `m`, from the counts only (with the
+/// parameters [`GapParams::choose`] gives).
+pub fn estimate_len(m: u64, ones: u64) -> u64 {
     if ones == 0 {
         return 1;
     }
-    let _ = m;
+    let params = GapParams::of(m, ones);
     let model = Model::new(params.a);
     let bits = ones as f64 * (f64::from(params.r) + model.quotient_bits());
     // States flushed (8 bytes a lane) carry about 4 bytes of the message each.
@@ -258,19 +253,31 @@ struct EncSym {
     cum: u64,
 }
 
-/// Encodes the one bits of the first `m` bits of `words` (bits past m are ignored) with
-/// `params`, appending the payload to `out`.
+/// Encodes the one bits of the first `m` bits of `words` (bits past m are ignored), with
+/// parameters chosen from their count, appending the payload to `out`.
 ///
 /// # Panics
-/// If `params` fail [`GapParams::check`] or `words` holds fewer than `m` bits.
-pub fn encode(words: &[u64], m: u64, params: GapParams, out: &mut Vec<u8>) {
-    params.check().expect("positional parameters");
+/// If `words` holds fewer than `m` bits.
+pub fn encode(words: &[u64], m: u64, out: &mut Vec<u8>) {
     assert!(
         words.len() as u64 >= m.div_ceil(64),
         "fewer words than m bits"
     );
     let positions = ones(words, m);
+    let params = GapParams::of(m, positions.len() as u64);
     encode_positions(&positions, params, out);
+}
+
+/// [`encode`] with given parameters.
+///
+/// # Panics
+/// If `params` fail [`GapParams::check`] or `words` holds fewer than `m` bits.
+pub fn encode_with(words: &[u64], m: u64, params: GapParams, out: &mut Vec<u8>) {
+    assert!(
+        words.len() as u64 >= m.div_ceil(64),
+        "fewer words than m bits"
+    );
+    encode_positions(&ones(words, m), params, out);
 }
 
 /// Encodes a strictly increasing list of positions (all below the receiver's m).
@@ -284,6 +291,7 @@ pub fn encode_positions(positions: &[u64], params: GapParams, out: &mut Vec<u8>)
     if c == 0 {
         return;
     }
+
     let model = Model::new(params.a);
     let mut syms = [EncSym::default(); TABLE];
     for (s, e) in syms.iter_mut().enumerate().take(model.q + 1) {
@@ -405,22 +413,28 @@ impl Reader<'_> {
 /// Checked header of a payload: the count and where the stream starts.
 struct Header<'a> {
     c: u64,
+    params: GapParams,
     body: &'a [u8],
 }
 
-fn header(payload: &[u8], m: u64, params: GapParams) -> Result<Header<'_>, PayloadError> {
-    params.check()?;
+fn header(payload: &[u8], m: u64) -> Result<Header<'_>, PayloadError> {
     let (c, n) = get_varint(payload)?;
-    let body = &payload[n..];
+    let rest = &payload[n..];
     if c > m {
         return Err("positional: more ones than bits");
     }
     if c == 0 {
-        if !body.is_empty() {
+        if !rest.is_empty() {
             return Err("positional: bytes after the count of an empty array");
         }
-        return Ok(Header { c, body });
+        return Ok(Header {
+            c,
+            params: GapParams { r: 0, a: A_MAX },
+            body: rest,
+        });
     }
+    let body = rest;
+    let params = GapParams::of(m, c);
     if body.len() % 4 != 0 {
         return Err("positional: stream not a whole number of words");
     }
@@ -431,7 +445,7 @@ fn header(payload: &[u8], m: u64, params: GapParams) -> Result<Header<'_>, Paylo
     if c > 8 * body.len() as u64 {
         return Err("positional: more ones than the payload can carry");
     }
-    Ok(Header { c, body })
+    Ok(Header { c, params, body })
 }
 
 /// Decodes one gap, with `avail` bits left from the first position it may land on (the
@@ -483,13 +497,25 @@ fn gap(
 /// Decodes the positions of the one bits in order, calling `f` for each, and returns their
 /// number. `f` may be called for some positions before an error is found later in the
 /// payload: use [`check`] first, or [`positions`], to act only on a valid payload.
-pub fn for_each_one(
+pub fn for_each_one(payload: &[u8], m: u64, f: impl FnMut(u64)) -> Result<u64, PayloadError> {
+    run(header(payload, m)?, m, f)
+}
+
+/// [`for_each_one`] with other parameters than the payload's own (tests of the coder).
+#[cfg(test)]
+fn for_each_one_with(
     payload: &[u8],
     m: u64,
     params: GapParams,
-    mut f: impl FnMut(u64),
+    f: impl FnMut(u64),
 ) -> Result<u64, PayloadError> {
-    let h = header(payload, m, params)?;
+    let mut h = header(payload, m)?;
+    h.params = params;
+    run(h, m, f)
+}
+
+fn run(h: Header<'_>, m: u64, mut f: impl FnMut(u64)) -> Result<u64, PayloadError> {
+    let params = h.params;
     if h.c == 0 {
         return Ok(0);
     }
@@ -536,35 +562,28 @@ fn finish(x: &[u64], rd: &Reader) -> Result<(), PayloadError> {
 }
 
 /// Validates a payload without writing anything; returns the number of one bits.
-pub fn check(payload: &[u8], m: u64, params: GapParams) -> Result<u64, PayloadError> {
-    for_each_one(payload, m, params, |_| {})
+pub fn check(payload: &[u8], m: u64) -> Result<u64, PayloadError> {
+    for_each_one(payload, m, |_| {})
 }
 
 /// The positions of the one bits of a valid payload, in increasing order. The list has at
 /// most `8 * payload.len()` entries, so its memory is bounded by the payload's length.
-pub fn positions(payload: &[u8], m: u64, params: GapParams) -> Result<Vec<u64>, PayloadError> {
-    let h = header(payload, m, params)?;
+pub fn positions(payload: &[u8], m: u64) -> Result<Vec<u64>, PayloadError> {
+    let h = header(payload, m)?;
     let mut out = Vec::with_capacity(h.c as usize);
-    for_each_one(payload, m, params, |p| out.push(p))?;
+    for_each_one(payload, m, |p| out.push(p))?;
     Ok(out)
 }
 
 /// Decodes a payload into the words of exactly `m` bits: `out` has `ceil(m / 64)` words, is
 /// overwritten entirely (zeros, then the one bits), and bits past `m` are zero. On error the
 /// contents of `out` are unspecified.
-pub fn decode_into(
-    payload: &[u8],
-    m: u64,
-    params: GapParams,
-    out: &mut [u64],
-) -> Result<(), PayloadError> {
+pub fn decode_into(payload: &[u8], m: u64, out: &mut [u64]) -> Result<(), PayloadError> {
     if out.len() as u64 != m.div_ceil(64) {
         return Err("positional: output is not ceil(m / 64) words");
     }
     out.fill(0);
-    for_each_one(payload, m, params, |p| {
-        out[(p >> 6) as usize] |= 1u64 << (p & 63)
-    })?;
+    for_each_one(payload, m, |p| out[(p >> 6) as usize] |= 1u64 << (p & 63))?;
     Ok(())
 }
 
@@ -626,17 +645,25 @@ mod tests {
 
     fn round_trip(words: &[u64], m: u64, params: GapParams) -> Vec<u8> {
         let mut payload = Vec::new();
-        encode(words, m, params, &mut payload);
-        let mut out = vec![u64::MAX; m.div_ceil(64) as usize];
-        decode_into(&payload, m, params, &mut out).expect("decodes");
+        encode_with(words, m, params, &mut payload);
+        let mut out = vec![0u64; m.div_ceil(64) as usize];
+        for_each_one_with(&payload, m, params, |p| {
+            out[(p >> 6) as usize] |= 1 << (p & 63)
+        })
+        .expect("decodes");
         let mut want = words[..out.len()].to_vec();
         if m % 64 != 0 {
             *want.last_mut().unwrap() &= (1u64 << (m % 64)) - 1;
         }
         assert!(out == want, "m {m} params {params:?}: decoded bits differ");
         let c = count_ones(words, m);
-        assert_eq!(check(&payload, m, params), Ok(c));
-        assert_eq!(positions(&payload, m, params).unwrap(), ones(words, m));
+        if params == GapParams::of(m, c) {
+            let mut again = vec![u64::MAX; out.len()];
+            decode_into(&payload, m, &mut again).unwrap();
+            assert!(again == out);
+            assert_eq!(check(&payload, m), Ok(c));
+            assert_eq!(positions(&payload, m).unwrap(), ones(words, m));
+        }
         payload
     }
 
@@ -650,7 +677,7 @@ mod tests {
             for s in 0..=model.q {
                 let (f, cum) = model.sym(s);
                 assert_eq!(cum, sum, "a {a} symbol {s}");
-                assert!((1..=30720).contains(&f), "a {a} symbol {s}: f {f}");
+                assert!((16..=30720).contains(&f), "a {a} symbol {s}: f {f}");
                 smallest_f = smallest_f.min(f);
                 sum += f;
             }
@@ -677,13 +704,13 @@ mod tests {
             for (j, &m) in lengths.iter().enumerate() {
                 let words = bits(m, p1, (i * 100 + j) as u64);
                 let c = count_ones(&words, m);
-                round_trip(&words, m, GapParams::choose(m, c));
+                round_trip(&words, m, GapParams::of(m, c));
             }
         }
         for &p1 in &[1e-6, 1e-3, 0.02, 0.1] {
             let m = 10_000_000 - 3;
             let words = bits(m, p1, 7);
-            round_trip(&words, m, GapParams::choose(m, count_ones(&words, m)));
+            round_trip(&words, m, GapParams::of(m, count_ones(&words, m)));
         }
     }
 
@@ -714,7 +741,7 @@ mod tests {
                     set += 1;
                 }
             }
-            round_trip(&words, m, GapParams::choose(m, c));
+            round_trip(&words, m, GapParams::of(m, c));
         }
     }
 
@@ -724,17 +751,17 @@ mod tests {
             let empty = vec![0u64; (m as u64).div_ceil(64) as usize];
             let full = vec![u64::MAX; (m as u64).div_ceil(64) as usize];
             let m = m as u64;
-            for p in [GapParams::choose(m, 0), GapParams::choose(m, m)] {
+            for p in [GapParams::of(m, 0), GapParams::of(m, m)] {
                 assert_eq!(round_trip(&empty, m, p), [0]);
                 round_trip(&full, m, p);
             }
         }
         // A one at the very last bit of the largest filter.
         let m = 1u64 << 40;
-        let params = GapParams::choose(m, 1);
+        let params = GapParams::of(m, 1);
         let mut payload = Vec::new();
         encode_positions(&[m - 1], params, &mut payload);
-        assert_eq!(positions(&payload, m, params).unwrap(), [m - 1]);
+        assert_eq!(positions(&payload, m).unwrap(), [m - 1]);
         assert!(payload.len() <= 16, "{} bytes", payload.len());
     }
 
@@ -755,9 +782,9 @@ mod tests {
             {
                 let words = bits(m, p1, 1000 + i as u64);
                 let c = count_ones(&words, m);
-                let params = GapParams::choose(m, c);
+                let params = GapParams::of(m, c);
                 let mut payload = Vec::new();
-                encode(&words, m, params, &mut payload);
+                encode_with(&words, m, params, &mut payload);
                 let bound = entropy_bytes(m, c);
                 let len = payload.len() as f64;
                 println!(
@@ -769,7 +796,7 @@ mod tests {
                     (len / bound - 1.0) * 100.0
                 );
                 if c as f64 <= 0.1 * m as f64 {
-                    let est = estimate_len(m, c, params) as f64;
+                    let est = estimate_len(m, c) as f64;
                     assert!(
                         (est - len).abs() <= 0.002 * len + 8.0,
                         "estimate {est} for {len}"
@@ -787,9 +814,9 @@ mod tests {
         let m = 5_000;
         let words = bits(m, 0.01, 3);
         let c = count_ones(&words, m);
-        let params = GapParams::choose(m, c);
+        let params = GapParams::of(m, c);
         let mut payload = Vec::new();
-        encode(&words, m, params, &mut payload);
+        encode(&words, m, &mut payload);
         (payload, m, params, ones(&words, m))
     }
 
@@ -798,72 +825,50 @@ mod tests {
         let (payload, m, params, pos) = sample();
         let c = pos.len() as u64;
         assert!(c > 1 && c < 128, "one-byte count");
-        let body = &payload[1..];
-        let with_count = |count: &[u8]| [count, body].concat();
-        let err = |p: &[u8], m: u64, params: GapParams| check(p, m, params).unwrap_err();
-        // Parameters out of range.
-        assert!(err(&payload, m, GapParams { r: 47, ..params }).contains("r above"));
-        assert!(err(
-            &payload,
-            m,
-            GapParams {
-                a: A_MIN - 1,
-                ..params
-            }
-        )
-        .contains("a outside"));
-        assert!(err(
-            &payload,
-            m,
-            GapParams {
-                a: A_MAX + 1,
-                ..params
-            }
-        )
-        .contains("a outside"));
+        let _ = params;
+        let stream = &payload[1..];
+        let with = |count: &[u8]| [count, stream].concat();
+        let err = |p: &[u8], m: u64| check(p, m).unwrap_err();
         // The count: missing, not shortest, lying either way, above m, above 8 * L.
-        assert!(err(&[], m, params).contains("inside the count"));
-        assert!(err(&[0x80], m, params).contains("inside the count"));
-        assert!(err(&with_count(&[c as u8 | 0x80, 0]), m, params).contains("shortest"));
-        assert!(err(&[0x80, 0x00], m, params).contains("shortest"));
-        assert!(err(&[0, 0, 0, 0, 0], m, params).contains("empty array"));
+        assert!(err(&[], m).contains("inside the count"));
+        assert!(err(&[0x80], m).contains("inside the count"));
+        assert!(err(&with(&[c as u8 | 0x80, 0]), m).contains("shortest"));
+        assert!(err(&[0x80, 0x00], m).contains("shortest"));
+        assert!(err(&[0, 0, 0, 0, 0], m).contains("empty array"));
         for lie in [c - 1, c + 1] {
-            let e = err(&with_count(&[lie as u8]), m, params);
+            let e = err(&with(&[lie as u8]), m);
             assert!(
                 e.contains("does not end") || e.contains("ends before") || e.contains("past m"),
                 "{e}"
             );
         }
-        assert!(err(&payload, c - 1, params).contains("more ones than bits"));
+        assert!(err(&payload, c - 1).contains("more ones than bits"));
         let mut big = Vec::new();
-        put_varint(8 * body.len() as u64 + 1, &mut big);
-        assert!(err(&[big.as_slice(), body].concat(), 1 << 40, params).contains("can carry"));
+        put_varint(8 * stream.len() as u64 + 1, &mut big);
+        assert!(err(&with(&big), 1 << 40).contains("can carry"));
         // The stream: ragged, too short for the states, a state out of range.
-        assert!(err(&payload[..payload.len() - 1], m, params).contains("whole number"));
-        assert!(err(&[1, 0, 0, 0, 0], m, params).contains("before the states"));
+        assert!(err(&payload[..payload.len() - 1], m).contains("whole number"));
+        assert!(err(&[1, 0, 0, 0, 0], m).contains("before the states"));
         let mut low = payload.clone();
         low[1..9].copy_from_slice(&(LOWER - 1).to_le_bytes());
-        assert!(err(&low, m, params).contains("initial state"));
+        assert!(err(&low, m).contains("initial state"));
         let mut high = payload.clone();
         high[1..9].copy_from_slice(&(1u64 << 63).to_le_bytes());
-        assert!(err(&high, m, params).contains("initial state"));
+        assert!(err(&high, m).contains("initial state"));
         // Ending early or late.
-        assert!(err(&payload[..payload.len() - 4], m, params).contains("ends before"));
+        assert!(err(&payload[..payload.len() - 4], m).contains("ends before"));
         let late = [payload.as_slice(), &[0, 0, 0, 0]].concat();
-        assert!(err(&late, m, params).contains("does not end"));
+        assert!(err(&late, m).contains("does not end"));
         // A one beyond m: the same positions against a shorter array.
         let last = *pos.last().unwrap();
-        assert!(err(&payload, last, params).contains("past m"));
-        assert_eq!(check(&payload, last + 1, params), Ok(c));
-        // Another parameter set reads other gaps; never the same payload.
-        let other = GapParams {
-            r: params.r + 1,
-            ..params
-        };
-        assert!(check(&payload, m, other).is_err());
+        assert!(check(&payload, last).is_err());
+        let past = GapParams::of(last, c);
+        let mut other = Vec::new();
+        encode_positions(&pos, past, &mut other);
+        assert!(err(&other, last).contains("past m"));
         // Output of the wrong size.
         let mut short = vec![0u64; (m / 64) as usize];
-        assert!(decode_into(&payload, m, params, &mut short)
+        assert!(decode_into(&payload, m, &mut short)
             .unwrap_err()
             .contains("ceil"));
     }
@@ -876,17 +881,15 @@ mod tests {
         for case in 0..300u64 {
             let m = 1 + rng.next() % 3000;
             let words = bits(m, [0.001, 0.01, 0.1, 0.4][case as usize % 4], case);
-            let c = count_ones(&words, m);
-            let params = GapParams::choose(m, c);
             let mut payload = Vec::new();
-            encode(&words, m, params, &mut payload);
+            encode(&words, m, &mut payload);
             for _ in 0..64 {
                 let mut bad = payload.clone();
                 let i = (rng.next() % bad.len() as u64) as usize;
                 bad[i] ^= 1 << (rng.next() % 8);
-                if let Ok(p) = positions(&bad, m, params) {
+                if let Ok(p) = positions(&bad, m) {
                     let mut again = Vec::new();
-                    encode_positions(&p, params, &mut again);
+                    encode_positions(&p, GapParams::of(m, p.len() as u64), &mut again);
                     assert_eq!(again, bad, "two payloads for one set of positions");
                 }
             }
@@ -909,7 +912,7 @@ mod tests {
             let r = (rng.next() % 47) as u8;
             let a = A_MIN + (rng.next() % u64::from(A_MAX - A_MIN + 1)) as u16;
             let mut calls = 0u64;
-            let _ = for_each_one(&p, m, GapParams { r, a }, |_| calls += 1);
+            let _ = for_each_one_with(&p, m, GapParams { r, a }, |_| calls += 1);
             assert!(calls <= 8 * len as u64);
         }
     }

@@ -1,0 +1,42 @@
+"""Paths, the Rust program and the reference decoder, for the tests and the benchmark."""
+
+import importlib.util
+import os
+import subprocess
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+VECTORS = os.path.join(ROOT, "spec", "vectors")
+
+
+def cli_build_args():
+    """cargo arguments that select the command-line program."""
+    if os.path.exists(os.path.join(ROOT, "cli", "Cargo.toml")):
+        return ["-p", "bloomwire-cli"]
+    return ["--bin", "bloomwire"]
+
+
+def rust_cli(release=False):
+    """The path of the `bloomwire` program, built if needed.
+
+    `BLOOMWIRE_CLI` names one to use as is. Otherwise cargo builds it in the repository's
+    target directory: by default with the test profile and all features, which the
+    repository's `cargo test --all-features` has already built (so this costs nothing after
+    it); `release=True` for the release profile with default features, as users build it.
+    """
+    given = os.environ.get("BLOOMWIRE_CLI")
+    if given:
+        return given
+    profile = ["--release"] if release else ["--profile", "test", "--all-features"]
+    subprocess.run(["cargo", "build", "--quiet", *profile, *cli_build_args()],
+                   cwd=ROOT, check=True)
+    return os.path.join(ROOT, "target", "release" if release else "debug", "bloomwire")
+
+
+def reference_decoder():
+    """The spec's standard-library decoder, `spec/reference/bloomwire_ref.py`, as a module."""
+    path = os.path.join(ROOT, "spec", "reference", "bloomwire_ref.py")
+    spec = importlib.util.spec_from_file_location("bloomwire_ref", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -1,6 +1,7 @@
 """Paths, the Rust program and the reference decoder, for the tests and the benchmark."""
 
 import importlib.util
+import json
 import os
 import subprocess
 
@@ -28,9 +29,15 @@ def rust_cli(release=False):
     if given:
         return given
     profile = ["--release"] if release else ["--profile", "test", "--all-features"]
-    subprocess.run(["cargo", "build", "--quiet", *profile, *cli_build_args()],
-                   cwd=ROOT, check=True)
-    return os.path.join(ROOT, "target", "release" if release else "debug", "bloomwire")
+    out = subprocess.run(["cargo", "build", "--quiet", "--message-format=json", *profile,
+                          *cli_build_args()],
+                         cwd=ROOT, check=True, stdout=subprocess.PIPE, text=True).stdout
+    for line in out.splitlines():
+        message = json.loads(line)
+        if message.get("reason") == "compiler-artifact" and message.get("executable") \
+                and message["target"]["name"] == "bloomwire":
+            return message["executable"]
+    raise RuntimeError("cargo built no bloomwire program")
 
 
 def reference_decoder():

@@ -31,7 +31,8 @@ use arcode::{ArithmeticDecoder, ArithmeticEncoder, Model};
 use bloomwire::frame::{self, Chunking, Coding, Encoder, FrameView, Limits};
 use bloomwire::theory::entropy;
 use bloomwire::{BitArray, BloomFilter, HashFamily, Params};
-use criterion::measurement::{Measurement, ValueFormatter, WallTime};
+use bloomwire_testkit::bench::{mean_ns, start_run, CpuTime};
+use bloomwire_testkit::splitmix64;
 use criterion::{Criterion, SamplingMode, Throughput};
 
 const SIZES: [u64; 2] = [140_000, 8_000_000];
@@ -39,14 +40,6 @@ const P0S: [f64; 3] = [0.5, 0.9, 0.99];
 const CHUNKED_M: u64 = 1_000_000_000;
 const K: u32 = 2;
 const ARCODE_PRECISION: u64 = 48;
-
-fn splitmix64(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
 
 /// A standard filter of m bits, k = 2, filled so that about a fraction p0 of its bits is zero.
 fn filter(m: u64, p0: f64) -> BloomFilter {
@@ -215,9 +208,6 @@ struct Row {
 
 static ROWS: std::sync::Mutex<Vec<Row>> = std::sync::Mutex::new(Vec::new());
 
-/// When this run started.
-static STARTED: std::sync::OnceLock<std::time::SystemTime> = std::sync::OnceLock::new();
-
 /// Whether the command line's filter (the first argument not starting with `-`, as
 /// criterion reads it) may select a benchmark of `group`, so that cases nobody asked for are
 /// not built (brotli -11 alone takes seconds on 8 Mbit). Alternatives (`|`) that name a case
@@ -235,52 +225,6 @@ fn wanted(group: &str) -> bool {
         let names_a_case = alt.contains("m=") || alt.contains("chunked");
         !names_a_case || path.contains(alt) || format!("{alt}/").contains(&case)
     })
-}
-
-/// CPU time of the calling thread, in nanoseconds.
-struct CpuTime;
-
-fn thread_cpu_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes one timespec, which `ts` is.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
-}
-
-static WALL: WallTime = WallTime;
-
-impl Measurement for CpuTime {
-    type Intermediate = u64;
-    type Value = u64;
-
-    fn start(&self) -> u64 {
-        thread_cpu_ns()
-    }
-
-    fn end(&self, start: u64) -> u64 {
-        thread_cpu_ns() - start
-    }
-
-    fn add(&self, a: &u64, b: &u64) -> u64 {
-        a + b
-    }
-
-    fn zero(&self) -> u64 {
-        0
-    }
-
-    fn to_f64(&self, v: &u64) -> f64 {
-        *v as f64
-    }
-
-    fn formatter(&self) -> &dyn ValueFormatter {
-        // Nanoseconds, like wall time.
-        WALL.formatter()
-    }
 }
 
 fn bench_codec(c: &mut Criterion<CpuTime>) {
@@ -470,24 +414,6 @@ fn bench_chunked(c: &mut Criterion) {
     }
 }
 
-/// Criterion's mean time of one benchmark, in nanoseconds, if it ran.
-fn mean_ns(group: &str, function: &str) -> Option<f64> {
-    let dir = |s: &str| s.replace('/', "_");
-    let path = format!(
-        "target/criterion/{}/{}/new/estimates.json",
-        dir(group),
-        dir(function)
-    );
-    // Only results of this run: a benchmark the filter left out keeps an older file.
-    let modified = std::fs::metadata(&path).ok()?.modified().ok()?;
-    if modified < *STARTED.get()? {
-        return None;
-    }
-    let text = std::fs::read_to_string(path).ok()?;
-    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
-    v["mean"]["point_estimate"].as_f64()
-}
-
 fn print_table() {
     println!();
     println!("| case | coder | bytes | over m H(p)/8 | encode MB/s | decode MB/s |");
@@ -517,7 +443,7 @@ fn print_table() {
 }
 
 fn main() {
-    STARTED.get_or_init(std::time::SystemTime::now);
+    start_run();
     let mut cpu = Criterion::default()
         .with_measurement(CpuTime)
         .configure_from_args();

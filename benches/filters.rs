@@ -11,19 +11,12 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use bloomwire::{BaseHash, BloomFilter, HashCount, HashFamily, IndexScheme, Layout, Params};
+use bloomwire_testkit::splitmix64;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 
 const M: u64 = 10_000_000;
 const K: u32 = 7;
 const N: usize = 1_000_000;
-
-fn splitmix64(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
 
 fn keys(seed: u64, count: usize) -> Vec<[u8; 8]> {
     let mut state = seed;

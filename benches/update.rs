@@ -17,20 +17,17 @@
 //! CPU per update and their ratios. Run with `cargo bench --all-features --bench update`.
 
 use std::hint::black_box;
-use std::sync::OnceLock;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use bloomwire::delta::{Receiver, Sender};
 use bloomwire::frame::{Encoder, Limits};
 use bloomwire::{BloomFilter, Optimizer, Params};
-use criterion::measurement::{Measurement, ValueFormatter, WallTime};
+use bloomwire_testkit::bench::{mean_ns, start_run, CpuTime};
 use criterion::{BatchSize, Criterion};
 
 const KEYS: u64 = 1_000_000;
 const REPLACED: u64 = KEYS / 100;
 const TARGET_FPR: f64 = 0.01;
-
-static STARTED: OnceLock<SystemTime> = OnceLock::new();
 
 /// The two generations of one plan and what each side holds before the update.
 struct Scenario {
@@ -173,22 +170,6 @@ struct Row {
     zstd_bytes: usize,
 }
 
-/// Criterion's mean time of one benchmark of this run, in nanoseconds.
-fn mean_ns(group: &str, function: &str) -> Option<f64> {
-    let dir = |s: &str| s.replace('/', "_");
-    let path = format!(
-        "target/criterion/{}/{}/new/estimates.json",
-        dir(group),
-        dir(function)
-    );
-    let modified = std::fs::metadata(&path).ok()?.modified().ok()?;
-    if modified < *STARTED.get()? {
-        return None;
-    }
-    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
-    v["mean"]["point_estimate"].as_f64()
-}
-
 fn print_table(rows: &[Row]) {
     println!();
     println!(
@@ -218,53 +199,8 @@ fn print_table(rows: &[Row]) {
     }
 }
 
-/// CPU time of the calling thread, in nanoseconds.
-struct CpuTime;
-
-fn thread_cpu_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes one timespec, which `ts` is.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
-}
-
-static WALL: WallTime = WallTime;
-
-impl Measurement for CpuTime {
-    type Intermediate = u64;
-    type Value = u64;
-
-    fn start(&self) -> u64 {
-        thread_cpu_ns()
-    }
-
-    fn end(&self, start: u64) -> u64 {
-        thread_cpu_ns() - start
-    }
-
-    fn add(&self, a: &u64, b: &u64) -> u64 {
-        a + b
-    }
-
-    fn zero(&self) -> u64 {
-        0
-    }
-
-    fn to_f64(&self, v: &u64) -> f64 {
-        *v as f64
-    }
-
-    fn formatter(&self) -> &dyn ValueFormatter {
-        WALL.formatter()
-    }
-}
-
 fn main() {
-    STARTED.get_or_init(SystemTime::now);
+    start_run();
     let mut c = Criterion::default()
         .with_measurement(CpuTime)
         .configure_from_args();

@@ -14,6 +14,7 @@ use bloomwire::codec::FrameCodec;
 use bloomwire::delta::{Receiver, Sender, Update};
 use bloomwire::frame::{Coding, Encoder, FrameKind, Limits};
 use bloomwire::{BloomFilter, Error, Optimizer};
+use bloomwire_testkit::SplitMix64;
 use futures::{SinkExt, StreamExt};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
@@ -28,19 +29,6 @@ const ROUNDS: u64 = 12;
 const REQUESTS: u64 = 4_000; // per proxy per round
 const DROPPED: (u64, usize, usize) = (5, 0, 1); // (round, from, to): this frame is lost
 const RESYNC: u8 = b'R';
-
-/// splitmix64, for a reproducible run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
 
 fn url(i: u64) -> String {
     format!("http://www.example.com/page/{i}.html")
@@ -84,7 +72,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let plan = Optimizer::new().max_m(32 * CACHED).plan(CACHED, 2_500)?;
     println!("digest plan for {CACHED} URLs in 2500 bytes:\n{plan}\n");
 
-    let mut rng = Rng(2002);
+    let mut rng = SplitMix64(2002);
     // Each proxy caches a sliding window of a random permutation of the universe.
     let mut caches: Vec<(u64, HashSet<u64>)> = (0..PROXIES)
         .map(|p| {
@@ -186,7 +174,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         let (mut asked, mut false_hits) = (0u64, 0u64);
         for (p, (_, cache)) in caches.iter().enumerate() {
             for _ in 0..REQUESTS {
-                let i = rng.next() % UNIVERSE;
+                let i = rng.next_u64() % UNIVERSE;
                 if cache.contains(&i) {
                     continue;
                 }

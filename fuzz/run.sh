@@ -25,7 +25,7 @@ fi
 
 # -a: debug assertions and overflow checks on. The binaries are copied once, so that
 # editing the crate during a long run changes nothing under it.
-built="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src fuzz/src || echo ' (modified)')"
+built="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src fuzz/src fuzz/checks testkit || echo ' (modified)')"
 cargo +nightly fuzz build -s "$sanitizer" -a || exit 1
 logs=${LOG_DIR:-fuzz/logs}
 bin=fuzz/work/bin-$(basename "$logs")

@@ -60,7 +60,7 @@ pub enum Error {
         offset: usize,
     },
 
-    /// A value in the frame exceeds the caller's [`Limits`](crate::frame::Limits).
+    /// A value in the frame exceeds the caller's [`Limits`](crate::format::Limits).
     #[error("{field} = {value} at offset {offset} exceeds the limit {limit}")]
     LimitExceeded {
         /// The header field.
@@ -104,8 +104,8 @@ pub enum Error {
     },
 
     /// A delta frame where a full frame was expected (use
-    /// [`decode_message`](crate::frame::decode_message) or a
-    /// [`Receiver`](crate::delta::Receiver) for streams with deltas).
+    /// [`decode_message`](crate::format::decode_message) or a
+    /// [`Receiver`](crate::stream::delta::Receiver) for streams with deltas).
     #[error("a delta frame where a full frame was expected")]
     UnexpectedDelta,
 

@@ -10,26 +10,24 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-pub mod bits;
-pub mod chunks;
-#[cfg(feature = "tokio")]
-pub mod codec;
-mod coder;
-pub mod counter_coding;
-pub mod counting;
-pub mod delta;
+mod entropy;
 pub mod error;
 pub mod filter;
-pub mod frame;
-#[cfg(feature = "fuzzing")]
-pub mod fuzzing;
-pub mod hashing;
-pub mod model;
+#[doc(hidden)]
+pub mod format;
 pub mod optimizer;
-mod rans;
-pub mod rational;
+#[doc(hidden)]
+pub mod stream;
 pub mod theory;
 pub mod wire;
+
+// The paths of the flat layout, kept while the crate's users move to the new one.
+pub use entropy::{chunks, counters as counter_coding, model};
+pub use filter::{bits, counting, hashing, rational};
+pub use format as frame;
+pub use stream as delta;
+#[cfg(feature = "tokio")]
+pub use stream::codec;
 
 pub use bits::BitArray;
 pub use error::{Error, Result};

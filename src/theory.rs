@@ -194,14 +194,6 @@ mod tests {
         assert_eq!(p_zero_exact(1.0, 1.0, 1.0), 0.0);
         let one = Params::standard(1, 1, HashFamily::default()).unwrap();
         assert_eq!(zero_fraction(&one, 0.0), 1.0);
-        let f = crate::BloomFilter::new(one);
-        let frame = crate::frame::Encoder::new()
-            .coding(crate::frame::Coding::KnownP)
-            .p_source(crate::frame::PSource::Theory)
-            .encode(&f)
-            .unwrap();
-        let back = crate::frame::decode(&frame.to_bytes(), &Default::default()).unwrap();
-        assert_eq!(back.filter, f);
     }
 
     #[test]

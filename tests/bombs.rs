@@ -7,12 +7,13 @@
 //! `Limits { max_m: 1 << 33, ..Default::default() }`; the decoder then allocates up to
 //! twice the packed size of the largest m it accepts.
 
-mod common;
-
 use bloomwire::frame::{self, decode_buf, decode_message, Coding, Encoder, Limits, MAGIC};
 use bloomwire::wire::put_varint;
 use bloomwire::{BloomFilter, Error, HashFamily, Params};
-use common::meter::peak_during;
+use bloomwire_testkit::{peak_during, CountingAllocator};
+
+#[global_allocator]
+static ALLOCATOR: CountingAllocator = CountingAllocator;
 
 /// Heap the decoder may use for a frame it rejects in its header.
 const SMALL: usize = 1024;

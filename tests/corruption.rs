@@ -22,6 +22,7 @@ use std::path::Path;
 
 use bloomwire::frame::{decode_message, Coding, Encoder, FrameHeader, Limits};
 use bloomwire::{BloomFilter, Error, HashFamily, Params};
+use bloomwire_testkit::SplitMix64;
 
 /// A frame to corrupt: its name and bytes.
 fn frames() -> Vec<(String, Vec<u8>)> {
@@ -49,33 +50,17 @@ fn frames() -> Vec<(String, Vec<u8>)> {
     out
 }
 
-/// splitmix64: a fixed-seed generator, so every run checks the same mutations.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    /// `count` distinct bit positions below `bits`.
-    fn distinct(&mut self, bits: usize, count: usize) -> Vec<usize> {
-        let mut v: Vec<usize> = Vec::with_capacity(count);
-        while v.len() < count {
-            let b = self.below(bits);
-            if !v.contains(&b) {
-                v.push(b);
-            }
+/// `count` distinct bit positions below `bits`, from a fixed-seed generator, so every run
+/// checks the same mutations.
+fn distinct(rng: &mut SplitMix64, bits: usize, count: usize) -> Vec<usize> {
+    let mut v: Vec<usize> = Vec::with_capacity(count);
+    while v.len() < count {
+        let b = rng.below(bits);
+        if !v.contains(&b) {
+            v.push(b);
         }
-        v
     }
+    v
 }
 
 fn kind(e: &Error) -> &'static str {
@@ -144,7 +129,7 @@ fn check_flips(name: &str, frame: &[u8], header_len: usize, flips: &[usize], tal
 /// each.
 fn corrupt_everything(sampled: usize) -> Tally {
     let mut tally = Tally::default();
-    let mut rng = Rng(0x0B10_03F1_2026);
+    let mut rng = SplitMix64(0x0B10_03F1_2026);
     let limits = Limits::default();
     for (name, frame) in frames() {
         let header = FrameHeader::parse(&frame, &limits).unwrap();
@@ -168,7 +153,7 @@ fn corrupt_everything(sampled: usize) -> Tally {
         }
         for count in [2, 3] {
             for _ in 0..sampled {
-                let flips = rng.distinct(bits, count);
+                let flips = distinct(&mut rng, bits, count);
                 check_flips(&name, &frame, header.header_len, &flips, &mut tally);
             }
         }

@@ -5,13 +5,11 @@ use bloomwire::delta::{Receiver, Sender, Update};
 use bloomwire::frame::{decode_message, Coding, Encoder, Limits, Message};
 use bloomwire::theory::{delta_one_fraction, entropy, p_zero};
 use bloomwire::{BloomFilter, Error, HashFamily, Params};
+use bloomwire_testkit::{mix64, GAMMA};
 
 /// splitmix64 keys, so every trial is reproducible.
 fn key(seed: u64, i: u64) -> [u8; 8] {
-    let mut z = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(i);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    (z ^ (z >> 31)).to_le_bytes()
+    mix64(seed.wrapping_mul(GAMMA).wrapping_add(i)).to_le_bytes()
 }
 
 fn build(params: &Params, keys: impl Iterator<Item = [u8; 8]>) -> BloomFilter {

@@ -5,25 +5,13 @@ use bloomwire::frame::{self, decode, decode_buf, decode_prefix, Coding, Encoder,
 use bloomwire::hashing::{BaseHash, HashFamily, IndexScheme};
 use bloomwire::theory::entropy;
 use bloomwire::{BloomFilter, Error, HashCount, Layout, Params};
+use bloomwire_testkit::SplitMix64;
 use bytes::{Buf, Bytes};
 use quickcheck::{quickcheck, TestResult};
 
-/// splitmix64: a fixed-seed key source.
-struct Keys(u64);
-
-impl Keys {
-    fn next_key(&mut self) -> [u8; 8] {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        (z ^ (z >> 31)).to_le_bytes()
-    }
-}
-
 fn filled(params: Params, n: u64, seed: u64) -> BloomFilter {
     let mut f = BloomFilter::new(params);
-    let mut keys = Keys(seed);
+    let mut keys = SplitMix64(seed);
     for _ in 0..n {
         f.insert(keys.next_key());
     }
@@ -134,7 +122,7 @@ quickcheck! {
         let f = filled(params, case.n.into(), case.seed);
         let bytes = Encoder::new().encode(&f).unwrap().to_bytes();
         let d = decode(&bytes, &Limits::unlimited()).unwrap();
-        let mut keys = Keys(case.seed);
+        let mut keys = SplitMix64(case.seed);
         TestResult::from_bool((0..case.n).all(|_| d.filter.contains(keys.next_key())))
     }
 }

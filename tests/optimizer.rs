@@ -7,6 +7,7 @@
 use bloomwire::frame::{Coding, Encoder};
 use bloomwire::optimizer::{LayoutKind, Optimizer, PlanCoding, SizeModel, TailBound};
 use bloomwire::{BloomFilter, Error, HashCount, Layout, Plan};
+use bloomwire_testkit::SplitMix64;
 
 /// Large enough that byte budgets resolve z/n to 1e-5 bits per element.
 const N: u64 = 1_000_000;
@@ -277,19 +278,6 @@ fn rational_k_against_integer_k() {
     }
 }
 
-/// splitmix64, for reproducible keys without a dependency.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
-
 /// The frame coding that carries a plan's coding.
 fn coding(plan: &Plan) -> Coding {
     match plan.coding {
@@ -309,13 +297,13 @@ struct Sim {
 /// them with the plan's coding (the measured p for known-p, as `Encoder` does by default).
 fn simulate(plan: &Plan, trials: u32, seed: u64) -> Sim {
     let n = plan.n;
-    let mut rng = SplitMix(seed);
+    let mut rng = SplitMix64(seed);
     let encoder = Encoder::new();
     let (mut overflows, mut sum, mut sum_bits, mut sum_bits2) = (0, 0.0, 0.0, 0.0);
     for _ in 0..trials {
         let mut f = BloomFilter::new(plan.params.clone());
         for _ in 0..n {
-            f.insert(rng.next().to_le_bytes());
+            f.insert(rng.next_key());
         }
         let frame = encoder.encode_with(&f, coding(plan));
         let bytes = frame.encoded_len() as f64;

@@ -1,12 +1,10 @@
 //! The committed test vectors are exactly what the generator produces, and the crate
 //! decodes every accept vector and rejects every reject vector with the named error.
 
-#[path = "../examples/vectors.rs"]
-mod generator;
-
 use bloomwire::delta::{CountingReceiver, Receiver};
 use bloomwire::frame::{decode, decode_counting, decode_message, Limits, Message};
 use bloomwire::Error;
+use bloomwire_vectors as generator;
 use serde_json::Value;
 
 fn unhex(s: &str) -> Vec<u8> {
@@ -23,13 +21,13 @@ fn committed_vectors_match_the_generator() {
     for f in &files {
         let committed = std::fs::read(dir.join(&f.path)).unwrap_or_else(|e| {
             panic!(
-                "{}: {e}; run `cargo run --example vectors`",
+                "{}: {e}; run `cargo run -p bloomwire-vectors`",
                 f.path.display()
             )
         });
         assert!(
             committed == f.bytes,
-            "{} differs from the generator; run `cargo run --example vectors`",
+            "{} differs from the generator; run `cargo run -p bloomwire-vectors`",
             f.path.display()
         );
     }

@@ -5,7 +5,7 @@
 //! `lambda = k n / m` (per region of the layout), saturated at `2^b - 1`
 //! ([`theory::counter_distribution`]); an entropy coder sends it in about
 //! `H_b(lambda)` bits ([`theory::counter_entropy`]). The plan codes the counters with the
-//! adaptive counter model ([`Coding::AdaptiveCounters`](crate::frame::Coding), no table in
+//! adaptive counter model ([`Coding::AdaptiveCounters`](crate::format::Coding), no table in
 //! the header) and budgets:
 //!
 //! * the payload: `sum over regions of size * H_b(lambda)` bits, plus the cost of learning
@@ -23,11 +23,15 @@
 //! the Bloom filter the counting filter summarizes.
 //! Saturation does not change it: it only keeps deleted keys present.
 
-use super::{coded_payload_bytes, normal_upper_quantile, Optimizer, Sent, CODER_LOSS_PER_BIT};
-use crate::counter_coding::packed_len;
+use super::occupancy::for_each_region;
+use super::search::{Optimizer, Sent};
+use super::size::{
+    coded_payload_bytes, frame_bytes_from, k_field_bytes, normal_upper_quantile, CODER_LOSS_PER_BIT,
+};
+use crate::entropy::counters::packed_len;
 use crate::error::{invalid, Error, Result};
+use crate::filter::rational::HashCount;
 use crate::filter::Params;
-use crate::rational::HashCount;
 use crate::theory;
 
 /// The smallest mean counter value `k n / m` a counting plan uses (m at most `2^10 k n`).
@@ -173,7 +177,7 @@ impl Optimizer {
         let mf = m as f64;
         let (mut bits, mut var, mut saturated) = (0.0, 0.0, 0.0);
         let mut expected_values = vec![0.0; 1 << width];
-        super::for_each_region(self.layout, m, k, |reg| {
+        for_each_region(self.layout, m, k, |reg| {
             let cells = (reg.size * reg.count) as f64;
             let lambda = (f64::from(reg.w) + reg.r) * nf / reg.size as f64;
             let dist = theory::counter_distribution(lambda, width);
@@ -194,10 +198,10 @@ impl Optimizer {
         let learning = (values - 1.0) / 2.0 * mf.log2() + 16.0;
         let base = bits + learning + mf * CODER_LOSS_PER_BIT;
         let margin = normal_upper_quantile(self.epsilon) * var.sqrt();
-        let k_bytes = super::k_field_bytes(self.layout, m, k);
+        let k_bytes = k_field_bytes(self.layout, m, k);
         // The counted type and counter width follow m in a counting frame's header.
         let frame = |coding, payload: f64| {
-            super::frame_bytes_from(
+            frame_bytes_from(
                 &self.family,
                 m,
                 k_bytes,

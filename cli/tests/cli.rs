@@ -1,0 +1,338 @@
+//! End-to-end tests of the `bloomwire` program: it is run as a user would run it.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+/// A fresh directory for one test, removed when the test passes.
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("bloomwire-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bloomwire"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// Runs and expects success; returns stdout.
+fn ok(args: &[&str]) -> String {
+    let out = run(args);
+    assert!(
+        out.status.success(),
+        "{args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Runs and expects a runtime failure: exit status 1 and one line on stderr.
+fn fails(args: &[&str]) -> String {
+    let out = run(args);
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+    assert!(stderr.starts_with("bloomwire: "), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    stderr
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+const N: usize = 5000;
+
+/// Writes N keys with CRLF line ends (the program strips the `\r`) and builds a frame.
+fn built(dir: &Path) -> (PathBuf, Value) {
+    let keys = dir.join("keys.txt");
+    let text: String = (0..N).map(|i| format!("key-{i}\r\n")).collect();
+    std::fs::write(&keys, text).unwrap();
+    let out = run(&["build", "--keys", s(&keys), "--fpr", "0.02"]);
+    assert!(out.status.success());
+    let summary = String::from_utf8(out.stderr).unwrap();
+    assert!(summary.contains(&format!("{N} keys")), "{summary}");
+    let frame = dir.join("keys.txt.blwr");
+    let info: Value = serde_json::from_str(&ok(&["inspect", "--json", s(&frame)])).unwrap();
+    (frame, info)
+}
+
+#[test]
+fn build_inspect_query_decode() {
+    let dir = temp_dir("roundtrip");
+    let (frame, info) = built(&dir);
+    let file_len = std::fs::metadata(&frame).unwrap().len();
+
+    assert_eq!(info["n"], N);
+    assert_eq!(info["version"], 1);
+    assert_eq!(info["filter_type"], "standard");
+    assert_eq!(info["base_hash"], "xxh64");
+    assert_eq!(info["seed"], 0);
+    assert_eq!(info["checksum"], "ok");
+    assert_eq!(info["frame_bytes"], file_len);
+    assert!(info["problem"].is_null());
+    let coding = info["coding"].as_str().unwrap();
+    assert!(
+        ["adaptive", "known-p-symbols"].contains(&coding),
+        "{coding}"
+    );
+    let m = info["m"].as_u64().unwrap();
+    let k = info["k"].as_f64().unwrap();
+    assert!(k >= 1.0 && m > N as u64, "m {m}, k {k}");
+    // The coded payload is within a few percent of m H(p) for the measured p.
+    let bound = info["entropy_bound_bytes"].as_f64().unwrap();
+    let payload = info["payload_bytes"].as_f64().unwrap();
+    assert!(
+        bound <= payload && payload <= 1.02 * bound + 16.0,
+        "{payload} vs {bound}"
+    );
+    let fpr = info["false_positive_rate"].as_f64().unwrap();
+    assert!(fpr > 0.01 && fpr < 0.03, "{fpr}");
+
+    // The text form has the same fields.
+    let text = ok(&["inspect", s(&frame)]);
+    let field = |name: &str| {
+        let line = text.lines().find(|l| l.starts_with(&format!("{name}:")));
+        line.unwrap_or_else(|| panic!("no {name} in {text}"))[name.len() + 1..].trim()
+    };
+    assert_eq!(field("m"), format!("{m} bits"));
+    assert!(field("checksum").starts_with("ok"), "{text}");
+    assert_eq!(field("n"), format!("{N} keys"));
+
+    // No false negatives.
+    let present: Vec<String> = (0..N).map(|i| format!("key-{i}")).collect();
+    let mut args = vec!["query", s(&frame)];
+    args.extend(present.iter().map(String::as_str));
+    let answers = ok(&args);
+    assert_eq!(answers.lines().count(), N);
+    for (line, key) in answers.lines().zip(&present) {
+        assert_eq!(line, format!("{key}\tmaybe"));
+    }
+
+    // Absent keys: false positives at about the planned rate (4 standard deviations).
+    let absent: Vec<String> = (0..4000).map(|i| format!("absent-{i}")).collect();
+    let mut args = vec!["query", s(&frame)];
+    args.extend(absent.iter().map(String::as_str));
+    let answers = ok(&args);
+    let maybes = answers.lines().filter(|l| l.ends_with("\tmaybe")).count();
+    let no = answers.lines().filter(|l| l.ends_with("\tno")).count();
+    assert_eq!(maybes + no, absent.len());
+    let expected = absent.len() as f64 * 0.02;
+    assert!(
+        (maybes as f64) < expected + 4.0 * expected.sqrt(),
+        "{maybes} false positives"
+    );
+
+    // Hex keys: "key-1" is 6b65792d31.
+    assert_eq!(
+        ok(&["query", "--hex", s(&frame), "6b65792d31"]),
+        "6b65792d31\tmaybe\n"
+    );
+    fails(&["query", "--hex", s(&frame), "6b6"]);
+
+    // decode writes the packed bit array.
+    let bits = dir.join("bits");
+    ok(&["decode", s(&frame), "-o", s(&bits)]);
+    let bytes = std::fs::read(&bits).unwrap();
+    assert_eq!(bytes.len() as u64, m.div_ceil(8));
+    let ones: u32 = bytes.iter().map(|b| b.count_ones()).sum();
+    assert_eq!(u64::from(ones), info["ones"].as_u64().unwrap());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn plan_json_and_plot() {
+    // Table I of the paper: 8 bits per element on the wire, m/n at most 14.
+    let dir = temp_dir("plan");
+    let svg = dir.join("plan.svg");
+    let out = ok(&[
+        "plan",
+        "--n",
+        "10000",
+        "--budget-bytes",
+        "10000",
+        "--max-bits-per-element",
+        "14",
+        "--json",
+        "--plot",
+        s(&svg),
+    ]);
+    let plan: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(plan["n"], 10000);
+    assert_eq!(plan["k"], 2.0);
+    assert_eq!(plan["m"], 140_000);
+    assert!(plan["worst_case_bytes"].as_u64().unwrap() <= 10_000);
+    let f = plan["false_positive_rate"].as_f64().unwrap();
+    assert!((f - 0.0177).abs() < 5e-4, "{f}");
+    let raw = &plan["uncompressed"];
+    assert_eq!(raw["k"], 6.0);
+    assert!(raw["false_positive_rate"].as_f64().unwrap() > f);
+
+    let svg = std::fs::read_to_string(&svg).unwrap();
+    assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+    assert!(svg.contains("hash functions k"));
+
+    // The table form, and the dual.
+    let table = ok(&["plan", "--n", "10000", "--fpr", "0.01"]);
+    assert!(table.contains("false positive probability"), "{table}");
+    assert!(table.contains("uncompressed"), "{table}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bad_input_fails_with_one_line() {
+    let dir = temp_dir("errors");
+    let missing = dir.join("missing.blwr");
+    for cmd in ["inspect", "query", "decode"] {
+        let mut args = vec![cmd, s(&missing)];
+        match cmd {
+            "query" => args.push("key"),
+            "decode" => args.extend(["-o", "/dev/null"]),
+            _ => {}
+        }
+        fails(&args);
+    }
+    fails(&["build", "--keys", s(&missing)]);
+
+    let garbage = dir.join("garbage.blwr");
+    std::fs::write(&garbage, b"this is not a frame at all").unwrap();
+    assert!(fails(&["inspect", s(&garbage)]).contains("not a bloomwire frame"));
+    fails(&["query", s(&garbage), "key"]);
+
+    let (frame, _) = built(&dir);
+    let bytes = std::fs::read(&frame).unwrap();
+    let truncated = dir.join("truncated.blwr");
+    for len in [3, 12, bytes.len() / 2, bytes.len() - 1] {
+        std::fs::write(&truncated, &bytes[..len]).unwrap();
+        assert!(fails(&["query", s(&truncated), "key"]).contains("truncated"));
+        assert!(fails(&["inspect", s(&truncated)]).contains("truncated"));
+    }
+
+    // A corrupted payload: inspect still prints the header, and says what is wrong.
+    let mut corrupt = bytes.clone();
+    corrupt[bytes.len() / 2] ^= 0x10;
+    let corrupted = dir.join("corrupt.blwr");
+    std::fs::write(&corrupted, &corrupt).unwrap();
+    assert!(fails(&["query", s(&corrupted), "key"]).contains("checksum mismatch"));
+    let out = run(&["inspect", "--json", s(&corrupted)]);
+    assert_eq!(out.status.code(), Some(1));
+    let info: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(info["checksum"], "mismatch");
+    assert_eq!(info["n"], N);
+    assert!(info["ones"].is_null());
+
+    let empty = dir.join("empty.txt");
+    std::fs::write(&empty, b"").unwrap();
+    assert!(fails(&["build", "--keys", s(&empty)]).contains("no keys"));
+
+    // Usage errors are clap's: exit status 2.
+    assert_eq!(run(&["plan", "--n", "10"]).status.code(), Some(2));
+    assert_eq!(run(&[]).status.code(), Some(2));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn counting_frames_inspect_query_decode() {
+    // A committed vector: a partitioned counting filter of 2-bit counters, keys 20..80 in it.
+    let frame = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../spec/vectors/accept/counting_partitioned_w2_saturated_known.bin");
+    let text = ok(&["inspect", s(&frame)]);
+    assert!(
+        text.contains("3 (counting, counters of a partitioned filter)"),
+        "{text}"
+    );
+    assert!(text.contains("counter width:       2 bits"), "{text}");
+    assert!(
+        text.contains("coding:              4 (known-counters)"),
+        "{text}"
+    );
+    assert!(text.contains("counter histogram:   22 44 16 38"), "{text}");
+    let info: Value = serde_json::from_str(&ok(&["inspect", "--json", s(&frame)])).unwrap();
+    assert_eq!(info["filter_type"], "counting");
+    assert_eq!(info["counted_type"], "partitioned");
+    assert_eq!(info["counter_width"], 2);
+    assert_eq!(info["counter_histogram"].as_array().unwrap().len(), 4);
+    assert_eq!(info["ones"], 98);
+    let answers = ok(&["query", s(&frame), "key-20", "key-79"]);
+    assert_eq!(answers, "key-20\tmaybe\nkey-79\tmaybe\n");
+    let dir = temp_dir("counting");
+    let out = dir.join("counters.bin");
+    ok(&["decode", s(&frame), "-o", s(&out)]);
+    assert_eq!(std::fs::read(&out).unwrap().len(), 120 * 2 / 8);
+    // A delta is not a filter to query.
+    let delta = frame.with_file_name("counting_delta_gen8_known.bin");
+    assert!(fails(&["query", s(&delta), "key-1"]).contains("delta"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Runs with `stdin` as standard input and expects success.
+fn ok_with_stdin(args: &[&str], stdin: &[u8]) -> String {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bloomwire"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut pipe = child.stdin.take().unwrap();
+    let input = stdin.to_vec();
+    let writer = std::thread::spawn(move || pipe.write_all(&input));
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stderr).unwrap()
+}
+
+/// Every key answers "maybe" in the frame.
+fn all_maybe(frame: &Path, keys: &[String]) {
+    for batch in keys.chunks(5_000) {
+        let mut args = vec!["query", s(frame)];
+        args.extend(batch.iter().map(String::as_str));
+        let answers = ok(&args);
+        assert_eq!(answers.lines().count(), batch.len());
+        assert!(
+            answers.lines().all(|l| l.ends_with("\tmaybe")),
+            "a key answers no"
+        );
+    }
+}
+
+#[test]
+fn keys_from_a_pipe_are_read_once_and_all_inserted() {
+    // `seq -f key-%g 0 99999 | bloomwire build --keys - -o f.blwr`: the keys were once read
+    // twice, the second time from an empty pipe, giving a filter of 0 keys and status 0.
+    let dir = temp_dir("stdin-keys");
+    let keys: Vec<String> = (0..100_000).map(|i| format!("key-{i}")).collect();
+    let input = keys.iter().map(|k| format!("{k}\n")).collect::<String>();
+    let frame = dir.join("f.blwr");
+    let note = ok_with_stdin(&["build", "--keys", "-", "-o", s(&frame)], input.as_bytes());
+    assert!(note.starts_with("standard input: 100000 keys;"), "{note}");
+    all_maybe(&frame, &keys);
+    let info: Value = serde_json::from_str(&ok(&["inspect", "--json", s(&frame)])).unwrap();
+    assert!(info["ones"].as_u64().unwrap() > 0, "{info}");
+
+    // The same through a path that names a pipe.
+    #[cfg(unix)]
+    {
+        let frame = dir.join("g.blwr");
+        let note = ok_with_stdin(
+            &["build", "--keys", "/dev/stdin", "-o", s(&frame)],
+            input.as_bytes(),
+        );
+        assert!(note.contains(": 100000 keys;"), "{note}");
+        all_maybe(&frame, &keys);
+    }
+
+    // `-` without `-o` has no file name to derive one from.
+    assert!(fails(&["build", "--keys", "-"]).contains("-o"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

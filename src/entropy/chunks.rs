@@ -1,0 +1,275 @@
+//! Chunked payloads (header `flags` bit 0, spec §4.10): a large filter's bits coded as
+//! independent pieces of `2^shift` bits, so that they encode and decode on all cores and a
+//! receiver can decode a range of bits without the rest.
+//!
+//! A chunked payload is a table of chunk payload lengths (one varint per chunk) followed by
+//! the chunk payloads, each the filter's coding applied to the chunk's bits alone (with the
+//! header's `q0`; the adaptive model restarts). Chunks are whole 64-bit words
+//! (`shift >= 6`), so each decodes straight into its slice of the caller's words.
+//!
+//! With the `parallel` feature, chunks are spread over `std::thread::scope` threads; without
+//! it, they are coded one after the other (same bytes either way).
+
+use core::ops::Range;
+
+use crate::entropy::payload::{self, Coding, Models};
+use crate::entropy::PayloadError;
+use crate::filter::bits::BitArray;
+use crate::wire::{put_varint, Reader};
+
+/// The smallest chunk: `2^6 = 64` bits, one word.
+pub const MIN_CHUNK_SHIFT: u8 = 6;
+
+/// The largest chunk: `2^47` bits (m is at most `2^48`, and a chunked filter has at least
+/// two chunks).
+pub const MAX_CHUNK_SHIFT: u8 = 47;
+
+/// Filters of at least this many bits are chunked by default (`2^26`, 8 MiB of filter).
+pub const CHUNK_FROM_BITS: u64 = 1 << 26;
+
+/// Number of chunks of a filter of `m` bits.
+pub fn chunk_count(m: u64, shift: u8) -> u64 {
+    m.div_ceil(1 << shift)
+}
+
+/// The default chunk size for a filter of `m` bits whose bits are zero with probability
+/// about `p0`: the smallest `2^shift` (at least `2^20` bits) whose coded chunk is expected
+/// to take at least 128 KiB, so that the per-chunk cost (its length varint, coding 6's 32
+/// bytes of states and its last partial word, under 48 bytes) stays under 0.04% of the
+/// payload. Filters below [`CHUNK_FROM_BITS`] are not chunked (`None`).
+pub fn default_chunk_shift(m: u64, p0: f64) -> Option<u8> {
+    if m < CHUNK_FROM_BITS {
+        return None;
+    }
+    let bits_per_bit = crate::theory::entropy(p0.clamp(1e-9, 1.0 - 1e-9)).max(1e-6);
+    let mut shift = 20u8;
+    while shift < MAX_CHUNK_SHIFT && ((1u64 << shift) as f64) * bits_per_bit / 8.0 < 131_072.0 {
+        shift += 1;
+    }
+    (1u64 << shift < m).then_some(shift)
+}
+
+/// Whether a coding may be chunked: the compressed ones.
+pub fn chunkable(coding: Coding) -> bool {
+    matches!(
+        coding,
+        Coding::Adaptive | Coding::KnownP | Coding::KnownPSymbols | Coding::KnownPInterleaved
+    )
+}
+
+/// Run `f` on every item, on up to `threads` threads when the `parallel` feature is on.
+fn for_each<I: Send>(items: &mut [I], threads: usize, f: impl Fn(&mut I) + Sync) {
+    #[cfg(feature = "parallel")]
+    if threads > 1 && items.len() > 1 {
+        let per = items.len().div_ceil(threads);
+        std::thread::scope(|s| {
+            for group in items.chunks_mut(per) {
+                let f = &f;
+                s.spawn(move || group.iter_mut().for_each(f));
+            }
+        });
+        return;
+    }
+    let _ = threads;
+    items.iter_mut().for_each(f);
+}
+
+/// The number of threads "all cores" means here.
+pub(crate) fn all_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// The chunked payload of `bits`: the table of chunk lengths, then the chunks.
+pub(crate) fn encode_chunked(
+    coding: Coding,
+    q0: Option<u16>,
+    bits: &BitArray,
+    shift: u8,
+    threads: usize,
+) -> Vec<u8> {
+    let m = bits.len();
+    let chunk_words = 1usize << (shift - MIN_CHUNK_SHIFT);
+    let mut parts: Vec<(usize, Vec<u8>)> = (0..chunk_count(m, shift) as usize)
+        .map(|i| (i, Vec::new()))
+        .collect();
+    for_each(&mut parts, threads, |(i, out)| {
+        let start = *i as u64 * (1 << shift);
+        let len = (m - start).min(1 << shift);
+        let words = &bits.words()[*i * chunk_words..][..crate::filter::bits::words_for(len)];
+        payload::encode_words(coding, q0, words, len, out);
+    });
+    let coded: usize = parts.iter().map(|(_, p)| p.len() + 10).sum();
+    let mut out = Vec::with_capacity(coded);
+    for (_, p) in &parts {
+        put_varint(&mut out, p.len() as u64);
+    }
+    for (_, p) in &parts {
+        out.extend_from_slice(p);
+    }
+    out
+}
+
+/// Where each chunk's payload is: the chunks start at `start` and chunk `i` ends at
+/// `start + ends[i]`. Eight bytes per chunk, at most one chunk per 64 bits of m: never
+/// more memory than the decoded filter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ChunkTable {
+    start: usize,
+    ends: Vec<usize>,
+}
+
+impl ChunkTable {
+    /// The table of an unchunked payload of `len` bytes: one chunk.
+    pub(crate) fn whole(len: usize) -> Self {
+        ChunkTable {
+            start: 0,
+            ends: vec![len],
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// The bytes of chunk `i` in the payload, if there is such a chunk.
+    pub(crate) fn range(&self, i: usize) -> Option<Range<usize>> {
+        let end = *self.ends.get(i)?;
+        let begin = if i == 0 { 0 } else { self.ends[i - 1] };
+        Some(self.start + begin..self.start + end)
+    }
+}
+
+/// Read the table of `chunk_count(m, shift)` lengths at the start of a chunked payload and
+/// check that the chunks fill the rest of the payload exactly. The count is checked
+/// against the payload length first (a length takes at least a byte), which bounds the
+/// allocation and the loop by the input.
+pub(crate) fn parse_table(payload: &[u8], m: u64, shift: u8) -> Result<ChunkTable, PayloadError> {
+    let count = chunk_count(m, shift);
+    if count > payload.len() as u64 {
+        return Err("chunk table longer than the payload");
+    }
+    let mut r = Reader::new(payload);
+    let mut ends = Vec::with_capacity(count as usize);
+    let mut end = 0u64;
+    for _ in 0..count {
+        let len = r
+            .varint("chunk length")
+            .map_err(|_| "malformed or truncated chunk length")?;
+        end = end.saturating_add(len);
+        if end > payload.len() as u64 {
+            return Err("chunk lengths exceed the payload");
+        }
+        ends.push(end as usize);
+    }
+    let start = r.offset();
+    if start as u64 + end != payload.len() as u64 {
+        return Err("chunk lengths do not add up to the payload");
+    }
+    Ok(ChunkTable { start, ends })
+}
+
+/// One chunk to decode: its bit count, its words of the output, its payload, the outcome.
+struct DecodeJob<'a> {
+    len: u64,
+    words: &'a mut [u64],
+    payload: &'a [u8],
+    result: Result<(), PayloadError>,
+}
+
+/// Decode every chunk of a chunked payload (`table` from [`parse_table`]) of `m` bits
+/// into `out` (`ceil(m / 64)` words), with the frame's coding and `q0`.
+pub(crate) fn decode_chunked(
+    (coding, q0): (Coding, Option<u16>),
+    payload: &[u8],
+    table: &ChunkTable,
+    m: u64,
+    shift: u8,
+    out: &mut [u64],
+    threads: usize,
+) -> Result<(), PayloadError> {
+    let chunk_words = 1usize << (shift - MIN_CHUNK_SHIFT);
+    let last = m - ((table.len() as u64 - 1) << shift);
+    let models = Models::new(coding, q0, &[1 << shift, last]);
+    let mut jobs: Vec<DecodeJob<'_>> = out
+        .chunks_mut(chunk_words)
+        .enumerate()
+        .map(|(i, words)| DecodeJob {
+            len: (m - ((i as u64) << shift)).min(1 << shift),
+            words,
+            payload: &payload[table.range(i).expect("one chunk per slice of out")],
+            result: Ok(()),
+        })
+        .collect();
+    for_each(&mut jobs, threads, |job| {
+        job.result = payload::decode_bits(&models, job.payload, job.len, job.words);
+    });
+    jobs.into_iter().try_for_each(|j| j.result)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bits(m: u64, seed: u64) -> BitArray {
+        let mut b = BitArray::new(m);
+        let mut s = seed;
+        for i in 0..m {
+            s = crate::filter::hashing::fmix64(s + 1);
+            if s % 10 == 0 {
+                b.set(i);
+            }
+        }
+        b
+    }
+
+    #[test]
+    fn chunked_payloads_round_trip_for_every_compressed_coding() {
+        for (m, shift) in [(64 * 3, 6), (1000, 6), (1000, 8), (5000, 10), (4097, 12)] {
+            let b = bits(m, m);
+            let table_of = |p: &[u8]| parse_table(p, m, shift).unwrap();
+            for coding in Coding::ALL.into_iter().filter(|&c| chunkable(c)) {
+                let q0 = coding.has_q0().then_some(58982);
+                let p = encode_chunked(coding, q0, &b, shift, 1);
+                assert_eq!(p, encode_chunked(coding, q0, &b, shift, 3), "{coding}");
+                let table = table_of(&p);
+                assert_eq!(table.len() as u64, chunk_count(m, shift));
+                let mut out = vec![u64::MAX; crate::filter::bits::words_for(m)];
+                decode_chunked((coding, q0), &p, &table, m, shift, &mut out, 2).unwrap();
+                assert_eq!(out, b.words(), "{coding} m={m} shift={shift}");
+                // Every chunk alone gives its words.
+                let cw = 1usize << (shift - 6);
+                for i in 0..table.len() {
+                    let r = table.range(i).unwrap();
+                    let len = (m - ((i as u64) << shift)).min(1 << shift);
+                    let mut w = vec![0; crate::filter::bits::words_for(len)];
+                    let models = Models::new(coding, q0, &[len]);
+                    payload::decode_bits(&models, &p[r], len, &mut w).unwrap();
+                    assert_eq!(w, b.words()[i * cw..][..w.len()]);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn tables_that_do_not_fill_the_payload_are_rejected() {
+        let b = bits(1000, 3);
+        let p = encode_chunked(Coding::KnownPInterleaved, Some(58982), &b, 8, 1);
+        assert!(parse_table(&p, 1000, 8).is_ok());
+        assert!(parse_table(&p[..p.len() - 1], 1000, 8).is_err());
+        assert!(parse_table(&[&p[..], &[0]].concat(), 1000, 8).is_err());
+        assert!(parse_table(&p[..3], 1000, 8).is_err());
+        let mut long = p.clone();
+        long[0] += 1; // first chunk one byte longer: the sum exceeds the payload
+        assert!(parse_table(&long, 1000, 8).is_err());
+    }
+
+    #[test]
+    fn default_chunks_are_large_enough() {
+        assert_eq!(default_chunk_shift(1 << 25, 0.9), None);
+        // p0 = 0.9: H = 0.469 bits per bit, 2^22 bits give 246 KiB.
+        assert_eq!(default_chunk_shift(1_000_000_000, 0.9), Some(22));
+        // Sparse filters code to fewer bytes per bit, so their chunks span more bits.
+        assert_eq!(default_chunk_shift(1_000_000_000, 0.999), Some(27));
+        assert_eq!(default_chunk_shift(1 << 27, 0.9999), None);
+    }
+}

@@ -1,0 +1,450 @@
+//! Coding the counters of a counting Bloom filter (Section V of *Compressed Bloom Filters*).
+//!
+//! A counting filter's `b`-bit counters are far from uniform: with `k n / m` around 1 most
+//! are 0, 1 or 2, and a counter is close to Poisson(`k n / m`) (saturated at `2^b - 1`), so
+//! its entropy is well below `b` bits. Three payload codings carry them (filter type 3):
+//!
+//! * **raw**: the counters packed `b` bits each ([`pack_counters`]);
+//! * **known distribution**: every counter range-coded with one [`CounterTable`], a table of
+//!   integer frequencies summing to `2^16` that travels in the frame header (the sender builds
+//!   it from its histogram, [`CounterTable::from_histogram`], or from the Poisson law,
+//!   [`CounterTable::from_weights`]);
+//! * **adaptive**: every counter range-coded with [`AdaptiveCounters`], frequency counts
+//!   updated after each counter, integers only; the header carries nothing.
+//!
+//! Both range codings use the crate's range coder (the one of the bit codings, stepped with a
+//! multi-symbol interval) with its byte-exact, canonical termination.
+//!
+//! ```
+//! use bloomwire::counter_coding::CounterTable;
+//! // 70% zeros, 20% ones, 10% twos among 1000 counters of 4 bits.
+//! let table = CounterTable::from_histogram(&[700, 200, 100], 4).unwrap();
+//! assert_eq!(table.frequencies(), &[45876, 13107, 6553]);
+//! assert_eq!(table.frequencies().iter().sum::<u32>(), 1 << 16);
+//! ```
+
+pub(crate) use crate::filter::counting::unpack_counters;
+pub use crate::filter::counting::{pack_counters, packed_len};
+
+use crate::entropy::range::{RangeBitDecoder, RangeBitEncoder};
+use crate::entropy::PayloadError;
+use crate::error::{invalid, Result};
+
+/// The total of a [`CounterTable`]'s frequencies: `2^16`.
+pub const TABLE_TOTAL: u32 = 1 << 16;
+
+/// What [`AdaptiveCounters`] adds to a counter's count each time it is coded.
+pub const ADAPTIVE_INCREMENT: u32 = 32;
+
+/// The largest total [`AdaptiveCounters`] lets its counts reach before halving them.
+pub const ADAPTIVE_LIMIT: u32 = 1 << 22;
+
+/// The known-distribution model of counter values: frequencies `f(0) .. f(t-1)` summing to
+/// `2^16`, `f(t-1) > 0`, values `t` and above (and values with `f(v) = 0`) impossible.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CounterTable {
+    freq: Vec<u32>,
+    /// `cum[v]` = `f(0) + .. + f(v-1)`, `cum[t] = 2^16`.
+    cum: Vec<u32>,
+}
+
+impl CounterTable {
+    /// The table with these frequencies, for counters of `width` bits: at most `2^width`
+    /// entries, the last one non-zero, summing to `2^16`.
+    pub fn new(frequencies: Vec<u32>, width: u8) -> Result<Self> {
+        if !(1..=8).contains(&width) {
+            return Err(invalid("counter width", format!("{width} is not in 1..=8")));
+        }
+        let t = frequencies.len();
+        if t == 0 || t > 1 << width {
+            return Err(invalid(
+                "frequencies",
+                format!("{t} entries for counters of {width} bits"),
+            ));
+        }
+        if frequencies[t - 1] == 0 {
+            return Err(invalid("frequencies", "the last entry is zero"));
+        }
+        let mut cum = Vec::with_capacity(t + 1);
+        let mut acc = 0u64;
+        cum.push(0);
+        for &f in &frequencies {
+            acc += u64::from(f);
+            if acc > u64::from(TABLE_TOTAL) {
+                break;
+            }
+            cum.push(acc as u32);
+        }
+        if acc != u64::from(TABLE_TOTAL) {
+            return Err(invalid(
+                "frequencies",
+                format!("they sum to {acc}, not {TABLE_TOTAL}"),
+            ));
+        }
+        Ok(CounterTable {
+            freq: frequencies,
+            cum,
+        })
+    }
+
+    /// The table a sender builds from its counter histogram (`histogram[v]` counters hold
+    /// `v`), in integers (the spec's section 4.7):
+    /// `f(v) = 0` where no counter holds v, else `max(1, floor(histogram[v] * 2^16 / m))`
+    /// with `m` the number of counters; the first largest `f` then absorbs `2^16 - sum`;
+    /// the table ends at the largest value held.
+    pub fn from_histogram(histogram: &[u64], width: u8) -> Result<Self> {
+        let m: u64 = histogram.iter().sum();
+        let t = histogram.iter().rposition(|&h| h != 0).map_or(1, |i| i + 1);
+        if m == 0 {
+            return Self::new(vec![TABLE_TOTAL], width);
+        }
+        let weights: Vec<u128> = histogram[..t].iter().map(|&h| u128::from(h)).collect();
+        Self::new(quantize(&weights, u128::from(m)), width)
+    }
+
+    /// The table of integer weights `weights[v]` (proportional to the probability of v, all
+    /// positive), quantized like [`from_histogram`](Self::from_histogram): e.g. the Poisson
+    /// law of counters scaled to integers, cut after the largest value that occurs.
+    pub fn from_weights(weights: &[u64], width: u8) -> Result<Self> {
+        if weights.is_empty() || weights.contains(&0) {
+            return Err(invalid("weights", "empty, or a weight is zero"));
+        }
+        let w: Vec<u128> = weights.iter().map(|&x| u128::from(x)).collect();
+        let total = w.iter().sum();
+        Self::new(quantize(&w, total), width)
+    }
+
+    /// The frequencies `f(0) .. f(t-1)`.
+    pub fn frequencies(&self) -> &[u32] {
+        &self.freq
+    }
+
+    /// The interval of value `v`, if it can be coded (`f(v) > 0`).
+    #[inline]
+    fn interval(&self, v: u8) -> Option<(u32, u32)> {
+        let f = *self.freq.get(usize::from(v))?;
+        (f != 0).then(|| (self.cum[usize::from(v)], f))
+    }
+
+    /// The value whose interval holds `quantile < 2^16`.
+    #[inline]
+    fn find(&self, quantile: u32) -> (u8, u32, u32) {
+        // cum[0] = 0 <= quantile < cum[t] = 2^16: the last v with cum[v] <= quantile has
+        // f(v) > 0 (a zero-frequency v has cum[v] = cum[v + 1]). A linear scan from 0: small
+        // counter values are by far the most frequent (measured 3 times as fast as a binary
+        // search on 4-bit counters, where most counters are 0).
+        let mut v = 0;
+        while self.cum[v + 1] <= quantile {
+            v += 1;
+        }
+        (v as u8, self.cum[v], self.freq[v])
+    }
+
+    /// The code length of a histogram under this table, in bits (`None` if some value that
+    /// occurs has frequency 0).
+    pub fn cost_bits(&self, histogram: &[u64]) -> Option<f64> {
+        let mut bits = 0.0;
+        for (v, &h) in histogram.iter().enumerate() {
+            if h == 0 {
+                continue;
+            }
+            let f = *self.freq.get(v).filter(|&&f| f != 0)?;
+            bits += h as f64 * (f64::from(TABLE_TOTAL) / f64::from(f)).log2();
+        }
+        Some(bits)
+    }
+}
+
+/// `f(v) = max(1, floor(w(v) * 2^16 / total))`, the first largest absorbing the rest.
+fn quantize(weights: &[u128], total: u128) -> Vec<u32> {
+    let mut f: Vec<u64> = weights
+        .iter()
+        .map(|&w| {
+            if w == 0 {
+                0
+            } else {
+                ((w << 16) / total).max(1) as u64
+            }
+        })
+        .collect();
+    let sum: u64 = f.iter().sum();
+    let top = (0..f.len())
+        .max_by(|&a, &b| f[a].cmp(&f[b]).then(b.cmp(&a)))
+        .expect("at least one weight");
+    // f(top) >= 2^16 / t - 1 >= 255 while the excess is at most the number of entries
+    // raised to 1, so f(top) stays positive.
+    f[top] = f[top] + u64::from(TABLE_TOTAL) - sum;
+    f.into_iter().map(|x| x as u32).collect()
+}
+
+/// The adaptive model of counter values (coding 5): counts `C(v) = 1` for every value
+/// `0 .. 2^b - 1` at first; a value is coded with `C(v)` out of `T = sum C`, then `C(v)`
+/// grows by [`ADAPTIVE_INCREMENT`]; when `T` passes [`ADAPTIVE_LIMIT`] every count is
+/// halved, rounding up.
+#[derive(Debug, Clone)]
+pub struct AdaptiveCounters {
+    counts: Vec<u32>,
+    total: u32,
+}
+
+impl AdaptiveCounters {
+    /// The model for counters of `width` bits (1 to 8).
+    pub fn new(width: u8) -> Self {
+        let n = 1usize << width.clamp(1, 8);
+        AdaptiveCounters {
+            counts: vec![1; n],
+            total: n as u32,
+        }
+    }
+
+    /// The current total `T`.
+    pub fn total(&self) -> u32 {
+        self.total
+    }
+
+    /// The current count of value `v`.
+    pub fn count(&self, v: u8) -> u32 {
+        self.counts[usize::from(v)]
+    }
+
+    #[inline]
+    fn interval(&self, v: u8) -> (u32, u32) {
+        let v = usize::from(v);
+        (self.counts[..v].iter().sum(), self.counts[v])
+    }
+
+    #[inline]
+    fn find(&self, quantile: u32) -> (u8, u32, u32) {
+        let mut cum = 0;
+        for (v, &c) in self.counts.iter().enumerate() {
+            if quantile < cum + c {
+                return (v as u8, cum, c);
+            }
+            cum += c;
+        }
+        unreachable!("quantile < total")
+    }
+
+    /// Count a coded value.
+    #[inline]
+    pub fn update(&mut self, v: u8) {
+        self.counts[usize::from(v)] += ADAPTIVE_INCREMENT;
+        self.total += ADAPTIVE_INCREMENT;
+        if self.total > ADAPTIVE_LIMIT {
+            for c in &mut self.counts {
+                *c = (*c + 1) >> 1;
+            }
+            self.total = self.counts.iter().sum();
+        }
+    }
+}
+
+/// Range-code counters with a known table. Errors if a counter's value has no frequency.
+pub(crate) fn encode_known(counters: &[u8], table: &CounterTable) -> Result<Vec<u8>> {
+    let mut enc = RangeBitEncoder::with_capacity(counters.len() as u64);
+    for (i, &c) in counters.iter().enumerate() {
+        let (cum, f) = table.interval(c).ok_or_else(|| {
+            invalid(
+                "frequencies",
+                format!("counter {i} holds {c}, which the table gives frequency 0"),
+            )
+        })?;
+        enc.encode_interval(cum, f, TABLE_TOTAL);
+    }
+    Ok(enc.finish())
+}
+
+/// Decode `m` counters coded with a known table.
+pub(crate) fn decode_known(
+    payload: &[u8],
+    m: u64,
+    table: &CounterTable,
+) -> core::result::Result<Vec<u8>, PayloadError> {
+    let mut dec = RangeBitDecoder::new(payload);
+    let mut out = Vec::with_capacity(m as usize);
+    for _ in 0..m {
+        out.push(dec.decode_interval(TABLE_TOTAL, |q| table.find(q))?);
+    }
+    dec.finish()?;
+    Ok(out)
+}
+
+/// Range-code counters of `width` bits with the adaptive model.
+pub(crate) fn encode_adaptive(counters: &[u8], width: u8) -> Vec<u8> {
+    let mut model = AdaptiveCounters::new(width);
+    let mut enc = RangeBitEncoder::with_capacity(counters.len() as u64);
+    for &c in counters {
+        let (cum, f) = model.interval(c);
+        enc.encode_interval(cum, f, model.total);
+        model.update(c);
+    }
+    enc.finish()
+}
+
+/// Decode `m` counters of `width` bits coded with the adaptive model.
+pub(crate) fn decode_adaptive(
+    payload: &[u8],
+    m: u64,
+    width: u8,
+) -> core::result::Result<Vec<u8>, PayloadError> {
+    let mut model = AdaptiveCounters::new(width);
+    let mut dec = RangeBitDecoder::new(payload);
+    let mut out = Vec::with_capacity(m as usize);
+    for _ in 0..m {
+        let v = dec.decode_interval(model.total, |q| model.find(q))?;
+        model.update(v);
+        out.push(v);
+    }
+    dec.finish()?;
+    Ok(out)
+}
+
+/// Empirical entropy of a histogram, in bits per counter.
+pub fn histogram_entropy(histogram: &[u64]) -> f64 {
+    let m: u64 = histogram.iter().sum();
+    if m == 0 {
+        return 0.0;
+    }
+    let m = m as f64;
+    histogram
+        .iter()
+        .filter(|&&h| h != 0)
+        .map(|&h| {
+            let p = h as f64 / m;
+            -p * p.log2()
+        })
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn counters(m: usize, width: u8, seed: u64) -> Vec<u8> {
+        // Roughly geometric values, saturated at the width's maximum.
+        let max = ((1u16 << width) - 1) as u8;
+        let mut s = seed;
+        (0..m)
+            .map(|_| {
+                s = crate::filter::hashing::fmix64(s.wrapping_add(0x9E37_79B9_7F4A_7C15));
+                ((s.trailing_ones() / 2) as u8).min(max)
+            })
+            .collect()
+    }
+
+    fn histogram(c: &[u8], width: u8) -> Vec<u64> {
+        let mut h = vec![0u64; 1 << width];
+        for &v in c {
+            h[usize::from(v)] += 1;
+        }
+        h
+    }
+
+    #[test]
+    fn packing_round_trips_and_rejects_padding() {
+        for width in 1..=8 {
+            for m in [1usize, 2, 3, 7, 8, 9, 100] {
+                let c = counters(m, width, m as u64);
+                let p = pack_counters(&c, width);
+                assert_eq!(p.len() as u64, packed_len(m as u64, width));
+                assert_eq!(unpack_counters(&p, m as u64, width).unwrap(), c);
+            }
+        }
+        assert_eq!(pack_counters(&[1, 2, 3], 4), vec![0x21, 0x03]);
+        assert!(unpack_counters(&[0x21, 0x13], 3, 4).is_err());
+        assert!(unpack_counters(&[0x21], 3, 4).is_err());
+    }
+
+    #[test]
+    fn codings_round_trip_at_every_width() {
+        for width in 1..=8u8 {
+            for m in [0usize, 1, 2, 5, 64, 1000, 5000] {
+                let c = counters(m, width, u64::from(width) * 1000 + m as u64);
+                let table = CounterTable::from_histogram(&histogram(&c, width), width).unwrap();
+                let p = encode_known(&c, &table).unwrap();
+                assert_eq!(decode_known(&p, m as u64, &table).unwrap(), c);
+                let p = encode_adaptive(&c, width);
+                assert_eq!(decode_adaptive(&p, m as u64, width).unwrap(), c);
+            }
+        }
+    }
+
+    #[test]
+    fn tables_are_checked() {
+        assert!(CounterTable::new(vec![1 << 16], 1).is_ok());
+        assert!(CounterTable::new(vec![], 4).is_err());
+        assert!(CounterTable::new(vec![1 << 15, 1 << 15, 0], 4).is_err()); // last is zero
+        assert!(CounterTable::new(vec![1 << 15, (1 << 15) - 1], 4).is_err()); // sum
+        assert!(CounterTable::new(vec![1 << 15, (1 << 15) + 1], 4).is_err());
+        assert!(CounterTable::new(vec![1 << 14; 4], 1).is_err()); // above the width
+        assert!(CounterTable::new(vec![1 << 14; 4], 2).is_ok());
+        // A counter whose value has frequency zero cannot be coded.
+        let t = CounterTable::new(vec![1 << 15, 0, 1 << 15], 2).unwrap();
+        assert!(encode_known(&[0, 2, 1], &t).is_err());
+        assert!(encode_known(&[0, 2, 3], &t).is_err());
+        let p = encode_known(&[0, 2, 2, 0], &t).unwrap();
+        assert_eq!(decode_known(&p, 4, &t).unwrap(), vec![0, 2, 2, 0]);
+    }
+
+    #[test]
+    fn quantization_keeps_every_occurring_value() {
+        // Adversarial histograms: one huge count and many singletons.
+        for t in 1..=256usize {
+            let mut h = vec![1u64; t];
+            h[t / 2] = 1 << 40;
+            let table = CounterTable::from_histogram(&h, 8).unwrap();
+            assert!(table.frequencies().iter().all(|&f| f >= 1), "t = {t}");
+            let flat = CounterTable::from_histogram(&vec![3u64; t], 8).unwrap();
+            assert_eq!(flat.frequencies().len(), t);
+        }
+    }
+
+    #[test]
+    fn coded_sizes_are_near_the_entropy() {
+        let m = 200_000;
+        let c = counters(m, 4, 9);
+        let h = histogram(&c, 4);
+        let bound = histogram_entropy(&h) * m as f64 / 8.0;
+        let table = CounterTable::from_histogram(&h, 4).unwrap();
+        let known = encode_known(&c, &table).unwrap().len() as f64;
+        let adaptive = encode_adaptive(&c, 4).len() as f64;
+        assert!(
+            known >= bound - 8.0 && known < bound * 1.001 + 8.0,
+            "{known} vs {bound}"
+        );
+        assert!(
+            adaptive >= bound - 8.0 && adaptive < bound * 1.002 + 8.0,
+            "{adaptive} vs {bound}"
+        );
+    }
+
+    #[test]
+    fn every_counter_array_has_one_payload() {
+        let c = counters(700, 3, 5);
+        let table = CounterTable::from_histogram(&histogram(&c, 3), 3).unwrap();
+        let known = encode_known(&c, &table).unwrap();
+        let adaptive = encode_adaptive(&c, 3);
+        type Dec<'a> = Box<dyn Fn(&[u8]) -> core::result::Result<Vec<u8>, PayloadError> + 'a>;
+        let cases: [(Vec<u8>, Dec<'_>); 2] = [
+            (known, Box::new(|p| decode_known(p, 700, &table))),
+            (adaptive, Box::new(|p| decode_adaptive(p, 700, 3))),
+        ];
+        for (payload, decode) in cases {
+            let mut variants = vec![payload[..payload.len() - 1].to_vec()];
+            variants.push([&payload[..], &[0]].concat());
+            variants.push([&payload[..], &[1]].concat());
+            for i in 0..payload.len() {
+                for bit in 0..8 {
+                    let mut v = payload.clone();
+                    v[i] ^= 1 << bit;
+                    variants.push(v);
+                }
+            }
+            for v in variants {
+                if let Ok(other) = decode(&v) {
+                    assert_ne!(other, c, "a second payload for the same counters");
+                }
+            }
+        }
+    }
+}

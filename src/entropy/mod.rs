@@ -1,0 +1,31 @@
+//! The entropy models and coders that turn a bit array or counters into a payload and back.
+
+pub mod chunks;
+pub mod counters;
+pub mod model;
+pub(crate) mod payload;
+pub(crate) mod range;
+pub(crate) mod rans;
+pub(crate) mod symbols;
+
+/// Why a payload did not decode. The frame layer adds the byte offset.
+pub(crate) type PayloadError = &'static str;
+
+/// Bit arrays for the coders' tests.
+#[cfg(test)]
+pub(crate) mod testing {
+    use crate::filter::bits::BitArray;
+
+    /// `m` bits, each one with probability `ones_per_1024 / 1024`, from `seed`.
+    pub(crate) fn pseudo_random_bits(m: u64, ones_per_1024: u64, seed: u64) -> BitArray {
+        let mut b = BitArray::new(m);
+        let mut s = seed;
+        for i in 0..m {
+            s = crate::filter::hashing::fmix64(s.wrapping_add(0x9E37_79B9_7F4A_7C15));
+            if s % 1024 < ones_per_1024 {
+                b.set(i);
+            }
+        }
+        b
+    }
+}

@@ -1,0 +1,344 @@
+//! Probability models for the bits of a filter, in integers only.
+//!
+//! Every probability a decoder uses is computed here from integers in the frame header, by
+//! arithmetic the spec writes down, so that every implementation in every language derives
+//! the same numbers (no `exp`, no `ln`, no floats).
+//!
+//! * [`KnownP`]: a fixed probability that a bit is zero, `q0 / 2^16`, sent in the header.
+//! * [`Adaptive`]: the model of the Appendix of *Compressed Bloom Filters*: counters
+//!   `C0 = C1 = 1`, `P(bit = 0) = C0 / (C0 + C1)`, updated after every bit, quantized to
+//!   16 bits as `q0 = max(1, floor(C0 * 2^16 / (C0 + C1)))`.
+//! * [`SymbolTable`]: the multi-bit form of known-p, a model of `2^w` symbols (w = 8 for
+//!   whole bytes, fewer for the last byte) whose frequencies, out of `2^24`, are the
+//!   products of the bit probabilities, rounded down, at least 1, with the rounding
+//!   remainder given to the most probable symbol.
+
+use core::num::NonZeroU32;
+
+use constriction::stream::model::{DecoderModel, EncoderModel, EntropyModel};
+
+/// Precision of the per-bit models: probabilities are multiples of `2^-16`.
+pub const BIT_PRECISION: usize = 16;
+
+/// Precision of the multi-bit symbol models: frequencies sum to `2^24`.
+pub const SYMBOL_PRECISION: usize = 24;
+
+const BIT_TOTAL: u32 = 1 << BIT_PRECISION;
+const SYMBOL_TOTAL: u32 = 1 << SYMBOL_PRECISION;
+
+/// A bit model with `P(0) = q0 / 2^16`, `q0` in `1..=65535`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KnownP {
+    q0: u32,
+}
+
+impl KnownP {
+    /// The model for a quantized zero probability, or `None` if `q0` is 0 (a zero bit
+    /// would be impossible) — `q0` is a `u16`, so it is never `2^16`.
+    pub fn new(q0: u16) -> Option<Self> {
+        (q0 != 0).then_some(KnownP { q0: u32::from(q0) })
+    }
+
+    /// The quantized zero probability nearest to `p0`, clamped to `1..=65535`; a NaN (a
+    /// probability computed from degenerate inputs) gives `2^15`, p = 1/2, so that no
+    /// caller can put the invalid `q0 = 0` in a frame.
+    pub fn quantize(p0: f64) -> u16 {
+        if p0.is_nan() {
+            return 1 << 15;
+        }
+        let q = (p0 * f64::from(BIT_TOTAL)).round();
+        q.clamp(1.0, f64::from(BIT_TOTAL - 1)) as u16
+    }
+
+    /// The quantized probability measured on a bit array: `round(zeros * 2^16 / m)`,
+    /// computed in integers and clamped to `1..=65535`.
+    pub fn measured(zeros: u64, m: u64) -> u16 {
+        let q = (u128::from(zeros) * u128::from(BIT_TOTAL) + u128::from(m / 2)) / u128::from(m);
+        q.clamp(1, u128::from(BIT_TOTAL - 1)) as u16
+    }
+
+    /// `q0`, the zero probability times `2^16`.
+    pub fn q0(&self) -> u32 {
+        self.q0
+    }
+}
+
+/// The adaptive bit model: counts of zeros and ones seen so far, each starting at 1.
+///
+/// `q0 = floor(C0 * 2^16 / (C0 + C1))` is kept with its remainder and updated without
+/// division once the total passes `2^16`: each update moves the numerator by 0 or `2^16` and
+/// the denominator by 1, so the quotient moves by at most one step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Adaptive {
+    c0: u64,
+    c1: u64,
+    /// `floor(C0 * 2^16 / (C0 + C1))`.
+    quotient: u64,
+    /// `C0 * 2^16 - quotient * (C0 + C1)`.
+    remainder: u64,
+}
+
+impl Default for Adaptive {
+    fn default() -> Self {
+        Adaptive {
+            c0: 1,
+            c1: 1,
+            quotient: 1 << (BIT_PRECISION - 1),
+            remainder: 0,
+        }
+    }
+}
+
+impl Adaptive {
+    /// The current quantized zero probability, `max(1, floor(C0 * 2^16 / (C0 + C1)))`.
+    ///
+    /// It is at most `2^16 - 1` because `C1 >= 1`.
+    #[inline]
+    pub fn q0(&self) -> u32 {
+        (self.quotient as u32).max(1)
+    }
+
+    /// `floor(C0 * 2^16 / (C0 + C1))` and its remainder: all a decoder needs to continue
+    /// the model once `C0 + C1` is past `2^16` (the total is then the bit count plus 2).
+    pub(crate) fn quotient_remainder(&self) -> (u64, u64) {
+        (self.quotient, self.remainder)
+    }
+
+    /// Count a coded bit.
+    #[inline]
+    pub fn update(&mut self, bit: bool) {
+        self.c1 += u64::from(bit);
+        self.c0 += u64::from(!bit);
+        let total = self.c0 + self.c1;
+        if total <= 1 << BIT_PRECISION {
+            // C0 < 2^16 here, so the numerator fits 32 bits.
+            let numerator = (self.c0 << BIT_PRECISION) as u32;
+            self.quotient = u64::from(numerator / total as u32);
+            self.remainder = u64::from(numerator) - self.quotient * total;
+        } else {
+            // numerator' = quotient * total + (remainder - quotient + [bit = 0] * 2^16),
+            // and 0 <= quotient < 2^16 < total, so at most one correction each way.
+            let old_quotient = self.quotient;
+            let r = self.remainder + (u64::from(!bit) << BIT_PRECISION);
+            let down = r < old_quotient;
+            let r = r + if down { total } else { 0 } - old_quotient;
+            let up = r >= total;
+            self.quotient = self.quotient + u64::from(up) - u64::from(down);
+            self.remainder = r - if up { total } else { 0 };
+        }
+    }
+}
+
+/// The multi-bit form of known-p: a table of `2^width` symbol frequencies out of `2^24`.
+///
+/// Symbol `v` stands for `width` consecutive filter bits, bit `j` of `v` being the `j`-th bit
+/// (the wire bit order, so a whole byte symbol is the packed byte itself).
+#[derive(Debug, Clone)]
+pub struct SymbolTable {
+    width: u32,
+    /// `cum[v]` = sum of the frequencies of symbols below `v`; `cum[2^width] = 2^24`.
+    cum: Vec<u32>,
+    /// For each of the 4096 slices of `[0, 2^24)`, the symbol containing the slice's start.
+    lookup: Vec<u16>,
+}
+
+const LOOKUP_BITS: u32 = 12;
+
+impl SymbolTable {
+    /// Build the table for symbols of `width` bits (1 to 8) from `q0 = P(0) * 2^16`.
+    ///
+    /// With `q1 = 2^16 - q0`, a symbol with `z` zero bits and `o` one bits has weight
+    /// `q0^z * q1^o` out of `2^(16 * width)` (exact in 128-bit integers); its frequency is
+    /// `max(1, floor(weight * 2^24 / 2^(16 * width)))`; then the first symbol of largest
+    /// frequency absorbs `2^24 - sum` (positive or negative) so the frequencies sum to
+    /// `2^24`.
+    pub fn new(q0: u16, width: u32) -> Option<Self> {
+        if q0 == 0 || !(1..=8).contains(&width) {
+            return None;
+        }
+        let q0 = u128::from(q0);
+        let q1 = u128::from(BIT_TOTAL) - q0;
+        let n = 1usize << width;
+        let shift_total = 16 * width; // weights are out of 2^(16 width)
+        let mut freq: Vec<u64> = (0..n)
+            .map(|v| {
+                let ones = (v as u32).count_ones();
+                let w = q0.pow(width - ones) * q1.pow(ones);
+                let f = if shift_total >= SYMBOL_PRECISION as u32 {
+                    w >> (shift_total - SYMBOL_PRECISION as u32)
+                } else {
+                    w << (SYMBOL_PRECISION as u32 - shift_total)
+                };
+                (f as u64).max(1)
+            })
+            .collect();
+        let sum: u64 = freq.iter().sum();
+        let top = (0..n)
+            .max_by(|&a, &b| freq[a].cmp(&freq[b]).then(b.cmp(&a)))
+            .expect("n >= 2");
+        freq[top] = (freq[top] + u64::from(SYMBOL_TOTAL)).checked_sub(sum)?;
+        if freq[top] == 0 {
+            return None;
+        }
+        let mut cum = Vec::with_capacity(n + 1);
+        let mut acc = 0u32;
+        cum.push(0);
+        for f in &freq {
+            acc += *f as u32;
+            cum.push(acc);
+        }
+        debug_assert_eq!(acc, SYMBOL_TOTAL);
+        let mut lookup = Vec::with_capacity(1 << LOOKUP_BITS);
+        let mut s = 0usize;
+        for slice in 0..1u32 << LOOKUP_BITS {
+            let start = slice << (SYMBOL_PRECISION as u32 - LOOKUP_BITS);
+            while cum[s + 1] <= start {
+                s += 1;
+            }
+            lookup.push(s as u16);
+        }
+        Some(SymbolTable { width, cum, lookup })
+    }
+
+    /// Bits per symbol.
+    pub fn width(&self) -> u32 {
+        self.width
+    }
+
+    /// `cum(v)` for `v` in `0..=2^width`: the frequencies of the symbols below `v`, summed
+    /// (`cum(2^width) = 2^24`).
+    pub(crate) fn cumulative(&self) -> &[u32] {
+        &self.cum
+    }
+
+    /// The frequency of symbol `v` out of `2^24`.
+    pub fn frequency(&self, v: usize) -> u32 {
+        self.cum[v + 1] - self.cum[v]
+    }
+
+    /// The symbol whose interval contains `quantile` (< 2^24), with its interval.
+    #[inline]
+    pub(crate) fn find(&self, quantile: u32) -> (usize, u32, u32) {
+        let mut s = usize::from(
+            self.lookup[(quantile >> (SYMBOL_PRECISION as u32 - LOOKUP_BITS)) as usize],
+        );
+        while self.cum[s + 1] <= quantile {
+            s += 1;
+        }
+        (s, self.cum[s], self.cum[s + 1] - self.cum[s])
+    }
+}
+
+impl EntropyModel<SYMBOL_PRECISION> for &SymbolTable {
+    type Symbol = usize;
+    type Probability = u32;
+}
+
+impl EncoderModel<SYMBOL_PRECISION> for &SymbolTable {
+    #[inline]
+    fn left_cumulative_and_probability(
+        &self,
+        symbol: impl core::borrow::Borrow<usize>,
+    ) -> Option<(u32, NonZeroU32)> {
+        let v = *symbol.borrow();
+        let left = *self.cum.get(v)?;
+        Some((left, NonZeroU32::new(*self.cum.get(v + 1)? - left)?))
+    }
+}
+
+impl DecoderModel<SYMBOL_PRECISION> for &SymbolTable {
+    #[inline]
+    fn quantile_function(&self, quantile: u32) -> (usize, u32, NonZeroU32) {
+        let (s, left, f) = self.find(quantile);
+        (
+            s,
+            left,
+            NonZeroU32::new(f).expect("every frequency is at least 1"),
+        )
+    }
+}
+
+/// The tables of the multi-bit model for a bit array of `m` bits, shared by codings 3 and 6:
+/// whole bytes, then the last partial byte (its `m mod 8` bits) if any.
+pub(crate) fn symbol_tables(q0: u16, m: u64) -> (SymbolTable, Option<SymbolTable>) {
+    let full = SymbolTable::new(q0, 8).expect("q0 >= 1");
+    let tail = (m % 8 != 0).then(|| SymbolTable::new(q0, (m % 8) as u32).expect("q0 >= 1"));
+    (full, tail)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantize_never_gives_zero() {
+        assert_eq!(KnownP::quantize(f64::NAN), 1 << 15);
+        assert_eq!(KnownP::quantize(0.0), 1);
+        assert_eq!(KnownP::quantize(-3.0), 1);
+        assert_eq!(KnownP::quantize(1.0), 65535);
+        assert_eq!(KnownP::quantize(f64::INFINITY), 65535);
+        assert_eq!(KnownP::quantize(0.5), 1 << 15);
+    }
+
+    #[test]
+    fn adaptive_model_matches_the_paper() {
+        let mut m = Adaptive::default();
+        assert_eq!(m.q0(), 1 << 15); // C0 = C1 = 1
+        m.update(false);
+        assert_eq!(m.q0(), (2 << 16) / 3);
+        for _ in 0..200_000 {
+            m.update(true);
+        }
+        assert_eq!(m.q0(), 1); // floor would be 0: clamped
+    }
+
+    #[test]
+    fn incremental_quotient_equals_the_division() {
+        let mut m = Adaptive::default();
+        let (mut c0, mut c1) = (1u64, 1u64);
+        let mut x = 12345u64;
+        for i in 0..300_000u64 {
+            x = crate::filter::hashing::fmix64(x + i);
+            // Runs of zeros and ones, so both corrections are exercised.
+            let bit = if i < 150_000 { x % 7 == 0 } else { x % 3 != 0 };
+            m.update(bit);
+            if bit {
+                c1 += 1
+            } else {
+                c0 += 1
+            }
+            let want = (((c0 << 16) / (c0 + c1)) as u32).max(1);
+            assert_eq!(m.q0(), want, "after {i} bits");
+        }
+    }
+
+    #[test]
+    fn symbol_tables_sum_and_respect_the_bits() {
+        for q0 in [1u16, 2, 300, 32768, 56789, 65000, 65535] {
+            for width in 1..=8 {
+                let t = SymbolTable::new(q0, width).unwrap();
+                let total: u32 = (0..1usize << width).map(|v| t.frequency(v)).sum();
+                assert_eq!(total, SYMBOL_TOTAL);
+                for quantile in (0..SYMBOL_TOTAL).step_by(4099) {
+                    let (s, left, f) = t.find(quantile);
+                    assert!(left <= quantile && quantile < left + f);
+                    assert_eq!(t.frequency(s), f);
+                }
+            }
+        }
+        // Width 1 is exactly the bit model, scaled.
+        let t = SymbolTable::new(1000, 1).unwrap();
+        assert_eq!(t.frequency(0), 1000 << 8);
+        assert!(SymbolTable::new(0, 8).is_none());
+        assert!(SymbolTable::new(5, 9).is_none());
+    }
+
+    #[test]
+    fn measured_quantization_is_integer_rounding() {
+        assert_eq!(KnownP::measured(1, 2), 32768);
+        assert_eq!(KnownP::measured(0, 10), 1);
+        assert_eq!(KnownP::measured(10, 10), 65535);
+        assert_eq!(KnownP::measured(867, 1000), 56820);
+        assert_eq!(KnownP::quantize(0.867), 56820);
+    }
+}

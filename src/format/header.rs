@@ -1,0 +1,439 @@
+//! The frame header: parse, write, and its length (spec §4).
+
+use bytes::BufMut;
+
+use crate::entropy::counters::{self, CounterTable};
+use crate::error::{Error, Result};
+use crate::filter::hashing::{BaseHash, HashFamily, IndexScheme};
+use crate::filter::rational::{HashCount, K_FRAC_BITS, MAX_K};
+use crate::filter::{Layout, Params, MAX_M};
+use crate::wire::{put_varint, varint_len, Reader};
+
+use super::ids::{
+    Coding, FrameKind, CHECKSUM_LEN, FILTER_TYPE_COUNTING, FLAG_CHUNKED, KIND_DELTA, KIND_FULL,
+    MAGIC, VERSION,
+};
+use super::limits::Limits;
+
+/// A parsed frame header.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FrameHeader {
+    /// Full filter or delta.
+    pub kind: FrameKind,
+    /// m, layout with k, hash family.
+    pub params: Params,
+    /// Number of keys the sender inserted (informational).
+    pub n: u64,
+    /// The generation of the filter this frame carries (or produces, for a delta); 0 when
+    /// the sender does not number its filters.
+    pub generation: u64,
+    /// The payload coding.
+    pub coding: Coding,
+    /// The quantized zero probability, for the known-p codings.
+    pub q0: Option<u16>,
+    /// Bits per counter, for counting filters (filter type 3); `params` then gives the
+    /// counters' layout (the `counted type`), m and k.
+    pub counter_width: Option<u8>,
+    /// The frequency table of [`Coding::KnownCounters`].
+    pub counter_table: Option<CounterTable>,
+    /// For a chunked payload (flags bit 0), `log2` of the chunk size in bits.
+    pub chunk_shift: Option<u8>,
+    /// Payload bytes.
+    pub payload_len: usize,
+    /// Header bytes (everything before the payload).
+    pub header_len: usize,
+}
+
+impl FrameHeader {
+    /// Bytes of the whole frame: header, payload, checksum.
+    pub fn frame_len(&self) -> usize {
+        self.header_len + self.payload_len + CHECKSUM_LEN
+    }
+
+    pub(super) fn new(
+        kind: FrameKind,
+        params: Params,
+        n: u64,
+        generation: u64,
+        (coding, q0, chunk_shift): (Coding, Option<u16>, Option<u8>),
+        payload_len: usize,
+    ) -> Self {
+        let mut h = FrameHeader {
+            kind,
+            params,
+            n,
+            generation,
+            coding,
+            q0,
+            counter_width: None,
+            counter_table: None,
+            chunk_shift,
+            payload_len,
+            header_len: 0,
+        };
+        h.header_len = h.encoded_len();
+        h
+    }
+
+    /// Bytes of the encoded header.
+    pub(super) fn encoded_len(&self) -> usize {
+        let p = &self.params;
+        let len = frame_len(
+            p.family(),
+            p.m(),
+            k_field_len(p.layout()),
+            self.n,
+            self.kind.sequence_len(self.generation),
+            self.coding.has_q0(),
+            self.payload_len as u64,
+        );
+        let counting = match self.counter_width {
+            Some(_) => 2 + self.counter_table.as_ref().map_or(0, table_len),
+            None => 0,
+        };
+        len as usize - self.payload_len - CHECKSUM_LEN
+            + counting
+            + usize::from(self.chunk_shift.is_some())
+    }
+
+    /// Whether the frame carries a counting filter (filter type 3).
+    pub fn is_counting(&self) -> bool {
+        self.counter_width.is_some()
+    }
+
+    /// The filter type id on the wire.
+    pub fn filter_type(&self) -> u8 {
+        match self.counter_width {
+            Some(_) => FILTER_TYPE_COUNTING,
+            None => self.params.layout().id(),
+        }
+    }
+
+    /// Number of independently coded chunks: 1 for an unchunked payload.
+    pub fn chunk_count(&self) -> u64 {
+        self.chunk_shift.map_or(1, |s| {
+            crate::entropy::chunks::chunk_count(self.params.m(), s)
+        })
+    }
+
+    /// The bits chunk `i` covers.
+    pub fn chunk_bits(&self, i: u64) -> core::ops::Range<u64> {
+        let m = self.params.m();
+        match self.chunk_shift {
+            None => 0..m,
+            Some(s) => (i << s).min(m)..((i + 1) << s).min(m),
+        }
+    }
+
+    pub(super) fn write<B: BufMut>(&self, buf: &mut B) {
+        let p = &self.params;
+        buf.put_slice(&MAGIC);
+        buf.put_u8(VERSION);
+        buf.put_u8(self.kind.id());
+        buf.put_u8(self.filter_type());
+        buf.put_u8(p.family().base.id());
+        buf.put_u8(p.family().scheme.id());
+        buf.put_u8(self.coding.id());
+        buf.put_u8(if self.chunk_shift.is_some() {
+            FLAG_CHUNKED
+        } else {
+            0
+        });
+        match p.family().base {
+            BaseHash::Xxh64 { seed } => put_varint(buf, seed),
+            BaseHash::SipHash24 { k0, k1 } => {
+                buf.put_u64_le(k0);
+                buf.put_u64_le(k1);
+            }
+        }
+        put_varint(buf, p.m());
+        if let Some(width) = self.counter_width {
+            buf.put_u8(p.layout().id());
+            buf.put_u8(width);
+        }
+        match p.layout() {
+            Layout::Standard { k } | Layout::Partitioned { k } => put_varint(buf, k.raw().into()),
+            Layout::Blocks { ks } => ks.iter().for_each(|k| put_varint(buf, k.raw().into())),
+        }
+        put_varint(buf, self.n);
+        put_varint(buf, self.generation);
+        if let FrameKind::Delta {
+            base_generation,
+            base_digest,
+            result_digest,
+        } = self.kind
+        {
+            put_varint(buf, base_generation);
+            buf.put_u32_le(base_digest);
+            buf.put_u32_le(result_digest);
+        }
+        if let Some(q0) = self.q0 {
+            buf.put_u16_le(q0);
+        }
+        if let Some(table) = &self.counter_table {
+            let f = table.frequencies();
+            put_varint(buf, f.len() as u64);
+            f.iter().for_each(|&x| put_varint(buf, x.into()));
+        }
+        if let Some(shift) = self.chunk_shift {
+            buf.put_u8(shift);
+        }
+        put_varint(buf, self.payload_len as u64);
+    }
+
+    /// Parse the header at the start of `input`, checking every field against the spec and
+    /// `limits`. Needs only the header bytes: a short input gives [`Error::Incomplete`].
+    pub fn parse(input: &[u8], limits: &Limits) -> Result<FrameHeader> {
+        let mut r = Reader::new(input);
+        let have = input.len().min(MAGIC.len());
+        if input[..have] != MAGIC[..have] {
+            return Err(Error::BadMagic);
+        }
+        r.take(MAGIC.len())?;
+        let version = r.u8()?;
+        if version != VERSION {
+            return Err(Error::UnsupportedVersion(version));
+        }
+        let field = |field, value: u64, offset| Error::InvalidField {
+            field,
+            value,
+            offset,
+        };
+        let off = r.offset();
+        let kind = r.u8()?;
+        if kind != KIND_FULL && kind != KIND_DELTA {
+            return Err(field("frame kind", kind.into(), off));
+        }
+        let layout_off = r.offset();
+        let type_id = r.u8()?;
+        if type_id > FILTER_TYPE_COUNTING {
+            return Err(field("filter type", type_id.into(), layout_off));
+        }
+        let counting = type_id == FILTER_TYPE_COUNTING;
+        let off = r.offset();
+        let hash_id = r.u8()?;
+        if hash_id != BaseHash::XXH64_ID && hash_id != BaseHash::SIPHASH24_ID {
+            return Err(field("base hash", hash_id.into(), off));
+        }
+        let off = r.offset();
+        let scheme_id = r.u8()?;
+        let scheme =
+            IndexScheme::from_id(scheme_id).ok_or(field("index scheme", scheme_id.into(), off))?;
+        let off = r.offset();
+        let coding_id = r.u8()?;
+        let coding = Coding::from_id(coding_id)
+            .filter(|c| c.valid_for(type_id))
+            .ok_or(field("coding", coding_id.into(), off))?;
+        let off = r.offset();
+        let flags = r.u8()?;
+        let chunked = flags == FLAG_CHUNKED;
+        if (flags != 0 && !chunked) || (chunked && !crate::entropy::chunks::chunkable(coding)) {
+            return Err(field("flags", flags.into(), off));
+        }
+        let base = if hash_id == BaseHash::XXH64_ID {
+            BaseHash::Xxh64 {
+                seed: r.varint("seed")?,
+            }
+        } else {
+            BaseHash::SipHash24 {
+                k0: r.u64_le()?,
+                k1: r.u64_le()?,
+            }
+        };
+        let m_off = r.offset();
+        let m = r.varint("m")?;
+        if m == 0 || m > MAX_M {
+            return Err(field("m", m, m_off));
+        }
+        if m > limits.max_m {
+            return Err(Error::LimitExceeded {
+                field: "m",
+                value: m,
+                limit: limits.max_m,
+                offset: m_off,
+            });
+        }
+        let (layout_id, counter_width) = if counting {
+            let off = r.offset();
+            let counted = r.u8()?;
+            if counted > Layout::BLOCKS_ID {
+                return Err(field("counted type", counted.into(), off));
+            }
+            let off = r.offset();
+            let width = r.u8()?;
+            if !(1..=crate::filter::counting::MAX_COUNTER_BITS).contains(&width) {
+                return Err(field("counter width", width.into(), off));
+            }
+            (counted, Some(width))
+        } else {
+            (type_id, None)
+        };
+        let k_off = r.offset();
+        let max_raw = u64::from(MAX_K) << K_FRAC_BITS;
+        let read_k = |r: &mut Reader<'_>| -> Result<HashCount> {
+            let off = r.offset();
+            let raw = r.varint("k")?;
+            if raw > max_raw {
+                return Err(field("k", raw, off));
+            }
+            Ok(HashCount::from_raw_allow_zero(raw as u32).expect("checked"))
+        };
+        let layout = match layout_id {
+            Layout::STANDARD_ID => Layout::Standard { k: read_k(&mut r)? },
+            Layout::PARTITIONED_ID => Layout::Partitioned { k: read_k(&mut r)? },
+            _ => Layout::Blocks {
+                ks: (0..m.count_ones())
+                    .map(|_| read_k(&mut r))
+                    .collect::<Result<_>>()?,
+            },
+        };
+        let params = Params::new(m, layout, HashFamily::new(base, scheme))
+            .map_err(|_| field("k", 0, k_off))?;
+        let k = params.k();
+        if k.ceil() > limits.max_k {
+            return Err(Error::LimitExceeded {
+                field: "k",
+                value: k.ceil().into(),
+                limit: limits.max_k.into(),
+                offset: k_off,
+            });
+        }
+        let n = r.varint("n")?;
+        let generation = r.varint("generation")?;
+        let kind = if kind == KIND_DELTA {
+            let off = r.offset();
+            let base_generation = r.varint("base generation")?;
+            if base_generation >= generation {
+                return Err(field("base generation", base_generation, off));
+            }
+            FrameKind::Delta {
+                base_generation,
+                base_digest: r.u32_le()?,
+                result_digest: r.u32_le()?,
+            }
+        } else {
+            FrameKind::Full
+        };
+        let q0 = if coding.has_q0() {
+            let off = r.offset();
+            let q0 = r.u16_le()?;
+            if q0 == 0 {
+                return Err(field("q0", 0, off));
+            }
+            Some(q0)
+        } else {
+            None
+        };
+        let counter_table = match (coding, counter_width) {
+            (Coding::KnownCounters, Some(width)) => {
+                let off = r.offset();
+                let t = r.varint("table length")?;
+                if t == 0 || t > 1 << width {
+                    return Err(field("table length", t, off));
+                }
+                let mut freq = Vec::with_capacity(t as usize);
+                let mut sum = 0u64;
+                for _ in 0..t {
+                    let f_off = r.offset();
+                    let f = r.varint("frequency")?;
+                    if f > u64::from(counters::TABLE_TOTAL) {
+                        return Err(field("frequency", f, f_off));
+                    }
+                    sum += f;
+                    freq.push(f as u32);
+                }
+                Some(CounterTable::new(freq, width).map_err(|_| field("frequencies", sum, off))?)
+            }
+            _ => None,
+        };
+        let chunk_shift = if chunked {
+            let off = r.offset();
+            let shift = r.u8()?;
+            let range =
+                crate::entropy::chunks::MIN_CHUNK_SHIFT..=crate::entropy::chunks::MAX_CHUNK_SHIFT;
+            if !range.contains(&shift) || 1u64 << shift >= m {
+                return Err(field("chunk shift", shift.into(), off));
+            }
+            Some(shift)
+        } else {
+            None
+        };
+        let len_off = r.offset();
+        let payload_len = r.varint("payload length")?;
+        if payload_len > limits.max_payload {
+            return Err(Error::LimitExceeded {
+                field: "payload length",
+                value: payload_len,
+                limit: limits.max_payload,
+                offset: len_off,
+            });
+        }
+        let well_formed = match (coding, chunk_shift) {
+            // A length of at least one byte per chunk; each chunk is checked when decoded.
+            (_, Some(shift)) => payload_len >= crate::entropy::chunks::chunk_count(m, shift),
+            (coding, None) => {
+                crate::entropy::payload::well_formed_len(coding, m, counter_width, payload_len)
+            }
+        };
+        if !well_formed || payload_len > usize::MAX as u64 / 2 {
+            return Err(field("payload length", payload_len, len_off));
+        }
+        Ok(FrameHeader {
+            kind,
+            params,
+            n,
+            generation,
+            coding,
+            q0,
+            counter_width,
+            counter_table,
+            chunk_shift,
+            payload_len: payload_len as usize,
+            header_len: r.offset(),
+        })
+    }
+}
+
+/// Bytes of a [`CounterTable`] in the header: its length and its frequencies as varints.
+pub fn table_len(table: &CounterTable) -> usize {
+    let f = table.frequencies();
+    varint_len(f.len() as u64) + f.iter().map(|&x| varint_len(x.into())).sum::<usize>()
+}
+
+/// Bytes of the k field(s) of a layout.
+pub fn k_field_len(layout: &Layout) -> usize {
+    match layout {
+        Layout::Standard { k } | Layout::Partitioned { k } => varint_len(k.raw().into()),
+        Layout::Blocks { ks } => ks.iter().map(|k| varint_len(k.raw().into())).sum(),
+    }
+}
+
+/// Exact bytes of a frame from the parts of its header that vary: the hash family (its
+/// seed), m, the k field's length ([`k_field_len`]), n, the sequencing fields' length
+/// ([`FrameKind::sequence_len`]), whether the coding sends q0, and the payload length.
+/// Planners use it to budget frames before building them. Saturates at `u64::MAX`.
+pub fn frame_len(
+    family: &HashFamily,
+    m: u64,
+    k_field_len: usize,
+    n: u64,
+    sequence_len: usize,
+    has_q0: bool,
+    payload_len: u64,
+) -> u64 {
+    let seed = match family.base {
+        BaseHash::Xxh64 { seed } => varint_len(seed),
+        BaseHash::SipHash24 { .. } => 16,
+    };
+    let fixed = MAGIC.len() + 7 + seed + varint_len(m) + k_field_len + varint_len(n) + sequence_len;
+    let q0 = if has_q0 { 2 } else { 0 };
+    // Saturating: planners ask about payloads of any size, even sizes no frame can have.
+    ((fixed + q0 + varint_len(payload_len) + CHECKSUM_LEN) as u64).saturating_add(payload_len)
+}
+
+/// The largest header the format allows: fixed fields, a 16-byte SipHash key (an XXH64
+/// seed takes at most 10), m and n as 10-byte varints, the counted type and counter width,
+/// 48 block k's of up to 4 bytes, two generations and two digests, q0 or a counter table of
+/// 256 frequencies of up to 3 bytes, the chunk shift, and the payload length.
+pub const MAX_HEADER_LEN: usize =
+    4 + 7 + 16 + 10 + 2 + 48 * 4 + 10 + 2 * 10 + 8 + 2 + 256 * 3 + 1 + 10;

@@ -1,0 +1,229 @@
+//! A parsed frame whose payload is decoded on demand, chunk by chunk.
+
+use crate::error::{Error, Result};
+use crate::filter::bits::BitArray;
+
+use super::header::FrameHeader;
+use super::ids::{CHECKSUM_LEN, FILTER_TYPE_COUNTING};
+use super::limits::Limits;
+
+/// A frame whose header, length, checksum and chunk table have been checked, its payload
+/// borrowed from the input (no copy): decode it whole, into a buffer the caller reuses, on
+/// several threads, or one chunk (a range of bits) at a time.
+///
+/// ```
+/// use bloomwire::frame::{self, Chunking, Encoder, FrameView, Limits};
+/// use bloomwire::{BitArray, BloomFilter, HashFamily, Params};
+/// let mut f = BloomFilter::new(Params::standard(100_000, 2, HashFamily::default()).unwrap());
+/// for i in 0..5_000u32 {
+///     f.insert(i.to_le_bytes());
+/// }
+/// // Chunks of 2^14 bits: 7 of them.
+/// let wire = Encoder::new().chunking(Chunking::Shift(14)).encode(&f).unwrap().to_bytes();
+/// let view = FrameView::parse(&wire, &Limits::default()).unwrap();
+/// assert_eq!(view.chunk_count(), 7);
+/// // Bits 20 000 .. 20 100 without decoding the other six chunks.
+/// let part = view.decode_bits(20_000..20_100).unwrap();
+/// assert_eq!(part, f.bits().slice(20_000, 100));
+/// // The whole filter, into an array the caller keeps between frames.
+/// let mut bits = BitArray::new(0);
+/// view.decode_into(&mut bits).unwrap();
+/// assert_eq!(&bits, f.bits());
+/// ```
+#[derive(Debug, Clone)]
+pub struct FrameView<'a> {
+    pub(super) header: FrameHeader,
+    pub(super) payload: &'a [u8],
+    /// Where the chunks are in `payload`; one chunk for an unchunked payload.
+    pub(super) chunks: crate::entropy::chunks::ChunkTable,
+}
+
+impl<'a> FrameView<'a> {
+    /// Check the frame at the start of `input` (bytes after it are left alone, see
+    /// [`FrameView::frame_len`]): its header against `limits`, its length, its checksum
+    /// and, for a chunked payload, its table of chunk lengths. The payload itself is
+    /// checked as it is decoded.
+    pub fn parse(input: &'a [u8], limits: &Limits) -> Result<Self> {
+        let header = FrameHeader::parse(input, limits)?;
+        let len = header.frame_len();
+        if input.len() < len {
+            return Err(Error::Incomplete {
+                needed: len - input.len(),
+            });
+        }
+        let body_end = len - CHECKSUM_LEN;
+        let stored = u32::from_le_bytes(input[body_end..len].try_into().expect("4 bytes"));
+        let computed = crc32c::crc32c(&input[..body_end]);
+        if stored != computed {
+            return Err(Error::ChecksumMismatch {
+                stored,
+                computed,
+                offset: body_end,
+            });
+        }
+        let payload = &input[header.header_len..body_end];
+        let chunks = match header.chunk_shift {
+            None => crate::entropy::chunks::ChunkTable::whole(payload.len()),
+            Some(shift) => crate::entropy::chunks::parse_table(payload, header.params.m(), shift)
+                .map_err(|reason| Error::CorruptPayload {
+                reason,
+                offset: header.header_len,
+            })?,
+        };
+        Ok(FrameView {
+            header,
+            payload,
+            chunks,
+        })
+    }
+
+    /// The frame's header.
+    pub fn header(&self) -> &FrameHeader {
+        &self.header
+    }
+
+    /// Bytes of the frame in the input.
+    pub fn frame_len(&self) -> usize {
+        self.header.frame_len()
+    }
+
+    /// The payload, borrowed from the input. For a raw frame this is the packed bit array
+    /// (spec §1), readable in place; [`BitArray`] keeps 64-bit words, so making one from
+    /// it is the one copy a raw frame costs.
+    pub fn payload(&self) -> &'a [u8] {
+        self.payload
+    }
+
+    /// Number of independently decodable chunks (1 if the payload is not chunked).
+    pub fn chunk_count(&self) -> usize {
+        self.chunks.len()
+    }
+
+    /// The bits chunk `i` holds.
+    pub fn chunk_bits(&self, i: usize) -> core::ops::Range<u64> {
+        self.header.chunk_bits(i as u64)
+    }
+
+    /// The decoding models for chunks of the lengths `lens`; a counting frame's payload is
+    /// counters, not bits ([`Error::UnexpectedFilterType`]: use [`decode_message`]).
+    fn models(&self, lens: &[u64]) -> Result<crate::entropy::payload::Models> {
+        let h = &self.header;
+        if h.is_counting() {
+            return Err(Error::UnexpectedFilterType {
+                expected: "a Bloom filter",
+                got: FILTER_TYPE_COUNTING,
+            });
+        }
+        Ok(crate::entropy::payload::Models::new(h.coding, h.q0, lens))
+    }
+
+    fn corrupt(&self, chunk: usize) -> impl Fn(&'static str) -> Error {
+        let offset = self.header.header_len + self.chunks.range(chunk).map_or(0, |r| r.start);
+        move |reason| Error::CorruptPayload { reason, offset }
+    }
+
+    /// Decode chunk `i` into `out`, which must have exactly `ceil(len / 64)` words for the
+    /// chunk's `len` bits ([`FrameView::chunk_bits`]); the chunk's first bit lands in bit 0
+    /// of `out[0]`.
+    pub fn decode_chunk_into(&self, i: usize, out: &mut [u64]) -> Result<()> {
+        let bits = self.chunk_bits(i);
+        let models = self.models(&[bits.end - bits.start])?;
+        self.decode_chunk_with(&models, i, out)
+    }
+
+    fn decode_chunk_with(
+        &self,
+        models: &crate::entropy::payload::Models,
+        i: usize,
+        out: &mut [u64],
+    ) -> Result<()> {
+        let Some(range) = self.chunks.range(i) else {
+            return Err(crate::error::invalid(
+                "chunk",
+                format!("{i} of {} chunks", self.chunks.len()),
+            ));
+        };
+        let bits = self.chunk_bits(i);
+        let len = bits.end - bits.start;
+        if out.len() != crate::filter::bits::words_for(len) {
+            return Err(crate::error::invalid(
+                "out",
+                format!("{} words for a chunk of {len} bits", out.len()),
+            ));
+        }
+        crate::entropy::payload::decode_bits(models, &self.payload[range], len, out)
+            .map_err(self.corrupt(i))
+    }
+
+    /// Decode bits `bits.start .. bits.end`, decoding only the chunks that hold them.
+    pub fn decode_bits(&self, bits: core::ops::Range<u64>) -> Result<BitArray> {
+        let m = self.header.params.m();
+        if bits.start > bits.end || bits.end > m {
+            return Err(crate::error::invalid(
+                "bits",
+                format!("{bits:?} is not a range inside 0..{m}"),
+            ));
+        }
+        if bits.is_empty() {
+            return Ok(BitArray::new(0));
+        }
+        let shift = self.header.chunk_shift.unwrap_or(63);
+        let (first, last) = (
+            (bits.start >> shift) as usize,
+            ((bits.end - 1) >> shift) as usize + 1,
+        );
+        let start = self.chunk_bits(first).start;
+        let len_of = |i: usize| self.chunk_bits(i).end - self.chunk_bits(i).start;
+        let models = self.models(&[len_of(first), len_of(last - 1)])?;
+        let mut span = BitArray::new(self.chunk_bits(last - 1).end - start);
+        let mut at = 0;
+        for i in first..last {
+            let words = crate::filter::bits::words_for(len_of(i));
+            self.decode_chunk_with(&models, i, &mut span.words_mut()[at..at + words])?;
+            at += words;
+        }
+        Ok(span.slice(bits.start - start, bits.end - bits.start))
+    }
+
+    /// Decode the whole bit array into `out`, which is resized to m bits (reusing its
+    /// allocation); chunks are decoded on all cores with the `parallel` feature. On error
+    /// `out` is all zeros.
+    pub fn decode_into(&self, out: &mut BitArray) -> Result<()> {
+        self.decode_into_threads(out, crate::entropy::chunks::all_cores())
+    }
+
+    /// [`FrameView::decode_into`] on at most `threads` threads (1 without the `parallel`
+    /// feature).
+    pub fn decode_into_threads(&self, out: &mut BitArray, threads: usize) -> Result<()> {
+        let h = &self.header;
+        let m = h.params.m();
+        out.reset(m);
+        let result = match h.chunk_shift {
+            None => {
+                let models = self.models(&[m])?;
+                crate::entropy::payload::decode_bits(&models, self.payload, m, out.words_mut())
+            }
+            Some(shift) => crate::entropy::chunks::decode_chunked(
+                (h.coding, h.q0),
+                self.payload,
+                &self.chunks,
+                m,
+                shift,
+                out.words_mut(),
+                threads.max(1),
+            ),
+        };
+        if let Err(reason) = result {
+            out.reset(m);
+            return Err(self.corrupt(0)(reason));
+        }
+        Ok(())
+    }
+
+    /// Decode the whole bit array.
+    pub fn decode(&self) -> Result<BitArray> {
+        let mut bits = BitArray::new(0);
+        self.decode_into(&mut bits)?;
+        Ok(bits)
+    }
+}

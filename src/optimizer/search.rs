@@ -1,0 +1,754 @@
+//! The search over m and k for a budget or a false positive target.
+
+use super::{
+    LayoutKind, Plan, PlanCoding, SizeModel, TailBound, Uncompressed, DEFAULT_EPSILON,
+    DEFAULT_MAX_K,
+};
+use crate::error::{invalid, Error, Result};
+use crate::filter::hashing::HashFamily;
+use crate::filter::rational::{HashCount, K_FRAC_BITS};
+use crate::filter::{Layout, Params, MAX_M};
+use crate::theory::entropy;
+
+use super::occupancy::{for_each_region, occupancy};
+use super::size::{
+    coded_payload_bytes, frame_bytes_from, k_field_bytes, normal_upper_quantile, CODER_LOSS_PER_BIT,
+};
+
+/// What is sent: the filter itself, or the XOR of two generations.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Sent {
+    Filter,
+    Delta { changed: f64 },
+}
+
+/// Sizes and false positive rate of one candidate (m, k).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Eval {
+    pub(super) fpr: f64,
+    /// (coding, expected bytes, worst-case bytes), the arithmetic codings first.
+    pub(super) sizes: [(PlanCoding, f64, f64); 3],
+}
+
+impl Eval {
+    fn raw(&self) -> (PlanCoding, f64, f64) {
+        self.sizes[2]
+    }
+
+    /// The compressed coding with the least expected size among those that fit `budget`
+    /// (or among all when `budget` is `None`), preferring known p on ties.
+    fn best_compressed(&self, budget: Option<f64>) -> Option<(PlanCoding, f64, f64)> {
+        self.sizes[..2]
+            .iter()
+            .filter(|s| budget.map_or(true, |b| s.2 <= b))
+            .copied()
+            .min_by(|a, b| a.1.total_cmp(&b.1).then(a.2.total_cmp(&b.2)))
+    }
+}
+
+/// A candidate answer.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Candidate {
+    m: u64,
+    k: HashCount,
+    coding: PlanCoding,
+    expected: f64,
+    worst: f64,
+    fpr: f64,
+}
+
+/// Plans m and k for a transmission budget or a false positive target.
+///
+/// Built with chained setters; every setting is checked when a plan is asked for, and bad
+/// settings are reported as [`Error::InvalidParameter`].
+///
+/// ```
+/// use bloomwire::optimizer::{Optimizer, PlanCoding};
+///
+/// // One million keys in at most 1 MB (8 bits per element) on the wire, real frames.
+/// let plan = Optimizer::new().plan(1_000_000, 1_000_000).unwrap();
+/// assert!(plan.worst_case_bytes <= 1_000_000);
+/// assert_ne!(plan.coding, PlanCoding::Raw);
+/// let raw = plan.uncompressed.unwrap();
+/// assert!(plan.false_positive_rate < 0.9 * raw.false_positive_rate);
+/// ```
+#[derive(Debug, Clone)]
+pub struct Optimizer {
+    pub(super) max_m: u64,
+    pub(super) m_step: u64,
+    pub(super) power_of_two_m: bool,
+    pub(super) min_k: HashCount,
+    pub(super) max_k: HashCount,
+    pub(super) rational_k: bool,
+    pub(super) layout: LayoutKind,
+    pub(super) family: HashFamily,
+    pub(super) model: SizeModel,
+    pub(super) tail: TailBound,
+    pub(super) epsilon: f64,
+}
+
+impl Default for Optimizer {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Optimizer {
+    /// Defaults: m up to [`MAX_M`], any m, integer k in `1..=`[`DEFAULT_MAX_K`], standard
+    /// layout, the default hash family, frame sizes, Gaussian tail, epsilon
+    /// [`DEFAULT_EPSILON`].
+    pub fn new() -> Self {
+        Optimizer {
+            max_m: MAX_M,
+            m_step: 1,
+            power_of_two_m: false,
+            min_k: HashCount::new(1).expect("1 is a valid k"),
+            max_k: HashCount::new(DEFAULT_MAX_K).expect("a valid k"),
+            rational_k: false,
+            layout: LayoutKind::Standard,
+            family: HashFamily::default(),
+            model: SizeModel::Frame,
+            tail: TailBound::Gaussian,
+            epsilon: DEFAULT_EPSILON,
+        }
+    }
+
+    /// The largest m the receiver accepts (memory after decoding), at most [`MAX_M`].
+    pub fn max_m(mut self, max_m: u64) -> Self {
+        self.max_m = max_m;
+        self
+    }
+
+    /// Only m that are multiples of `step` (e.g. 8 for whole bytes, 64 for whole words).
+    pub fn m_multiple_of(mut self, step: u64) -> Self {
+        self.m_step = step;
+        self
+    }
+
+    /// Only powers of two for m (they must also be multiples of the step, which must then
+    /// be a power of two).
+    pub fn power_of_two_m(mut self, yes: bool) -> Self {
+        self.power_of_two_m = yes;
+        self
+    }
+
+    /// The allowed range of k; `k_range(k, k)` fixes k.
+    pub fn k_range(mut self, min: HashCount, max: HashCount) -> Self {
+        self.min_k = min;
+        self.max_k = max;
+        self
+    }
+
+    /// Whether k may be rational (on the 1/65536 grid), or must be an integer.
+    pub fn rational_k(mut self, yes: bool) -> Self {
+        self.rational_k = yes;
+        self
+    }
+
+    /// The filter layout.
+    pub fn layout(mut self, kind: LayoutKind) -> Self {
+        self.layout = kind;
+        self
+    }
+
+    /// The hash family (its seed size is part of the frame header).
+    pub fn family(mut self, family: HashFamily) -> Self {
+        self.family = family;
+        self
+    }
+
+    /// The size model.
+    pub fn size_model(mut self, model: SizeModel) -> Self {
+        self.model = model;
+        self
+    }
+
+    /// The tail bound used for the size margin.
+    pub fn tail_bound(mut self, tail: TailBound) -> Self {
+        self.tail = tail;
+        self
+    }
+
+    /// The probability, in `[2^-1022, 1/2]` (positive and not subnormal), with which a frame
+    /// may exceed its worst case.
+    pub fn epsilon(mut self, epsilon: f64) -> Self {
+        self.epsilon = epsilon;
+        self
+    }
+
+    /// Minimise the false positive rate of a filter of n keys whose frame fits in
+    /// `budget_bytes` (with probability `1 - epsilon`).
+    ///
+    /// Errors: [`Error::InvalidParameter`] for n = 0 or bad settings;
+    /// [`Error::OverBudget`] with the smallest possible frames when nothing fits.
+    pub fn plan(&self, n: u64, budget_bytes: u64) -> Result<Plan> {
+        self.plan_budget(n, budget_bytes, Sent::Filter)
+    }
+
+    /// The dual: the fewest worst-case bytes for a filter of n keys whose false positive rate
+    /// is at most `target_fpr`.
+    ///
+    /// Errors: [`Error::InvalidParameter`] for n = 0, a target outside `(0, 1)`, bad
+    /// settings, or a target that no allowed m reaches (the message gives the best f).
+    pub fn plan_for_fpr(&self, n: u64, target_fpr: f64) -> Result<Plan> {
+        self.plan_target(n, target_fpr, Sent::Filter)
+    }
+
+    /// Deltas (Section IV): minimise f for n keys of which a fraction `changed` changes
+    /// between updates, so that the XOR of two generations fits in `budget_bytes`.
+    pub fn plan_delta(&self, n: u64, changed: f64, budget_bytes: u64) -> Result<Plan> {
+        check_changed(changed)?;
+        self.plan_budget(n, budget_bytes, Sent::Delta { changed })
+    }
+
+    /// The dual for deltas: the smallest delta frame with a false positive rate of at most
+    /// `target_fpr`.
+    pub fn plan_delta_for_fpr(&self, n: u64, changed: f64, target_fpr: f64) -> Result<Plan> {
+        check_changed(changed)?;
+        self.plan_target(n, target_fpr, Sent::Delta { changed })
+    }
+
+    pub(super) fn check(&self, n: u64) -> Result<()> {
+        if n == 0 {
+            return Err(invalid("n", "a plan needs at least one key"));
+        }
+        if self.max_m == 0 || self.max_m > MAX_M {
+            return Err(invalid(
+                "max_m",
+                format!("{} is not in 1..={MAX_M}", self.max_m),
+            ));
+        }
+        if self.m_step == 0 || self.m_step > self.max_m {
+            return Err(invalid(
+                "m_multiple_of",
+                format!("{} is not in 1..=max_m ({})", self.m_step, self.max_m),
+            ));
+        }
+        if self.power_of_two_m && !self.m_step.is_power_of_two() {
+            return Err(invalid(
+                "m_multiple_of",
+                format!("{} is not a power of two", self.m_step),
+            ));
+        }
+        if self.min_k > self.max_k {
+            return Err(invalid(
+                "k_range",
+                format!("min {} is above max {}", self.min_k, self.max_k),
+            ));
+        }
+        if !self.rational_k && self.min_k.ceil() > self.max_k.whole() {
+            return Err(invalid(
+                "k_range",
+                format!(
+                    "no integer k in [{}, {}] and rational k is off",
+                    self.min_k, self.max_k
+                ),
+            ));
+        }
+        // Subnormal epsilons are refused: 1 / epsilon overflows, the tail bound is infinite
+        // and the frame sizes are not numbers.
+        if self.model == SizeModel::Frame
+            && !(self.epsilon.is_finite()
+                && self.epsilon >= f64::MIN_POSITIVE
+                && self.epsilon <= 0.5)
+        {
+            return Err(invalid(
+                "epsilon",
+                format!("{} is not in [2^-1022, 1/2]", self.epsilon),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The integer k to scan.
+    pub(super) fn integer_ks(&self) -> impl Iterator<Item = HashCount> {
+        (self.min_k.ceil()..=self.max_k.whole()).filter_map(|k| HashCount::new(k).ok())
+    }
+
+    /// Smallest and largest index of the m grid valid for k; m(i) is [`Self::m_at`].
+    pub(super) fn m_index_range(&self, k: HashCount) -> Option<(u64, u64)> {
+        let min_m = match self.layout {
+            LayoutKind::Partitioned => u64::from(k.ceil()),
+            _ => 1,
+        };
+        let (lo, hi) = if self.power_of_two_m {
+            let lo = min_m.max(self.m_step).next_power_of_two().trailing_zeros();
+            (u64::from(lo), u64::from(63 - self.max_m.leading_zeros()))
+        } else {
+            (min_m.div_ceil(self.m_step), self.max_m / self.m_step)
+        };
+        (lo <= hi && self.m_at(hi) <= self.max_m).then_some((lo, hi))
+    }
+
+    pub(super) fn m_at(&self, i: u64) -> u64 {
+        if self.power_of_two_m {
+            1 << i
+        } else {
+            i * self.m_step
+        }
+    }
+
+    /// The sizes and false positive rate of a filter with m bits and k hash functions.
+    pub(super) fn eval(&self, n: u64, m: u64, k: HashCount, sent: Sent) -> Eval {
+        let nf = n as f64;
+        let ideal = self.model == SizeModel::Ideal;
+        let (mut mean, mut var, mut var_bernoulli, mut ln_fpr) = (0.0, 0.0, 0.0, 0.0);
+        for_each_region(self.layout, m, k, |reg| {
+            let s = reg.size as f64;
+            let c = reg.count as f64;
+            let w = f64::from(reg.w);
+            let (p, v) = if ideal {
+                ((-(w + reg.r) * nf / s).exp(), 0.0)
+            } else {
+                occupancy(reg, nf)
+            };
+            let whole = if reg.w == 0 { 0.0 } else { w * (-p).ln_1p() };
+            ln_fpr += c * (whole + (-reg.r * p).ln_1p());
+            match sent {
+                Sent::Filter => {
+                    mean += c * s * p;
+                    var += c * v;
+                    var_bernoulli += c * s * p * (1.0 - p);
+                }
+                Sent::Delta { changed } => {
+                    let q = 2.0 * p * (1.0 - p.powf(changed));
+                    mean += c * s * q;
+                    var += c * s * q * (1.0 - q);
+                    var_bernoulli += c * s * q * (1.0 - q);
+                }
+            }
+        });
+        let fpr = ln_fpr.exp();
+        let mf = m as f64;
+        let rate = (mean / mf).clamp(0.0, 1.0);
+        let bits = mf * entropy(rate);
+        let raw_bytes = m.div_ceil(8);
+        if ideal {
+            let b = bits / 8.0;
+            return Eval {
+                fpr,
+                sizes: [
+                    (PlanCoding::KnownP, b, b),
+                    (PlanCoding::Adaptive, b, b),
+                    (PlanCoding::Raw, mf / 8.0, mf / 8.0),
+                ],
+            };
+        }
+        let t = match self.tail {
+            TailBound::Gaussian => normal_upper_quantile(self.epsilon) * var.max(0.0).sqrt(),
+            TailBound::Bernstein => {
+                let l = (1.0 / self.epsilon).ln();
+                l / 3.0 + (l * l / 9.0 + 2.0 * l * var_bernoulli).sqrt()
+            }
+        };
+        let slope = if rate > 0.0 && rate < 1.0 {
+            ((1.0 - rate) / rate).log2().abs()
+        } else {
+            0.0
+        };
+        let margin = slope * t;
+        let base = bits + mf * CODER_LOSS_PER_BIT;
+        let learning = 0.5 * mf.log2() + 2.0;
+        let k_bytes = k_field_bytes(self.layout, m, k);
+        let frame = |coding, payload: f64| {
+            frame_bytes_from(&self.family, m, k_bytes, n, sent, coding, payload as u64) as f64
+        };
+        let arith = |coding, extra: f64| {
+            let expected = coded_payload_bytes(base + extra, 2.0);
+            let worst = coded_payload_bytes(base + extra + margin, 5.0);
+            // The header's payload-length varint is taken at the worst case for both.
+            let header = frame(coding, worst) - worst;
+            (coding, header + expected, header + worst)
+        };
+        let raw = frame(PlanCoding::Raw, raw_bytes as f64);
+        Eval {
+            fpr,
+            sizes: [
+                arith(PlanCoding::KnownP, 0.0),
+                arith(PlanCoding::Adaptive, learning),
+                (PlanCoding::Raw, raw, raw),
+            ],
+        }
+    }
+
+    /// Largest grid index in `range` whose `fits` holds, assuming `fits` is monotone
+    /// (true, then false).
+    pub(super) fn largest(range: (u64, u64), mut fits: impl FnMut(u64) -> bool) -> Option<u64> {
+        let (mut lo, mut hi) = range;
+        if !fits(lo) {
+            return None;
+        }
+        while lo < hi {
+            let mid = lo + (hi - lo).div_ceil(2);
+            if fits(mid) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        Some(lo)
+    }
+
+    /// Smallest grid index in `range` whose `ok` holds, assuming `ok` is monotone (false,
+    /// then true).
+    fn smallest(range: (u64, u64), mut ok: impl FnMut(u64) -> bool) -> Option<u64> {
+        let (mut lo, mut hi) = range;
+        if !ok(hi) {
+            return None;
+        }
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if ok(mid) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        Some(lo)
+    }
+
+    /// Best compressed and best raw candidates for a fixed k within a budget.
+    fn for_k_budget(
+        &self,
+        n: u64,
+        k: HashCount,
+        budget: f64,
+        sent: Sent,
+    ) -> (Option<Candidate>, Option<Candidate>) {
+        let Some(range) = self.m_index_range(k) else {
+            return (None, None);
+        };
+        let compressed = Self::largest(range, |i| {
+            let e = self.eval(n, self.m_at(i), k, sent);
+            e.best_compressed(Some(budget)).is_some()
+        })
+        .and_then(|i| {
+            let m = self.m_at(i);
+            let e = self.eval(n, m, k, sent);
+            let (coding, expected, worst) = e.best_compressed(Some(budget))?;
+            Some(Candidate {
+                m,
+                k,
+                coding,
+                expected,
+                worst,
+                fpr: e.fpr,
+            })
+        });
+        let raw = self.raw_for_k_budget(n, k, budget, sent, range);
+        (compressed, raw)
+    }
+
+    fn raw_for_k_budget(
+        &self,
+        n: u64,
+        k: HashCount,
+        budget: f64,
+        sent: Sent,
+        range: (u64, u64),
+    ) -> Option<Candidate> {
+        let raw_worst = |m: u64| match self.model {
+            SizeModel::Ideal => m as f64 / 8.0,
+            SizeModel::Frame => frame_bytes_from(
+                &self.family,
+                m,
+                k_field_bytes(self.layout, m, k),
+                n,
+                sent,
+                PlanCoding::Raw,
+                m.div_ceil(8),
+            ) as f64,
+        };
+        let i = Self::largest(range, |i| raw_worst(self.m_at(i)) <= budget)?;
+        let m = self.m_at(i);
+        let e = self.eval(n, m, k, sent);
+        let (coding, expected, worst) = e.raw();
+        Some(Candidate {
+            m,
+            k,
+            coding,
+            expected,
+            worst,
+            fpr: e.fpr,
+        })
+    }
+
+    /// Best compressed and raw candidates for a fixed k reaching the target.
+    fn for_k_target(
+        &self,
+        n: u64,
+        k: HashCount,
+        target: f64,
+        sent: Sent,
+    ) -> (Option<Candidate>, Option<Candidate>) {
+        let Some(range) = self.m_index_range(k) else {
+            return (None, None);
+        };
+        let Some(i) = Self::smallest(range, |i| self.eval(n, self.m_at(i), k, sent).fpr <= target)
+        else {
+            return (None, None);
+        };
+        let m = self.m_at(i);
+        let e = self.eval(n, m, k, sent);
+        let cand = |(coding, expected, worst)| Candidate {
+            m,
+            k,
+            coding,
+            expected,
+            worst,
+            fpr: e.fpr,
+        };
+        (e.best_compressed(None).map(cand), Some(cand(e.raw())))
+    }
+
+    /// The best compressed and the best uncompressed candidate over k: every integer k in
+    /// range (and its ends, with rational k), then, with rational k, a golden-section
+    /// refinement of `objective` around the best of each.
+    fn search(
+        &self,
+        better: impl Fn(&Candidate, &Candidate) -> bool,
+        compressed_for: impl Fn(HashCount) -> Option<Candidate>,
+        raw_for: impl Fn(HashCount) -> Option<Candidate>,
+        objective: impl Fn(&Candidate) -> f64,
+    ) -> (Option<Candidate>, Option<Candidate>) {
+        let consider = |c: Option<Candidate>, slot: &mut Option<Candidate>| {
+            if let Some(c) = c {
+                if slot.as_ref().map_or(true, |b| better(&c, b)) {
+                    *slot = Some(c);
+                }
+            }
+        };
+        let (mut best, mut best_raw) = (None, None);
+        let mut ks: Vec<HashCount> = self.integer_ks().collect();
+        if self.rational_k {
+            ks.push(self.min_k);
+            ks.push(self.max_k);
+        }
+        for &k in &ks {
+            consider(compressed_for(k), &mut best);
+            consider(raw_for(k), &mut best_raw);
+        }
+        if self.rational_k {
+            for (slot, candidate_for) in [
+                (
+                    &mut best,
+                    &compressed_for as &dyn Fn(HashCount) -> Option<Candidate>,
+                ),
+                (&mut best_raw, &raw_for),
+            ] {
+                if let Some(b) = *slot {
+                    let refined = self.refine(b.k, |k| {
+                        let c = candidate_for(k);
+                        (c.as_ref().map_or(f64::INFINITY, &objective), c)
+                    });
+                    consider(refined, slot);
+                }
+            }
+        }
+        (best, best_raw)
+    }
+
+    fn plan_budget(&self, n: u64, budget_bytes: u64, sent: Sent) -> Result<Plan> {
+        self.check(n)?;
+        let budget = budget_bytes as f64;
+        let better = |a: &Candidate, b: &Candidate| {
+            a.fpr
+                .total_cmp(&b.fpr)
+                .then(a.expected.total_cmp(&b.expected))
+                .then(a.k.cmp(&b.k))
+                .is_lt()
+        };
+        let (best, best_raw) = self.search(
+            better,
+            |k| self.for_k_budget(n, k, budget, sent).0,
+            |k| {
+                self.m_index_range(k)
+                    .and_then(|range| self.raw_for_k_budget(n, k, budget, sent, range))
+            },
+            |c| c.fpr,
+        );
+        // The uncompressed filter is always a candidate.
+        let chosen = match (best, best_raw) {
+            (Some(c), Some(r)) => Some(if better(&r, &c) { r } else { c }),
+            (c, r) => c.or(r),
+        };
+        let Some(chosen) = chosen else {
+            return Err(self.over_budget(n, budget_bytes, sent));
+        };
+        self.finish(n, sent, chosen, best_raw)
+    }
+
+    fn plan_target(&self, n: u64, target: f64, sent: Sent) -> Result<Plan> {
+        self.check(n)?;
+        if !(target.is_finite() && target > 0.0 && target < 1.0) {
+            return Err(invalid("target_fpr", format!("{target} is not in (0, 1)")));
+        }
+        let better = |a: &Candidate, b: &Candidate| {
+            a.worst
+                .total_cmp(&b.worst)
+                .then(a.expected.total_cmp(&b.expected))
+                .then(a.fpr.total_cmp(&b.fpr))
+                .then(a.k.cmp(&b.k))
+                .is_lt()
+        };
+        // Expected bytes are a smoother objective than the integer worst case.
+        let (best, best_raw) = self.search(
+            better,
+            |k| self.for_k_target(n, k, target, sent).0,
+            |k| self.for_k_target(n, k, target, sent).1,
+            |c| c.expected,
+        );
+        let chosen = match (best, best_raw) {
+            (Some(c), Some(r)) => Some(if better(&r, &c) { r } else { c }),
+            (c, r) => c.or(r),
+        };
+        let Some(chosen) = chosen else {
+            let m = self.max_m;
+            let best_f = self
+                .integer_ks()
+                .chain([self.min_k, self.max_k])
+                .filter(|&k| self.m_index_range(k).is_some())
+                .map(|k| self.eval(n, m, k, sent).fpr)
+                .fold(1.0, f64::min);
+            return Err(invalid(
+                "target_fpr",
+                format!("{target} is out of reach with m <= {m}: the best is about {best_f:.3e}"),
+            ));
+        };
+        self.finish(n, sent, chosen, best_raw)
+    }
+
+    /// Golden-section search on the 1/65536 grid of k around `center` (one unit either
+    /// side, within the allowed range) for the least `objective`: one new evaluation per
+    /// step, about 25 in all.
+    fn refine(
+        &self,
+        center: HashCount,
+        mut objective: impl FnMut(HashCount) -> (f64, Option<Candidate>),
+    ) -> Option<Candidate> {
+        const INV_PHI: f64 = 0.618_033_988_749_894_9;
+        let one = 1u32 << K_FRAC_BITS;
+        let mut a = center.raw().saturating_sub(one).max(self.min_k.raw());
+        let mut b = center.raw().saturating_add(one).min(self.max_k.raw());
+        let mut seen: Vec<(u32, f64, Option<Candidate>)> = Vec::new();
+        let mut eval = |raw: u32| -> f64 {
+            if let Some(&(_, v, _)) = seen.iter().find(|e| e.0 == raw) {
+                return v;
+            }
+            let (v, c) = HashCount::from_raw(raw).map_or((f64::INFINITY, None), &mut objective);
+            seen.push((raw, v, c));
+            v
+        };
+        let inner = |a: u32, b: u32| {
+            let step = (f64::from(b - a) * INV_PHI) as u32;
+            (b - step, a + step)
+        };
+        let (mut c, mut d) = inner(a, b);
+        let (mut fc, mut fd) = (eval(c), eval(d));
+        while c < d {
+            if fc <= fd {
+                b = d;
+                (c, d) = (inner(a, b).0, c);
+                fd = fc;
+                fc = eval(c);
+            } else {
+                a = c;
+                (c, d) = (d, inner(a, b).1);
+                fc = fd;
+                fd = eval(d);
+            }
+        }
+        for raw in a..=b {
+            eval(raw);
+        }
+        seen.into_iter()
+            .filter(|e| (a..=b).contains(&e.0))
+            .filter_map(|e| e.2)
+            .min_by(|x, y| {
+                x.fpr
+                    .total_cmp(&y.fpr)
+                    .then(x.expected.total_cmp(&y.expected))
+            })
+    }
+
+    pub(super) fn params(&self, m: u64, k: HashCount) -> Result<Params> {
+        let layout = match self.layout {
+            LayoutKind::Standard => Layout::Standard { k },
+            LayoutKind::Partitioned => Layout::Partitioned { k },
+            LayoutKind::Blocks => Layout::blocks_proportional(m, k)?,
+        };
+        Params::new(m, layout, self.family)
+    }
+
+    fn finish(
+        &self,
+        n: u64,
+        sent: Sent,
+        chosen: Candidate,
+        raw: Option<Candidate>,
+    ) -> Result<Plan> {
+        let params = self.params(chosen.m, chosen.k)?;
+        Ok(Plan {
+            n,
+            params,
+            coding: chosen.coding,
+            changed: match sent {
+                Sent::Filter => None,
+                Sent::Delta { changed } => Some(changed),
+            },
+            expected_bytes: chosen.expected,
+            worst_case_bytes: chosen.worst.ceil() as u64,
+            epsilon: match self.model {
+                SizeModel::Ideal => 0.0,
+                SizeModel::Frame => self.epsilon,
+            },
+            false_positive_rate: chosen.fpr,
+            bits_per_element: 8.0 * chosen.expected / n as f64,
+            uncompressed: raw.map(|r| Uncompressed {
+                m: r.m,
+                k: r.k,
+                false_positive_rate: r.fpr,
+                bytes: r.expected,
+            }),
+        })
+    }
+
+    /// The error for a budget nothing fits in, with the smallest frames there are.
+    fn over_budget(&self, n: u64, budget: u64, sent: Sent) -> Error {
+        let k = if self.rational_k {
+            self.min_k
+        } else {
+            HashCount::new(self.min_k.ceil()).unwrap_or(self.min_k)
+        };
+        let (compressed, raw) = match self.m_index_range(k) {
+            Some((lo, _)) => {
+                let e = self.eval(n, self.m_at(lo), k, sent);
+                let c = e.best_compressed(None).map_or(f64::INFINITY, |c| c.2);
+                (c, e.raw().2)
+            }
+            None => (f64::INFINITY, f64::INFINITY),
+        };
+        let size = |b: f64| {
+            if b.is_finite() {
+                usize::try_from(b.ceil() as u64).unwrap_or(usize::MAX)
+            } else {
+                usize::MAX
+            }
+        };
+        Error::OverBudget {
+            budget: usize::try_from(budget).unwrap_or(usize::MAX),
+            compressed: size(compressed),
+            raw: size(raw),
+        }
+    }
+}
+
+pub(super) fn check_changed(changed: f64) -> Result<()> {
+    if !(changed.is_finite() && changed > 0.0 && changed <= 1.0) {
+        return Err(invalid(
+            "changed",
+            format!("{changed} is not a fraction in (0, 1]"),
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,51 @@
+//! Generations of a filter on the wire: delta frames, and a sender/receiver pair that never
+//! drifts silently (Section IV of *Compressed Bloom Filters*).
+//!
+//! A proxy that broadcasts its cache digest sends, for each new generation, whichever is
+//! smaller of a full frame and a delta (the XOR of the two generations' bit arrays, which is
+//! sparse when few keys changed), and a full frame every N generations or when a receiver
+//! asks. Every frame carries its generation number; a delta also names its base generation
+//! and the digests of the base and the result. A [`Receiver`] applies frames in order and
+//! turns every gap, duplicate, reordering or mismatch into a typed error with its filter
+//! unchanged, so the application knows to ask for a full frame.
+//!
+//! Filters whose sets lose keys as well as gain them are rebuilt from the set, or kept as a
+//! counting filter and sent as one: a [`CountingSender`] and [`CountingReceiver`] do the same
+//! for counting filters, whose deltas carry the counter-wise XOR of two generations.
+//!
+//! ```
+//! use bloomwire::delta::{Receiver, Sender, Update};
+//! use bloomwire::frame::{Encoder, Limits};
+//! use bloomwire::{BloomFilter, HashFamily, Params};
+//!
+//! let params = Params::standard(320_000, 2, HashFamily::default()).unwrap();
+//! let mut sender = Sender::new(Encoder::new(), 100);
+//! let mut receiver = Receiver::new(Limits::default());
+//!
+//! let mut filter = BloomFilter::new(params);
+//! for i in 0..10_000u32 {
+//!     filter.insert(i.to_le_bytes());
+//! }
+//! let first = sender.next_frame(&filter).unwrap().to_bytes();
+//! assert_eq!(receiver.receive(&first).unwrap(), Update::Full { generation: 1, skipped: 0 });
+//!
+//! for i in 10_000..10_100u32 {
+//!     filter.insert(i.to_le_bytes()); // 1% more keys
+//! }
+//! let second = sender.next_frame(&filter).unwrap().to_bytes();
+//! assert!(second.len() < first.len() / 10); // a delta
+//! assert_eq!(receiver.receive(&second).unwrap(), Update::Delta { generation: 2 });
+//! assert_eq!(receiver.filter().unwrap(), &filter);
+//!
+//! // The same frame again is detected, and changes nothing.
+//! assert!(receiver.receive(&second).is_err());
+//! assert_eq!(receiver.generation(), Some(2));
+//! ```
+
+#[cfg(feature = "tokio")]
+pub mod codec;
+mod receiver;
+mod sender;
+
+pub use receiver::{CountingReceiver, Receiver, Update};
+pub use sender::{CountingSender, Sender};

@@ -1,3 +1,0 @@
-//! Helpers shared by integration tests.
-
-pub mod meter;

@@ -1,0 +1,1589 @@
+//! Generates the test vectors under `spec/vectors/`.
+//!
+//! ```text
+//! cargo run -p bloomwire-vectors         # rewrite spec/vectors/
+//! ```
+//!
+//! The library's `tests/vectors.rs` runs the same generator ([`generate`]) and fails when
+//! its output differs from the committed files, so the vectors never drift from the code
+//! and are never edited by hand.
+
+use std::path::{Path, PathBuf};
+
+use bloomwire::counter_coding::pack_counters;
+use bloomwire::counting::CountingBloomFilter;
+use bloomwire::frame::{Chunking, Coding, Encoder, Frame, FrameKind, PSource};
+use bloomwire::hashing::{BaseHash, HashFamily, IndexScheme};
+use bloomwire::wire::put_varint;
+use bloomwire::{BitArray, BloomFilter, HashCount, Layout, Params};
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+
+/// A generated file: its path under `spec/vectors/` and its bytes.
+pub struct VectorFile {
+    /// The path, relative to `spec/vectors/`.
+    pub path: PathBuf,
+    /// The file's contents.
+    pub bytes: Vec<u8>,
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+fn json_file(path: &str, v: &Value) -> VectorFile {
+    let mut bytes = serde_json::to_vec_pretty(v).expect("json");
+    bytes.push(b'\n');
+    VectorFile {
+        path: path.into(),
+        bytes,
+    }
+}
+
+fn family_json(f: &HashFamily) -> Value {
+    let base = match f.base {
+        BaseHash::Xxh64 { seed } => json!({"base_hash": "xxh64", "seed": seed.to_string()}),
+        BaseHash::SipHash24 { k0, k1 } => {
+            json!({"base_hash": "siphash24", "k0": k0.to_string(), "k1": k1.to_string()})
+        }
+    };
+    let mut v = base;
+    v["index_scheme"] = json!(match f.scheme {
+        IndexScheme::DoubleHashing => "double",
+        IndexScheme::EnhancedDoubleHashing => "enhanced",
+    });
+    v
+}
+
+fn key(i: u64) -> Vec<u8> {
+    format!("key-{i}").into_bytes()
+}
+
+fn siphash_family(scheme: IndexScheme) -> HashFamily {
+    let mut k = [0u8; 16];
+    for (i, b) in k.iter_mut().enumerate() {
+        *b = i as u8;
+    }
+    HashFamily::new(BaseHash::siphash(k), scheme)
+}
+
+fn xxh(seed: u64, scheme: IndexScheme) -> HashFamily {
+    HashFamily::new(BaseHash::Xxh64 { seed }, scheme)
+}
+
+fn hash_index_vectors() -> VectorFile {
+    let keys: Vec<Vec<u8>> = vec![
+        vec![],
+        b"a".to_vec(),
+        b"bloomwire".to_vec(),
+        (0..=255u8).collect(),
+    ];
+    let families = [
+        xxh(0, IndexScheme::DoubleHashing),
+        xxh(0x0123_4567_89ab_cdef, IndexScheme::EnhancedDoubleHashing),
+        siphash_family(IndexScheme::DoubleHashing),
+        siphash_family(IndexScheme::EnhancedDoubleHashing),
+    ];
+    let shapes: [(u32, u64); 5] = [
+        (1, 1),
+        (5, 13),
+        (4, 1000),
+        (12, 1 << 20),
+        (7, (1 << 48) - 59),
+    ];
+    let mut cases = Vec::new();
+    for fam in &families {
+        for k in &keys {
+            for &(count, range) in &shapes {
+                let idx = fam.indexes(k, count, range).expect("range >= 1");
+                let mut case = family_json(fam);
+                case["key_hex"] = json!(hex(k));
+                case["hash"] = json!(fam.base.hash(k).to_string());
+                case["k"] = json!(count);
+                case["m"] = json!(range.to_string());
+                case["indexes"] = json!(idx.iter().map(|i| i.to_string()).collect::<Vec<_>>());
+                cases.push(case);
+            }
+        }
+    }
+    json_file(
+        "hash_indexes.json",
+        &json!({
+            "description": "Indexes g_0..g_{k-1} of section 3.2 for a standard filter of m bits \
+                            with integer k (a = stream(h, 0), b = stream(h, 1)). 64-bit numbers are \
+                            decimal strings.",
+            "cases": cases,
+        }),
+    )
+}
+
+struct AcceptCase {
+    name: &'static str,
+    params: Params,
+    n: u64,
+    coding: Coding,
+    p_source: PSource,
+}
+
+fn accept_cases() -> Vec<AcceptCase> {
+    use IndexScheme::*;
+    let k = |x: f64| HashCount::from_f64(x).expect("valid k");
+    let std = |m: u64, kk: f64, fam: HashFamily| {
+        Params::new(m, Layout::Standard { k: k(kk) }, fam).expect("valid")
+    };
+    let mut v = Vec::new();
+    let mut add = |name, params, n, coding, p_source| {
+        v.push(AcceptCase {
+            name,
+            params,
+            n,
+            coding,
+            p_source,
+        })
+    };
+    let f0 = xxh(0, DoubleHashing);
+    add("m1_raw", std(1, 1.0, f0), 1, Coding::Raw, PSource::Measured);
+    add(
+        "m1_adaptive",
+        std(1, 1.0, f0),
+        1,
+        Coding::Adaptive,
+        PSource::Measured,
+    );
+    add(
+        "m1_symbols",
+        std(1, 2.0, f0),
+        0,
+        Coding::KnownPSymbols,
+        PSource::Measured,
+    );
+    for (name, coding) in [
+        ("std_1000_raw", Coding::Raw),
+        ("std_1000_adaptive", Coding::Adaptive),
+        ("std_1000_known_p", Coding::KnownP),
+        ("std_1000_symbols", Coding::KnownPSymbols),
+        ("std_1000_interleaved", Coding::KnownPInterleaved),
+    ] {
+        add(name, std(1000, 3.0, f0), 100, coding, PSource::Measured);
+    }
+    add(
+        "m13_known_p",
+        std(13, 2.0, f0),
+        3,
+        Coding::KnownP,
+        PSource::Measured,
+    );
+    add(
+        "m13_symbols",
+        std(13, 2.0, f0),
+        3,
+        Coding::KnownPSymbols,
+        PSource::Measured,
+    );
+    add(
+        "m13_interleaved",
+        std(13, 2.0, f0),
+        3,
+        Coding::KnownPInterleaved,
+        PSource::Measured,
+    );
+    add(
+        "m1_interleaved",
+        std(1, 2.0, f0),
+        1,
+        Coding::KnownPInterleaved,
+        PSource::Measured,
+    );
+    add(
+        "empty_interleaved",
+        std(4093, 4.0, f0),
+        0,
+        Coding::KnownPInterleaved,
+        PSource::Measured,
+    );
+    add(
+        "theory_p_interleaved",
+        std(20_000, 2.0, xxh(99, EnhancedDoubleHashing)),
+        1500,
+        Coding::KnownPInterleaved,
+        PSource::Theory,
+    );
+    add(
+        "empty_adaptive",
+        std(4093, 4.0, f0),
+        0,
+        Coding::Adaptive,
+        PSource::Measured,
+    );
+    add(
+        "dense_known_p",
+        std(777, 5.0, f0),
+        400,
+        Coding::KnownP,
+        PSource::Measured,
+    );
+    add(
+        "theory_p_symbols",
+        std(20_000, 2.0, xxh(99, EnhancedDoubleHashing)),
+        1500,
+        Coding::KnownPSymbols,
+        PSource::Theory,
+    );
+    add(
+        "rational_k_siphash_enhanced_adaptive",
+        std(2003, 2.5, siphash_family(EnhancedDoubleHashing)),
+        200,
+        Coding::Adaptive,
+        PSource::Measured,
+    );
+    add(
+        "rational_k_xxh_known_p",
+        std(3000, 1.75, xxh(7, DoubleHashing)),
+        300,
+        Coding::KnownP,
+        PSource::Measured,
+    );
+    add(
+        "partitioned_k3_known_p",
+        Params::new(1001, Layout::Partitioned { k: k(3.0) }, f0).expect("valid"),
+        100,
+        Coding::KnownP,
+        PSource::Measured,
+    );
+    add(
+        "partitioned_k3_25_siphash_symbols",
+        Params::new(
+            5000,
+            Layout::Partitioned { k: k(3.25) },
+            siphash_family(DoubleHashing),
+        )
+        .expect("valid"),
+        400,
+        Coding::KnownPSymbols,
+        PSource::Measured,
+    );
+    add(
+        "blocks_proportional_symbols",
+        Params::new(
+            1000,
+            Layout::blocks_proportional(1000, k(4.0)).expect("valid"),
+            xxh(5, EnhancedDoubleHashing),
+        )
+        .expect("valid"),
+        120,
+        Coding::KnownPSymbols,
+        PSource::Measured,
+    );
+    add(
+        "blocks_with_zero_k_block_adaptive",
+        Params::new(
+            0b1_0000_0101,
+            Layout::Blocks {
+                ks: vec![
+                    k(2.5),
+                    HashCount::from_raw_allow_zero(0).expect("0"),
+                    k(1.0),
+                ],
+            },
+            f0,
+        )
+        .expect("valid"),
+        20,
+        Coding::Adaptive,
+        PSource::Measured,
+    );
+    v
+}
+
+fn params_json(p: &Params) -> Value {
+    let mut v = family_json(p.family());
+    v["m"] = json!(p.m());
+    match p.layout() {
+        Layout::Standard { k } => {
+            v["filter_type"] = json!("standard");
+            v["k_raw"] = json!(k.raw());
+        }
+        Layout::Partitioned { k } => {
+            v["filter_type"] = json!("partitioned");
+            v["k_raw"] = json!(k.raw());
+        }
+        Layout::Blocks { ks } => {
+            v["filter_type"] = json!("blocks");
+            v["block_k_raw"] = json!(ks.iter().map(|k| k.raw()).collect::<Vec<_>>());
+        }
+    }
+    v
+}
+
+/// A frame's header fields as a manifest's `params`.
+fn header_json(frame: &Frame) -> Value {
+    let h = frame.header();
+    let mut params = params_json(&h.params);
+    if let Some(width) = h.counter_width {
+        params["counted_type"] = params["filter_type"].clone();
+        params["filter_type"] = json!("counting");
+        params["counter_width"] = json!(width);
+        params["counter_table"] = json!(h.counter_table.as_ref().map(|t| t.frequencies()));
+    }
+    params["n"] = json!(h.n);
+    params["coding"] = json!(h.coding.to_string());
+    params["q0"] = json!(h.q0);
+    params["payload_len"] = json!(h.payload_len);
+    params["header_len"] = json!(h.header_len);
+    params["generation"] = json!(h.generation);
+    if let Some(shift) = h.chunk_shift {
+        params["chunk_shift"] = json!(shift);
+    }
+    if let FrameKind::Delta {
+        base_generation,
+        base_digest,
+        result_digest,
+    } = h.kind
+    {
+        params["kind"] = json!("delta");
+        params["base_generation"] = json!(base_generation);
+        params["base_digest"] = json!(base_digest);
+        params["result_digest"] = json!(result_digest);
+    } else {
+        params["kind"] = json!("full");
+    }
+    params
+}
+
+fn sha256_hex(bits: &BitArray) -> String {
+    hex(&Sha256::digest(bits.to_bytes()))
+}
+
+/// The frame file and its manifest. `bits` are the decoded payload bits, `filter` the
+/// filter the keys are queried on (for a delta: the result of applying it to `base`).
+fn accept_files(
+    name: &str,
+    frame: &Frame,
+    bits: &BitArray,
+    filter: &BloomFilter,
+    members: core::ops::Range<u64>,
+    base: Option<&str>,
+) -> Vec<VectorFile> {
+    let member_keys: Vec<Value> = members
+        .take(10)
+        .map(|i| json!({"key_hex": hex(&key(i)), "expected": true}))
+        .collect();
+    let other_keys: Vec<Value> = (1_000_000..1_000_020u64)
+        .map(|i| json!({"key_hex": hex(&key(i)), "expected": filter.contains(key(i))}))
+        .collect();
+    let mut manifest = json!({
+        "frame": format!("{name}.bin"),
+        "params": header_json(frame),
+        "bits_sha256": sha256_hex(bits),
+        "ones": bits.count_ones(),
+        "member_keys": member_keys,
+        "other_keys": other_keys,
+    });
+    if let Some(base) = base {
+        manifest["base_frame"] = json!(base);
+        manifest["result_bits_sha256"] = json!(sha256_hex(filter.bits()));
+    }
+    vec![
+        VectorFile {
+            path: format!("accept/{name}.bin").into(),
+            bytes: frame.to_bytes().to_vec(),
+        },
+        json_file(&format!("accept/{name}.json"), &manifest),
+    ]
+}
+
+fn filter_of(params: &Params, keys: core::ops::Range<u64>) -> BloomFilter {
+    let mut f = BloomFilter::new(params.clone());
+    for i in keys {
+        f.insert(key(i));
+    }
+    f
+}
+
+/// The generations the delta vectors are made of: a standard filter with keys 0..400 as
+/// generation 7, keys 20..420 as generation 8, keys 40..440 as generation 9, and an
+/// unrelated generation 7 with keys 1000..1400.
+fn delta_generations() -> [BloomFilter; 4] {
+    let params = Params::standard(5000, 2, xxh(0, IndexScheme::DoubleHashing)).expect("valid");
+    [0..400, 20..420, 40..440, 1000..1400].map(|keys| filter_of(&params, keys))
+}
+
+/// Generation 7 of a filter with the same m and keys but k = 3.
+fn other_shape() -> BloomFilter {
+    let params = Params::standard(5000, 3, xxh(0, IndexScheme::DoubleHashing)).expect("valid");
+    filter_of(&params, 0..400)
+}
+
+fn accept_vectors() -> Vec<VectorFile> {
+    let mut out = Vec::new();
+    for case in accept_cases() {
+        let f = filter_of(&case.params, 0..case.n);
+        let frame = Encoder::new()
+            .p_source(case.p_source)
+            .encode_with(&f, case.coding);
+        out.extend(accept_files(
+            case.name,
+            &frame,
+            f.bits(),
+            &f,
+            0..case.n,
+            None,
+        ));
+    }
+    // Chunked payloads (section 4.10), with small chunks so that the files stay small.
+    let f0 = xxh(0, IndexScheme::DoubleHashing);
+    for (name, m, n, coding, shift) in [
+        (
+            "chunked_interleaved",
+            5003,
+            400,
+            Coding::KnownPInterleaved,
+            10,
+        ),
+        ("chunked_adaptive", 1000, 100, Coding::Adaptive, 8),
+        ("chunked_known_p", 200, 20, Coding::KnownP, 6),
+        ("chunked_symbols", 3001, 250, Coding::KnownPSymbols, 9),
+    ] {
+        let params = Params::standard(m, 3, f0).expect("valid");
+        let f = filter_of(&params, 0..n);
+        let frame = Encoder::new()
+            .chunking(Chunking::Shift(shift))
+            .encode_with(&f, coding);
+        assert_eq!(frame.header().chunk_shift, Some(shift));
+        out.extend(accept_files(name, &frame, f.bits(), &f, 0..n, None));
+    }
+    let [g7, g8, _, other7] = delta_generations();
+    let full = |f: &BloomFilter| {
+        Encoder::new()
+            .coding(Coding::KnownP)
+            .encode_generation(f, 7)
+            .expect("no budget")
+    };
+    out.extend(accept_files(
+        "gen7_base",
+        &full(&g7),
+        g7.bits(),
+        &g7,
+        0..400,
+        None,
+    ));
+    out.extend(accept_files(
+        "gen7_other_base",
+        &full(&other7),
+        other7.bits(),
+        &other7,
+        1000..1400,
+        None,
+    ));
+    out.extend(accept_files(
+        "gen8_full",
+        &Encoder::new()
+            .coding(Coding::KnownP)
+            .encode_generation(&g8, 8)
+            .expect("no budget"),
+        g8.bits(),
+        &g8,
+        20..420,
+        None,
+    ));
+    let k3 = other_shape();
+    out.extend(accept_files(
+        "gen7_other_shape",
+        &full(&k3),
+        k3.bits(),
+        &k3,
+        0..400,
+        None,
+    ));
+    let xor = g8.xor(&g7).expect("same params");
+    for (name, coding) in [
+        ("delta_gen8_known_p", Coding::KnownP),
+        ("delta_gen8_symbols", Coding::KnownPSymbols),
+        ("delta_gen8_raw", Coding::Raw),
+    ] {
+        let frame = Encoder::new()
+            .coding(coding)
+            .encode_delta(&g7, 7, &g8, 8)
+            .expect("no budget");
+        assert_eq!(frame.coding(), coding);
+        out.extend(accept_files(
+            name,
+            &frame,
+            &xor,
+            &g8,
+            20..420,
+            Some("gen7_base.bin"),
+        ));
+    }
+    out
+}
+
+/// A frame assembled field by field, so reject vectors can hold any value in any field.
+#[derive(Clone)]
+struct RawFrame {
+    fixed: Vec<u8>,
+    seed: Vec<u8>,
+    varints: Vec<Vec<u8>>, // m, k(s), n
+    sequence: Vec<u8>,     // generation, and for deltas base generation and digests
+    q0: Vec<u8>,
+    len: Vec<u8>,
+    payload: Vec<u8>,
+    crc: Option<u32>,
+    trailing: Vec<u8>,
+}
+
+fn varint(v: u64) -> Vec<u8> {
+    let mut b = Vec::new();
+    put_varint(&mut b, v);
+    b
+}
+
+impl RawFrame {
+    /// A valid raw-coded standard frame: m = 16, k = 2, n = 1.
+    fn valid_raw() -> RawFrame {
+        RawFrame {
+            fixed: vec![b'B', b'L', b'W', b'R', 1, 0, 0, 1, 0, 0, 0],
+            seed: vec![0],
+            varints: vec![varint(16), varint(2 << 16), varint(1)],
+            sequence: varint(0),
+            q0: vec![],
+            len: varint(2),
+            payload: vec![0x21, 0x80],
+            crc: None,
+            trailing: vec![],
+        }
+    }
+
+    fn from_frame(f: &BloomFilter, coding: Coding) -> RawFrame {
+        let frame = Encoder::new().encode_with(f, coding);
+        let bytes = frame.to_bytes();
+        let h = frame.header();
+        let mut r = RawFrame::valid_raw();
+        r.fixed[9] = coding.id();
+        r.varints = vec![
+            varint(f.m()),
+            varint(f.params().k().raw().into()),
+            varint(f.n()),
+        ];
+        r.q0 = h.q0.map(|q| q.to_le_bytes().to_vec()).unwrap_or_default();
+        r.len = varint(h.payload_len as u64);
+        r.payload = bytes[h.header_len..h.header_len + h.payload_len].to_vec();
+        r
+    }
+
+    /// A chunked frame (flags bit 0); the chunk shift byte rides after q0.
+    fn chunked(f: &BloomFilter, coding: Coding, shift: u8) -> RawFrame {
+        let frame = Encoder::new()
+            .chunking(Chunking::Shift(shift))
+            .encode_with(f, coding);
+        let mut r = RawFrame::from_frame(f, coding);
+        let h = frame.header();
+        let bytes = frame.to_bytes();
+        r.fixed[10] = 1;
+        r.q0.push(shift);
+        r.len = varint(h.payload_len as u64);
+        r.payload = bytes[h.header_len..h.header_len + h.payload_len].to_vec();
+        r
+    }
+
+    fn bytes(&self) -> Vec<u8> {
+        let mut b = self.fixed.clone();
+        b.extend_from_slice(&self.seed);
+        for v in &self.varints {
+            b.extend_from_slice(v);
+        }
+        b.extend_from_slice(&self.sequence);
+        b.extend_from_slice(&self.q0);
+        b.extend_from_slice(&self.len);
+        b.extend_from_slice(&self.payload);
+        let crc = self.crc.unwrap_or_else(|| crc32c::crc32c(&b));
+        b.extend_from_slice(&crc.to_le_bytes());
+        b.extend_from_slice(&self.trailing);
+        b
+    }
+}
+
+/// A frame cut after its first `.1` bytes (`usize::MAX`: whole).
+struct Truncated(RawFrame, usize);
+
+impl From<RawFrame> for Truncated {
+    fn from(r: RawFrame) -> Self {
+        Truncated(r, usize::MAX)
+    }
+}
+
+fn reject_vectors() -> Vec<VectorFile> {
+    let base = RawFrame::valid_raw();
+    let mut small = BloomFilter::new(
+        Params::standard(100, 2, xxh(0, IndexScheme::DoubleHashing)).expect("valid"),
+    );
+    for i in 0..10 {
+        small.insert(key(i));
+    }
+    let coded = |c| RawFrame::from_frame(&small, c);
+    // A coded frame with its payload edited, and the payload length to match.
+    let coded_with = |c, f: &dyn Fn(&mut RawFrame)| -> Truncated {
+        let mut r = coded(c);
+        f(&mut r);
+        r.len = varint(r.payload.len() as u64);
+        r.into()
+    };
+    let with = |f: &dyn Fn(&mut RawFrame)| -> Truncated {
+        let mut r = base.clone();
+        f(&mut r);
+        r.into()
+    };
+    let field = |name: &str| json!({"error": "InvalidField", "field": name});
+    let limit = |name: &str| json!({"error": "LimitExceeded", "field": name});
+    let plain = |name: &str| json!({"error": name});
+    let mut cases: Vec<(&str, Truncated, Value)> = vec![
+        ("bad_magic", with(&|r| r.fixed[0] = b'b'), plain("BadMagic")),
+        (
+            "version_2",
+            with(&|r| r.fixed[4] = 2),
+            plain("UnsupportedVersion"),
+        ),
+        (
+            "version_0",
+            with(&|r| r.fixed[4] = 0),
+            plain("UnsupportedVersion"),
+        ),
+        ("kind_2", with(&|r| r.fixed[5] = 2), field("frame kind")),
+        (
+            "delta_base_generation_not_before",
+            with(&|r| {
+                r.fixed[5] = 1;
+                r.sequence = [varint(5), varint(5), vec![0; 8]].concat();
+            }),
+            field("base generation"),
+        ),
+        (
+            "filter_type_4",
+            with(&|r| r.fixed[6] = 4),
+            field("filter type"),
+        ),
+        ("hash_id_0", with(&|r| r.fixed[7] = 0), field("base hash")),
+        ("hash_id_3", with(&|r| r.fixed[7] = 3), field("base hash")),
+        (
+            "index_scheme_2",
+            with(&|r| r.fixed[8] = 2),
+            field("index scheme"),
+        ),
+        ("coding_4", with(&|r| r.fixed[9] = 4), field("coding")),
+        ("coding_7", with(&|r| r.fixed[9] = 7), field("coding")),
+        ("flags_set", with(&|r| r.fixed[10] = 0x80), field("flags")),
+        ("m_zero", with(&|r| r.varints[0] = varint(0)), field("m")),
+        (
+            "m_above_2_48",
+            with(&|r| r.varints[0] = varint((1 << 48) + 1)),
+            field("m"),
+        ),
+        (
+            "m_over_default_limit",
+            with(&|r| r.varints[0] = varint(1 << 40)),
+            limit("m"),
+        ),
+        (
+            "m_overlong_varint",
+            with(&|r| r.varints[0] = vec![0x90, 0x00]),
+            plain("BadVarint"),
+        ),
+        (
+            "m_varint_eleven_bytes",
+            with(&|r| r.varints[0] = vec![0x80; 11]),
+            plain("BadVarint"),
+        ),
+        (
+            "m_varint_above_2_64",
+            with(&|r| {
+                r.varints[0] = vec![0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02]
+            }),
+            plain("BadVarint"),
+        ),
+        ("k_zero", with(&|r| r.varints[1] = varint(0)), field("k")),
+        (
+            "k_below_one",
+            with(&|r| r.varints[1] = varint(65535)),
+            field("k"),
+        ),
+        (
+            "k_above_1024",
+            with(&|r| r.varints[1] = varint((1024 << 16) + 1)),
+            field("k"),
+        ),
+        (
+            "k_over_default_limit",
+            with(&|r| r.varints[1] = varint(65 << 16)),
+            limit("k"),
+        ),
+        (
+            "partitioned_m_below_k",
+            with(&|r| {
+                r.fixed[6] = 1;
+                r.varints[0] = varint(2);
+                r.varints[1] = varint(3 << 16);
+                r.len = varint(1);
+                r.payload = vec![0];
+            }),
+            field("k"),
+        ),
+        (
+            "blocks_k_sum_zero",
+            with(&|r| {
+                r.fixed[6] = 2;
+                r.varints = vec![varint(16), varint(0), varint(1)];
+            }),
+            field("k"),
+        ),
+        (
+            "blocks_k_sum_above_1024",
+            with(&|r| {
+                r.fixed[6] = 2;
+                r.varints = vec![varint(3), varint(600 << 16), varint(600 << 16), varint(1)];
+                r.len = varint(1);
+                r.payload = vec![0];
+            }),
+            field("k"),
+        ),
+        (
+            "q0_zero",
+            {
+                let mut r = coded(Coding::KnownP);
+                r.q0 = vec![0, 0];
+                r.into()
+            },
+            field("q0"),
+        ),
+        (
+            "raw_length_mismatch",
+            with(&|r| r.len = varint(3)),
+            field("payload length"),
+        ),
+        (
+            "ans_length_not_multiple_of_4",
+            coded_with(Coding::KnownPSymbols, &|r| {
+                r.payload.push(1);
+            }),
+            field("payload length"),
+        ),
+        (
+            "range_trailing_zero_byte",
+            coded_with(Coding::Adaptive, &|r| {
+                r.payload.push(0);
+            }),
+            plain("CorruptPayload"),
+        ),
+        (
+            "payload_over_default_limit",
+            {
+                let mut r = coded(Coding::Adaptive);
+                r.len = varint(1 << 40);
+                r.into()
+            },
+            limit("payload length"),
+        ),
+        (
+            "truncated_header",
+            Truncated(base.clone(), 14),
+            plain("Incomplete"),
+        ),
+        (
+            "truncated_payload",
+            Truncated(base.clone(), 19),
+            plain("Incomplete"),
+        ),
+        (
+            "checksum_mismatch",
+            with(&|r| r.crc = Some(0x1234_5678)),
+            plain("ChecksumMismatch"),
+        ),
+        (
+            "trailing_bytes",
+            with(&|r| r.trailing = vec![0]),
+            plain("TrailingBytes"),
+        ),
+        (
+            "raw_padding_bit_set",
+            with(&|r| r.varints[0] = varint(15)),
+            plain("CorruptPayload"),
+        ),
+        (
+            "range_byte_after_termination",
+            coded_with(Coding::KnownP, &|r| {
+                r.payload.push(1);
+            }),
+            plain("CorruptPayload"),
+        ),
+        (
+            "range_point_outside_interval",
+            {
+                let mut r = coded(Coding::KnownP);
+                r.payload = vec![0xff; 8];
+                r.len = varint(8);
+                r.q0 = 1u16.to_le_bytes().to_vec();
+                r.into()
+            },
+            plain("CorruptPayload"),
+        ),
+        (
+            "ans_last_word_zero",
+            coded_with(Coding::KnownPSymbols, &|r| {
+                r.payload.extend_from_slice(&[0, 0, 0, 0]);
+            }),
+            plain("CorruptPayload"),
+        ),
+        (
+            "ans_data_left",
+            coded_with(Coding::KnownPSymbols, &|r| {
+                r.payload.splice(0..0, [7, 0, 0, 0]);
+            }),
+            plain("CorruptPayload"),
+        ),
+    ];
+    // Coding 6 (section 4.9): each check of the decoder, on the small filter's payload.
+    let interleaved = [
+        (
+            "interleaved_length_not_multiple_of_4",
+            coded_with(Coding::KnownPInterleaved, &|r| {
+                r.payload.push(1);
+            }),
+            field("payload length"),
+        ),
+        (
+            "interleaved_shorter_than_states",
+            coded_with(Coding::KnownPInterleaved, &|r| {
+                r.payload.truncate(28);
+            }),
+            field("payload length"),
+        ),
+        (
+            "interleaved_state_below_2_31",
+            coded_with(Coding::KnownPInterleaved, &|r| {
+                r.payload[8..16].copy_from_slice(&0x7FFF_FFFFu64.to_le_bytes());
+            }),
+            plain("CorruptPayload"),
+        ),
+        (
+            "interleaved_state_at_2_63",
+            coded_with(Coding::KnownPInterleaved, &|r| {
+                r.payload[24..32].copy_from_slice(&(1u64 << 63).to_le_bytes());
+            }),
+            plain("CorruptPayload"),
+        ),
+        (
+            "interleaved_word_left",
+            coded_with(Coding::KnownPInterleaved, &|r| {
+                r.payload.extend_from_slice(&[1, 0, 0, 0]);
+            }),
+            plain("CorruptPayload"),
+        ),
+        (
+            "interleaved_ends_early",
+            {
+                // The small filter's payload is only its states; this one has words after.
+                let mut f = BloomFilter::new(
+                    Params::standard(1000, 3, xxh(0, IndexScheme::DoubleHashing)).expect("valid"),
+                );
+                (0..100).for_each(|i| f.insert(key(i)));
+                let mut r = RawFrame::from_frame(&f, Coding::KnownPInterleaved);
+                assert!(r.payload.len() > 36);
+                r.payload.truncate(r.payload.len() - 4);
+                r.len = varint(r.payload.len() as u64);
+                r.into()
+            },
+            plain("CorruptPayload"),
+        ),
+        (
+            "interleaved_final_state_off",
+            coded_with(Coding::KnownPInterleaved, &|r| {
+                r.payload[1] ^= 1;
+            }),
+            plain("CorruptPayload"),
+        ),
+    ];
+    cases.extend(interleaved);
+    // Chunked payloads (section 4.10): the small filter (m = 100) in two chunks of 64 bits,
+    // coding 6, each chunk's length a one-byte varint at the start of the payload.
+    let chunked = || RawFrame::chunked(&small, Coding::KnownPInterleaved, 6);
+    let chunked_with = |f: &dyn Fn(&mut RawFrame)| -> Truncated {
+        let mut r = chunked();
+        assert_eq!(
+            r.payload[0] as usize + r.payload[1] as usize + 2,
+            r.payload.len()
+        );
+        f(&mut r);
+        r.len = varint(r.payload.len() as u64);
+        r.into()
+    };
+    let chunking = [
+        ("chunked_raw", with(&|r| r.fixed[10] = 1), field("flags")),
+        (
+            "flags_reserved_bit_with_chunked",
+            {
+                let mut r = chunked();
+                r.fixed[10] = 3;
+                r.into()
+            },
+            field("flags"),
+        ),
+        (
+            "chunk_shift_below_6",
+            {
+                let mut r = chunked();
+                *r.q0.last_mut().expect("shift") = 5;
+                r.into()
+            },
+            field("chunk shift"),
+        ),
+        (
+            "chunk_shift_not_below_m",
+            {
+                let mut r = chunked();
+                *r.q0.last_mut().expect("shift") = 7; // 128 >= m = 100
+                r.into()
+            },
+            field("chunk shift"),
+        ),
+        (
+            "chunk_count_above_payload_length",
+            {
+                let mut r = RawFrame::chunked(&small, Coding::Adaptive, 6);
+                r.payload = vec![0];
+                r.len = varint(1);
+                r.into()
+            },
+            field("payload length"),
+        ),
+        (
+            "chunk_lengths_short_of_payload",
+            chunked_with(&|r| r.payload.push(0)),
+            plain("CorruptPayload"),
+        ),
+        (
+            "chunk_lengths_past_payload",
+            chunked_with(&|r| r.payload[1] += 4),
+            plain("CorruptPayload"),
+        ),
+        (
+            "chunk_length_bad_varint",
+            chunked_with(&|r| {
+                // Chunk 0's length as a two-byte varint with a redundant zero group.
+                let len0 = r.payload[0];
+                r.payload.splice(0..1, [len0 | 0x80, 0]);
+            }),
+            plain("CorruptPayload"),
+        ),
+        (
+            "chunk_not_whole_words",
+            chunked_with(&|r| {
+                // Chunk 0 one byte longer (33 + ...): not a coding-6 length.
+                let at = 2 + r.payload[0] as usize;
+                r.payload.insert(at, 0);
+                r.payload[0] += 1;
+            }),
+            plain("CorruptPayload"),
+        ),
+        (
+            "chunk_final_state_off",
+            chunked_with(&|r| {
+                // Chunk 1's states: the second byte of its first state.
+                let at = 2 + r.payload[0] as usize + 1;
+                r.payload[at] ^= 1;
+            }),
+            plain("CorruptPayload"),
+        ),
+    ];
+    cases.extend(chunking);
+    let mut manifest = serde_json::Map::new();
+    let mut out = Vec::new();
+    // Deltas that decode but that a receiver holding the frame named by `apply_to` must
+    // refuse (section 5.2).
+    let [g7, g8, g9, _] = delta_generations();
+    let delta = |base: &BloomFilter, b: u64, next: &BloomFilter, g: u64| {
+        Encoder::new()
+            .coding(Coding::KnownP)
+            .encode_delta(base, b, next, g)
+            .expect("no budget")
+            .to_bytes()
+            .to_vec()
+    };
+    let mut forged = delta(&g7, 7, &g8, 8);
+    let digest = g8.bits().digest().to_le_bytes();
+    let at = forged
+        .windows(4)
+        .position(|w| w == digest)
+        .expect("the result digest is in the header");
+    forged[at] ^= 0x01;
+    let n = forged.len();
+    let crc = crc32c::crc32c(&forged[..n - 4]);
+    forged[n - 4..].copy_from_slice(&crc.to_le_bytes());
+    for (name, bytes, error, base) in [
+        (
+            "delta_applied_to_other_base",
+            delta(&g7, 7, &g8, 8),
+            "BaseMismatch",
+            "accept/gen7_other_base.bin",
+        ),
+        (
+            "delta_gap",
+            delta(&g8, 8, &g9, 9),
+            "GenerationGap",
+            "accept/gen7_base.bin",
+        ),
+        (
+            "delta_result_forged",
+            forged,
+            "ResultMismatch",
+            "accept/gen7_base.bin",
+        ),
+        (
+            "delta_applied_to_other_shape",
+            delta(&g7, 7, &g8, 8),
+            "Incompatible",
+            "accept/gen7_other_shape.bin",
+        ),
+        (
+            "delta_already_applied",
+            delta(&g7, 7, &g8, 8),
+            "StaleGeneration",
+            "accept/gen8_full.bin",
+        ),
+    ] {
+        let file = format!("{name}.bin");
+        manifest.insert(file.clone(), json!({"error": error, "apply_to": base}));
+        out.push(VectorFile {
+            path: format!("reject/{file}").into(),
+            bytes,
+        });
+    }
+    for (name, Truncated(frame, cut), expect) in cases {
+        let mut bytes = frame.bytes();
+        bytes.truncate(cut);
+        let file = format!("{name}.bin");
+        manifest.insert(file.clone(), expect);
+        out.push(VectorFile {
+            path: format!("reject/{file}").into(),
+            bytes,
+        });
+    }
+    counting_reject_vectors(&mut manifest, &mut out);
+    out.push(json_file("reject/manifest.json", &Value::Object(manifest)));
+    out
+}
+
+fn counting_of(params: &Params, width: u8, keys: core::ops::Range<u64>) -> CountingBloomFilter {
+    let mut f = CountingBloomFilter::new(params.clone(), width).expect("valid width");
+    for i in keys {
+        f.insert(key(i));
+    }
+    f
+}
+
+fn histogram_json(counters: &[u8], width: u8) -> Value {
+    let mut h = vec![0u64; 1 << width];
+    for &c in counters {
+        h[usize::from(c)] += 1;
+    }
+    json!(h)
+}
+
+/// The frame file and manifest of a counting frame. `counters` are the decoded payload's
+/// counters (for a delta, the XOR), `filter` the filter the keys are queried on.
+fn counting_accept_files(
+    name: &str,
+    frame: &Frame,
+    counters: &[u8],
+    filter: &CountingBloomFilter,
+    members: &[u64],
+    base: Option<&str>,
+) -> Vec<VectorFile> {
+    let width = filter.width();
+    let member_keys: Vec<Value> = members
+        .iter()
+        .take(10)
+        .map(|&i| json!({"key_hex": hex(&key(i)), "expected": true}))
+        .collect();
+    let other_keys: Vec<Value> = (1_000_000..1_000_020u64)
+        .map(|i| json!({"key_hex": hex(&key(i)), "expected": filter.contains(key(i))}))
+        .collect();
+    let mut manifest = json!({
+        "frame": format!("{name}.bin"),
+        "params": header_json(frame),
+        "counters_sha256": hex(&Sha256::digest(pack_counters(counters, width))),
+        "counter_histogram": histogram_json(counters, width),
+        "member_keys": member_keys,
+        "other_keys": other_keys,
+    });
+    if let Some(base) = base {
+        manifest["base_frame"] = json!(base);
+        manifest["result_counters_sha256"] = json!(hex(&Sha256::digest(filter.packed())));
+    }
+    vec![
+        VectorFile {
+            path: format!("accept/{name}.bin").into(),
+            bytes: frame.to_bytes().to_vec(),
+        },
+        json_file(&format!("accept/{name}.json"), &manifest),
+    ]
+}
+
+/// The generations of the counting delta vectors: a standard filter of 2000 4-bit counters
+/// with keys 0..300 as generation 7; generation 8 deletes keys 0..20 and inserts 300..320;
+/// generation 9 deletes 20..40 and inserts 320..340; an unrelated generation 7 with keys
+/// 1000..1300; and generation 7 with 8-bit counters.
+fn counting_generations() -> [CountingBloomFilter; 5] {
+    let params = Params::standard(2000, 3, xxh(0, IndexScheme::DoubleHashing)).expect("valid");
+    let g7 = counting_of(&params, 4, 0..300);
+    let step =
+        |f: &CountingBloomFilter, out: core::ops::Range<u64>, into: core::ops::Range<u64>| {
+            let mut f = f.clone();
+            for i in out {
+                f.remove(key(i)).expect("present");
+            }
+            for i in into {
+                f.insert(key(i));
+            }
+            f
+        };
+    let g8 = step(&g7, 0..20, 300..320);
+    let g9 = step(&g8, 20..40, 320..340);
+    [
+        g7,
+        g8,
+        g9,
+        counting_of(&params, 4, 1000..1300),
+        counting_of(&params, 8, 0..300),
+    ]
+}
+
+fn counting_accept_vectors() -> Vec<VectorFile> {
+    use IndexScheme::*;
+    let mut out = Vec::new();
+    let f0 = xxh(0, DoubleHashing);
+    let std = |m, k| Params::standard(m, k, f0).expect("valid");
+    let k25 = HashCount::from_f64(2.5).expect("valid k");
+    let partitioned = Params::new(
+        120,
+        Layout::Partitioned {
+            k: HashCount::new(3).expect("k"),
+        },
+        f0,
+    )
+    .expect("valid");
+    let blocks = Params::new(
+        1000,
+        Layout::blocks_proportional(1000, k25).expect("valid"),
+        siphash_family(EnhancedDoubleHashing),
+    )
+    .expect("valid");
+    // A partitioned filter of 2-bit counters with keys 0..80 inserted and 0..20 deleted:
+    // some counters saturated, and stay so.
+    let mut saturated = counting_of(&partitioned, 2, 0..80);
+    for i in 0..20 {
+        saturated.remove(key(i)).expect("present");
+    }
+    let cases: Vec<(&str, CountingBloomFilter, Vec<u64>, Coding, PSource)> = vec![
+        (
+            "counting_std_w4_raw",
+            counting_of(&std(300, 3), 4, 0..60),
+            (0..60).collect(),
+            Coding::Raw,
+            PSource::Measured,
+        ),
+        (
+            "counting_std_w4_known",
+            counting_of(&std(300, 3), 4, 0..60),
+            (0..60).collect(),
+            Coding::KnownCounters,
+            PSource::Measured,
+        ),
+        (
+            "counting_std_w4_adaptive",
+            counting_of(&std(300, 3), 4, 0..60),
+            (0..60).collect(),
+            Coding::AdaptiveCounters,
+            PSource::Measured,
+        ),
+        (
+            "counting_partitioned_w2_saturated_adaptive",
+            saturated.clone(),
+            (20..80).collect(),
+            Coding::AdaptiveCounters,
+            PSource::Measured,
+        ),
+        (
+            "counting_partitioned_w2_saturated_known",
+            saturated,
+            (20..80).collect(),
+            Coding::KnownCounters,
+            PSource::Measured,
+        ),
+        (
+            "counting_blocks_w8_theory_known",
+            counting_of(&blocks, 8, 0..150),
+            (0..150).collect(),
+            Coding::KnownCounters,
+            PSource::Theory,
+        ),
+        (
+            "counting_w1_known",
+            counting_of(&std(64, 2), 1, 0..10),
+            (0..10).collect(),
+            Coding::KnownCounters,
+            PSource::Measured,
+        ),
+        (
+            "counting_m1_w3_raw",
+            counting_of(&std(1, 1), 3, 0..5),
+            (0..5).collect(),
+            Coding::Raw,
+            PSource::Measured,
+        ),
+        (
+            "counting_m1_w3_known",
+            counting_of(&std(1, 1), 3, 0..5),
+            (0..5).collect(),
+            Coding::KnownCounters,
+            PSource::Measured,
+        ),
+        (
+            "counting_m10_known",
+            counting_of(&std(10, 2), 4, 0..4),
+            (0..4).collect(),
+            Coding::KnownCounters,
+            PSource::Measured,
+        ),
+        (
+            "counting_empty_known",
+            counting_of(&std(100, 4), 4, 0..0),
+            vec![],
+            Coding::KnownCounters,
+            PSource::Measured,
+        ),
+    ];
+    for (name, filter, members, coding, source) in cases {
+        let frame = Encoder::new()
+            .p_source(source)
+            .encode_counting_with(&filter, coding)
+            .expect("a counter coding");
+        out.extend(counting_accept_files(
+            name,
+            &frame,
+            filter.counters(),
+            &filter,
+            &members,
+            None,
+        ));
+    }
+    let [g7, g8, _, other7, wide7] = counting_generations();
+    let full = |f: &CountingBloomFilter, g| {
+        Encoder::new()
+            .coding(Coding::KnownCounters)
+            .encode_counting_generation(f, g)
+            .expect("no budget")
+    };
+    let g7_members: Vec<u64> = (0..300).collect();
+    let g8_members: Vec<u64> = (20..320).collect();
+    for (name, f, g, members) in [
+        ("counting_gen7_base", &g7, 7, &g7_members),
+        ("counting_gen7_other_width", &wide7, 7, &g7_members),
+        ("counting_gen8_full", &g8, 8, &g8_members),
+    ] {
+        out.extend(counting_accept_files(
+            name,
+            &full(f, g),
+            f.counters(),
+            f,
+            members,
+            None,
+        ));
+    }
+    let other_members: Vec<u64> = (1000..1300).collect();
+    out.extend(counting_accept_files(
+        "counting_gen7_other_base",
+        &full(&other7, 7),
+        other7.counters(),
+        &other7,
+        &other_members,
+        None,
+    ));
+    let xor = g8.xor(&g7).expect("same shape");
+    for (name, coding) in [
+        ("counting_delta_gen8_known", Coding::KnownCounters),
+        ("counting_delta_gen8_adaptive", Coding::AdaptiveCounters),
+        ("counting_delta_gen8_raw", Coding::Raw),
+    ] {
+        let frame = Encoder::new()
+            .coding(coding)
+            .encode_counting_delta(&g7, 7, &g8, 8)
+            .expect("no budget");
+        assert_eq!(frame.coding(), coding);
+        out.extend(counting_accept_files(
+            name,
+            &frame,
+            &xor,
+            &g8,
+            &g8_members,
+            Some("counting_gen7_base.bin"),
+        ));
+    }
+    out
+}
+
+/// A counting frame assembled field by field.
+#[derive(Clone)]
+struct CountingRaw {
+    fixed: Vec<u8>,
+    m: u64,
+    counted: u8,
+    width: u8,
+    table: Vec<u8>,
+    payload: Vec<u8>,
+}
+
+impl CountingRaw {
+    /// A valid raw-coded counting frame: m = 3 counters of 4 bits (1, 2, 0), k = 2, n = 1.
+    fn valid_raw() -> CountingRaw {
+        CountingRaw {
+            fixed: vec![b'B', b'L', b'W', b'R', 1, 0, 3, 1, 0, 0, 0],
+            m: 3,
+            counted: 0,
+            width: 4,
+            table: vec![],
+            payload: vec![0x21, 0x00],
+        }
+    }
+
+    /// The frame the encoder writes for `f` with `coding`, as fields.
+    fn from_filter(f: &CountingBloomFilter, coding: Coding) -> CountingRaw {
+        let frame = Encoder::new()
+            .encode_counting_with(f, coding)
+            .expect("a counter coding");
+        let h = frame.header();
+        let mut table = vec![];
+        if let Some(t) = &h.counter_table {
+            table = varint(t.frequencies().len() as u64);
+            for &x in t.frequencies() {
+                table.extend(varint(x.into()));
+            }
+        }
+        let mut r = CountingRaw::valid_raw();
+        r.fixed[9] = coding.id();
+        r.m = f.params().m();
+        r.width = f.width();
+        r.table = table;
+        r.payload = frame.payload().to_vec();
+        r
+    }
+
+    fn bytes(&self) -> Vec<u8> {
+        let mut b = self.fixed.clone();
+        b.push(0); // seed
+        b.extend(varint(self.m));
+        b.push(self.counted);
+        b.push(self.width);
+        b.extend(varint(2 << 16)); // k = 2
+        b.extend(varint(1)); // n
+        b.extend(varint(0)); // generation
+        b.extend_from_slice(&self.table);
+        b.extend(varint(self.payload.len() as u64));
+        b.extend_from_slice(&self.payload);
+        let crc = crc32c::crc32c(&b);
+        b.extend_from_slice(&crc.to_le_bytes());
+        b
+    }
+}
+
+fn counting_reject_vectors(
+    manifest: &mut serde_json::Map<String, Value>,
+    out: &mut Vec<VectorFile>,
+) {
+    let field = |name: &str| json!({"error": "InvalidField", "field": name});
+    let plain = |name: &str| json!({"error": name});
+    let params = Params::standard(100, 2, xxh(0, IndexScheme::DoubleHashing)).expect("valid");
+    let small = counting_of(&params, 4, 0..10);
+    let known = CountingRaw::from_filter(&small, Coding::KnownCounters);
+    let adaptive = CountingRaw::from_filter(&small, Coding::AdaptiveCounters);
+    let edit = |base: &CountingRaw, f: &dyn Fn(&mut CountingRaw)| {
+        let mut r = base.clone();
+        f(&mut r);
+        r.bytes()
+    };
+    let raw = CountingRaw::valid_raw();
+    let table = |f: &[u64]| {
+        let mut t = varint(f.len() as u64);
+        f.iter().for_each(|&x| t.extend(varint(x)));
+        t
+    };
+    let cases: Vec<(&str, Vec<u8>, Value)> = vec![
+        (
+            "counting_coding_2",
+            edit(&raw, &|r| r.fixed[9] = 2),
+            field("coding"),
+        ),
+        (
+            "counting_coding_3",
+            edit(&raw, &|r| r.fixed[9] = 3),
+            field("coding"),
+        ),
+        (
+            "counting_coding_6",
+            edit(&raw, &|r| r.fixed[9] = 6),
+            field("coding"),
+        ),
+        (
+            "counting_counted_type_3",
+            edit(&raw, &|r| r.counted = 3),
+            field("counted type"),
+        ),
+        (
+            "counting_width_0",
+            edit(&raw, &|r| r.width = 0),
+            field("counter width"),
+        ),
+        (
+            "counting_width_9",
+            edit(&raw, &|r| r.width = 9),
+            field("counter width"),
+        ),
+        (
+            "counting_raw_length_mismatch",
+            edit(&raw, &|r| r.payload.push(0)),
+            field("payload length"),
+        ),
+        (
+            "counting_raw_padding_bits_set",
+            edit(&raw, &|r| r.payload[1] = 0x10),
+            plain("CorruptPayload"),
+        ),
+        (
+            "counting_table_length_zero",
+            edit(&known, &|r| r.table = varint(0)),
+            field("table length"),
+        ),
+        (
+            "counting_table_longer_than_width",
+            edit(&known, &|r| {
+                r.width = 2;
+                r.table = table(&[1 << 14, 1 << 14, 1 << 14, (1 << 14) - 1, 1]);
+            }),
+            field("table length"),
+        ),
+        (
+            "counting_frequency_above_total",
+            edit(&known, &|r| r.table = table(&[65537])),
+            field("frequency"),
+        ),
+        (
+            "counting_frequencies_sum_short",
+            edit(&known, &|r| r.table = table(&[32768, 32767])),
+            field("frequencies"),
+        ),
+        (
+            "counting_frequencies_sum_over",
+            edit(&known, &|r| r.table = table(&[32768, 32767, 2])),
+            field("frequencies"),
+        ),
+        (
+            "counting_frequencies_last_zero",
+            edit(&known, &|r| r.table = table(&[32768, 32768, 0])),
+            field("frequencies"),
+        ),
+        (
+            "counting_known_trailing_zero_byte",
+            edit(&known, &|r| r.payload.push(0)),
+            plain("CorruptPayload"),
+        ),
+        (
+            "counting_known_point_outside_interval",
+            edit(&known, &|r| r.payload = vec![0xff; 8]),
+            plain("CorruptPayload"),
+        ),
+        (
+            "counting_adaptive_byte_after_termination",
+            edit(&adaptive, &|r| r.payload.push(1)),
+            plain("CorruptPayload"),
+        ),
+    ];
+    for (name, bytes, expect) in cases {
+        let file = format!("{name}.bin");
+        manifest.insert(file.clone(), expect);
+        out.push(VectorFile {
+            path: format!("reject/{file}").into(),
+            bytes,
+        });
+    }
+    // Counting deltas that decode, refused by a receiver holding `apply_to`.
+    let [g7, g8, g9, _, _] = counting_generations();
+    let delta = |base: &CountingBloomFilter, b: u64, next: &CountingBloomFilter, g: u64| {
+        Encoder::new()
+            .coding(Coding::KnownCounters)
+            .encode_counting_delta(base, b, next, g)
+            .expect("no budget")
+            .to_bytes()
+            .to_vec()
+    };
+    let mut forged = delta(&g7, 7, &g8, 8);
+    let digest = g8.digest().to_le_bytes();
+    let at = forged
+        .windows(4)
+        .position(|w| w == digest)
+        .expect("the result digest is in the header");
+    forged[at] ^= 0x01;
+    let n = forged.len();
+    let crc = crc32c::crc32c(&forged[..n - 4]);
+    forged[n - 4..].copy_from_slice(&crc.to_le_bytes());
+    for (name, bytes, error, base) in [
+        (
+            "counting_delta_applied_to_other_base",
+            delta(&g7, 7, &g8, 8),
+            "BaseMismatch",
+            "accept/counting_gen7_other_base.bin",
+        ),
+        (
+            "counting_delta_gap",
+            delta(&g8, 8, &g9, 9),
+            "GenerationGap",
+            "accept/counting_gen7_base.bin",
+        ),
+        (
+            "counting_delta_result_forged",
+            forged,
+            "ResultMismatch",
+            "accept/counting_gen7_base.bin",
+        ),
+        (
+            "counting_delta_applied_to_other_width",
+            delta(&g7, 7, &g8, 8),
+            "Incompatible",
+            "accept/counting_gen7_other_width.bin",
+        ),
+        (
+            "counting_delta_already_applied",
+            delta(&g7, 7, &g8, 8),
+            "StaleGeneration",
+            "accept/counting_gen8_full.bin",
+        ),
+    ] {
+        let file = format!("{name}.bin");
+        manifest.insert(file.clone(), json!({"error": error, "apply_to": base}));
+        out.push(VectorFile {
+            path: format!("reject/{file}").into(),
+            bytes,
+        });
+    }
+}
+
+/// Every vector file, in a fixed order.
+pub fn generate() -> Vec<VectorFile> {
+    let mut out = vec![hash_index_vectors()];
+    out.extend(accept_vectors());
+    out.extend(counting_accept_vectors());
+    out.extend(reject_vectors());
+    out
+}
+
+/// The committed vectors directory, `spec/vectors/` at the repository's root.
+pub fn vectors_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../spec/vectors")
+}

@@ -10,27 +10,21 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 VECTORS = os.path.join(ROOT, "spec", "vectors")
 
 
-def cli_build_args():
-    """cargo arguments that select the command-line program."""
-    if os.path.exists(os.path.join(ROOT, "cli", "Cargo.toml")):
-        return ["-p", "bloomwire-cli"]
-    return ["--bin", "bloomwire"]
-
-
 def rust_cli(release=False):
     """The path of the `bloomwire` program, built if needed.
 
     `BLOOMWIRE_CLI` names one to use as is. Otherwise cargo builds it in the repository's
     target directory: by default with the test profile and all features, which the
     repository's `cargo test --all-features` has already built (so this costs nothing after
-    it); `release=True` for the release profile with default features, as users build it.
+    it, with the same features); `release=True` for the release profile with the default
+    features, as users build it. `--bin` finds the program in whichever package holds it.
     """
     given = os.environ.get("BLOOMWIRE_CLI")
     if given:
         return given
     profile = ["--release"] if release else ["--profile", "test", "--all-features"]
     out = subprocess.run(["cargo", "build", "--quiet", "--message-format=json", *profile,
-                          *cli_build_args()],
+                          "--bin", "bloomwire"],
                          cwd=ROOT, check=True, stdout=subprocess.PIPE, text=True).stdout
     for line in out.splitlines():
         message = json.loads(line)

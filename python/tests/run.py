@@ -4,8 +4,8 @@
     python3 python/tests/run.py [PYTEST ARGS...]
 
 Steps: `maturin build --release -m python/Cargo.toml` (maturin from PATH, else installed
-with pip), `python3 -m venv` in a temporary directory, `pip install` of the wheel and pytest
-into it, then that environment's pytest on python/tests. The tests import the installed
+with pip), `python3 -m venv` in a temporary directory, `pip install` of the wheel, pytest and
+mypy (whose stubtest checks the type stubs) into it, then that environment's pytest on python/tests. The tests import the installed
 package, never the source tree. Standard library only; exits with pytest's status.
 """
 
@@ -53,11 +53,11 @@ def main(pytest_args):
         if len(wheel) != 1:
             sys.exit(f"expected one wheel in {wheels}, found {wheel}")
         venv = os.path.join(tmp, "venv")
-        step(f"fresh venv, pip install {os.path.basename(wheel[0])} pytest")
+        step(f"fresh venv, pip install {os.path.basename(wheel[0])} pytest mypy")
         run([sys.executable, "-m", "venv", venv])
         python = os.path.join(venv, "bin", "python")
         run([python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-             wheel[0], "pytest>=7"])
+             wheel[0], "pytest>=7", "mypy>=1.18"])
         step(f"pytest (wheel built and installed in {time.monotonic() - start:.0f} s)")
         env = dict(os.environ, BLOOMWIRE_VENV=venv)
         # The venv's pytest from the package directory: the tests' conftest checks that

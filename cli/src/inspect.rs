@@ -2,14 +2,14 @@
 
 use std::path::{Path, PathBuf};
 
-use bloomwire::counter_coding::histogram_entropy;
-use bloomwire::frame::{
-    self, FrameHeader, FrameKind, Limits, Message, CHECKSUM_LEN, KIND_DELTA, KIND_FULL, VERSION,
+use bloomwire::internals::{histogram_entropy, CHECKSUM_LEN, KIND_DELTA, KIND_FULL, VERSION};
+use bloomwire::{
+    theory, BaseHash, BitArray, BloomFilter, FrameHeader, FrameKind, IndexScheme, Layout, Limits,
+    Message,
 };
-use bloomwire::{theory, BaseHash, BitArray, BloomFilter, IndexScheme, Layout};
 use serde_json::{json, Value};
 
-use crate::{frame_error, read_file, to_hex, write_stdout, Failure, Result, LIMITS};
+use crate::{frame_error, limits, read_frame_file, to_hex, write_stdout, Failure, Result};
 
 /// Print every header field of a frame, the checksum status and, when the frame decodes,
 /// how full the filter is and how close the payload comes to the entropy bound.
@@ -19,7 +19,9 @@ use crate::{frame_error, read_file, to_hex, write_stdout, Failure, Result, LIMIT
 pub struct Args {
     /// The frame file.
     frame: PathBuf,
-    /// Print one JSON object instead of `name: value` lines.
+    /// Print one JSON object instead of `name: value` lines. Values that may exceed 2^53
+    /// (seed, generation, base_generation, n) are decimal strings, which JavaScript and jq
+    /// read without rounding; the others are numbers.
     #[arg(long)]
     json: bool,
 }
@@ -50,7 +52,7 @@ struct Fill {
 
 pub fn run(args: &Args) -> Result<()> {
     let path = &args.frame;
-    let bytes = read_file(path)?;
+    let bytes = read_frame_file(path)?;
     // The header alone, without the limits a decoder would apply, so that any frame the
     // format allows can be looked at.
     let header =
@@ -87,7 +89,7 @@ pub fn run(args: &Args) -> Result<()> {
     } else if bytes.len() > len {
         report.problem = Some(format!("{} bytes after the frame", bytes.len() - len));
     } else {
-        match frame::decode_message(&bytes, &LIMITS) {
+        match bloomwire::decode::<Message>(&bytes, &limits()) {
             Ok(Message::Full(decoded)) => report.fill = Some(Fill::of(&decoded.filter)),
             Ok(Message::Delta(delta)) => {
                 // The XOR of two generations: how many bits changed, and what it costs.
@@ -185,7 +187,7 @@ fn fill_fpr(filter: &BloomFilter) -> f64 {
         }
         Layout::Blocks { ks } => {
             let mut start = 0;
-            bloomwire::filter::block_sizes(params.m())
+            bloomwire::internals::block_sizes(params.m())
                 .zip(ks)
                 .map(|(size, k)| {
                     let f = theory::fpr_given_p(k.to_f64(), p(start, size));
@@ -241,7 +243,7 @@ fn siphash_key(k0: u64, k1: u64) -> String {
 fn blocks(header: &FrameHeader) -> Option<Vec<(u64, f64)>> {
     match header.params.layout() {
         Layout::Blocks { ks } => Some(
-            bloomwire::filter::block_sizes(header.params.m())
+            bloomwire::internals::block_sizes(header.params.m())
                 .zip(ks)
                 .map(|(size, k)| (size, k.to_f64()))
                 .collect(),
@@ -386,7 +388,7 @@ impl Report {
         let h = &self.header;
         let p = &h.params;
         let (seed, key) = match p.family().base {
-            BaseHash::Xxh64 { seed } => (Some(seed), None),
+            BaseHash::Xxh64 { seed } => (Some(seed.to_string()), None),
             BaseHash::SipHash24 { k0, k1 } => (None, Some(siphash_key(k0, k1))),
         };
         let fill = self.fill.as_ref();
@@ -397,9 +399,9 @@ impl Report {
                 FrameKind::Full => "full",
                 FrameKind::Delta { .. } => "delta",
             },
-            "generation": h.generation,
+            "generation": h.generation.to_string(),
             "base_generation": match h.kind {
-                FrameKind::Delta { base_generation, .. } => Some(base_generation),
+                FrameKind::Delta { base_generation, .. } => Some(base_generation.to_string()),
                 FrameKind::Full => None,
             },
             "filter_type": if h.is_counting() { "counting" } else { layout_name(p.layout()) },
@@ -417,7 +419,7 @@ impl Report {
             "m": p.m(),
             "k": p.k().to_f64(),
             "blocks": blocks(h).map(|b| b.iter().map(|(bits, k)| json!({"bits": bits, "k": k})).collect::<Vec<_>>()),
-            "n": h.n,
+            "n": h.n.to_string(),
             "coding": h.coding.to_string(),
             "q0": h.q0,
             "q0_probability": h.q0.map(|q0| f64::from(q0) / 65536.0),

@@ -68,11 +68,11 @@ fn build_inspect_query_decode() {
     let (frame, info) = built(&dir);
     let file_len = std::fs::metadata(&frame).unwrap().len();
 
-    assert_eq!(info["n"], N);
+    assert_eq!(info["n"], N.to_string());
     assert_eq!(info["version"], 1);
     assert_eq!(info["filter_type"], "standard");
     assert_eq!(info["base_hash"], "xxh64");
-    assert_eq!(info["seed"], 0);
+    assert_eq!(info["seed"], "0");
     assert_eq!(info["checksum"], "ok");
     assert_eq!(info["frame_bytes"], file_len);
     assert!(info["problem"].is_null());
@@ -163,7 +163,7 @@ fn plan_json_and_plot() {
         s(&svg),
     ]);
     let plan: Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(plan["n"], 10000);
+    assert_eq!(plan["n"], "10000");
     assert_eq!(plan["k"], 2.0);
     assert_eq!(plan["m"], 140_000);
     assert!(plan["worst_case_bytes"].as_u64().unwrap() <= 10_000);
@@ -223,7 +223,7 @@ fn bad_input_fails_with_one_line() {
     assert_eq!(out.status.code(), Some(1));
     let info: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(info["checksum"], "mismatch");
-    assert_eq!(info["n"], N);
+    assert_eq!(info["n"], N.to_string());
     assert!(info["ones"].is_null());
 
     let empty = dir.join("empty.txt");
@@ -334,5 +334,109 @@ fn keys_from_a_pipe_are_read_once_and_all_inserted() {
 
     // `-` without `-o` has no file name to derive one from.
     assert!(fails(&["build", "--keys", "-"]).contains("-o"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// 64-bit values that JavaScript and jq would round as JSON numbers are decimal strings.
+#[test]
+fn json_carries_64_bit_values_as_decimal_strings() {
+    let dir = temp_dir("json64");
+    let keys = dir.join("keys.txt");
+    std::fs::write(&keys, "a\nb\nc\n").unwrap();
+    let frame = dir.join("f.blwr");
+    ok(&[
+        "build",
+        "--keys",
+        s(&keys),
+        "--seed",
+        "18446744073709551615",
+        "-o",
+        s(&frame),
+    ]);
+    let text = ok(&["inspect", "--json", s(&frame)]);
+    assert!(text.contains("\"seed\":\"18446744073709551615\""), "{text}");
+    let info: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(info["generation"], "0");
+    assert_eq!(info["n"], "3");
+    assert!(info["base_generation"].is_null());
+}
+
+/// A counting frame of `m` zero 8-bit counters: a known-counters table of one value and an
+/// empty payload (about 30 bytes in all). Decoding it fills m bytes.
+fn zero_counters_frame(m: u64) -> Vec<u8> {
+    let varint = |mut v: u64, b: &mut Vec<u8>| {
+        while v >= 0x80 {
+            b.push(v as u8 | 0x80);
+            v >>= 7;
+        }
+        b.push(v as u8);
+    };
+    let mut b = b"BLWR".to_vec();
+    b.extend_from_slice(&[1, 0, 3, 1, 0, 4, 0, 0]); // version .. flags, seed 0
+    varint(m, &mut b);
+    b.extend_from_slice(&[0, 8]); // counted type, counter width
+    varint(1 << 16, &mut b); // k = 1
+    b.extend_from_slice(&[0, 0, 1]); // n, generation, table length
+    varint(1 << 16, &mut b); // f(0)
+    let payload = bloomwire_payload_of_zero_counters();
+    varint(payload.len() as u64, &mut b);
+    b.extend_from_slice(&payload);
+    let crc = crc32c::crc32c(&b);
+    b.extend_from_slice(&crc.to_le_bytes());
+    b
+}
+
+/// The payload the library writes for zero counters with a table of one value (the same for
+/// every m).
+fn bloomwire_payload_of_zero_counters() -> Vec<u8> {
+    use bloomwire::{CounterCoding, CountingBloomFilter, Encoder};
+    let params = bloomwire::Params::standard(100, 1, bloomwire::HashFamily::default()).unwrap();
+    let f = CountingBloomFilter::new(params, 8).unwrap();
+    let frame = Encoder::new()
+        .encode_with(&f, CounterCoding::Known)
+        .unwrap();
+    frame.payload().to_vec()
+}
+
+#[test]
+fn the_program_reads_frames_within_the_library_limits_unless_raised() {
+    let dir = temp_dir("limits");
+    // m = 2^32 counters would take 4 GiB to decode (8 GiB before the limits): refused.
+    let big = dir.join("big.blwr");
+    std::fs::write(&big, zero_counters_frame(1 << 32)).unwrap();
+    for args in [
+        vec!["decode", s(&big), "-o", "/dev/null"],
+        vec!["query", s(&big), "key"],
+    ] {
+        let err = fails(&args);
+        assert!(
+            err.contains("--max-m") && err.contains("268435456"),
+            "{err}"
+        );
+    }
+    // One over the default limit, and the same frame within a raised one.
+    let over = dir.join("over.blwr");
+    std::fs::write(&over, zero_counters_frame(2000)).unwrap();
+    assert!(fails(&["--max-m", "1999", "query", s(&over), "key"]).contains("--max-m"));
+    assert_eq!(
+        ok(&["query", "--max-m", "2000", s(&over), "key"]),
+        "key\tno\n"
+    );
+    assert_eq!(ok(&["query", s(&over), "key"]), "key\tno\n");
+    // The payload limit: the frame's payload over a limit one byte smaller, and a file
+    // longer than any frame within the limit is refused unread.
+    let (built, _) = built(&dir);
+    let err = fails(&["--max-payload", "100", "query", s(&built), "key"]);
+    assert!(err.contains("--max-payload"), "{err}");
+    let long = dir.join("long.blwr");
+    std::fs::write(&long, vec![0u8; 5000]).unwrap();
+    let err = fails(&["--max-payload", "3", "inspect", s(&long)]);
+    assert!(err.contains("--max-payload"), "{err}");
+    // Documented in --help.
+    let help = ok(&["--help"]);
+    assert!(
+        help.contains("--max-m") && help.contains("--max-payload"),
+        "{help}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -35,6 +35,7 @@ pub enum Coding {
 
 impl Coding {
     /// Every coding of a Bloom filter's bit array (filter types 0 to 2), in id order.
+    #[doc(hidden)]
     pub const ALL: [Coding; 5] = [
         Coding::Raw,
         Coding::Adaptive,
@@ -45,6 +46,7 @@ impl Coding {
 
     /// Every coding of a counting filter's counters (filter type 3), in id order; raw means
     /// the packed counters.
+    #[doc(hidden)]
     pub const COUNTERS: [Coding; 3] =
         [Coding::Raw, Coding::KnownCounters, Coding::AdaptiveCounters];
 
@@ -62,6 +64,7 @@ impl Coding {
     }
 
     /// Whether the header carries a quantized zero probability for this coding.
+    #[doc(hidden)]
     pub fn has_q0(self) -> bool {
         matches!(
             self,
@@ -115,14 +118,20 @@ pub(crate) fn well_formed_len(
 /// refuses them, and writes the raw bits where it is asked for one.
 pub(crate) fn encode_bits(coding: Coding, q0: Option<u16>, bits: &BitArray, out: &mut Vec<u8>) {
     let q0 = q0.unwrap_or(1);
-    match coding {
-        Coding::Raw | Coding::KnownCounters | Coding::AdaptiveCounters => {
-            out.extend_from_slice(&bits.to_bytes())
+    let payload = match coding {
+        Coding::Raw | Coding::KnownCounters | Coding::AdaptiveCounters => bits.to_bytes(),
+        Coding::Adaptive => range::encode_adaptive(bits),
+        Coding::KnownP => range::encode_known_p(bits, q0),
+        Coding::KnownPSymbols => symbols::encode_symbols(bits, q0),
+        Coding::KnownPInterleaved => {
+            return rans::encode_interleaved(bits.words(), bits.len(), q0, out)
         }
-        Coding::Adaptive => out.extend_from_slice(&range::encode_adaptive(bits)),
-        Coding::KnownP => out.extend_from_slice(&range::encode_known_p(bits, q0)),
-        Coding::KnownPSymbols => out.extend_from_slice(&symbols::encode_symbols(bits, q0)),
-        Coding::KnownPInterleaved => rans::encode_interleaved(bits.words(), bits.len(), q0, out),
+    };
+    // The usual case, a whole filter into an empty payload, takes the vector without a copy.
+    if out.is_empty() {
+        *out = payload;
+    } else {
+        out.extend_from_slice(&payload);
     }
 }
 
@@ -256,18 +265,25 @@ pub(crate) fn decode_bits(
     Ok(())
 }
 
-/// Copy a raw payload (the packed form, `ceil(len / 8)` bytes) into words.
-fn raw_into(payload: &[u8], len: u64, out: &mut [u64]) -> Result<(), PayloadError> {
+/// The checks of a raw payload of `len` bits: `ceil(len / 8)` bytes, bits past `len` zero.
+pub(crate) fn check_raw(payload: &[u8], len: u64) -> Result<(), PayloadError> {
     if payload.len() as u64 != len.div_ceil(8) {
         return Err("raw payload length is not ceil(m / 8)");
     }
     if len % 8 != 0 && payload[payload.len() - 1] >> (len % 8) != 0 {
         return Err("bits past m are not zero");
     }
-    for (w, bytes) in out.iter_mut().zip(payload.chunks(8)) {
-        let mut b = [0u8; 8];
-        b[..bytes.len()].copy_from_slice(bytes);
-        *w = u64::from_le_bytes(b);
+    Ok(())
+}
+
+/// Copy a raw payload (the packed form, `ceil(len / 8)` bytes) into words.
+fn raw_into(payload: &[u8], len: u64, out: &mut [u64]) -> Result<(), PayloadError> {
+    check_raw(payload, len)?;
+    for (w, v) in out
+        .iter_mut()
+        .zip(crate::filter::bits::packed_words(payload))
+    {
+        *w = v;
     }
     Ok(())
 }

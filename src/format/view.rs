@@ -4,7 +4,7 @@ use crate::error::{Error, Result};
 use crate::filter::bits::BitArray;
 
 use super::header::FrameHeader;
-use super::ids::{CHECKSUM_LEN, FILTER_TYPE_COUNTING};
+use super::ids::{Coding, CHECKSUM_LEN, FILTER_TYPE_COUNTING};
 use super::limits::Limits;
 
 /// A frame whose header, length, checksum and chunk table have been checked, its payload
@@ -12,7 +12,7 @@ use super::limits::Limits;
 /// several threads, or one chunk (a range of bits) at a time.
 ///
 /// ```
-/// use bloomwire::frame::{self, Chunking, Encoder, FrameView, Limits};
+/// use bloomwire::{Chunking, Encoder, FrameView, Limits};
 /// use bloomwire::{BitArray, BloomFilter, HashFamily, Params};
 /// let mut f = BloomFilter::new(Params::standard(100_000, 2, HashFamily::default()).unwrap());
 /// for i in 0..5_000u32 {
@@ -35,7 +35,7 @@ pub struct FrameView<'a> {
     pub(super) header: FrameHeader,
     pub(super) payload: &'a [u8],
     /// Where the chunks are in `payload`; one chunk for an unchunked payload.
-    pub(super) chunks: crate::entropy::chunks::ChunkTable,
+    pub(super) chunks: crate::entropy::chunks::ChunkTable<'a>,
 }
 
 impl<'a> FrameView<'a> {
@@ -63,7 +63,7 @@ impl<'a> FrameView<'a> {
         }
         let payload = &input[header.header_len..body_end];
         let chunks = match header.chunk_shift {
-            None => crate::entropy::chunks::ChunkTable::whole(payload.len()),
+            None => crate::entropy::chunks::ChunkTable::whole(payload),
             Some(shift) => crate::entropy::chunks::parse_table(payload, header.params.m(), shift)
                 .map_err(|reason| Error::CorruptPayload {
                 reason,
@@ -105,7 +105,7 @@ impl<'a> FrameView<'a> {
     }
 
     /// The decoding models for chunks of the lengths `lens`; a counting frame's payload is
-    /// counters, not bits ([`Error::UnexpectedFilterType`]: use [`decode_message`]).
+    /// counters, not bits ([`Error::UnexpectedFilterType`]: use [`decode`](super::decode)).
     fn models(&self, lens: &[u64]) -> Result<crate::entropy::payload::Models> {
         let h = &self.header;
         if h.is_counting() {
@@ -197,6 +197,15 @@ impl<'a> FrameView<'a> {
     pub fn decode_into_threads(&self, out: &mut BitArray, threads: usize) -> Result<()> {
         let h = &self.header;
         let m = h.params.m();
+        if h.coding == Coding::Raw && h.counter_width.is_none() {
+            // One pass: the words straight from the payload, no zero fill first.
+            if let Err(reason) = crate::entropy::payload::check_raw(self.payload, m) {
+                out.reset(m);
+                return Err(self.corrupt(0)(reason));
+            }
+            out.assign_packed(self.payload, m);
+            return Ok(());
+        }
         out.reset(m);
         let result = match h.chunk_shift {
             None => {
@@ -205,7 +214,6 @@ impl<'a> FrameView<'a> {
             }
             Some(shift) => crate::entropy::chunks::decode_chunked(
                 (h.coding, h.q0),
-                self.payload,
                 &self.chunks,
                 m,
                 shift,

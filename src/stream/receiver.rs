@@ -2,9 +2,8 @@
 //! error that leaves the filter unchanged.
 
 use crate::error::{Error, Result};
-use crate::filter::counting::CountingBloomFilter;
 use crate::filter::BloomFilter;
-use crate::format::{decode_message, Limits, Message, FILTER_TYPE_COUNTING};
+use crate::format::{decode, Filter, Limits, Message, Part};
 
 /// A frame of generation `got` is stale unless it is newer than `have`.
 fn check_fresh(have: Option<u64>, got: u64) -> Result<()> {
@@ -31,17 +30,18 @@ pub enum Update {
     },
 }
 
-/// Applies a sender's frames in order. On any error its filter and generation stay as they
+/// Applies a [`Sender`](super::Sender)'s frames in order, for either kind of filter `F`
+/// (a [`BloomFilter`] by default). On any error its filter and generation stay as they
 /// were; [`Error::GenerationGap`], [`Error::BaseMismatch`] and [`Error::ResultMismatch`]
 /// mean it needs a full frame, [`Error::StaleGeneration`] that the frame was a duplicate or
-/// arrived late.
+/// arrived late, and a frame of the other filter kind is [`Error::UnexpectedFilterType`].
 #[derive(Debug, Clone)]
-pub struct Receiver {
+pub struct Receiver<F: Filter = BloomFilter> {
     limits: Limits,
-    current: Option<(BloomFilter, u64)>,
+    current: Option<(F, u64)>,
 }
 
-impl Receiver {
+impl<F: Filter> Receiver<F> {
     /// A receiver with no filter yet, decoding within `limits`.
     pub fn new(limits: Limits) -> Self {
         Receiver {
@@ -51,7 +51,7 @@ impl Receiver {
     }
 
     /// The current filter, once a full frame has arrived.
-    pub fn filter(&self) -> Option<&BloomFilter> {
+    pub fn filter(&self) -> Option<&F> {
         self.current.as_ref().map(|(f, _)| f)
     }
 
@@ -62,95 +62,24 @@ impl Receiver {
 
     /// Decode and apply one frame (exactly one, no trailing bytes).
     pub fn receive(&mut self, frame: &[u8]) -> Result<Update> {
-        let message = decode_message(frame, &self.limits)?;
-        self.apply(message)
-    }
-
-    /// Apply a decoded frame. A counting filter's frame is
-    /// [`Error::UnexpectedFilterType`] (use a [`CountingReceiver`]).
-    pub fn apply(&mut self, message: Message) -> Result<Update> {
-        let generation = message.header().generation;
-        let have = self.generation();
-        if message.header().is_counting() {
-            return Err(Error::UnexpectedFilterType {
-                expected: "a Bloom filter",
-                got: FILTER_TYPE_COUNTING,
-            });
-        }
-        check_fresh(have, generation)?;
-        match message {
-            Message::Full(d) => {
-                let skipped = have.map_or(0, |h| generation - h - 1);
-                self.current = Some((d.filter, generation));
-                Ok(Update::Full {
-                    generation,
-                    skipped,
-                })
-            }
-            Message::Delta(delta) => {
-                let Some((base, base_generation)) = &self.current else {
-                    return Err(Error::GenerationGap {
-                        have: None,
-                        base: delta.base_generation(),
-                    });
-                };
-                let next = delta.apply(base, *base_generation)?;
-                self.current = Some((next, generation));
-                Ok(Update::Delta { generation })
-            }
-            Message::Counting(_) | Message::CountingDelta(_) => {
-                unreachable!("counting frames were refused above")
-            }
-        }
-    }
-}
-
-/// Applies a [`CountingSender`]'s frames in order, with the checks and errors of
-/// [`Receiver`]; a Bloom filter's frame is [`Error::UnexpectedFilterType`].
-#[derive(Debug, Clone)]
-pub struct CountingReceiver {
-    limits: Limits,
-    current: Option<(CountingBloomFilter, u64)>,
-}
-
-impl CountingReceiver {
-    /// A receiver with no filter yet, decoding within `limits`.
-    pub fn new(limits: Limits) -> Self {
-        CountingReceiver {
-            limits,
-            current: None,
-        }
-    }
-
-    /// The current counting filter, once a full frame has arrived.
-    pub fn filter(&self) -> Option<&CountingBloomFilter> {
-        self.current.as_ref().map(|(f, _)| f)
-    }
-
-    /// The current generation.
-    pub fn generation(&self) -> Option<u64> {
-        self.current.as_ref().map(|&(_, g)| g)
-    }
-
-    /// Decode and apply one frame (exactly one, no trailing bytes).
-    pub fn receive(&mut self, frame: &[u8]) -> Result<Update> {
-        let message = decode_message(frame, &self.limits)?;
+        let message: Message = decode(frame, &self.limits)?;
         self.apply(message)
     }
 
     /// Apply a decoded frame.
     pub fn apply(&mut self, message: Message) -> Result<Update> {
         let generation = message.header().generation;
+        let got = message.header().filter_type();
         let have = self.generation();
-        if !message.header().is_counting() {
+        let Some(part) = F::split(message) else {
             return Err(Error::UnexpectedFilterType {
-                expected: "a counting filter",
-                got: message.header().filter_type(),
+                expected: F::KIND,
+                got,
             });
-        }
+        };
         check_fresh(have, generation)?;
-        match message {
-            Message::Counting(d) => {
+        match part {
+            Part::Full(d) => {
                 let skipped = have.map_or(0, |h| generation - h - 1);
                 self.current = Some((d.filter, generation));
                 Ok(Update::Full {
@@ -158,7 +87,7 @@ impl CountingReceiver {
                     skipped,
                 })
             }
-            Message::CountingDelta(delta) => {
+            Part::Delta(delta) => {
                 let Some((base, base_generation)) = &self.current else {
                     return Err(Error::GenerationGap {
                         have: None,
@@ -168,9 +97,6 @@ impl CountingReceiver {
                 let next = delta.apply(base, *base_generation)?;
                 self.current = Some((next, generation));
                 Ok(Update::Delta { generation })
-            }
-            Message::Full(_) | Message::Delta(_) => {
-                unreachable!("Bloom filter frames were refused above")
             }
         }
     }

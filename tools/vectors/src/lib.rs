@@ -10,12 +10,12 @@
 
 use std::path::{Path, PathBuf};
 
-use bloomwire::counter_coding::pack_counters;
-use bloomwire::counting::CountingBloomFilter;
-use bloomwire::frame::{Chunking, Coding, Encoder, Frame, FrameKind, PSource};
-use bloomwire::hashing::{BaseHash, HashFamily, IndexScheme};
-use bloomwire::wire::put_varint;
-use bloomwire::{BitArray, BloomFilter, HashCount, Layout, Params};
+use bloomwire::internals::{pack_counters, put_varint};
+use bloomwire::{
+    BaseHash, BitArray, BitCoding, BloomFilter, Chunking, Coding, CounterCoding,
+    CountingBloomFilter, Encoder, Frame, FrameKind, HashCount, HashFamily, IndexScheme, Layout,
+    PSource, Params,
+};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
@@ -420,7 +420,8 @@ fn accept_vectors() -> Vec<VectorFile> {
         let f = filter_of(&case.params, 0..case.n);
         let frame = Encoder::new()
             .p_source(case.p_source)
-            .encode_with(&f, case.coding);
+            .encode_with(&f, bit(case.coding))
+            .unwrap();
         out.extend(accept_files(
             case.name,
             &frame,
@@ -448,14 +449,15 @@ fn accept_vectors() -> Vec<VectorFile> {
         let f = filter_of(&params, 0..n);
         let frame = Encoder::new()
             .chunking(Chunking::Shift(shift))
-            .encode_with(&f, coding);
+            .encode_with(&f, bit(coding))
+            .unwrap();
         assert_eq!(frame.header().chunk_shift, Some(shift));
         out.extend(accept_files(name, &frame, f.bits(), &f, 0..n, None));
     }
     let [g7, g8, _, other7] = delta_generations();
     let full = |f: &BloomFilter| {
         Encoder::new()
-            .coding(Coding::KnownP)
+            .coding(BitCoding::KnownP)
             .encode_generation(f, 7)
             .expect("no budget")
     };
@@ -478,7 +480,7 @@ fn accept_vectors() -> Vec<VectorFile> {
     out.extend(accept_files(
         "gen8_full",
         &Encoder::new()
-            .coding(Coding::KnownP)
+            .coding(BitCoding::KnownP)
             .encode_generation(&g8, 8)
             .expect("no budget"),
         g8.bits(),
@@ -502,7 +504,7 @@ fn accept_vectors() -> Vec<VectorFile> {
         ("delta_gen8_raw", Coding::Raw),
     ] {
         let frame = Encoder::new()
-            .coding(coding)
+            .coding(bit(coding))
             .encode_delta(&g7, 7, &g8, 8)
             .expect("no budget");
         assert_eq!(frame.coding(), coding);
@@ -555,7 +557,7 @@ impl RawFrame {
     }
 
     fn from_frame(f: &BloomFilter, coding: Coding) -> RawFrame {
-        let frame = Encoder::new().encode_with(f, coding);
+        let frame = Encoder::new().encode_with(f, bit(coding)).unwrap();
         let bytes = frame.to_bytes();
         let h = frame.header();
         let mut r = RawFrame::valid_raw();
@@ -575,7 +577,8 @@ impl RawFrame {
     fn chunked(f: &BloomFilter, coding: Coding, shift: u8) -> RawFrame {
         let frame = Encoder::new()
             .chunking(Chunking::Shift(shift))
-            .encode_with(f, coding);
+            .encode_with(f, bit(coding))
+            .unwrap();
         let mut r = RawFrame::from_frame(f, coding);
         let h = frame.header();
         let bytes = frame.to_bytes();
@@ -945,6 +948,38 @@ fn reject_vectors() -> Vec<VectorFile> {
             field("chunk shift"),
         ),
         (
+            // The work bound (spec 2.2): a 4-byte payload may code up to 2^12 (4 + 64) bits.
+            "work_bound_adaptive_one_bit_over",
+            {
+                let mut r = coded(Coding::Adaptive);
+                r.payload = vec![0; 4];
+                r.len = varint(4);
+                r.varints[0] = varint(((4 + 64) << 12) + 1);
+                r.into()
+            },
+            field("payload length"),
+        ),
+        (
+            "work_bound_known_p_interleaved_over",
+            {
+                let mut r = coded(Coding::KnownPInterleaved);
+                r.varints[0] = varint(((r.payload.len() as u64 + 64) << 12) + 1);
+                r.into()
+            },
+            field("payload length"),
+        ),
+        (
+            "work_bound_chunked_over",
+            {
+                let mut r = RawFrame::chunked(&small, Coding::KnownPSymbols, 6);
+                r.varints[0] = varint(((r.payload.len() as u64 + 64) << 12) + 1);
+                r.q0.pop();
+                r.q0.push(18);
+                r.into()
+            },
+            field("payload length"),
+        ),
+        (
             "chunk_count_above_payload_length",
             {
                 let mut r = RawFrame::chunked(&small, Coding::Adaptive, 6);
@@ -1001,7 +1036,7 @@ fn reject_vectors() -> Vec<VectorFile> {
     let [g7, g8, g9, _] = delta_generations();
     let delta = |base: &BloomFilter, b: u64, next: &BloomFilter, g: u64| {
         Encoder::new()
-            .coding(Coding::KnownP)
+            .coding(BitCoding::KnownP)
             .encode_delta(base, b, next, g)
             .expect("no budget")
             .to_bytes()
@@ -1264,7 +1299,7 @@ fn counting_accept_vectors() -> Vec<VectorFile> {
     for (name, filter, members, coding, source) in cases {
         let frame = Encoder::new()
             .p_source(source)
-            .encode_counting_with(&filter, coding)
+            .encode_with(&filter, counter(coding))
             .expect("a counter coding");
         out.extend(counting_accept_files(
             name,
@@ -1278,8 +1313,8 @@ fn counting_accept_vectors() -> Vec<VectorFile> {
     let [g7, g8, _, other7, wide7] = counting_generations();
     let full = |f: &CountingBloomFilter, g| {
         Encoder::new()
-            .coding(Coding::KnownCounters)
-            .encode_counting_generation(f, g)
+            .coding(CounterCoding::Known)
+            .encode_generation(f, g)
             .expect("no budget")
     };
     let g7_members: Vec<u64> = (0..300).collect();
@@ -1314,8 +1349,8 @@ fn counting_accept_vectors() -> Vec<VectorFile> {
         ("counting_delta_gen8_raw", Coding::Raw),
     ] {
         let frame = Encoder::new()
-            .coding(coding)
-            .encode_counting_delta(&g7, 7, &g8, 8)
+            .coding(counter(coding))
+            .encode_delta(&g7, 7, &g8, 8)
             .expect("no budget");
         assert_eq!(frame.coding(), coding);
         out.extend(counting_accept_files(
@@ -1357,7 +1392,7 @@ impl CountingRaw {
     /// The frame the encoder writes for `f` with `coding`, as fields.
     fn from_filter(f: &CountingBloomFilter, coding: Coding) -> CountingRaw {
         let frame = Encoder::new()
-            .encode_counting_with(f, coding)
+            .encode_with(f, counter(coding))
             .expect("a counter coding");
         let h = frame.header();
         let mut table = vec![];
@@ -1490,6 +1525,25 @@ fn counting_reject_vectors(
             field("frequencies"),
         ),
         (
+            // The work bound (spec 2.2) for counters: a table of two values, 2^18 + 1
+            // counters, an empty payload.
+            "counting_work_bound_known_over",
+            edit(&known, &|r| {
+                r.m = (64 << 12) + 1;
+                r.table = table(&[65535, 1]);
+                r.payload = vec![];
+            }),
+            field("payload length"),
+        ),
+        (
+            "counting_work_bound_adaptive_over",
+            edit(&adaptive, &|r| {
+                r.m = (64 << 12) + 1;
+                r.payload = vec![];
+            }),
+            field("payload length"),
+        ),
+        (
             "counting_known_trailing_zero_byte",
             edit(&known, &|r| r.payload.push(0)),
             plain("CorruptPayload"),
@@ -1517,8 +1571,8 @@ fn counting_reject_vectors(
     let [g7, g8, g9, _, _] = counting_generations();
     let delta = |base: &CountingBloomFilter, b: u64, next: &CountingBloomFilter, g: u64| {
         Encoder::new()
-            .coding(Coding::KnownCounters)
-            .encode_counting_delta(base, b, next, g)
+            .coding(CounterCoding::Known)
+            .encode_delta(base, b, next, g)
             .expect("no budget")
             .to_bytes()
             .to_vec()
@@ -1586,4 +1640,14 @@ pub fn generate() -> Vec<VectorFile> {
 /// The committed vectors directory, `spec/vectors/` at the repository's root.
 pub fn vectors_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../spec/vectors")
+}
+
+/// The encoder's bit coding for a vector's wire coding.
+fn bit(coding: Coding) -> BitCoding {
+    BitCoding::try_from(coding).expect("a bit coding")
+}
+
+/// The encoder's counter coding for a vector's wire coding.
+fn counter(coding: Coding) -> CounterCoding {
+    CounterCoding::try_from(coding).expect("a counter coding")
 }

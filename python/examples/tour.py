@@ -62,14 +62,20 @@ def main():
         assert all(g.contains_many(keys)) and len(g) == n
 
     # Follow a sender's generations: 1% of the keys change each round.
-    sender, receiver = bloomwire.Sender(full_every=10), bloomwire.Receiver()
     current = list(keys)
-    for round_ in range(1, 6):
-        if round_ > 1:
-            for i in range(n // 100):
-                current[(round_ * 7919 + i * 104729) % n] = f"r{round_}-{i}"
+
+    def next_generation(round_):
+        for i in range(n // 100):
+            current[(round_ * 7919 + i * 104729) % n] = f"r{round_}-{i}"
         g = plan.new_filter()
         g.insert_many(current)
+        return g
+
+    sender, receiver = bloomwire.Sender(full_every=10), bloomwire.Receiver()
+    g = f
+    for round_ in range(1, 6):
+        if round_ > 1:
+            g = next_generation(round_)
         start = time.perf_counter()
         wire = sender.next_frame(g)
         update = receiver.receive(wire)
@@ -80,13 +86,15 @@ def main():
         assert update.kind == ("full" if round_ == 1 else "delta")
 
     # A lost frame is noticed, and a full frame resynchronizes.
-    sender.next_frame(g)  # lost
+    sender.next_frame(next_generation(6))  # lost
+    g = next_generation(7)
     try:
         receiver.receive(sender.next_frame(g))
         raise AssertionError("a gap went unnoticed")
     except bloomwire.ResyncNeeded as e:
         print(f"lost a frame:     {type(e).__name__}: {e}")
     sender.request_full()
+    g = next_generation(8)
     update = receiver.receive(sender.next_frame(g))
     print(f"resynchronized:   {update}")
     assert update.kind == "full" and receiver.filter == g

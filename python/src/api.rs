@@ -3,10 +3,10 @@
 //! The rest of the module speaks Python and uses only what this file exports, so a change of
 //! the library's paths or signatures is adapted here alone. Nothing here touches Python.
 
-use bloomwire::counting::CountingBloomFilter;
-use bloomwire::delta::{self, Update};
-use bloomwire::frame::{self, Coding, Encoder, Frame, FrameHeader, FrameKind, Limits, Message};
-use bloomwire::{BaseHash, BloomFilter, Error, HashFamily, IndexScheme, Optimizer, Params};
+use bloomwire::{
+    BaseHash, BitCoding, BloomFilter, CounterCoding, CountingBloomFilter, Encoder, Error, Frame,
+    FrameHeader, FrameKind, HashFamily, IndexScheme, Limits, Message, Optimizer, Params, Update,
+};
 
 /// A Bloom filter of the library.
 pub type Filter = BloomFilter;
@@ -450,60 +450,103 @@ impl Encoded {
     }
 }
 
-/// The names of the codings, Bloom filters' first.
+/// The names of the codings, Bloom filters' first (raw, which both kinds have, once).
 pub fn coding_names() -> Vec<String> {
-    Coding::ALL
+    let mut names: Vec<String> = BitCoding::ALL.iter().map(|c| c.to_string()).collect();
+    for c in CounterCoding::ALL {
+        let name = c.to_string();
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    names
+}
+
+fn unknown_coding(name: &str, kind: &str, names: Vec<String>) -> Failure {
+    let reason = format!(
+        "{name:?} is not a coding of {kind}; expected one of {}",
+        names.join(", ")
+    );
+    Failure {
+        kind: "InvalidParameter",
+        message: format!("invalid parameter coding: {reason}"),
+        attrs: vec![("name", text("coding")), ("reason", Attr::Str(reason))],
+    }
+}
+
+fn bit_coding(name: &str) -> Res<BitCoding> {
+    BitCoding::ALL
         .into_iter()
-        .chain(Coding::COUNTERS)
-        .map(|c| c.to_string())
-        .fold(Vec::new(), |mut v, c| {
-            if !v.contains(&c) {
-                v.push(c);
-            }
-            v
+        .find(|c| c.to_string() == name)
+        .ok_or_else(|| {
+            let names = BitCoding::ALL.iter().map(|c| c.to_string()).collect();
+            unknown_coding(name, "a Bloom filter", names)
         })
 }
 
-fn parse_coding(name: &str) -> Res<Coding> {
-    Coding::ALL
+fn counter_coding(name: &str) -> Res<CounterCoding> {
+    CounterCoding::ALL
         .into_iter()
-        .chain(Coding::COUNTERS)
         .find(|c| c.to_string() == name)
         .ok_or_else(|| {
-            Failure::new(
-                "InvalidParameter",
-                format!(
-                    "invalid parameter coding: unknown coding {name:?}, expected one of {}",
-                    coding_names().join(", ")
-                ),
-            )
+            let names = CounterCoding::ALL.iter().map(|c| c.to_string()).collect();
+            unknown_coding(name, "a counting filter", names)
         })
 }
 
 /// The encoder settings of a frame: a named coding or the library's choice, and a budget.
 #[derive(Debug, Clone)]
-pub struct EncoderSettings(Encoder);
+pub struct EncoderSettings {
+    coding: Option<String>,
+    budget: Option<usize>,
+}
 
-/// Encoder settings; an unknown coding name is refused.
+impl EncoderSettings {
+    fn bloom(&self) -> Res<Encoder<BloomFilter>> {
+        let mut e = Encoder::new();
+        if let Some(name) = &self.coding {
+            e = e.coding(bit_coding(name)?);
+        }
+        if let Some(b) = self.budget {
+            e = e.budget(b);
+        }
+        Ok(e)
+    }
+
+    fn counting(&self) -> Res<Encoder<CountingBloomFilter>> {
+        let mut e = Encoder::new();
+        if let Some(name) = &self.coding {
+            e = e.coding(counter_coding(name)?);
+        }
+        if let Some(b) = self.budget {
+            e = e.budget(b);
+        }
+        Ok(e)
+    }
+}
+
+/// Encoder settings; a name that is no coding at all is refused here, one of the other filter
+/// kind when encoding.
 pub fn encoder(coding: Option<&str>, budget: Option<usize>) -> Res<EncoderSettings> {
-    let mut e = Encoder::new();
     if let Some(name) = coding {
-        e = e.coding(parse_coding(name)?);
+        if !coding_names().iter().any(|c| c == name) {
+            return Err(unknown_coding(name, "any filter", coding_names()));
+        }
     }
-    if let Some(b) = budget {
-        e = e.budget(b);
-    }
-    Ok(EncoderSettings(e))
+    Ok(EncoderSettings {
+        coding: coding.map(str::to_string),
+        budget,
+    })
 }
 
 /// The full frame of a filter carrying `generation`.
 pub fn encode(e: &EncoderSettings, f: &Filter, generation: u64) -> Res<Encoded> {
-    Ok(Encoded(e.0.encode_generation(f, generation)?))
+    Ok(Encoded(e.bloom()?.encode_generation(f, generation)?))
 }
 
 /// The full frame of a counting filter carrying `generation`.
 pub fn encode_counting(e: &EncoderSettings, f: &Counting, generation: u64) -> Res<Encoded> {
-    Ok(Encoded(e.0.encode_counting_generation(f, generation)?))
+    Ok(Encoded(e.counting()?.encode_generation(f, generation)?))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -511,21 +554,21 @@ pub fn encode_counting(e: &EncoderSettings, f: &Counting, generation: u64) -> Re
 
 /// Decode the one full Bloom filter frame `input` holds.
 pub fn decode(input: &[u8], limits: &DecodeLimits) -> Res<Filter> {
-    Ok(frame::decode(input, limits)?.filter)
+    Ok(bloomwire::decode::<bloomwire::Decoded<BloomFilter>>(input, limits)?.filter)
 }
 
 /// Decode the one full counting filter frame `input` holds.
 pub fn decode_counting(input: &[u8], limits: &DecodeLimits) -> Res<Counting> {
-    Ok(frame::decode_counting(input, limits)?.filter)
+    Ok(bloomwire::decode::<bloomwire::Decoded<CountingBloomFilter>>(input, limits)?.filter)
 }
 
 /// A decoded delta frame, of either filter kind.
 #[derive(Debug, Clone)]
 pub enum Delta {
     /// The XOR of two generations' bits.
-    Bits(frame::DeltaFrame),
+    Bits(bloomwire::Delta<BloomFilter>),
     /// The counter-wise XOR of two generations' counters.
-    Counters(frame::CountingDeltaFrame),
+    Counters(bloomwire::Delta<CountingBloomFilter>),
 }
 
 impl Delta {
@@ -558,10 +601,9 @@ impl Delta {
     pub fn packed_xor(&self) -> Vec<u8> {
         match self {
             Delta::Bits(d) => d.xor.to_bytes(),
-            Delta::Counters(d) => bloomwire::counter_coding::pack_counters(
-                &d.xor,
-                d.header.counter_width.unwrap_or(8),
-            ),
+            Delta::Counters(d) => {
+                bloomwire::internals::pack_counters(&d.xor, d.header.counter_width.unwrap_or(8))
+            }
         }
     }
 
@@ -615,7 +657,7 @@ pub enum Decoded {
 
 /// Decode the one frame `input` holds, whatever it carries.
 pub fn decode_any(input: &[u8], limits: &DecodeLimits) -> Res<Decoded> {
-    Ok(match frame::decode_message(input, limits)? {
+    Ok(match bloomwire::decode::<Message>(input, limits)? {
         Message::Full(d) => Decoded::Full(AnyFilter::Bloom(d.filter)),
         Message::Counting(d) => Decoded::Full(AnyFilter::Counting(d.filter)),
         Message::Delta(d) => Decoded::Delta(Delta::Bits(d)),
@@ -717,14 +759,14 @@ fn update_info(u: Update) -> UpdateInfo {
 
 #[derive(Debug, Clone)]
 enum SenderKind {
-    Bloom(delta::Sender),
-    Counting(delta::CountingSender),
+    Bloom(bloomwire::Sender<BloomFilter>),
+    Counting(bloomwire::Sender<CountingBloomFilter>),
 }
 
 /// Sends the generations of one filter of either kind; the kind is that of the first filter.
 #[derive(Debug, Clone)]
 pub struct Sender {
-    encoder: Encoder,
+    encoder: EncoderSettings,
     full_every: u64,
     full_requested: bool,
     inner: Option<SenderKind>,
@@ -734,7 +776,7 @@ impl Sender {
     /// A sender with a full frame at least every `full_every` generations.
     pub fn new(settings: EncoderSettings, full_every: u64) -> Self {
         Sender {
-            encoder: settings.0,
+            encoder: settings,
             full_every,
             full_requested: false,
             inner: None,
@@ -761,13 +803,18 @@ impl Sender {
 
     /// The frame of the next generation of the filter.
     pub fn next_frame(&mut self, filter: FilterRef<'_>) -> Res<Encoded> {
-        let (encoder, every) = (&self.encoder, self.full_every);
-        let inner = self.inner.get_or_insert_with(|| match filter {
-            FilterRef::Bloom(_) => SenderKind::Bloom(delta::Sender::new(encoder.clone(), every)),
-            FilterRef::Counting(_) => {
-                SenderKind::Counting(delta::CountingSender::new(encoder.clone(), every))
-            }
-        });
+        let every = self.full_every;
+        let inner = match &mut self.inner {
+            Some(inner) => inner,
+            None => self.inner.insert(match filter {
+                FilterRef::Bloom(_) => {
+                    SenderKind::Bloom(bloomwire::Sender::new(self.encoder.bloom()?, every))
+                }
+                FilterRef::Counting(_) => {
+                    SenderKind::Counting(bloomwire::Sender::new(self.encoder.counting()?, every))
+                }
+            }),
+        };
         if std::mem::take(&mut self.full_requested) {
             match inner {
                 SenderKind::Bloom(s) => s.request_full(),
@@ -796,8 +843,8 @@ impl Sender {
 
 #[derive(Debug, Clone)]
 enum ReceiverKind {
-    Bloom(delta::Receiver),
-    Counting(delta::CountingReceiver),
+    Bloom(bloomwire::Receiver<BloomFilter>),
+    Counting(bloomwire::Receiver<CountingBloomFilter>),
 }
 
 /// Applies a sender's frames in order; the filter kind is that of the first frame.
@@ -818,14 +865,14 @@ impl Receiver {
 
     /// Decode and apply one frame; on any error nothing changes.
     pub fn receive(&mut self, input: &[u8]) -> Res<UpdateInfo> {
-        let message = frame::decode_message(input, &self.limits)?;
+        let message: Message = bloomwire::decode(input, &self.limits)?;
         let limits = self.limits;
         let counting = message.header().is_counting();
         let inner = self.inner.get_or_insert_with(|| {
             if counting {
-                ReceiverKind::Counting(delta::CountingReceiver::new(limits))
+                ReceiverKind::Counting(bloomwire::Receiver::new(limits))
             } else {
-                ReceiverKind::Bloom(delta::Receiver::new(limits))
+                ReceiverKind::Bloom(bloomwire::Receiver::new(limits))
             }
         });
         let update = match inner {

@@ -13,7 +13,10 @@ def grown(f, start, count):
 
 @pytest.fixture
 def base():
-    f = bloomwire.plan_for_fpr(10_000, 0.01).new_filter()
+    # m = 2^18 bits: a delta of any size meets the work bound (spec 2.2), so even a delta of
+    # a few changed keys is sent as one. In larger filters a payload must code at most 2^12
+    # bits a byte: the smallest deltas go as full frames.
+    f = bloomwire.BloomFilter(1 << 18, 3)
     f.insert_many(f"key-{i}" for i in range(10_000))
     return f
 

@@ -1,0 +1,506 @@
+"""Type stubs of the compiled module; the package re-exports everything in it."""
+
+from collections.abc import Iterable
+from typing import Final, Optional, Union, final
+
+from typing_extensions import Self
+
+__all__ = [
+    "CODINGS",
+    "DEFAULT_MAX_K",
+    "DEFAULT_MAX_M",
+    "DEFAULT_MAX_PAYLOAD",
+    "BadMagic",
+    "BadVarint",
+    "BaseMismatch",
+    "BloomFilter",
+    "BloomwireError",
+    "ChecksumMismatch",
+    "CorruptPayload",
+    "CountingFilter",
+    "Delta",
+    "FrameError",
+    "FrameInfo",
+    "GenerationGap",
+    "Incompatible",
+    "Incomplete",
+    "InvalidField",
+    "InvalidParameter",
+    "LimitExceeded",
+    "OverBudget",
+    "Plan",
+    "Receiver",
+    "ResultMismatch",
+    "ResyncNeeded",
+    "Sender",
+    "SequenceError",
+    "StaleGeneration",
+    "TrailingBytes",
+    "UnexpectedDelta",
+    "UnexpectedFilterType",
+    "UnsupportedVersion",
+    "Update",
+    "decode",
+    "decode_counting",
+    "decode_message",
+    "encode",
+    "frame_info",
+    "plan",
+    "plan_for_fpr",
+]
+
+_Key = Union[bytes, str, bytearray, memoryview]
+"""A key: bytes as they are, str as UTF-8."""
+
+_Buffer = Union[bytes, bytearray, memoryview]
+"""A frame: bytes are read in place, the others copied once."""
+
+_AnyFilter = Union["BloomFilter", "CountingFilter"]
+
+DEFAULT_MAX_M: Final[int]
+"""Largest m a decoder accepts by default (2**28 bits)."""
+DEFAULT_MAX_K: Final[int]
+"""Largest k a decoder accepts by default (64)."""
+DEFAULT_MAX_PAYLOAD: Final[int]
+"""Largest payload a decoder accepts by default (2**26 bytes)."""
+CODINGS: Final[list[str]]
+"""The coding names: raw, adaptive, known-p, known-p-symbols, known-p-interleaved (Bloom
+filters), known-counters, adaptive-counters (counting filters; raw is the packed counters)."""
+
+@final
+class Plan:
+    """A planned filter: its m and k, and the false positive rate and frame size to expect."""
+
+    @property
+    def n(self) -> int:
+        """Number of keys planned for."""
+    @property
+    def m(self) -> int:
+        """Bits of the filter."""
+    @property
+    def k(self) -> float:
+        """Hash functions per key (k may be rational on a 1/65536 grid)."""
+    @property
+    def k_raw(self) -> int:
+        """k times 65536, as the frame header carries it."""
+    @property
+    def layout(self) -> str:
+        """The filter layout: "standard", "partitioned" or "blocks"."""
+    @property
+    def coding(self) -> str:
+        """The coding the plan assumed: "raw", "adaptive" or "known-p"."""
+    @property
+    def fpr(self) -> float:
+        """The expected false positive rate."""
+    @property
+    def bytes(self) -> float:
+        """The expected frame size in bytes (header and checksum included)."""
+    @property
+    def worst_case_bytes(self) -> int:
+        """Frame bytes exceeded with probability at most `epsilon`."""
+    @property
+    def epsilon(self) -> float:
+        """The probability with which a frame may exceed `worst_case_bytes`."""
+    @property
+    def bits_per_element(self) -> float:
+        """Expected bits on the wire per key."""
+    def new_filter(self) -> BloomFilter:
+        """An empty Bloom filter with the planned parameters."""
+    def new_counting_filter(self, width: int = 4) -> CountingFilter:
+        """An empty counting filter with the planned parameters and `width`-bit counters."""
+
+def plan(
+    n: int,
+    budget_bytes: int,
+    *,
+    seed: int = 0,
+    siphash_key: Optional[bytes] = None,
+    max_m: Optional[int] = None,
+) -> Plan:
+    """The filter of `n` keys with the lowest false positive rate whose frame fits in
+    `budget_bytes`. Raises `OverBudget` when nothing fits."""
+
+def plan_for_fpr(
+    n: int,
+    fpr: float,
+    *,
+    seed: int = 0,
+    siphash_key: Optional[bytes] = None,
+    max_m: Optional[int] = None,
+) -> Plan:
+    """The filter of `n` keys with the smallest frame whose false positive rate is at most
+    `fpr`."""
+
+@final
+class BloomFilter:
+    """A Bloom filter; keys are bytes or str (UTF-8). `len(f)` is the number of keys inserted."""
+
+    def __new__(
+        cls, m: int, k: int, *, seed: int = 0, siphash_key: Optional[bytes] = None
+    ) -> Self:
+        """A standard filter of `m` bits and `k` hash functions (xxHash64 with `seed`, or
+        keyed SipHash-2-4 with a 16-byte `siphash_key`)."""
+    @staticmethod
+    def from_plan(plan: Plan) -> BloomFilter:
+        """An empty filter with a plan's parameters."""
+    def insert(self, key: _Key) -> None:
+        """Add a key."""
+    def insert_many(self, keys: Iterable[_Key]) -> None:
+        """Add every key of an iterable."""
+    def contains(self, key: _Key) -> bool:
+        """Whether the key may be in the set: False means certainly not."""
+    def contains_many(self, keys: Iterable[_Key]) -> list[bool]:
+        """`contains` for every key of an iterable."""
+    def __contains__(self, key: _Key, /) -> bool: ...
+    def __len__(self) -> int: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    @property
+    def n(self) -> int:
+        """The number of keys inserted."""
+    @property
+    def m(self) -> int:
+        """Bits of the filter."""
+    @property
+    def k(self) -> float:
+        """Hash functions per key."""
+    @property
+    def fraction_of_zeros(self) -> float:
+        """The fraction of bits that are zero."""
+    def count_ones(self) -> int:
+        """The number of bits set."""
+    def bits(self) -> bytes:
+        """The packed bit array: bit i is `(b[i // 8] >> (i % 8)) & 1`."""
+    def union(self, other: BloomFilter) -> None:
+        """Set in this filter every bit set in `other` (same parameters)."""
+    def copy(self) -> BloomFilter:
+        """A copy of the filter."""
+    def encode(
+        self, coding: Optional[str] = None, *, budget: Optional[int] = None, generation: int = 0
+    ) -> bytes:
+        """The full frame of this filter; see `encode`."""
+
+@final
+class CountingFilter:
+    """A counting Bloom filter: `width`-bit counters, so keys can be removed."""
+
+    def __new__(
+        cls,
+        m: int,
+        k: int,
+        width: int = 4,
+        *,
+        seed: int = 0,
+        siphash_key: Optional[bytes] = None,
+    ) -> Self:
+        """A standard counting filter of `m` counters of `width` bits and `k` hash functions."""
+    @staticmethod
+    def from_plan(plan: Plan, width: int = 4) -> CountingFilter:
+        """An empty counting filter with a plan's parameters."""
+    def insert(self, key: _Key) -> None:
+        """Add a key: increment its counters."""
+    def insert_many(self, keys: Iterable[_Key]) -> None:
+        """Add every key of an iterable."""
+    def remove(self, key: _Key) -> None:
+        """Remove a key; raises `InvalidParameter`, changing nothing, if it is not in the filter."""
+    def contains(self, key: _Key) -> bool:
+        """Whether the key may be in the set: False means certainly not."""
+    def __contains__(self, key: _Key, /) -> bool: ...
+    def __len__(self) -> int: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    @property
+    def n(self) -> int:
+        """The number of keys in the filter (inserted less removed)."""
+    @property
+    def m(self) -> int:
+        """Number of counters."""
+    @property
+    def k(self) -> float:
+        """Hash functions per key."""
+    @property
+    def width(self) -> int:
+        """Bits per counter."""
+    def counters(self) -> bytes:
+        """The counters, one byte each."""
+    def packed(self) -> bytes:
+        """The counters packed `width` bits each."""
+    def histogram(self) -> list[int]:
+        """How many counters hold each value 0 .. 2**width - 1."""
+    def saturated(self) -> int:
+        """The number of saturated counters."""
+    def to_bloom_filter(self) -> BloomFilter:
+        """The Bloom filter this one summarizes."""
+    def copy(self) -> CountingFilter:
+        """A copy of the filter."""
+    def encode(
+        self, coding: Optional[str] = None, *, budget: Optional[int] = None, generation: int = 0
+    ) -> bytes:
+        """The full frame of this counting filter; see `encode`."""
+
+def encode(
+    filter: _AnyFilter,
+    coding: Optional[str] = None,
+    *,
+    budget: Optional[int] = None,
+    generation: int = 0,
+) -> bytes:
+    """The full frame of a filter: the smallest coding, or the named one (raw when that is
+    not smaller); `OverBudget` when it exceeds `budget` bytes."""
+
+def decode(
+    frame: _Buffer,
+    *,
+    max_m: int = ...,
+    max_k: int = ...,
+    max_payload: int = ...,
+) -> BloomFilter:
+    """Decode one full Bloom filter frame; limits are checked before anything is allocated."""
+
+def decode_counting(
+    frame: _Buffer,
+    *,
+    max_m: int = ...,
+    max_k: int = ...,
+    max_payload: int = ...,
+) -> CountingFilter:
+    """Decode one full counting filter frame."""
+
+def decode_message(
+    frame: _Buffer,
+    *,
+    max_m: int = ...,
+    max_k: int = ...,
+    max_payload: int = ...,
+) -> Union[BloomFilter, CountingFilter, Delta]:
+    """Decode any one frame."""
+
+def frame_info(
+    frame: _Buffer,
+    *,
+    max_m: int = ...,
+    max_k: int = ...,
+    max_payload: int = ...,
+) -> FrameInfo:
+    """The header of the frame at the start of `frame` (payload and checksum not checked)."""
+
+@final
+class Delta:
+    """A decoded delta frame: the XOR of two generations of a filter."""
+
+    @property
+    def generation(self) -> int:
+        """The generation the delta produces."""
+    @property
+    def base_generation(self) -> int:
+        """The generation the delta applies to."""
+    @property
+    def counting(self) -> bool:
+        """Whether it is a counting filter's delta."""
+    def xor(self) -> bytes:
+        """The XOR, packed like the filter's bits or counters."""
+    def apply(self, base: _AnyFilter, base_generation: int) -> _AnyFilter:
+        """The next generation's filter; `base` is unchanged."""
+
+@final
+class FrameInfo:
+    """The header fields of a frame."""
+
+    @property
+    def kind(self) -> str:
+        """"full" or "delta"."""
+    @property
+    def counting(self) -> bool:
+        """Whether the frame carries a counting filter."""
+    @property
+    def generation(self) -> int:
+        """The generation the frame carries (or a delta produces)."""
+    @property
+    def base_generation(self) -> Optional[int]:
+        """A delta's base generation, else None."""
+    @property
+    def n(self) -> int:
+        """Keys the sender inserted."""
+    @property
+    def m(self) -> int:
+        """Bits (or counters) of the filter."""
+    @property
+    def k(self) -> float:
+        """Hash functions per key."""
+    @property
+    def layout(self) -> str:
+        """"standard", "partitioned" or "blocks"."""
+    @property
+    def coding(self) -> str:
+        """The coding's name."""
+    @property
+    def counter_width(self) -> Optional[int]:
+        """A counting filter's counter width, else None."""
+    @property
+    def chunk_shift(self) -> Optional[int]:
+        """log2 of the bits per chunk of a chunked payload, else None."""
+    @property
+    def header_len(self) -> int:
+        """Header bytes."""
+    @property
+    def payload_len(self) -> int:
+        """Payload bytes."""
+    @property
+    def frame_len(self) -> int:
+        """Bytes of the whole frame."""
+
+@final
+class Update:
+    """What a `Receiver` did with a frame."""
+
+    @property
+    def kind(self) -> str:
+        """"full" or "delta"."""
+    @property
+    def is_full(self) -> bool:
+        """Whether a full frame replaced the filter."""
+    @property
+    def generation(self) -> int:
+        """The receiver's new generation."""
+    @property
+    def skipped(self) -> int:
+        """Generations a full frame skipped (0 for a delta)."""
+    def __eq__(self, other: object, /) -> bool: ...
+
+@final
+class Sender:
+    """Sends the generations of one filter: deltas when smaller, full frames regularly."""
+
+    def __new__(
+        cls,
+        full_every: int = 100,
+        *,
+        coding: Optional[str] = None,
+        budget: Optional[int] = None,
+    ) -> Self:
+        """A sender with a full frame at least every `full_every` generations."""
+    def next_frame(self, filter: _AnyFilter) -> bytes:
+        """The frame of the next generation of `filter`."""
+    def request_full(self) -> None:
+        """Make the next frame a full one."""
+    @property
+    def generation(self) -> int:
+        """The generation of the last frame returned (0 before the first)."""
+
+@final
+class Receiver:
+    """Applies a `Sender`'s frames in order; on any error nothing changes."""
+
+    def __new__(
+        cls, *, max_m: int = ..., max_k: int = ..., max_payload: int = ...
+    ) -> Self:
+        """A receiver with no filter yet, decoding within the limits."""
+    def receive(self, frame: _Buffer) -> Update:
+        """Decode and apply one frame."""
+    @property
+    def filter(self) -> Optional[_AnyFilter]:
+        """A copy of the current filter, None before the first full frame."""
+    @property
+    def generation(self) -> Optional[int]:
+        """The current generation, None before the first full frame."""
+
+class BloomwireError(Exception):
+    """Every error of bloomwire."""
+
+class InvalidParameter(BloomwireError):
+    """A parameter outside what bloomwire supports."""
+    name: str
+    reason: str
+
+class Incompatible(BloomwireError):
+    """Two filters that must agree on m, k, layout and hash family do not."""
+    reason: str
+
+class OverBudget(BloomwireError):
+    """No encoding fits the byte budget."""
+    budget: int
+    compressed: int
+    raw: int
+
+class UnexpectedDelta(BloomwireError):
+    """A delta frame where a full frame was expected."""
+
+class UnexpectedFilterType(BloomwireError):
+    """A counting filter where a Bloom filter was expected, or the other way round."""
+    expected: str
+    got: int
+
+class FrameError(BloomwireError):
+    """A frame that cannot be decoded."""
+
+class Incomplete(FrameError):
+    """The input ends before the frame does."""
+    needed: int
+
+class LimitExceeded(FrameError):
+    """A header value exceeds the caller's limits."""
+    field: str
+    value: int
+    limit: int
+    offset: int
+
+class BadMagic(FrameError):
+    """Not a bloomwire frame."""
+    offset: int
+
+class UnsupportedVersion(FrameError):
+    """A format version this decoder does not implement."""
+    version: int
+
+class InvalidField(FrameError):
+    """A header field holds a reserved or undefined value."""
+    field: str
+    value: int
+    offset: int
+
+class BadVarint(FrameError):
+    """A malformed varint."""
+    field: str
+    offset: int
+
+class ChecksumMismatch(FrameError):
+    """The frame's checksum does not match its contents."""
+    stored: int
+    computed: int
+    offset: int
+
+class TrailingBytes(FrameError):
+    """Bytes follow the frame."""
+    count: int
+    offset: int
+
+class CorruptPayload(FrameError):
+    """The payload does not decode to exactly the filter."""
+    reason: str
+    offset: int
+
+class SequenceError(BloomwireError):
+    """A frame that does not follow the receiver's generation."""
+
+class StaleGeneration(SequenceError):
+    """A duplicate or late frame."""
+    have: int
+    got: int
+
+class ResyncNeeded(SequenceError):
+    """The receiver needs a full frame."""
+
+class GenerationGap(ResyncNeeded):
+    """A delta for a generation the receiver does not hold."""
+    have: Optional[int]
+    base: int
+
+class BaseMismatch(ResyncNeeded):
+    """The receiver's base differs from the sender's."""
+    generation: int
+    expected: int
+    actual: int
+
+class ResultMismatch(ResyncNeeded):
+    """Applying the delta did not give the sender's bits."""
+    generation: int
+    expected: int
+    actual: int

@@ -1,0 +1,906 @@
+//! Every call into the bloomwire library, in one place.
+//!
+//! The rest of the module speaks Python and uses only what this file exports, so a change of
+//! the library's paths or signatures is adapted here alone. Nothing here touches Python.
+
+use bloomwire::{
+    BaseHash, BitCoding, BloomFilter, CounterCoding, CountingBloomFilter, Encoder, Error, Frame,
+    FrameHeader, FrameKind, HashFamily, IndexScheme, Limits, Message, Optimizer, Params, Update,
+};
+
+/// A Bloom filter of the library.
+pub type Filter = BloomFilter;
+/// A counting Bloom filter of the library.
+pub type Counting = CountingBloomFilter;
+/// What a decoder accepts.
+pub type DecodeLimits = Limits;
+/// A hash family (base hash, seed or key, index scheme).
+pub type Family = HashFamily;
+
+// ---------------------------------------------------------------------------------------------
+// Errors
+
+/// A value attached to an error, for the Python exception's attributes.
+#[derive(Debug, Clone)]
+pub enum Attr {
+    /// An integer.
+    Int(u64),
+    /// A string.
+    Str(String),
+    /// Nothing (for example a receiver that holds no generation yet).
+    None,
+}
+
+/// A library error, as the exception class name, the message and the named fields.
+#[derive(Debug, Clone)]
+pub struct Failure {
+    /// The error variant's name; the Python exception class of the same name.
+    pub kind: &'static str,
+    /// The library's message.
+    pub message: String,
+    /// The variant's fields.
+    pub attrs: Vec<(&'static str, Attr)>,
+}
+
+/// Results of this file.
+pub type Res<T> = Result<T, Failure>;
+
+impl Failure {
+    /// A failure that is not one of the library's errors (a wrong argument).
+    pub fn new(kind: &'static str, message: impl Into<String>) -> Self {
+        Failure {
+            kind,
+            message: message.into(),
+            attrs: Vec::new(),
+        }
+    }
+}
+
+fn int(v: impl TryInto<u64>) -> Attr {
+    v.try_into().map_or(Attr::None, Attr::Int)
+}
+
+fn text(s: impl Into<String>) -> Attr {
+    Attr::Str(s.into())
+}
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Self {
+        let message = e.to_string();
+        let (kind, attrs): (&'static str, Vec<(&'static str, Attr)>) = match e {
+            Error::InvalidParameter { name, reason } => (
+                "InvalidParameter",
+                vec![("name", text(name)), ("reason", text(reason))],
+            ),
+            Error::Incompatible(reason) => ("Incompatible", vec![("reason", text(reason))]),
+            Error::Incomplete { needed } => ("Incomplete", vec![("needed", int(needed))]),
+            Error::BadMagic => ("BadMagic", vec![("offset", int(0u64))]),
+            Error::UnsupportedVersion(v) => ("UnsupportedVersion", vec![("version", int(v))]),
+            Error::InvalidField {
+                field,
+                value,
+                offset,
+            } => (
+                "InvalidField",
+                vec![
+                    ("field", text(field)),
+                    ("value", int(value)),
+                    ("offset", int(offset)),
+                ],
+            ),
+            Error::BadVarint { field, offset } => (
+                "BadVarint",
+                vec![("field", text(field)), ("offset", int(offset))],
+            ),
+            Error::LimitExceeded {
+                field,
+                value,
+                limit,
+                offset,
+            } => (
+                "LimitExceeded",
+                vec![
+                    ("field", text(field)),
+                    ("value", int(value)),
+                    ("limit", int(limit)),
+                    ("offset", int(offset)),
+                ],
+            ),
+            Error::ChecksumMismatch {
+                stored,
+                computed,
+                offset,
+            } => (
+                "ChecksumMismatch",
+                vec![
+                    ("stored", int(stored)),
+                    ("computed", int(computed)),
+                    ("offset", int(offset)),
+                ],
+            ),
+            Error::TrailingBytes { count, offset } => (
+                "TrailingBytes",
+                vec![("count", int(count)), ("offset", int(offset))],
+            ),
+            Error::CorruptPayload { reason, offset } => (
+                "CorruptPayload",
+                vec![("reason", text(reason)), ("offset", int(offset))],
+            ),
+            Error::UnexpectedDelta => ("UnexpectedDelta", vec![]),
+            Error::UnexpectedFilterType { expected, got } => (
+                "UnexpectedFilterType",
+                vec![("expected", text(expected)), ("got", int(got))],
+            ),
+            Error::GenerationGap { have, base } => (
+                "GenerationGap",
+                vec![
+                    ("have", have.map_or(Attr::None, Attr::Int)),
+                    ("base", int(base)),
+                ],
+            ),
+            Error::StaleGeneration { have, got } => (
+                "StaleGeneration",
+                vec![("have", int(have)), ("got", int(got))],
+            ),
+            Error::BaseMismatch {
+                generation,
+                expected,
+                actual,
+            } => (
+                "BaseMismatch",
+                vec![
+                    ("generation", int(generation)),
+                    ("expected", int(expected)),
+                    ("actual", int(actual)),
+                ],
+            ),
+            Error::ResultMismatch {
+                generation,
+                expected,
+                actual,
+            } => (
+                "ResultMismatch",
+                vec![
+                    ("generation", int(generation)),
+                    ("expected", int(expected)),
+                    ("actual", int(actual)),
+                ],
+            ),
+            Error::OverBudget {
+                budget,
+                compressed,
+                raw,
+            } => (
+                "OverBudget",
+                vec![
+                    ("budget", int(budget)),
+                    ("compressed", int(compressed)),
+                    ("raw", int(raw)),
+                ],
+            ),
+            // Variants of later library versions: the base class.
+            _ => ("BloomwireError", vec![]),
+        };
+        Failure {
+            kind,
+            message,
+            attrs,
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Limits and hash families
+
+/// The library's default limits: (max_m, max_k, max_payload).
+pub fn default_limits() -> (u64, u32, u64) {
+    let l = Limits::default();
+    (l.max_m, l.max_k, l.max_payload)
+}
+
+/// Limits from their three values.
+pub fn limits(max_m: u64, max_k: u32, max_payload: u64) -> DecodeLimits {
+    Limits {
+        max_m,
+        max_k,
+        max_payload,
+    }
+}
+
+/// xxHash64 with a seed, or keyed SipHash-2-4; double hashing either way.
+pub fn family(seed: u64, siphash_key: Option<[u8; 16]>) -> Family {
+    let base = match siphash_key {
+        Some(key) => BaseHash::siphash(key),
+        None => BaseHash::Xxh64 { seed },
+    };
+    HashFamily::new(base, IndexScheme::DoubleHashing)
+}
+
+/// A short description of a filter's parameters: layout, m, k and hash family.
+pub fn describe(params: &Params) -> String {
+    let base = match &params.family().base {
+        BaseHash::Xxh64 { seed } => format!("xxh64 seed {seed}"),
+        _ => "siphash".to_string(),
+    };
+    format!(
+        "m={}, k={}, layout={}, hash={base}",
+        params.m(),
+        params.k(),
+        layout_name(params)
+    )
+}
+
+fn layout_name(params: &Params) -> &'static str {
+    match params.layout().id() {
+        0 => "standard",
+        1 => "partitioned",
+        _ => "blocks",
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Planning
+
+/// A plan's figures, and the parameters to build its filter with.
+#[derive(Debug, Clone)]
+pub struct PlanInfo {
+    /// Keys planned for.
+    pub n: u64,
+    /// Bits of the filter.
+    pub m: u64,
+    /// Hash functions per key.
+    pub k: f64,
+    /// k on the 1/65536 grid.
+    pub k_raw: u32,
+    /// The layout's name.
+    pub layout: &'static str,
+    /// The planned coding's name.
+    pub coding: String,
+    /// Expected false positive rate.
+    pub fpr: f64,
+    /// Expected frame bytes.
+    pub expected_bytes: f64,
+    /// Frame bytes exceeded with probability at most `epsilon`.
+    pub worst_case_bytes: u64,
+    /// That probability.
+    pub epsilon: f64,
+    /// Expected bits on the wire per key.
+    pub bits_per_element: f64,
+    /// The library's table of the plan.
+    pub table: String,
+    /// The filter's parameters.
+    pub params: Params,
+}
+
+fn optimizer(family: Family, max_m: Option<u64>) -> Optimizer {
+    let o = Optimizer::new().family(family);
+    match max_m {
+        Some(max_m) => o.max_m(max_m),
+        None => o,
+    }
+}
+
+fn plan_info(plan: bloomwire::Plan) -> PlanInfo {
+    PlanInfo {
+        n: plan.n,
+        m: plan.m(),
+        k: plan.k().to_f64(),
+        k_raw: plan.k().raw(),
+        layout: layout_name(&plan.params),
+        coding: plan.coding.to_string(),
+        fpr: plan.false_positive_rate,
+        expected_bytes: plan.expected_bytes,
+        worst_case_bytes: plan.worst_case_bytes,
+        epsilon: plan.epsilon,
+        bits_per_element: plan.bits_per_element,
+        table: plan.to_string(),
+        params: plan.params,
+    }
+}
+
+/// The lowest false positive rate for n keys in a frame of at most `budget` bytes.
+pub fn plan(n: u64, budget: u64, family: Family, max_m: Option<u64>) -> Res<PlanInfo> {
+    Ok(plan_info(optimizer(family, max_m).plan(n, budget)?))
+}
+
+/// The fewest bytes for n keys at a false positive rate of at most `fpr`.
+pub fn plan_for_fpr(n: u64, fpr: f64, family: Family, max_m: Option<u64>) -> Res<PlanInfo> {
+    Ok(plan_info(optimizer(family, max_m).plan_for_fpr(n, fpr)?))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Filters
+
+/// Standard-layout parameters with an integer k.
+pub fn standard_params(m: u64, k: u32, family: Family) -> Res<Params> {
+    Ok(Params::standard(m, k, family)?)
+}
+
+/// An empty filter.
+pub fn new_filter(params: Params) -> Filter {
+    BloomFilter::new(params)
+}
+
+/// A filter's parameters.
+pub fn filter_params(f: &Filter) -> &Params {
+    f.params()
+}
+
+/// Insert a key.
+pub fn insert(f: &mut Filter, key: &[u8]) {
+    f.insert(key)
+}
+
+/// Whether a key may be in the filter.
+pub fn contains(f: &Filter, key: &[u8]) -> bool {
+    f.contains(key)
+}
+
+/// Keys inserted.
+pub fn filter_n(f: &Filter) -> u64 {
+    f.n()
+}
+
+/// The fraction of zero bits.
+pub fn fraction_of_zeros(f: &Filter) -> f64 {
+    f.fraction_of_zeros()
+}
+
+/// Bits set.
+pub fn count_ones(f: &Filter) -> u64 {
+    f.bits().count_ones()
+}
+
+/// The packed bit array: bit i is `bytes[i / 8] >> (i % 8) & 1`.
+pub fn packed_bits(f: &Filter) -> Vec<u8> {
+    f.bits().to_bytes()
+}
+
+/// Set the bits of `other` in `f` (same parameters).
+pub fn union_with(f: &mut Filter, other: &Filter) -> Res<()> {
+    Ok(f.union_with(other)?)
+}
+
+/// m of a filter's parameters.
+pub fn params_m(p: &Params) -> u64 {
+    p.m()
+}
+
+/// k of a filter's parameters, as a number and on the 1/65536 grid.
+pub fn params_k(p: &Params) -> (f64, u32) {
+    (p.k().to_f64(), p.k().raw())
+}
+
+/// An empty counting filter with `width`-bit counters.
+pub fn new_counting(params: Params, width: u8) -> Res<Counting> {
+    Ok(CountingBloomFilter::new(params, width)?)
+}
+
+/// A counting filter's parameters.
+pub fn counting_params(f: &Counting) -> &Params {
+    f.params()
+}
+
+/// Insert a key into a counting filter.
+pub fn counting_insert(f: &mut Counting, key: &[u8]) {
+    f.insert(key)
+}
+
+/// Remove a key from a counting filter; refused when the key is not in it.
+pub fn counting_remove(f: &mut Counting, key: &[u8]) -> Res<()> {
+    Ok(f.remove(key)?)
+}
+
+/// Whether a key may be in a counting filter.
+pub fn counting_contains(f: &Counting, key: &[u8]) -> bool {
+    f.contains(key)
+}
+
+/// Keys in a counting filter (inserted less removed).
+pub fn counting_n(f: &Counting) -> u64 {
+    f.n()
+}
+
+/// Bits per counter.
+pub fn counting_width(f: &Counting) -> u8 {
+    f.width()
+}
+
+/// One byte per counter.
+pub fn counters(f: &Counting) -> &[u8] {
+    f.counters()
+}
+
+/// The counters packed `width` bits each, as in a raw counting frame.
+pub fn packed_counters(f: &Counting) -> Vec<u8> {
+    f.packed()
+}
+
+/// How many counters hold each value.
+pub fn histogram(f: &Counting) -> Vec<u64> {
+    f.histogram()
+}
+
+/// Counters stuck at the largest value.
+pub fn saturated(f: &Counting) -> usize {
+    f.saturated()
+}
+
+/// The Bloom filter a counting filter summarizes.
+pub fn to_bloom(f: &Counting) -> Filter {
+    f.to_bloom_filter()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Encoding
+
+/// An encoded frame, written into a buffer of the caller's.
+#[derive(Debug, Clone)]
+pub struct Encoded(Frame);
+
+impl Encoded {
+    /// Bytes of the whole frame.
+    pub fn len(&self) -> usize {
+        self.0.encoded_len()
+    }
+
+    /// Write the frame into `out`, which is exactly [`Encoded::len`] bytes long.
+    pub fn write_into(&self, mut out: &mut [u8]) {
+        self.0.write_to(&mut out)
+    }
+}
+
+/// The names of the codings, Bloom filters' first (raw, which both kinds have, once).
+pub fn coding_names() -> Vec<String> {
+    let mut names: Vec<String> = BitCoding::ALL.iter().map(|c| c.to_string()).collect();
+    for c in CounterCoding::ALL {
+        let name = c.to_string();
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    names
+}
+
+fn unknown_coding(name: &str, kind: &str, names: Vec<String>) -> Failure {
+    let reason = format!(
+        "{name:?} is not a coding of {kind}; expected one of {}",
+        names.join(", ")
+    );
+    Failure {
+        kind: "InvalidParameter",
+        message: format!("invalid parameter coding: {reason}"),
+        attrs: vec![("name", text("coding")), ("reason", Attr::Str(reason))],
+    }
+}
+
+fn bit_coding(name: &str) -> Res<BitCoding> {
+    BitCoding::ALL
+        .into_iter()
+        .find(|c| c.to_string() == name)
+        .ok_or_else(|| {
+            let names = BitCoding::ALL.iter().map(|c| c.to_string()).collect();
+            unknown_coding(name, "a Bloom filter", names)
+        })
+}
+
+fn counter_coding(name: &str) -> Res<CounterCoding> {
+    CounterCoding::ALL
+        .into_iter()
+        .find(|c| c.to_string() == name)
+        .ok_or_else(|| {
+            let names = CounterCoding::ALL.iter().map(|c| c.to_string()).collect();
+            unknown_coding(name, "a counting filter", names)
+        })
+}
+
+/// The encoder settings of a frame: a named coding or the library's choice, and a budget.
+#[derive(Debug, Clone)]
+pub struct EncoderSettings {
+    coding: Option<String>,
+    budget: Option<usize>,
+}
+
+impl EncoderSettings {
+    fn bloom(&self) -> Res<Encoder<BloomFilter>> {
+        let mut e = Encoder::new();
+        if let Some(name) = &self.coding {
+            e = e.coding(bit_coding(name)?);
+        }
+        if let Some(b) = self.budget {
+            e = e.budget(b);
+        }
+        Ok(e)
+    }
+
+    fn counting(&self) -> Res<Encoder<CountingBloomFilter>> {
+        let mut e = Encoder::new();
+        if let Some(name) = &self.coding {
+            e = e.coding(counter_coding(name)?);
+        }
+        if let Some(b) = self.budget {
+            e = e.budget(b);
+        }
+        Ok(e)
+    }
+}
+
+/// Encoder settings; a name that is no coding at all is refused here, one of the other filter
+/// kind when encoding.
+pub fn encoder(coding: Option<&str>, budget: Option<usize>) -> Res<EncoderSettings> {
+    if let Some(name) = coding {
+        if !coding_names().iter().any(|c| c == name) {
+            return Err(unknown_coding(name, "any filter", coding_names()));
+        }
+    }
+    Ok(EncoderSettings {
+        coding: coding.map(str::to_string),
+        budget,
+    })
+}
+
+/// The full frame of a filter carrying `generation`.
+pub fn encode(e: &EncoderSettings, f: &Filter, generation: u64) -> Res<Encoded> {
+    Ok(Encoded(e.bloom()?.encode_generation(f, generation)?))
+}
+
+/// The full frame of a counting filter carrying `generation`.
+pub fn encode_counting(e: &EncoderSettings, f: &Counting, generation: u64) -> Res<Encoded> {
+    Ok(Encoded(e.counting()?.encode_generation(f, generation)?))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Decoding
+
+/// Decode the one full Bloom filter frame `input` holds.
+pub fn decode(input: &[u8], limits: &DecodeLimits) -> Res<Filter> {
+    Ok(bloomwire::decode::<bloomwire::Decoded<BloomFilter>>(input, limits)?.filter)
+}
+
+/// Decode the one full counting filter frame `input` holds.
+pub fn decode_counting(input: &[u8], limits: &DecodeLimits) -> Res<Counting> {
+    Ok(bloomwire::decode::<bloomwire::Decoded<CountingBloomFilter>>(input, limits)?.filter)
+}
+
+/// A decoded delta frame, of either filter kind.
+#[derive(Debug, Clone)]
+pub enum Delta {
+    /// The XOR of two generations' bits.
+    Bits(bloomwire::Delta<BloomFilter>),
+    /// The counter-wise XOR of two generations' counters.
+    Counters(bloomwire::Delta<CountingBloomFilter>),
+}
+
+impl Delta {
+    fn header(&self) -> &FrameHeader {
+        match self {
+            Delta::Bits(d) => &d.header,
+            Delta::Counters(d) => &d.header,
+        }
+    }
+
+    /// The generation the delta produces.
+    pub fn generation(&self) -> u64 {
+        self.header().generation
+    }
+
+    /// The generation it applies to.
+    pub fn base_generation(&self) -> u64 {
+        match self {
+            Delta::Bits(d) => d.base_generation(),
+            Delta::Counters(d) => d.base_generation(),
+        }
+    }
+
+    /// Whether it is a counting filter's delta.
+    pub fn is_counting(&self) -> bool {
+        matches!(self, Delta::Counters(_))
+    }
+
+    /// The XOR, packed like the filter's bits or counters.
+    pub fn packed_xor(&self) -> Vec<u8> {
+        match self {
+            Delta::Bits(d) => d.xor.to_bytes(),
+            Delta::Counters(d) => {
+                bloomwire::internals::pack_counters(&d.xor, d.header.counter_width.unwrap_or(8))
+            }
+        }
+    }
+
+    /// Apply the delta to a filter held as `base_generation`.
+    pub fn apply(&self, base: FilterRef<'_>, base_generation: u64) -> Res<AnyFilter> {
+        match (self, base) {
+            (Delta::Bits(d), FilterRef::Bloom(f)) => {
+                Ok(AnyFilter::Bloom(d.apply(f, base_generation)?))
+            }
+            (Delta::Counters(d), FilterRef::Counting(f)) => {
+                Ok(AnyFilter::Counting(d.apply(f, base_generation)?))
+            }
+            (Delta::Bits(_), FilterRef::Counting(_)) => Err(Failure::new(
+                "UnexpectedFilterType",
+                "a Bloom filter's delta applies to a BloomFilter, not a CountingFilter",
+            )),
+            (Delta::Counters(_), FilterRef::Bloom(_)) => Err(Failure::new(
+                "UnexpectedFilterType",
+                "a counting filter's delta applies to a CountingFilter, not a BloomFilter",
+            )),
+        }
+    }
+}
+
+/// A filter of either kind, borrowed.
+#[derive(Debug, Clone, Copy)]
+pub enum FilterRef<'a> {
+    /// A Bloom filter.
+    Bloom(&'a Filter),
+    /// A counting filter.
+    Counting(&'a Counting),
+}
+
+/// A filter of either kind.
+#[derive(Debug, Clone)]
+pub enum AnyFilter {
+    /// A Bloom filter.
+    Bloom(Filter),
+    /// A counting filter.
+    Counting(Counting),
+}
+
+/// Any decoded frame.
+#[derive(Debug, Clone)]
+pub enum Decoded {
+    /// A full frame of either filter kind.
+    Full(AnyFilter),
+    /// A delta of either filter kind.
+    Delta(Delta),
+}
+
+/// Decode the one frame `input` holds, whatever it carries.
+pub fn decode_any(input: &[u8], limits: &DecodeLimits) -> Res<Decoded> {
+    Ok(match bloomwire::decode::<Message>(input, limits)? {
+        Message::Full(d) => Decoded::Full(AnyFilter::Bloom(d.filter)),
+        Message::Counting(d) => Decoded::Full(AnyFilter::Counting(d.filter)),
+        Message::Delta(d) => Decoded::Delta(Delta::Bits(d)),
+        Message::CountingDelta(d) => Decoded::Delta(Delta::Counters(d)),
+    })
+}
+
+/// A frame header's fields.
+#[derive(Debug, Clone)]
+pub struct FrameInfo {
+    /// Whether it is a delta.
+    pub delta: bool,
+    /// Whether it carries a counting filter.
+    pub counting: bool,
+    /// The generation it carries (or produces).
+    pub generation: u64,
+    /// A delta's base generation.
+    pub base_generation: Option<u64>,
+    /// Keys the sender inserted.
+    pub n: u64,
+    /// Bits (or counters) of the filter.
+    pub m: u64,
+    /// Hash functions per key.
+    pub k: f64,
+    /// The layout's name.
+    pub layout: &'static str,
+    /// The coding's name.
+    pub coding: String,
+    /// A counting filter's counter width.
+    pub counter_width: Option<u8>,
+    /// The chunk shift of a chunked payload.
+    pub chunk_shift: Option<u8>,
+    /// Header bytes.
+    pub header_len: usize,
+    /// Payload bytes.
+    pub payload_len: usize,
+    /// Bytes of the whole frame.
+    pub frame_len: usize,
+}
+
+/// The header of the frame at the start of `input`, checked against `limits` (the payload is
+/// neither checked nor decoded).
+pub fn frame_info(input: &[u8], limits: &DecodeLimits) -> Res<FrameInfo> {
+    let h = FrameHeader::parse(input, limits)?;
+    Ok(FrameInfo {
+        delta: matches!(h.kind, FrameKind::Delta { .. }),
+        counting: h.is_counting(),
+        generation: h.generation,
+        base_generation: match h.kind {
+            FrameKind::Delta {
+                base_generation, ..
+            } => Some(base_generation),
+            FrameKind::Full => None,
+        },
+        n: h.n,
+        m: h.params.m(),
+        k: h.params.k().to_f64(),
+        layout: layout_name(&h.params),
+        coding: h.coding.to_string(),
+        counter_width: h.counter_width,
+        chunk_shift: h.chunk_shift,
+        header_len: h.header_len,
+        payload_len: h.payload_len,
+        frame_len: h.frame_len(),
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Generations
+
+/// What a receiver did with a frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UpdateInfo {
+    /// A full frame (else a delta).
+    pub full: bool,
+    /// The new generation.
+    pub generation: u64,
+    /// Generations a full frame skipped.
+    pub skipped: u64,
+}
+
+fn update_info(u: Update) -> UpdateInfo {
+    match u {
+        Update::Full {
+            generation,
+            skipped,
+        } => UpdateInfo {
+            full: true,
+            generation,
+            skipped,
+        },
+        Update::Delta { generation } => UpdateInfo {
+            full: false,
+            generation,
+            skipped: 0,
+        },
+    }
+}
+
+#[derive(Debug, Clone)]
+enum SenderKind {
+    Bloom(bloomwire::Sender<BloomFilter>),
+    Counting(bloomwire::Sender<CountingBloomFilter>),
+}
+
+/// Sends the generations of one filter of either kind; the kind is that of the first filter.
+#[derive(Debug, Clone)]
+pub struct Sender {
+    encoder: EncoderSettings,
+    full_every: u64,
+    full_requested: bool,
+    inner: Option<SenderKind>,
+}
+
+impl Sender {
+    /// A sender with a full frame at least every `full_every` generations.
+    pub fn new(settings: EncoderSettings, full_every: u64) -> Self {
+        Sender {
+            encoder: settings,
+            full_every,
+            full_requested: false,
+            inner: None,
+        }
+    }
+
+    /// The generation of the last frame sent (0 before the first).
+    pub fn generation(&self) -> u64 {
+        match &self.inner {
+            None => 0,
+            Some(SenderKind::Bloom(s)) => s.generation(),
+            Some(SenderKind::Counting(s)) => s.generation(),
+        }
+    }
+
+    /// Make the next frame a full one.
+    pub fn request_full(&mut self) {
+        match &mut self.inner {
+            None => self.full_requested = true,
+            Some(SenderKind::Bloom(s)) => s.request_full(),
+            Some(SenderKind::Counting(s)) => s.request_full(),
+        }
+    }
+
+    /// The frame of the next generation of the filter.
+    pub fn next_frame(&mut self, filter: FilterRef<'_>) -> Res<Encoded> {
+        let every = self.full_every;
+        let inner = match &mut self.inner {
+            Some(inner) => inner,
+            None => self.inner.insert(match filter {
+                FilterRef::Bloom(_) => {
+                    SenderKind::Bloom(bloomwire::Sender::new(self.encoder.bloom()?, every))
+                }
+                FilterRef::Counting(_) => {
+                    SenderKind::Counting(bloomwire::Sender::new(self.encoder.counting()?, every))
+                }
+            }),
+        };
+        if std::mem::take(&mut self.full_requested) {
+            match inner {
+                SenderKind::Bloom(s) => s.request_full(),
+                SenderKind::Counting(s) => s.request_full(),
+            }
+        }
+        let frame = match (inner, filter) {
+            (SenderKind::Bloom(s), FilterRef::Bloom(f)) => s.next_frame(f)?,
+            (SenderKind::Counting(s), FilterRef::Counting(f)) => s.next_frame(f)?,
+            (SenderKind::Bloom(_), FilterRef::Counting(_)) => {
+                return Err(Failure::new(
+                    "UnexpectedFilterType",
+                    "this sender sends a BloomFilter's generations, not a CountingFilter's",
+                ))
+            }
+            (SenderKind::Counting(_), FilterRef::Bloom(_)) => {
+                return Err(Failure::new(
+                    "UnexpectedFilterType",
+                    "this sender sends a CountingFilter's generations, not a BloomFilter's",
+                ))
+            }
+        };
+        Ok(Encoded(frame))
+    }
+}
+
+#[derive(Debug, Clone)]
+enum ReceiverKind {
+    Bloom(bloomwire::Receiver<BloomFilter>),
+    Counting(bloomwire::Receiver<CountingBloomFilter>),
+}
+
+/// Applies a sender's frames in order; the filter kind is that of the first frame.
+#[derive(Debug, Clone)]
+pub struct Receiver {
+    limits: Limits,
+    inner: Option<ReceiverKind>,
+}
+
+impl Receiver {
+    /// A receiver with no filter yet, decoding within `limits`.
+    pub fn new(limits: DecodeLimits) -> Self {
+        Receiver {
+            limits,
+            inner: None,
+        }
+    }
+
+    /// Decode and apply one frame; on any error nothing changes.
+    pub fn receive(&mut self, input: &[u8]) -> Res<UpdateInfo> {
+        let message: Message = bloomwire::decode(input, &self.limits)?;
+        let limits = self.limits;
+        let counting = message.header().is_counting();
+        let inner = self.inner.get_or_insert_with(|| {
+            if counting {
+                ReceiverKind::Counting(bloomwire::Receiver::new(limits))
+            } else {
+                ReceiverKind::Bloom(bloomwire::Receiver::new(limits))
+            }
+        });
+        let update = match inner {
+            ReceiverKind::Bloom(r) => r.apply(message),
+            ReceiverKind::Counting(r) => r.apply(message),
+        };
+        if self.generation().is_none() {
+            // Nothing was received yet: the next frame may be of either kind.
+            self.inner = None;
+        }
+        Ok(update_info(update?))
+    }
+
+    /// The current generation.
+    pub fn generation(&self) -> Option<u64> {
+        match &self.inner {
+            None => None,
+            Some(ReceiverKind::Bloom(r)) => r.generation(),
+            Some(ReceiverKind::Counting(r)) => r.generation(),
+        }
+    }
+
+    /// The current filter.
+    pub fn filter(&self) -> Option<FilterRef<'_>> {
+        match &self.inner {
+            None => None,
+            Some(ReceiverKind::Bloom(r)) => r.filter().map(FilterRef::Bloom),
+            Some(ReceiverKind::Counting(r)) => r.filter().map(FilterRef::Counting),
+        }
+    }
+}

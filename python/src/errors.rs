@@ -1,0 +1,243 @@
+//! The exceptions: one class per variant of the library's error enum, under families.
+//!
+//! ```text
+//! BloomwireError
+//! ├── InvalidParameter, Incompatible, OverBudget, UnexpectedDelta, UnexpectedFilterType
+//! ├── FrameError: the frame cannot be decoded
+//! │   ├── Incomplete (read more and try again), LimitExceeded
+//! │   └── BadMagic, UnsupportedVersion, InvalidField, BadVarint, ChecksumMismatch,
+//! │       TrailingBytes, CorruptPayload
+//! └── SequenceError: a frame out of a receiver's order, nothing changed
+//!     ├── StaleGeneration (a duplicate or late frame)
+//!     └── ResyncNeeded (ask the sender for a full frame)
+//!         └── GenerationGap, BaseMismatch, ResultMismatch
+//! ```
+
+use pyo3::create_exception;
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+use pyo3::types::PyType;
+
+use crate::api::{Attr, Failure};
+
+create_exception!(
+    bloomwire,
+    BloomwireError,
+    PyException,
+    "Every error of bloomwire. Attributes carry the error's fields (offset, field, ...)."
+);
+create_exception!(
+    bloomwire,
+    InvalidParameter,
+    BloomwireError,
+    "A parameter outside what bloomwire supports (attributes name, reason)."
+);
+create_exception!(
+    bloomwire,
+    Incompatible,
+    BloomwireError,
+    "Two filters that must agree on m, k, layout and hash family do not (attribute reason)."
+);
+create_exception!(
+    bloomwire,
+    OverBudget,
+    BloomwireError,
+    "No encoding fits the byte budget (attributes budget, compressed, raw)."
+);
+create_exception!(
+    bloomwire,
+    UnexpectedDelta,
+    BloomwireError,
+    "A delta frame where a full frame was expected (use decode_message or a Receiver)."
+);
+create_exception!(
+    bloomwire,
+    UnexpectedFilterType,
+    BloomwireError,
+    "A counting filter where a Bloom filter was expected, or the other way round \
+     (attributes expected, got)."
+);
+create_exception!(
+    bloomwire,
+    FrameError,
+    BloomwireError,
+    "A frame that cannot be decoded; subclasses say why, most with the byte offset."
+);
+create_exception!(
+    bloomwire,
+    Incomplete,
+    FrameError,
+    "The input ends before the frame does: read at least `needed` more bytes and try again."
+);
+create_exception!(
+    bloomwire,
+    LimitExceeded,
+    FrameError,
+    "A header value exceeds the caller's limits (attributes field, value, limit, offset)."
+);
+create_exception!(
+    bloomwire,
+    BadMagic,
+    FrameError,
+    "Not a bloomwire frame: the magic bytes are wrong."
+);
+create_exception!(
+    bloomwire,
+    UnsupportedVersion,
+    FrameError,
+    "A format version this decoder does not implement (attribute version)."
+);
+create_exception!(
+    bloomwire,
+    InvalidField,
+    FrameError,
+    "A header field holds a reserved or undefined value (attributes field, value, offset)."
+);
+create_exception!(
+    bloomwire,
+    BadVarint,
+    FrameError,
+    "A malformed varint (attributes field, offset)."
+);
+create_exception!(
+    bloomwire,
+    ChecksumMismatch,
+    FrameError,
+    "The frame's CRC-32C does not match its contents (attributes stored, computed, offset)."
+);
+create_exception!(
+    bloomwire,
+    TrailingBytes,
+    FrameError,
+    "Bytes follow the frame (attributes count, offset)."
+);
+create_exception!(
+    bloomwire,
+    CorruptPayload,
+    FrameError,
+    "The payload does not decode to exactly the filter, canonically (attributes reason, offset)."
+);
+create_exception!(
+    bloomwire,
+    SequenceError,
+    BloomwireError,
+    "A frame that does not follow the receiver's generation; the receiver is unchanged."
+);
+create_exception!(
+    bloomwire,
+    StaleGeneration,
+    SequenceError,
+    "A frame not newer than the receiver's generation: a duplicate or late frame \
+     (attributes have, got)."
+);
+create_exception!(
+    bloomwire,
+    ResyncNeeded,
+    SequenceError,
+    "The receiver cannot apply the delta: ask the sender for a full frame."
+);
+create_exception!(
+    bloomwire,
+    GenerationGap,
+    ResyncNeeded,
+    "A delta for a generation the receiver does not hold (attributes have, base)."
+);
+create_exception!(
+    bloomwire,
+    BaseMismatch,
+    ResyncNeeded,
+    "The receiver's base differs from the sender's (attributes generation, expected, actual)."
+);
+create_exception!(
+    bloomwire,
+    ResultMismatch,
+    ResyncNeeded,
+    "Applying the delta did not give the sender's bits (attributes generation, expected, actual)."
+);
+
+/// The exception class of a failure's kind.
+fn class<'py>(py: Python<'py>, kind: &str) -> Bound<'py, PyType> {
+    match kind {
+        "InvalidParameter" => py.get_type::<InvalidParameter>(),
+        "Incompatible" => py.get_type::<Incompatible>(),
+        "OverBudget" => py.get_type::<OverBudget>(),
+        "UnexpectedDelta" => py.get_type::<UnexpectedDelta>(),
+        "UnexpectedFilterType" => py.get_type::<UnexpectedFilterType>(),
+        "Incomplete" => py.get_type::<Incomplete>(),
+        "LimitExceeded" => py.get_type::<LimitExceeded>(),
+        "BadMagic" => py.get_type::<BadMagic>(),
+        "UnsupportedVersion" => py.get_type::<UnsupportedVersion>(),
+        "InvalidField" => py.get_type::<InvalidField>(),
+        "BadVarint" => py.get_type::<BadVarint>(),
+        "ChecksumMismatch" => py.get_type::<ChecksumMismatch>(),
+        "TrailingBytes" => py.get_type::<TrailingBytes>(),
+        "CorruptPayload" => py.get_type::<CorruptPayload>(),
+        "StaleGeneration" => py.get_type::<StaleGeneration>(),
+        "GenerationGap" => py.get_type::<GenerationGap>(),
+        "BaseMismatch" => py.get_type::<BaseMismatch>(),
+        "ResultMismatch" => py.get_type::<ResultMismatch>(),
+        _ => py.get_type::<BloomwireError>(),
+    }
+}
+
+fn to_pyerr(f: Failure) -> PyErr {
+    Python::attach(|py| {
+        let err = PyErr::from_type(class(py, f.kind), f.message);
+        let value = err.value(py);
+        for (name, attr) in f.attrs {
+            let set = match attr {
+                Attr::Int(v) => value.setattr(name, v),
+                Attr::Str(s) => value.setattr(name, s),
+                Attr::None => value.setattr(name, py.None()),
+            };
+            if let Err(e) = set {
+                return e;
+            }
+        }
+        err
+    })
+}
+
+/// Results of the library, as Python results.
+pub trait IntoPyResult<T> {
+    /// The value, or the failure as its exception.
+    fn into_py(self) -> PyResult<T>;
+}
+
+impl<T> IntoPyResult<T> for Result<T, Failure> {
+    fn into_py(self) -> PyResult<T> {
+        self.map_err(to_pyerr)
+    }
+}
+
+/// Add the exception classes to the module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("BloomwireError", py.get_type::<BloomwireError>())?;
+    m.add("FrameError", py.get_type::<FrameError>())?;
+    m.add("SequenceError", py.get_type::<SequenceError>())?;
+    m.add("ResyncNeeded", py.get_type::<ResyncNeeded>())?;
+    for kind in [
+        "InvalidParameter",
+        "Incompatible",
+        "OverBudget",
+        "UnexpectedDelta",
+        "UnexpectedFilterType",
+        "Incomplete",
+        "LimitExceeded",
+        "BadMagic",
+        "UnsupportedVersion",
+        "InvalidField",
+        "BadVarint",
+        "ChecksumMismatch",
+        "TrailingBytes",
+        "CorruptPayload",
+        "StaleGeneration",
+        "GenerationGap",
+        "BaseMismatch",
+        "ResultMismatch",
+    ] {
+        m.add(kind, class(py, kind))?;
+    }
+    Ok(())
+}

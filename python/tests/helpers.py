@@ -1,0 +1,43 @@
+"""Paths, the Rust program and the reference decoder, for the tests and the benchmark."""
+
+import importlib.util
+import json
+import os
+import subprocess
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+VECTORS = os.path.join(ROOT, "spec", "vectors")
+
+
+def rust_cli(release=False):
+    """The path of the `bloomwire` program, built if needed.
+
+    `BLOOMWIRE_CLI` names one to use as is. Otherwise cargo builds it in the repository's
+    target directory: by default with the test profile and all features, which the
+    repository's `cargo test --all-features` has already built (so this costs nothing after
+    it, with the same features); `release=True` for the release profile with the default
+    features, as users build it. `--bin` finds the program in whichever package holds it.
+    """
+    given = os.environ.get("BLOOMWIRE_CLI")
+    if given:
+        return given
+    profile = ["--release"] if release else ["--profile", "test", "--all-features"]
+    out = subprocess.run(["cargo", "build", "--quiet", "--message-format=json", *profile,
+                          "--bin", "bloomwire"],
+                         cwd=ROOT, check=True, stdout=subprocess.PIPE, text=True).stdout
+    for line in out.splitlines():
+        message = json.loads(line)
+        if message.get("reason") == "compiler-artifact" and message.get("executable") \
+                and message["target"]["name"] == "bloomwire":
+            return message["executable"]
+    raise RuntimeError("cargo built no bloomwire program")
+
+
+def reference_decoder():
+    """The spec's standard-library decoder, `spec/reference/bloomwire_ref.py`, as a module."""
+    path = os.path.join(ROOT, "spec", "reference", "bloomwire_ref.py")
+    spec = importlib.util.spec_from_file_location("bloomwire_ref", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -1,0 +1,122 @@
+"""The spec's golden vectors: every accept vector decodes to its manifest, every reject
+vector raises the exception class its manifest names."""
+
+import glob
+import hashlib
+import json
+import os
+
+import pytest
+
+import bloomwire
+from helpers import VECTORS
+
+ACCEPT = sorted(glob.glob(os.path.join(VECTORS, "accept", "*.json")))
+with open(os.path.join(VECTORS, "reject", "manifest.json")) as fh:
+    REJECT = json.load(fh)
+
+
+def read(*parts):
+    with open(os.path.join(VECTORS, *parts), "rb") as fh:
+        return fh.read()
+
+
+def sha256(data):
+    return hashlib.sha256(data).hexdigest()
+
+
+def test_there_are_vectors():
+    assert len(ACCEPT) >= 40
+    assert len(REJECT) >= 60
+
+
+@pytest.mark.parametrize("manifest", ACCEPT, ids=lambda p: os.path.basename(p)[:-5])
+def test_accept_vector(manifest):
+    with open(manifest) as fh:
+        man = json.load(fh)
+    frame = read("accept", man["frame"])
+    info = bloomwire.frame_info(frame)
+    params = man["params"]
+    assert info.kind == params["kind"]
+    assert info.m == params["m"]
+    assert info.n == params["n"]
+    assert info.generation == params["generation"]
+    assert info.coding == params["coding"]
+    assert info.header_len == params["header_len"]
+    assert info.payload_len == params["payload_len"]
+    assert info.frame_len == len(frame)
+    assert info.counting == (params["filter_type"] == "counting")
+
+    decoded = bloomwire.decode_message(frame)
+    if isinstance(decoded, bloomwire.Delta):
+        assert decoded.generation == params["generation"]
+        assert decoded.base_generation == params["base_generation"]
+        assert sha256(decoded.xor()) == man[
+            "counters_sha256" if decoded.counting else "bits_sha256"]
+        # Applied to its base, directly and through a receiver.
+        base_frame = read("accept", man["base_frame"])
+        base = bloomwire.decode_message(base_frame)
+        result = decoded.apply(base, bloomwire.frame_info(base_frame).generation)
+        receiver = bloomwire.Receiver()
+        receiver.receive(base_frame)
+        update = receiver.receive(frame)
+        assert (update.kind, update.generation) == ("delta", decoded.generation)
+        assert receiver.filter == result
+        if decoded.counting:
+            assert sha256(result.packed()) == man["result_counters_sha256"]
+        else:
+            assert sha256(result.bits()) == man["result_bits_sha256"]
+        filt = result
+    elif isinstance(decoded, bloomwire.CountingFilter):
+        assert sha256(decoded.packed()) == man["counters_sha256"]
+        assert decoded.histogram() == man["counter_histogram"]
+        assert decoded == bloomwire.decode_counting(frame)
+        filt = decoded
+    else:
+        assert isinstance(decoded, bloomwire.BloomFilter)
+        assert sha256(decoded.bits()) == man["bits_sha256"]
+        if "ones" in man:
+            assert decoded.count_ones() == man["ones"]
+        assert decoded == bloomwire.decode(frame)
+        filt = decoded
+    for group in ("member_keys", "other_keys"):
+        for entry in man[group]:
+            key = bytes.fromhex(entry["key_hex"])
+            assert (key in filt) == entry["expected"], (group, entry)
+            assert filt.contains(bytearray(key)) == entry["expected"]
+
+
+@pytest.mark.parametrize("name", sorted(REJECT), ids=lambda n: n[:-4])
+def test_reject_vector(name):
+    want = REJECT[name]
+    frame = read("reject", name)
+    cls = getattr(bloomwire, want["error"])
+    assert issubclass(cls, bloomwire.BloomwireError)
+    if "apply_to" in want:
+        # A delta that decodes, refused by a receiver holding `apply_to`; nothing changes.
+        receiver = bloomwire.Receiver()
+        receiver.receive(read(want["apply_to"]))
+        before = (receiver.filter, receiver.generation)
+        with pytest.raises(cls):
+            receiver.receive(frame)
+        assert (receiver.filter, receiver.generation) == before
+    else:
+        with pytest.raises(cls) as caught:
+            bloomwire.decode(frame)
+        if "field" in want:
+            assert caught.value.field == want["field"]
+        assert type(caught.value) is cls
+
+
+def test_limit_vectors_decode_with_raised_limits():
+    # Over the default limits only: a receiver that expects larger filters raises them.
+    with pytest.raises(bloomwire.LimitExceeded) as caught:
+        bloomwire.decode(read("reject", "m_over_default_limit.bin"))
+    err = caught.value
+    assert (err.field, err.limit) == ("m", bloomwire.DEFAULT_MAX_M)
+    assert err.value > err.limit and err.offset > 0
+    frame = read("accept", "dense_known_p.bin")
+    m = bloomwire.frame_info(frame).m
+    with pytest.raises(bloomwire.LimitExceeded):
+        bloomwire.decode(frame, max_m=m - 1)
+    assert bloomwire.decode(frame, max_m=m).m == m

@@ -134,11 +134,13 @@ def test_each_coding_round_trips_and_matches_the_reference(planned, ref, coding)
     assert theirs.contains(b"key-42")
 
 
-def test_default_coding_is_the_smallest_of_the_compressed(planned):
+def test_default_coding_is_within_the_margin_of_the_smallest(planned):
+    # The default predicts sizes and codes once, with the fastest coding near the smallest:
+    # the crate holds it within 0.1% + 8 bytes of the smallest frame (tests/coding_choice.rs).
     _, f = planned
     frame = f.encode()
     sizes = {c: len(f.encode(c)) for c in BLOOM_CODINGS}
-    assert len(frame) <= min(sizes.values()) * 1.0005 + 1
+    assert len(frame) <= min(sizes.values()) * 1.001 + 8
     assert len(frame) < sizes["raw"]
     assert bloomwire.decode(frame) == f
 

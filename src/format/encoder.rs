@@ -36,6 +36,25 @@ impl Frame {
         self.header.coding
     }
 
+    /// Whether the frame carries the restart flag (flags bit 1, spec §5.2).
+    pub fn is_restart(&self) -> bool {
+        self.header.restart
+    }
+
+    /// Mark a full frame as a restart (flags bit 1, spec §5.2): the sender's numbering
+    /// starts again here, and a receiver applies it whatever generation it holds. The
+    /// length does not change. A delta cannot restart ([`Error::InvalidParameter`]).
+    pub fn with_restart(mut self, restart: bool) -> Result<Frame> {
+        if restart && self.header.kind != FrameKind::Full {
+            return Err(crate::error::invalid(
+                "restart",
+                "only a full frame can restart the numbering",
+            ));
+        }
+        self.header.restart = restart;
+        Ok(self)
+    }
+
     /// Exact bytes [`write_to`](Self::write_to) writes.
     pub fn encoded_len(&self) -> usize {
         self.header.frame_len()
@@ -356,6 +375,48 @@ impl Encoder {
             theory_p: None,
         })
     }
+
+    /// The delta frame that turns a base (its generation and digest) into the generation
+    /// whose bits differ from the base's at `positions` (increasing, each below m), for a
+    /// sender that found the changes itself and knows both digests.
+    pub(crate) fn encode_delta_positions(
+        &self,
+        step: DeltaStep<'_>,
+        positions: &[u64],
+    ) -> Result<Frame> {
+        check_after(step.base_generation, step.generation)?;
+        let mut xor = BitArray::new(step.params.m());
+        for &p in positions {
+            xor.set(p);
+        }
+        self.choose(&Body {
+            kind: FrameKind::Delta {
+                base_generation: step.base_generation,
+                base_digest: step.base_digest,
+                result_digest: step.result_digest,
+            },
+            params: step.params,
+            n: step.n,
+            generation: step.generation,
+            bits: &xor,
+            theory_p: None,
+        })
+    }
+}
+
+/// The header fields of a delta a sender builds from what it knows of both generations.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct DeltaStep<'a> {
+    /// m, layout, k and hash family of both generations.
+    pub(crate) params: &'a Params,
+    /// Keys in the new generation.
+    pub(crate) n: u64,
+    /// The base's generation and digest.
+    pub(crate) base_generation: u64,
+    pub(crate) base_digest: u32,
+    /// The new generation and its digest.
+    pub(crate) generation: u64,
+    pub(crate) result_digest: u32,
 }
 
 #[cfg(test)]

@@ -34,12 +34,14 @@ pub use decode::{
     decode, decode_buf, decode_bytes, decode_counting, decode_message, decode_message_prefix,
     decode_prefix,
 };
+pub(crate) use decoded::check_delta_base;
 pub use decoded::{CountingDecoded, CountingDeltaFrame, Decoded, DeltaFrame, Message};
+pub(crate) use encoder::DeltaStep;
 pub use encoder::{Chunking, Encoder, Frame, PSource};
 pub use header::{frame_len, k_field_len, table_len, FrameHeader, MAX_HEADER_LEN};
 pub use ids::{
-    Coding, FrameKind, CHECKSUM_LEN, FILTER_TYPE_COUNTING, FLAG_CHUNKED, KIND_DELTA, KIND_FULL,
-    MAGIC, VERSION,
+    Coding, FrameKind, CHECKSUM_LEN, FILTER_TYPE_COUNTING, FLAG_CHUNKED, FLAG_RESTART, KIND_DELTA,
+    KIND_FULL, MAGIC, VERSION,
 };
 pub use limits::Limits;
 pub use view::FrameView;

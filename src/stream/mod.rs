@@ -42,8 +42,10 @@
 //! assert_eq!(receiver.generation(), Some(2));
 //! ```
 
+mod change;
 #[cfg(feature = "tokio")]
 pub mod codec;
+mod in_place;
 mod receiver;
 mod sender;
 

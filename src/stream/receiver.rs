@@ -2,9 +2,14 @@
 //! error that leaves the filter unchanged.
 
 use crate::error::{Error, Result};
+use crate::filter::bits::BitArray;
 use crate::filter::counting::CountingBloomFilter;
 use crate::filter::BloomFilter;
-use crate::format::{decode_message, Limits, Message, FILTER_TYPE_COUNTING};
+use crate::format::{
+    check_delta_base, decode_message, FrameHeader, FrameKind, Limits, Message, FILTER_TYPE_COUNTING,
+};
+
+use super::in_place::{self, Refused};
 
 /// A frame of generation `got` is stale unless it is newer than `have`.
 fn check_fresh(have: Option<u64>, got: u64) -> Result<()> {
@@ -31,14 +36,35 @@ pub enum Update {
     },
 }
 
-/// Applies a sender's frames in order. On any error its filter and generation stay as they
-/// were; [`Error::GenerationGap`], [`Error::BaseMismatch`] and [`Error::ResultMismatch`]
-/// mean it needs a full frame, [`Error::StaleGeneration`] that the frame was a duplicate or
-/// arrived late.
+/// Applies a sender's frames in order. On any error its filter, generation and digest stay
+/// as they were; [`Error::GenerationGap`], [`Error::BaseMismatch`] and
+/// [`Error::ResultMismatch`] mean it needs a full frame, [`Error::StaleGeneration`] that the
+/// frame was a duplicate or arrived late.
+///
+/// It keeps the digest of the filter it holds (computed once when it accepts a full frame,
+/// then the verified result digest of each delta), so a delta's base check costs nothing.
+/// A delta is applied in place on the held filter: the changed bits are flipped, the
+/// result's digest is computed in one pass and compared, and on a mismatch the flips are
+/// undone. A full frame with the restart flag (spec §5.2) is applied whatever generation
+/// the receiver holds: the sender's numbering starts again there.
 #[derive(Debug, Clone)]
 pub struct Receiver {
     limits: Limits,
-    current: Option<(BloomFilter, u64)>,
+    current: Option<Held>,
+}
+
+/// The filter a [`Receiver`] holds, its generation and its digest.
+#[derive(Debug, Clone)]
+struct Held {
+    filter: BloomFilter,
+    generation: u64,
+    digest: u32,
+}
+
+/// Generations skipped between `have` and a full frame of generation `got` (0 for a
+/// restart at or below `have`).
+fn skipped(have: Option<u64>, got: u64) -> u64 {
+    have.map_or(0, |h| got.saturating_sub(h).saturating_sub(1))
 }
 
 impl Receiver {
@@ -52,12 +78,17 @@ impl Receiver {
 
     /// The current filter, once a full frame has arrived.
     pub fn filter(&self) -> Option<&BloomFilter> {
-        self.current.as_ref().map(|(f, _)| f)
+        self.current.as_ref().map(|h| &h.filter)
     }
 
     /// The current generation.
     pub fn generation(&self) -> Option<u64> {
-        self.current.as_ref().map(|&(_, g)| g)
+        self.current.as_ref().map(|h| h.generation)
+    }
+
+    /// The digest of the current filter's bits (spec §5.1), kept rather than recomputed.
+    pub fn digest(&self) -> Option<u32> {
+        self.current.as_ref().map(|h| h.digest)
     }
 
     /// Decode and apply one frame (exactly one, no trailing bytes).
@@ -69,38 +100,79 @@ impl Receiver {
     /// Apply a decoded frame. A counting filter's frame is
     /// [`Error::UnexpectedFilterType`] (use a [`CountingReceiver`]).
     pub fn apply(&mut self, message: Message) -> Result<Update> {
-        let generation = message.header().generation;
+        let header = message.header();
+        let generation = header.generation;
         let have = self.generation();
-        if message.header().is_counting() {
+        if header.is_counting() {
             return Err(Error::UnexpectedFilterType {
                 expected: "a Bloom filter",
                 got: FILTER_TYPE_COUNTING,
             });
         }
-        check_fresh(have, generation)?;
+        if !header.restart {
+            check_fresh(have, generation)?;
+        }
         match message {
             Message::Full(d) => {
-                let skipped = have.map_or(0, |h| generation - h - 1);
-                self.current = Some((d.filter, generation));
+                let digest = d.filter.bits().digest();
+                self.current = Some(Held {
+                    filter: d.filter,
+                    generation,
+                    digest,
+                });
                 Ok(Update::Full {
                     generation,
-                    skipped,
+                    skipped: skipped(have, generation),
                 })
             }
-            Message::Delta(delta) => {
-                let Some((base, base_generation)) = &self.current else {
-                    return Err(Error::GenerationGap {
-                        have: None,
-                        base: delta.base_generation(),
-                    });
-                };
-                let next = delta.apply(base, *base_generation)?;
-                self.current = Some((next, generation));
-                Ok(Update::Delta { generation })
-            }
+            Message::Delta(delta) => self.apply_in_place(&delta.header, |bits, result_digest| {
+                in_place::apply_xor(bits, &delta.xor, result_digest)
+            }),
             Message::Counting(_) | Message::CountingDelta(_) => {
                 unreachable!("counting frames were refused above")
             }
+        }
+    }
+
+    /// Apply a delta whose header passed the freshness check, in place: the generation,
+    /// shape and base digest checked against what is held, then `apply` changes the held
+    /// bits and checks the result digest (restoring the bits on a mismatch).
+    fn apply_in_place(
+        &mut self,
+        header: &FrameHeader,
+        apply: impl FnOnce(&mut BitArray, u32) -> core::result::Result<u32, Refused>,
+    ) -> Result<Update> {
+        let generation = header.generation;
+        let Some(held) = &mut self.current else {
+            let FrameKind::Delta {
+                base_generation, ..
+            } = header.kind
+            else {
+                unreachable!("only deltas are applied in place")
+            };
+            return Err(Error::GenerationGap {
+                have: None,
+                base: base_generation,
+            });
+        };
+        let same_shape = held.filter.params() == &header.params;
+        let result_digest = check_delta_base(header, same_shape, held.generation, || held.digest)?;
+        match apply(held.filter.bits_mut(), result_digest) {
+            Ok(digest) => {
+                held.digest = digest;
+                held.filter.set_n(header.n);
+                held.generation = generation;
+                Ok(Update::Delta { generation })
+            }
+            Err(Refused::Digest { actual }) => Err(Error::ResultMismatch {
+                generation,
+                expected: result_digest,
+                actual,
+            }),
+            Err(Refused::OutOfRange(p)) => Err(crate::error::invalid(
+                "delta position",
+                format!("{p} is not below m = {}", header.params.m()),
+            )),
         }
     }
 }
@@ -148,10 +220,12 @@ impl CountingReceiver {
                 got: message.header().filter_type(),
             });
         }
-        check_fresh(have, generation)?;
+        if !message.header().restart {
+            check_fresh(have, generation)?;
+        }
         match message {
             Message::Counting(d) => {
-                let skipped = have.map_or(0, |h| generation - h - 1);
+                let skipped = skipped(have, generation);
                 self.current = Some((d.filter, generation));
                 Ok(Update::Full {
                     generation,

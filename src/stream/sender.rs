@@ -3,17 +3,34 @@
 use crate::error::{invalid, Result};
 use crate::filter::counting::CountingBloomFilter;
 use crate::filter::BloomFilter;
-use crate::format::{Encoder, Frame};
+use crate::format::{DeltaStep, Encoder, Frame};
+
+use super::change::{self, Kind};
 
 /// Sends the generations of a filter: deltas when they are smaller, full frames every
 /// `full_every` generations and on request. Independent of any runtime.
+///
+/// Each step costs one scan of the previous and the new generation's words (which finds the
+/// changed positions, the new filter's ones and its digest), the coding of ONE frame, chosen
+/// by predicting both sizes from those counts, and flipping the changed positions in the
+/// previous generation it keeps (no copy of the filter). Its first frame, the full frame
+/// after [`request_full`](Self::request_full) and its periodic full frames carry the restart
+/// flag (spec §5.2), so a receiver that accepted a forged or stray generation number
+/// recovers with them.
 #[derive(Debug, Clone)]
 pub struct Sender {
     encoder: Encoder,
     full_every: u64,
     generation: u64,
-    last: Option<BloomFilter>,
+    last: Option<Last>,
     full_requested: bool,
+}
+
+/// The generation a sender sent last, with its digest (the next delta's base digest).
+#[derive(Debug, Clone)]
+struct Last {
+    filter: BloomFilter,
+    digest: u32,
 }
 
 impl Sender {
@@ -29,7 +46,8 @@ impl Sender {
         }
     }
 
-    /// Make the next frame a full one (a receiver asked to resynchronize).
+    /// Make the next frame a full one (a receiver asked to resynchronize); it carries the
+    /// restart flag.
     pub fn request_full(&mut self) {
         self.full_requested = true;
     }
@@ -40,27 +58,62 @@ impl Sender {
     }
 
     /// The frame for the next generation of the filter: a delta against the previous
-    /// generation when one is allowed and smaller, a full frame otherwise. The sender's
-    /// state advances only when a frame is returned.
+    /// generation when one is allowed and predicted smaller, a full frame otherwise. The
+    /// sender's state advances only when a frame is returned.
     pub fn next_frame(&mut self, filter: &BloomFilter) -> Result<Frame> {
         let generation = next_generation(self.generation)?;
-        let delta = match &self.last {
-            Some(last)
-                if !self.full_requested
-                    && generation % self.full_every != 0
-                    && last.params() == filter.params() =>
-            {
-                Some(
-                    self.encoder
-                        .encode_delta(last, self.generation, filter, generation),
-                )
-            }
-            _ => None,
+        let forced = self.full_requested || generation % self.full_every == 0;
+        let restart = forced || self.last.is_none();
+        let full = |encoder: &Encoder| -> Result<Frame> {
+            encoder
+                .encode_generation(filter, generation)?
+                .with_restart(restart)
         };
-        let full = self.encoder.encode_generation(filter, generation);
-        let frame = smaller(delta, full)?;
+        let frame = match &mut self.last {
+            Some(last) if last.filter.params() == filter.params() => {
+                let change = change::scan(last.filter.bits(), filter.bits());
+                let m = filter.m();
+                let kind = if forced {
+                    Kind::Full
+                } else {
+                    change::choose(
+                        change::predict_delta(m, change.positions.len() as u64),
+                        change::predict_full(m, change.ones),
+                    )
+                };
+                let frame = match kind {
+                    Kind::Full => full(&self.encoder)?,
+                    Kind::Delta => {
+                        let step = DeltaStep {
+                            params: filter.params(),
+                            n: filter.n(),
+                            base_generation: self.generation,
+                            base_digest: last.digest,
+                            generation,
+                            result_digest: change.digest,
+                        };
+                        match self.encoder.encode_delta_positions(step, &change.positions) {
+                            Ok(frame) => frame,
+                            // Over the budget: the full frame may still fit.
+                            Err(_) => full(&self.encoder)?,
+                        }
+                    }
+                };
+                change::advance(last.filter.bits_mut(), &change);
+                last.filter.set_n(filter.n());
+                last.digest = change.digest;
+                frame
+            }
+            _ => {
+                let frame = full(&self.encoder)?;
+                self.last = Some(Last {
+                    filter: filter.clone(),
+                    digest: filter.bits().digest(),
+                });
+                frame
+            }
+        };
         self.generation = generation;
-        self.last = Some(filter.clone());
         self.full_requested = false;
         Ok(frame)
     }
@@ -163,8 +216,14 @@ impl CountingSender {
             }
             _ => None,
         };
+        let restart = self.last.is_none()
+            || self.full_requested
+            || generation % self.full_every == 0
+            || delta.is_none();
         let full = self.encoder.encode_counting_generation(filter, generation);
         let frame = smaller(delta, full)?;
+        let restart = restart && frame.header().kind == crate::format::FrameKind::Full;
+        let frame = frame.with_restart(restart)?;
         self.generation = generation;
         self.last = Some(filter.clone());
         self.full_requested = false;

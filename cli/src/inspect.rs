@@ -19,7 +19,9 @@ use crate::{frame_error, read_file, to_hex, write_stdout, Failure, Result, LIMIT
 pub struct Args {
     /// The frame file.
     frame: PathBuf,
-    /// Print one JSON object instead of `name: value` lines.
+    /// Print one JSON object instead of `name: value` lines. Values that may exceed 2^53
+    /// (seed, generation, base_generation, n) are decimal strings, which JavaScript and jq
+    /// read without rounding; the others are numbers.
     #[arg(long)]
     json: bool,
 }
@@ -386,7 +388,7 @@ impl Report {
         let h = &self.header;
         let p = &h.params;
         let (seed, key) = match p.family().base {
-            BaseHash::Xxh64 { seed } => (Some(seed), None),
+            BaseHash::Xxh64 { seed } => (Some(seed.to_string()), None),
             BaseHash::SipHash24 { k0, k1 } => (None, Some(siphash_key(k0, k1))),
         };
         let fill = self.fill.as_ref();
@@ -397,9 +399,9 @@ impl Report {
                 FrameKind::Full => "full",
                 FrameKind::Delta { .. } => "delta",
             },
-            "generation": h.generation,
+            "generation": h.generation.to_string(),
             "base_generation": match h.kind {
-                FrameKind::Delta { base_generation, .. } => Some(base_generation),
+                FrameKind::Delta { base_generation, .. } => Some(base_generation.to_string()),
                 FrameKind::Full => None,
             },
             "filter_type": if h.is_counting() { "counting" } else { layout_name(p.layout()) },
@@ -417,7 +419,7 @@ impl Report {
             "m": p.m(),
             "k": p.k().to_f64(),
             "blocks": blocks(h).map(|b| b.iter().map(|(bits, k)| json!({"bits": bits, "k": k})).collect::<Vec<_>>()),
-            "n": h.n,
+            "n": h.n.to_string(),
             "coding": h.coding.to_string(),
             "q0": h.q0,
             "q0_probability": h.q0.map(|q0| f64::from(q0) / 65536.0),

@@ -30,7 +30,8 @@ pub struct Args {
     /// Whether k may be rational.
     #[arg(long, value_enum, default_value_t = KArg::Integer)]
     k: KArg,
-    /// Print one JSON object.
+    /// Print one JSON object; n is a decimal string (like every value of the program's
+    /// JSON that may exceed 2^53), the other values are numbers.
     #[arg(long)]
     json: bool,
     /// Draw the false positive rate against k for the plan's bits per element, compressed
@@ -100,7 +101,7 @@ fn to_json(args: &Args, plan: &Plan) -> serde_json::Value {
         })
     });
     json!({
-        "n": plan.n,
+        "n": plan.n.to_string(),
         "budget_bytes": args.budget_bytes,
         "target_fpr": args.fpr,
         "max_bits_per_element": args.max_bits_per_element,

@@ -68,11 +68,11 @@ fn build_inspect_query_decode() {
     let (frame, info) = built(&dir);
     let file_len = std::fs::metadata(&frame).unwrap().len();
 
-    assert_eq!(info["n"], N);
+    assert_eq!(info["n"], N.to_string());
     assert_eq!(info["version"], 1);
     assert_eq!(info["filter_type"], "standard");
     assert_eq!(info["base_hash"], "xxh64");
-    assert_eq!(info["seed"], 0);
+    assert_eq!(info["seed"], "0");
     assert_eq!(info["checksum"], "ok");
     assert_eq!(info["frame_bytes"], file_len);
     assert!(info["problem"].is_null());
@@ -163,7 +163,7 @@ fn plan_json_and_plot() {
         s(&svg),
     ]);
     let plan: Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(plan["n"], 10000);
+    assert_eq!(plan["n"], "10000");
     assert_eq!(plan["k"], 2.0);
     assert_eq!(plan["m"], 140_000);
     assert!(plan["worst_case_bytes"].as_u64().unwrap() <= 10_000);
@@ -223,7 +223,7 @@ fn bad_input_fails_with_one_line() {
     assert_eq!(out.status.code(), Some(1));
     let info: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(info["checksum"], "mismatch");
-    assert_eq!(info["n"], N);
+    assert_eq!(info["n"], N.to_string());
     assert!(info["ones"].is_null());
 
     let empty = dir.join("empty.txt");
@@ -335,4 +335,28 @@ fn keys_from_a_pipe_are_read_once_and_all_inserted() {
     // `-` without `-o` has no file name to derive one from.
     assert!(fails(&["build", "--keys", "-"]).contains("-o"));
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// 64-bit values that JavaScript and jq would round as JSON numbers are decimal strings.
+#[test]
+fn json_carries_64_bit_values_as_decimal_strings() {
+    let dir = temp_dir("json64");
+    let keys = dir.join("keys.txt");
+    std::fs::write(&keys, "a\nb\nc\n").unwrap();
+    let frame = dir.join("f.blwr");
+    ok(&[
+        "build",
+        "--keys",
+        s(&keys),
+        "--seed",
+        "18446744073709551615",
+        "-o",
+        s(&frame),
+    ]);
+    let text = ok(&["inspect", "--json", s(&frame)]);
+    assert!(text.contains("\"seed\":\"18446744073709551615\""), "{text}");
+    let info: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(info["generation"], "0");
+    assert_eq!(info["n"], "3");
+    assert!(info["base_generation"].is_null());
 }

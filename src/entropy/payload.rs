@@ -256,18 +256,25 @@ pub(crate) fn decode_bits(
     Ok(())
 }
 
-/// Copy a raw payload (the packed form, `ceil(len / 8)` bytes) into words.
-fn raw_into(payload: &[u8], len: u64, out: &mut [u64]) -> Result<(), PayloadError> {
+/// The checks of a raw payload of `len` bits: `ceil(len / 8)` bytes, bits past `len` zero.
+pub(crate) fn check_raw(payload: &[u8], len: u64) -> Result<(), PayloadError> {
     if payload.len() as u64 != len.div_ceil(8) {
         return Err("raw payload length is not ceil(m / 8)");
     }
     if len % 8 != 0 && payload[payload.len() - 1] >> (len % 8) != 0 {
         return Err("bits past m are not zero");
     }
-    for (w, bytes) in out.iter_mut().zip(payload.chunks(8)) {
-        let mut b = [0u8; 8];
-        b[..bytes.len()].copy_from_slice(bytes);
-        *w = u64::from_le_bytes(b);
+    Ok(())
+}
+
+/// Copy a raw payload (the packed form, `ceil(len / 8)` bytes) into words.
+fn raw_into(payload: &[u8], len: u64, out: &mut [u64]) -> Result<(), PayloadError> {
+    check_raw(payload, len)?;
+    for (w, v) in out
+        .iter_mut()
+        .zip(crate::filter::bits::packed_words(payload))
+    {
+        *w = v;
     }
     Ok(())
 }

@@ -96,6 +96,16 @@ impl BitArray {
         &mut self.words
     }
 
+    /// Make this the array of `len` bits whose packed form is `bytes` (`ceil(len / 8)` of
+    /// them, the caller checked, bits past `len` zero), reusing the allocation: one pass
+    /// over the bytes, no zero fill first.
+    pub(crate) fn assign_packed(&mut self, bytes: &[u8], len: u64) {
+        debug_assert_eq!(bytes.len() as u64, len.div_ceil(8));
+        self.words.clear();
+        self.words.extend(packed_words(bytes));
+        self.len = len;
+    }
+
     /// Make this an all-zero array of `len` bits, reusing the allocation where it suffices.
     pub fn reset(&mut self, len: u64) {
         self.words.clear();
@@ -178,13 +188,9 @@ impl BitArray {
         if len % 8 != 0 && bytes[bytes.len() - 1] >> (len % 8) != 0 {
             return Err(invalid("bytes", "bits past the end are not zero"));
         }
-        let mut words = vec![0u64; words_for(len)];
-        for (w, chunk) in words.iter_mut().zip(bytes.chunks(8)) {
-            let mut buf = [0u8; 8];
-            buf[..chunk.len()].copy_from_slice(chunk);
-            *w = u64::from_le_bytes(buf);
-        }
-        Ok(BitArray { words, len })
+        let mut out = BitArray::new(0);
+        out.assign_packed(bytes, len);
+        Ok(out)
     }
 
     /// Build from words (least significant bit first); bits past `len` must be zero.
@@ -222,6 +228,21 @@ impl BitArray {
     pub fn xor_with(&mut self, other: &BitArray) -> Result<()> {
         self.zip_with(other, |a, b| a ^ b)
     }
+}
+
+/// The words of a packed form, least significant byte first: whole 8-byte chunks (a plain
+/// copy once compiled), then the last bytes, if any, zero-padded into one more word.
+pub(crate) fn packed_words(bytes: &[u8]) -> impl Iterator<Item = u64> + '_ {
+    let whole = bytes.chunks_exact(8);
+    let tail = whole.remainder();
+    let last = (!tail.is_empty()).then(|| {
+        let mut buf = [0u8; 8];
+        buf[..tail.len()].copy_from_slice(tail);
+        u64::from_le_bytes(buf)
+    });
+    whole
+        .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+        .chain(last)
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@ use crate::error::{Error, Result};
 use crate::filter::bits::BitArray;
 
 use super::header::FrameHeader;
-use super::ids::{CHECKSUM_LEN, FILTER_TYPE_COUNTING};
+use super::ids::{Coding, CHECKSUM_LEN, FILTER_TYPE_COUNTING};
 use super::limits::Limits;
 
 /// A frame whose header, length, checksum and chunk table have been checked, its payload
@@ -197,6 +197,15 @@ impl<'a> FrameView<'a> {
     pub fn decode_into_threads(&self, out: &mut BitArray, threads: usize) -> Result<()> {
         let h = &self.header;
         let m = h.params.m();
+        if h.coding == Coding::Raw && h.counter_width.is_none() {
+            // One pass: the words straight from the payload, no zero fill first.
+            if let Err(reason) = crate::entropy::payload::check_raw(self.payload, m) {
+                out.reset(m);
+                return Err(self.corrupt(0)(reason));
+            }
+            out.assign_packed(self.payload, m);
+            return Ok(());
+        }
         out.reset(m);
         let result = match h.chunk_shift {
             None => {

@@ -140,9 +140,10 @@ fn a_payload_of_2_to_the_40_bytes_is_refused_or_awaited_without_allocation() {
 
 #[test]
 fn a_frame_within_the_limits_allocates_in_proportion_to_m_only() {
-    // 2^20 zero bits in a few dozen bytes: legitimate, and the decoder's heap is bounded by
-    // m, which the limits bound.
-    let m = 1u64 << 20;
+    // 2^18 zero bits in a few dozen bytes (the most the work bound of spec 2.2 lets a
+    // near-empty payload code): legitimate, and the decoder's heap is bounded by m, which
+    // the limits bound.
+    let m = 1u64 << 18;
     let f = BloomFilter::new(Params::standard(m, 2, HashFamily::default()).unwrap());
     for coding in Coding::ALL.into_iter().filter(|&c| c != Coding::Raw) {
         let bytes = Encoder::new().encode_with(&f, coding).to_bytes();
@@ -189,4 +190,268 @@ fn the_codec_does_not_reserve_what_a_header_claims() {
         buf.capacity()
     );
     assert!(peak <= 1 << 17, "{peak}");
+}
+
+/// A counting frame (filter type 3, standard counted type, k = 1) with `width`-bit counters,
+/// the given coding and table, and `payload_len` bytes of payload (`payload` then zeros),
+/// with a correct checksum.
+fn counting_frame(
+    coding: Coding,
+    m: u64,
+    width: u8,
+    table: Option<&[u64]>,
+    payload_len: u64,
+    payload: &[u8],
+) -> Vec<u8> {
+    let mut b = MAGIC.to_vec();
+    let counting = frame::FILTER_TYPE_COUNTING;
+    b.extend_from_slice(&[
+        frame::VERSION,
+        frame::KIND_FULL,
+        counting,
+        1,
+        0,
+        coding.id(),
+        0,
+    ]);
+    put_varint(&mut b, 0); // seed
+    put_varint(&mut b, m);
+    b.extend_from_slice(&[0, width]); // counted type, counter width
+    put_varint(&mut b, 1 << 16); // k = 1
+    put_varint(&mut b, 0); // n
+    put_varint(&mut b, 0); // generation
+    if let Some(table) = table {
+        put_varint(&mut b, table.len() as u64);
+        table.iter().for_each(|&f| put_varint(&mut b, f));
+    }
+    put_varint(&mut b, payload_len);
+    b.extend_from_slice(payload);
+    b.resize(b.len() + payload_len as usize - payload.len(), 0);
+    let crc = crc32c::crc32c(&b);
+    b.extend_from_slice(&crc.to_le_bytes());
+    b
+}
+
+/// The CPU bombs of the format before the work bound (spec 2.2), all legal under
+/// `Limits::default()` until then: 2^28 symbols from a payload of a few dozen to a few
+/// hundred bytes (measured: 33.5 s for the saturated known-counters frame, 2.2 s adaptive
+/// counters, 1.4 s adaptive bits, 0.8 s known-p). Each is now refused by the header check,
+/// before the payload is read, with the payload length it rejects and no allocation.
+#[test]
+fn cpu_bombs_are_refused_by_the_work_bound() {
+    let m = 1u64 << 28;
+    // 2^28 saturated 8-bit counters with a 256-entry table that makes 255 nearly free.
+    let mut saturated = vec![1u64; 255];
+    saturated.push(65536 - 255);
+    let bombs = [
+        (
+            "known counters, saturated",
+            counting_frame(Coding::KnownCounters, m, 8, Some(&saturated), 16, &[]),
+            16,
+        ),
+        (
+            "adaptive counters",
+            counting_frame(Coding::AdaptiveCounters, m, 8, None, 4, &[]),
+            4,
+        ),
+        (
+            "adaptive bits",
+            frame(Coding::Adaptive, m, 1 << 16, 2, &[0, 0]),
+            2,
+        ),
+        ("known-p", frame(Coding::KnownP, m, 1 << 16, 2, &[0, 0]), 2),
+        (
+            "known-p symbols",
+            frame(Coding::KnownPSymbols, m, 1 << 16, 4, &[0; 4]),
+            4,
+        ),
+        (
+            "known-p interleaved",
+            frame(Coding::KnownPInterleaved, m, 1 << 16, 32, &[0; 32]),
+            32,
+        ),
+    ];
+    for (name, bytes, len) in bombs {
+        assert!(bytes.len() <= 400, "{name}: {} bytes", bytes.len());
+        let (result, peak, _) = peak_during(|| decode_message(&bytes, &Limits::default()));
+        let err = result.expect_err(name);
+        assert!(
+            matches!(err, Error::InvalidField { field: "payload length", value, .. } if value == len),
+            "{name}: {err}"
+        );
+        // Nothing but the header's own fields (a 256-entry table: 2 KiB).
+        assert!(peak <= 4 * SMALL, "{name}: {peak} bytes");
+        // A format rule, not a receiver's limit: refused under any limits.
+        let err = decode_message(&bytes, &Limits::unlimited()).expect_err(name);
+        assert!(
+            matches!(
+                err,
+                Error::InvalidField {
+                    field: "payload length",
+                    ..
+                }
+            ),
+            "{name}: {err}"
+        );
+    }
+    // The largest m a payload of L bytes may code, and one more.
+    for l in [0u64, 2, 1000] {
+        let edge = (l + frame::WORK_SLACK) << frame::WORK_SHIFT;
+        assert!(frame::within_work_bound(Coding::Adaptive, edge, None, l));
+        assert!(!frame::within_work_bound(
+            Coding::Adaptive,
+            edge + 1,
+            None,
+            l
+        ));
+        assert!(frame::within_work_bound(Coding::Raw, edge + 1, None, l));
+        assert!(frame::within_work_bound(
+            Coding::KnownCounters,
+            edge + 1,
+            Some(1),
+            l
+        ));
+        assert!(!frame::within_work_bound(
+            Coding::KnownCounters,
+            edge + 1,
+            Some(2),
+            l
+        ));
+    }
+}
+
+/// Thread CPU milliseconds `f` takes (printed with `--nocapture`; never asserted).
+fn cpu_ms<T>(name: &str, bytes: usize, f: impl FnOnce() -> T) -> T {
+    let start = bloomwire_testkit::thread_cpu_nanos();
+    let out = f();
+    let ms = (bloomwire_testkit::thread_cpu_nanos() - start) as f64 / 1e6;
+    println!("{name}: {bytes}-byte frame decoded in {ms:.1} ms of CPU");
+    out
+}
+
+/// The all-zero counting frame of one table value (t = 1) is exempt from the bound: it
+/// decodes by filling m counters, one range-decoder step in all (before: 1.1 s for 2^28
+/// counters, one step per counter).
+#[test]
+fn a_single_value_table_decodes_by_filling() {
+    let m = 1u64 << 24;
+    let params = Params::standard(m, 1, HashFamily::default()).unwrap();
+    let f = bloomwire::counting::CountingBloomFilter::new(params, 8).unwrap();
+    let bytes = Encoder::new()
+        .encode_counting_with(&f, Coding::KnownCounters)
+        .unwrap()
+        .to_bytes();
+    assert!(bytes.len() < 40, "{} bytes", bytes.len());
+    let back = cpu_ms("known counters, t = 1, m = 2^24", bytes.len(), || {
+        frame::decode_counting(&bytes, &Limits::default()).unwrap()
+    });
+    assert_eq!(back.filter, f);
+}
+
+/// The costliest legal frames of at most 1 KiB the encoder writes for each coding: sparse
+/// filters at the edge of the work bound, about `2^12 * (L + 64)` symbols. Each decodes (the
+/// decoder's steps are at most that many symbols); `--nocapture` prints their CPU time.
+#[test]
+fn the_densest_legal_frames_of_a_kibibyte_decode() {
+    let m = 4_000_000u64;
+    let spread = |ones: u64, i: u64| i * (m / ones);
+    for coding in [
+        Coding::Adaptive,
+        Coding::KnownP,
+        Coding::KnownPSymbols,
+        Coding::KnownPInterleaved,
+    ] {
+        let params = Params::standard(m, 1, HashFamily::default()).unwrap();
+        let mut ones = 300;
+        let bytes = loop {
+            let mut bits = bloomwire::BitArray::new(m);
+            (0..ones).for_each(|i| bits.set(spread(ones, i) + (bloomwire_testkit::mix64(i) % 97)));
+            let f = BloomFilter::from_parts(params.clone(), bits, ones).unwrap();
+            let fr = Encoder::new().encode_with(&f, coding);
+            if fr.coding() == coding {
+                break fr.to_bytes();
+            }
+            ones += 20;
+        };
+        assert!(bytes.len() <= 1024, "{coding}: {} bytes", bytes.len());
+        cpu_ms(&format!("{coding}, m = {m}"), bytes.len(), || {
+            decode_message(&bytes, &Limits::default()).unwrap()
+        });
+    }
+    for (coding, background) in [
+        (Coding::KnownCounters, 0u8),
+        (Coding::KnownCounters, 255),
+        (Coding::AdaptiveCounters, 0),
+        (Coding::AdaptiveCounters, 255),
+    ] {
+        // The counter codings' headers are longer (a table of up to 256 frequencies).
+        let m = if background == 0 {
+            3_600_000u64
+        } else {
+            2_900_000
+        };
+        let spread = |ones: u64, i: u64| i * (m / ones);
+        let params = Params::standard(m, 1, HashFamily::default()).unwrap();
+        let mut ones = 2;
+        let bytes = loop {
+            let mut counters = vec![background; m as usize];
+            for i in 0..ones {
+                counters[(spread(ones, i) + bloomwire_testkit::mix64(i) % 97) as usize] =
+                    (1 + i % 254) as u8;
+            }
+            let f = bloomwire::counting::CountingBloomFilter::from_counters(
+                params.clone(),
+                8,
+                counters,
+                ones,
+            )
+            .unwrap();
+            let fr = Encoder::new().encode_counting_with(&f, coding).unwrap();
+            if fr.coding() == coding {
+                break fr.to_bytes();
+            }
+            ones += 20;
+        };
+        assert!(bytes.len() <= 1024, "{coding}: {} bytes", bytes.len());
+        let name = format!("{coding}, m = {m}, most counters {background}");
+        cpu_ms(&name, bytes.len(), || {
+            frame::decode_counting(&bytes, &Limits::default()).unwrap()
+        });
+    }
+}
+
+/// A chunked frame of the smallest chunks (2^6 bits) and m = 2^28 whose 4 MiB payload is
+/// empty chunks (coding 3 codes 64 zero bits in no bytes): 2^22 chunks. Its decoder keeps
+/// no record per chunk, so it stays within the documented bound, twice the packed filter
+/// plus the payload and 128 KiB (before: 288 MiB of heap against 68 MiB).
+#[test]
+fn a_frame_of_many_tiny_chunks_stays_within_the_memory_bound() {
+    let m = 1u64 << 28;
+    // The header of `frame` with flags bit 0 and chunk shift 6, then 2^22 zero lengths.
+    let mut bytes = MAGIC.to_vec();
+    let coding = Coding::KnownPSymbols.id();
+    bytes.extend_from_slice(&[frame::VERSION, frame::KIND_FULL, 0, 1, 0, coding, 1]);
+    for v in [0, m, 1 << 16, 0, 0] {
+        put_varint(&mut bytes, v); // seed, m, k, n, generation
+    }
+    bytes.extend_from_slice(&0x8000u16.to_le_bytes());
+    bytes.push(6);
+    put_varint(&mut bytes, 1 << 22);
+    bytes.resize(bytes.len() + (1 << 22), 0);
+    let crc = crc32c::crc32c(&bytes);
+    bytes.extend_from_slice(&crc.to_le_bytes());
+    let payload = 1usize << 22;
+    assert!(
+        bytes.len() > payload && bytes.len() < payload + 64,
+        "{}",
+        bytes.len()
+    );
+    let (result, peak, _) = peak_during(|| decode_message(&bytes, &Limits::default()));
+    let bound = 2 * (m / 8) as usize + payload + (1 << 17);
+    println!("2^22 chunks of 2^6 bits: peak heap {peak} bytes, bound {bound}");
+    assert!(peak <= bound, "peak {peak} bytes, bound {bound}");
+    match result.unwrap() {
+        frame::Message::Full(d) => assert_eq!(d.filter.bits().count_ones(), 0),
+        _ => panic!("a full frame"),
+    }
 }

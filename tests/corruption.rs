@@ -179,3 +179,30 @@ fn a_million_mutations_are_rejected() {
     eprintln!("{} mutations: {:?}", tally.mutations, tally.errors);
     assert!(tally.mutations >= 1_000_000, "{}", tally.mutations);
 }
+
+/// A k field below 1 (raw 8530, k = 0.13) is reported with the value the frame holds, not
+/// 0: every error names the value it rejects.
+#[test]
+fn an_invalid_k_is_reported_with_its_raw_value() {
+    let bytes: Vec<u8> = (0..18)
+        .map(|i| {
+            u8::from_str_radix(
+                &"424c57520100000100020100c801d2423054"[2 * i..2 * i + 2],
+                16,
+            )
+            .unwrap()
+        })
+        .collect();
+    let err = bloomwire::frame::decode(&bytes, &bloomwire::frame::Limits::default()).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            bloomwire::Error::InvalidField {
+                field: "k",
+                value: 8530,
+                offset: 14
+            }
+        ),
+        "{err}"
+    );
+}

@@ -9,7 +9,7 @@ use bloomwire::frame::{
 use bloomwire::{theory, BaseHash, BitArray, BloomFilter, IndexScheme, Layout};
 use serde_json::{json, Value};
 
-use crate::{frame_error, read_file, to_hex, write_stdout, Failure, Result, LIMITS};
+use crate::{frame_error, limits, read_frame_file, to_hex, write_stdout, Failure, Result};
 
 /// Print every header field of a frame, the checksum status and, when the frame decodes,
 /// how full the filter is and how close the payload comes to the entropy bound.
@@ -52,7 +52,7 @@ struct Fill {
 
 pub fn run(args: &Args) -> Result<()> {
     let path = &args.frame;
-    let bytes = read_file(path)?;
+    let bytes = read_frame_file(path)?;
     // The header alone, without the limits a decoder would apply, so that any frame the
     // format allows can be looked at.
     let header =
@@ -89,7 +89,7 @@ pub fn run(args: &Args) -> Result<()> {
     } else if bytes.len() > len {
         report.problem = Some(format!("{} bytes after the frame", bytes.len() - len));
     } else {
-        match frame::decode_message(&bytes, &LIMITS) {
+        match frame::decode_message(&bytes, &limits()) {
             Ok(Message::Full(decoded)) => report.fill = Some(Fill::of(&decoded.filter)),
             Ok(Message::Delta(delta)) => {
                 // The XOR of two generations: how many bits changed, and what it costs.

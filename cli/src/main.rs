@@ -6,13 +6,14 @@
 
 use std::fmt::Display;
 use std::fs::File;
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::OnceLock;
 
 use bloomwire::counting::CountingBloomFilter;
+use bloomwire::filter::MAX_M;
 use bloomwire::frame::{self, Limits, Message};
-use bloomwire::rational::MAX_K;
 use bloomwire::BloomFilter;
 use bloomwire::Error;
 use clap::{Parser, Subcommand};
@@ -27,6 +28,15 @@ mod plan;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// The largest m, in bits (or counters), of a frame the program reads or a plan it
+    /// makes: 2^28 unless raised. A decoded filter takes ceil(m / 8) bytes (a counting
+    /// filter m bytes), and decoding it at most twice that plus the file.
+    #[arg(long, global = true, value_name = "BITS", default_value_t = Limits::default().max_m)]
+    max_m: u64,
+    /// The largest payload, in bytes, of a frame the program reads: 2^26 unless raised.
+    /// Larger files are refused before they are read whole.
+    #[arg(long, global = true, value_name = "BYTES", default_value_t = Limits::default().max_payload)]
+    max_payload: u64,
 }
 
 #[derive(Debug, Subcommand)]
@@ -67,13 +77,14 @@ struct DecodeArgs {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command {
+    let result = set_limits(cli.max_m, cli.max_payload);
+    let result = result.and_then(|()| match cli.command {
         Command::Build(args) => build::run(&args),
         Command::Inspect(args) => inspect::run(&args),
         Command::Query(args) => query(&args),
         Command::Decode(args) => decode(&args),
         Command::Plan(args) => plan::run(&args),
-    };
+    });
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure(message)) => {
@@ -109,18 +120,55 @@ impl<T, E: Display> Context<T> for Result<T, E> {
     }
 }
 
-/// What the program accepts when it reads a frame: any k the format allows, and m up to
-/// 2^32 bits, the 512 MiB a decoded filter may take. `build` plans within the same m, so
-/// every frame it writes can be read back.
-pub const LIMITS: Limits = Limits {
-    max_m: 1 << 32,
-    max_k: MAX_K,
-    max_payload: u64::MAX,
-};
+/// What the program accepts when it reads a frame: the library's [`Limits::default()`]
+/// (m up to 2^28 bits or counters, k up to 64, payloads up to 2^26 bytes) unless raised by
+/// `--max-m` and `--max-payload`. Memory: a decoded filter takes at most `ceil(max_m / 8)`
+/// bytes (32 MiB by default), a counting filter `max_m` bytes (256 MiB); decoding one peaks
+/// at twice that, plus the file, which is at most `max_payload` plus a header of at most
+/// [`frame::MAX_HEADER_LEN`] bytes and is refused unread when longer. `build` and `plan`
+/// plan within the same m, so every frame they write can be read back.
+static LIMITS: OnceLock<Limits> = OnceLock::new();
 
-/// The contents of a file.
-pub fn read_file(path: &Path) -> Result<Vec<u8>> {
-    std::fs::read(path).context(path.display())
+fn set_limits(max_m: u64, max_payload: u64) -> Result<()> {
+    if max_m == 0 || max_m > MAX_M {
+        return Err(Failure(format!(
+            "--max-m {max_m}: must be in 1..={MAX_M} (the format's largest m)"
+        )));
+    }
+    let limits = Limits {
+        max_m,
+        max_payload,
+        ..Limits::default()
+    };
+    LIMITS.set(limits).expect("set once, before any command");
+    Ok(())
+}
+
+/// The limits the program reads frames with (see [`LIMITS`]).
+pub fn limits() -> Limits {
+    *LIMITS.get_or_init(Limits::default)
+}
+
+/// The contents of a frame file, refused without reading it whole when it is longer than
+/// the largest frame the limits allow.
+pub fn read_frame_file(path: &Path) -> Result<Vec<u8>> {
+    let max = limits()
+        .max_payload
+        .saturating_add((frame::MAX_HEADER_LEN + frame::CHECKSUM_LEN) as u64);
+    let file = File::open(path).context(path.display())?;
+    let mut bytes = Vec::new();
+    file.take(max.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .context(path.display())?;
+    if bytes.len() as u64 > max {
+        return Err(Failure(format!(
+            "{}: longer than the largest frame with a payload of at most {} bytes; \
+             raise --max-payload to read it",
+            path.display(),
+            limits().max_payload
+        )));
+    }
+    Ok(bytes)
 }
 
 /// A filter read from a file: a Bloom filter or a counting filter.
@@ -142,8 +190,8 @@ impl AnyFilter {
 
 /// Decode the one full frame a file holds.
 pub fn decode_file(path: &Path) -> Result<AnyFilter> {
-    let bytes = read_file(path)?;
-    match frame::decode_message(&bytes, &LIMITS) {
+    let bytes = read_frame_file(path)?;
+    match frame::decode_message(&bytes, &limits()) {
         Ok(Message::Full(d)) => Ok(AnyFilter::Bloom(d.filter)),
         Ok(Message::Counting(d)) => Ok(AnyFilter::Counting(d.filter)),
         Ok(Message::Delta(_) | Message::CountingDelta(_)) => {
@@ -158,6 +206,16 @@ pub fn frame_error(path: &Path, error: Error) -> Failure {
     match error {
         Error::Incomplete { needed } => Failure(format!(
             "{}: truncated frame: at least {needed} more bytes needed",
+            path.display()
+        )),
+        e @ Error::LimitExceeded { field: "m", .. } => {
+            Failure(format!("{}: {e}; raise --max-m to read it", path.display()))
+        }
+        e @ Error::LimitExceeded {
+            field: "payload length",
+            ..
+        } => Failure(format!(
+            "{}: {e}; raise --max-payload to read it",
             path.display()
         )),
         e => Failure(format!("{}: {e}", path.display())),

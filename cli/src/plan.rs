@@ -8,7 +8,7 @@ use clap::ValueEnum;
 use plotters::prelude::*;
 use serde_json::json;
 
-use crate::{write_stdout, Context, Failure, Result, LIMITS};
+use crate::{limits, write_stdout, Context, Failure, Result};
 
 /// Plan m and k for n keys: the lowest false positive rate within a byte budget, or the
 /// fewest bytes for a false positive rate; compared with the best uncompressed filter.
@@ -78,9 +78,9 @@ pub fn run(args: &Args) -> Result<()> {
 /// The largest m for n keys: `--max-bits-per-element` times n, within [`LIMITS`].
 pub fn max_m(n: u64, max_bits_per_element: Option<f64>) -> Result<u64> {
     match max_bits_per_element {
-        None => Ok(LIMITS.max_m),
+        None => Ok(limits().max_m),
         Some(r) if r.is_finite() && r * n as f64 >= 1.0 => {
-            Ok(LIMITS.max_m.min((r * n as f64) as u64))
+            Ok(limits().max_m.min((r * n as f64) as u64))
         }
         Some(r) => Err(Failure(format!(
             "--max-bits-per-element {r} leaves no bits for {n} keys"

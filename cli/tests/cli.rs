@@ -360,3 +360,84 @@ fn json_carries_64_bit_values_as_decimal_strings() {
     assert_eq!(info["n"], "3");
     assert!(info["base_generation"].is_null());
 }
+
+/// A counting frame of `m` zero 8-bit counters: a known-counters table of one value and an
+/// empty payload (about 30 bytes in all). Decoding it fills m bytes.
+fn zero_counters_frame(m: u64) -> Vec<u8> {
+    let varint = |mut v: u64, b: &mut Vec<u8>| {
+        while v >= 0x80 {
+            b.push(v as u8 | 0x80);
+            v >>= 7;
+        }
+        b.push(v as u8);
+    };
+    let mut b = b"BLWR".to_vec();
+    b.extend_from_slice(&[1, 0, 3, 1, 0, 4, 0, 0]); // version .. flags, seed 0
+    varint(m, &mut b);
+    b.extend_from_slice(&[0, 8]); // counted type, counter width
+    varint(1 << 16, &mut b); // k = 1
+    b.extend_from_slice(&[0, 0, 1]); // n, generation, table length
+    varint(1 << 16, &mut b); // f(0)
+    let payload = bloomwire_payload_of_zero_counters();
+    varint(payload.len() as u64, &mut b);
+    b.extend_from_slice(&payload);
+    let crc = crc32c::crc32c(&b);
+    b.extend_from_slice(&crc.to_le_bytes());
+    b
+}
+
+/// The payload the library writes for zero counters with a table of one value (the same for
+/// every m).
+fn bloomwire_payload_of_zero_counters() -> Vec<u8> {
+    use bloomwire::counting::CountingBloomFilter;
+    use bloomwire::frame::{Coding, Encoder};
+    let params = bloomwire::Params::standard(100, 1, bloomwire::HashFamily::default()).unwrap();
+    let f = CountingBloomFilter::new(params, 8).unwrap();
+    let frame = Encoder::new()
+        .encode_counting_with(&f, Coding::KnownCounters)
+        .unwrap();
+    frame.payload().to_vec()
+}
+
+#[test]
+fn the_program_reads_frames_within_the_library_limits_unless_raised() {
+    let dir = temp_dir("limits");
+    // m = 2^32 counters would take 4 GiB to decode (8 GiB before the limits): refused.
+    let big = dir.join("big.blwr");
+    std::fs::write(&big, zero_counters_frame(1 << 32)).unwrap();
+    for args in [
+        vec!["decode", s(&big), "-o", "/dev/null"],
+        vec!["query", s(&big), "key"],
+    ] {
+        let err = fails(&args);
+        assert!(
+            err.contains("--max-m") && err.contains("268435456"),
+            "{err}"
+        );
+    }
+    // One over the default limit, and the same frame within a raised one.
+    let over = dir.join("over.blwr");
+    std::fs::write(&over, zero_counters_frame(2000)).unwrap();
+    assert!(fails(&["--max-m", "1999", "query", s(&over), "key"]).contains("--max-m"));
+    assert_eq!(
+        ok(&["query", "--max-m", "2000", s(&over), "key"]),
+        "key\tno\n"
+    );
+    assert_eq!(ok(&["query", s(&over), "key"]), "key\tno\n");
+    // The payload limit: the frame's payload over a limit one byte smaller, and a file
+    // longer than any frame within the limit is refused unread.
+    let (built, _) = built(&dir);
+    let err = fails(&["--max-payload", "100", "query", s(&built), "key"]);
+    assert!(err.contains("--max-payload"), "{err}");
+    let long = dir.join("long.blwr");
+    std::fs::write(&long, vec![0u8; 5000]).unwrap();
+    let err = fails(&["--max-payload", "3", "inspect", s(&long)]);
+    assert!(err.contains("--max-payload"), "{err}");
+    // Documented in --help.
+    let help = ok(&["--help"]);
+    assert!(
+        help.contains("--max-m") && help.contains("--max-payload"),
+        "{help}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -112,6 +112,10 @@ F_M = "m"
 F_K = "k"
 F_Q0 = "q0"
 F_PAYLOAD_LENGTH = "payload length"
+
+# §2.2 the work bound: symbols <= 2^WORK_SHIFT * (L + WORK_SLACK)
+WORK_SHIFT = 12
+WORK_SLACK = 64
 F_COUNTED_TYPE = "counted type"          # filter type 3 only (§2, §3.4)
 F_COUNTER_WIDTH = "counter width"
 F_TABLE_LENGTH = "table length"          # coding 4 only (§2, §4.7)
@@ -522,6 +526,14 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
     else:
         if length % 4:
             raise InvalidField(F_PAYLOAD_LENGTH, f"{length} (must be a multiple of 4)")
+
+    # the work bound (§2.2): at most 2^12 (L + 64) symbols for codings 1 to 6; raw has a
+    # fixed length and a known-counters table of one value decodes by filling
+    table = hdr.get("counter_table")
+    exempt = coding == 0 or (coding == 4 and table is not None and len(table) == 1)
+    if not exempt and m > (length + WORK_SLACK) << WORK_SHIFT:
+        raise InvalidField(F_PAYLOAD_LENGTH,
+                           f"{length} bytes may code at most {(length + WORK_SLACK) << WORK_SHIFT} symbols, not m = {m}")
 
     hdr["header_len"] = r.pos
     return hdr, r.pos

@@ -109,49 +109,104 @@ pub(crate) fn encode_chunked(
     out
 }
 
-/// Where each chunk's payload is: the chunks start at `start` and chunk `i` ends at
-/// `start + ends[i]`. Eight bytes per chunk, at most one chunk per 64 bits of m: never
-/// more memory than the decoded filter.
+/// Chunks between two marks of a [`ChunkTable`].
+const MARK_EVERY: usize = 64;
+
+/// Where each chunk's payload is, without a record per chunk: the chunk lengths are read
+/// again from the payload's table when needed, from a mark kept for every [`MARK_EVERY`]th
+/// chunk (where its length varint is, and where its bytes begin). Sixteen bytes per 64
+/// chunks, at most one chunk per 64 bits of m: at most `m / 256` bytes, a sixty-fourth of
+/// the decoded filter, however small the chunks (spec 2.3).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct ChunkTable {
+pub(crate) struct ChunkTable<'a> {
+    payload: &'a [u8],
+    /// Where chunk 0's bytes begin in `payload` (the end of the table of lengths).
     start: usize,
-    ends: Vec<usize>,
+    count: usize,
+    /// For chunks 0, 64, 128, ...: the offset of its length varint in `payload`, and of its
+    /// bytes after `start`. Empty for an unchunked payload.
+    marks: Vec<(usize, usize)>,
 }
 
-impl ChunkTable {
-    /// The table of an unchunked payload of `len` bytes: one chunk.
-    pub(crate) fn whole(len: usize) -> Self {
+impl<'a> ChunkTable<'a> {
+    /// The table of an unchunked payload: one chunk, all of it.
+    pub(crate) fn whole(payload: &'a [u8]) -> Self {
         ChunkTable {
+            payload,
             start: 0,
-            ends: vec![len],
+            count: 1,
+            marks: Vec::new(),
         }
     }
 
     pub(crate) fn len(&self) -> usize {
-        self.ends.len()
+        self.count
     }
 
     /// The bytes of chunk `i` in the payload, if there is such a chunk.
     pub(crate) fn range(&self, i: usize) -> Option<Range<usize>> {
-        let end = *self.ends.get(i)?;
-        let begin = if i == 0 { 0 } else { self.ends[i - 1] };
-        Some(self.start + begin..self.start + end)
+        if i >= self.count {
+            return None;
+        }
+        self.ranges_from(i).next()
+    }
+
+    /// The bytes of chunks `first`, `first + 1`, ... in the payload: at most `MARK_EVERY`
+    /// varints read to find the first, one for each after.
+    fn ranges_from(&self, first: usize) -> impl Iterator<Item = Range<usize>> + '_ {
+        let whole = self.marks.is_empty();
+        let (pos, mut begin) = if whole {
+            (0, 0)
+        } else {
+            self.marks[first / MARK_EVERY]
+        };
+        let mut i = if whole {
+            first
+        } else {
+            first / MARK_EVERY * MARK_EVERY
+        };
+        let mut r = Reader::new(&self.payload[pos..]);
+        core::iter::from_fn(move || {
+            if i >= self.count {
+                return None;
+            }
+            if whole {
+                i += 1;
+                return Some(0..self.payload.len());
+            }
+            loop {
+                let len = r.varint("chunk length").ok()? as usize;
+                let range = self.start + begin..self.start + begin + len;
+                begin += len;
+                i += 1;
+                if i > first {
+                    return Some(range);
+                }
+            }
+        })
     }
 }
 
 /// Read the table of `chunk_count(m, shift)` lengths at the start of a chunked payload and
 /// check that the chunks fill the rest of the payload exactly. The count is checked
 /// against the payload length first (a length takes at least a byte), which bounds the
-/// allocation and the loop by the input.
-pub(crate) fn parse_table(payload: &[u8], m: u64, shift: u8) -> Result<ChunkTable, PayloadError> {
+/// loop by the input; the table keeps a mark per 64 chunks only.
+pub(crate) fn parse_table(
+    payload: &[u8],
+    m: u64,
+    shift: u8,
+) -> Result<ChunkTable<'_>, PayloadError> {
     let count = chunk_count(m, shift);
     if count > payload.len() as u64 {
         return Err("chunk table longer than the payload");
     }
     let mut r = Reader::new(payload);
-    let mut ends = Vec::with_capacity(count as usize);
+    let mut marks = Vec::with_capacity((count as usize).div_ceil(MARK_EVERY));
     let mut end = 0u64;
-    for _ in 0..count {
+    for i in 0..count as usize {
+        if i % MARK_EVERY == 0 {
+            marks.push((r.offset(), end as usize));
+        }
         let len = r
             .varint("chunk length")
             .map_err(|_| "malformed or truncated chunk length")?;
@@ -159,20 +214,25 @@ pub(crate) fn parse_table(payload: &[u8], m: u64, shift: u8) -> Result<ChunkTabl
         if end > payload.len() as u64 {
             return Err("chunk lengths exceed the payload");
         }
-        ends.push(end as usize);
     }
     let start = r.offset();
     if start as u64 + end != payload.len() as u64 {
         return Err("chunk lengths do not add up to the payload");
     }
-    Ok(ChunkTable { start, ends })
+    Ok(ChunkTable {
+        payload,
+        start,
+        count: count as usize,
+        marks,
+    })
 }
 
-/// One chunk to decode: its bit count, its words of the output, its payload, the outcome.
+/// One share of the chunks to decode: its first chunk, how many, its words of the output,
+/// the outcome. One per thread, not one per chunk.
 struct DecodeJob<'a> {
-    len: u64,
+    first: usize,
+    count: usize,
     words: &'a mut [u64],
-    payload: &'a [u8],
     result: Result<(), PayloadError>,
 }
 
@@ -180,8 +240,7 @@ struct DecodeJob<'a> {
 /// into `out` (`ceil(m / 64)` words), with the frame's coding and `q0`.
 pub(crate) fn decode_chunked(
     (coding, q0): (Coding, Option<u16>),
-    payload: &[u8],
-    table: &ChunkTable,
+    table: &ChunkTable<'_>,
     m: u64,
     shift: u8,
     out: &mut [u64],
@@ -190,18 +249,37 @@ pub(crate) fn decode_chunked(
     let chunk_words = 1usize << (shift - MIN_CHUNK_SHIFT);
     let last = m - ((table.len() as u64 - 1) << shift);
     let models = Models::new(coding, q0, &[1 << shift, last]);
+    // Shares of whole runs of MARK_EVERY chunks, one per thread.
+    let runs = table.len().div_ceil(MARK_EVERY);
+    let per = runs.div_ceil(threads.max(1)) * MARK_EVERY;
     let mut jobs: Vec<DecodeJob<'_>> = out
-        .chunks_mut(chunk_words)
+        .chunks_mut(per * chunk_words)
         .enumerate()
-        .map(|(i, words)| DecodeJob {
-            len: (m - ((i as u64) << shift)).min(1 << shift),
+        .map(|(j, words)| DecodeJob {
+            first: j * per,
+            count: per.min(table.len() - j * per),
             words,
-            payload: &payload[table.range(i).expect("one chunk per slice of out")],
             result: Ok(()),
         })
         .collect();
     for_each(&mut jobs, threads, |job| {
-        job.result = payload::decode_bits(&models, job.payload, job.len, job.words);
+        let mut ranges = table.ranges_from(job.first);
+        for (i, words) in job
+            .words
+            .chunks_mut(chunk_words)
+            .enumerate()
+            .take(job.count)
+        {
+            let Some(range) = ranges.next() else {
+                job.result = Err("malformed or truncated chunk length");
+                return;
+            };
+            let len = (m - (((job.first + i) as u64) << shift)).min(1 << shift);
+            job.result = payload::decode_bits(&models, &table.payload[range], len, words);
+            if job.result.is_err() {
+                return;
+            }
+        }
     });
     jobs.into_iter().try_for_each(|j| j.result)
 }
@@ -226,15 +304,14 @@ mod tests {
     fn chunked_payloads_round_trip_for_every_compressed_coding() {
         for (m, shift) in [(64 * 3, 6), (1000, 6), (1000, 8), (5000, 10), (4097, 12)] {
             let b = bits(m, m);
-            let table_of = |p: &[u8]| parse_table(p, m, shift).unwrap();
             for coding in Coding::ALL.into_iter().filter(|&c| chunkable(c)) {
                 let q0 = coding.has_q0().then_some(58982);
                 let p = encode_chunked(coding, q0, &b, shift, 1);
                 assert_eq!(p, encode_chunked(coding, q0, &b, shift, 3), "{coding}");
-                let table = table_of(&p);
+                let table = parse_table(&p, m, shift).unwrap();
                 assert_eq!(table.len() as u64, chunk_count(m, shift));
                 let mut out = vec![u64::MAX; crate::filter::bits::words_for(m)];
-                decode_chunked((coding, q0), &p, &table, m, shift, &mut out, 2).unwrap();
+                decode_chunked((coding, q0), &table, m, shift, &mut out, 2).unwrap();
                 assert_eq!(out, b.words(), "{coding} m={m} shift={shift}");
                 // Every chunk alone gives its words.
                 let cw = 1usize << (shift - 6);

@@ -244,6 +244,11 @@ impl Encoder {
                 payload
             }
         };
+        // A filter so sparse that its payload would code more bits a byte than the work
+        // bound allows (spec §2.2) is sent raw.
+        if !super::header::within_work_bound(coding, bits.len(), None, payload.len() as u64) {
+            return self.frame(body, Coding::Raw);
+        }
         let header = FrameHeader::new(
             body.kind,
             body.params.clone(),
@@ -330,7 +335,10 @@ impl Encoder {
     }
 
     /// The full frame for `filter` with one coding, no fallback, generation 0 (a counter
-    /// coding, which does not apply to bits, gives the raw frame).
+    /// coding, which does not apply to bits, gives the raw frame, and so does a coding whose
+    /// payload would break the work bound of spec §2.2, [`within_work_bound`]).
+    ///
+    /// [`within_work_bound`]: super::within_work_bound
     pub fn encode_with(&self, filter: &BloomFilter, coding: Coding) -> Frame {
         self.frame(&Self::full_body(filter, 0), coding)
     }

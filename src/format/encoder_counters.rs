@@ -7,8 +7,41 @@ use crate::filter::counting::CountingBloomFilter;
 
 use super::decoded::check_after;
 use super::encoder::{CounterBody, Encoder, Frame, PSource};
-use super::header::FrameHeader;
+use super::header::{within_work_bound, FrameHeader};
 use super::ids::{Coding, FrameKind, FILTER_TYPE_COUNTING};
+
+/// The largest frequency of a flattened table: `65536 * 2^-(1/512)` rounded down, so a
+/// counter of any value costs at least `2^-9` bits and a payload codes at most `2^12`
+/// counters a byte (plus the coder's termination, which the bound's slack covers).
+pub(crate) const FLAT_MAX: u32 = 65447;
+
+/// `table` with its largest frequency cut to [`FLAT_MAX`], the excess given to its last
+/// entry (non-zero, so the table stays valid and the values it can code the same). A
+/// table of one value is returned as it is (it decodes by filling).
+pub(crate) fn flatten(table: &CounterTable) -> CounterTable {
+    let mut f = table.frequencies().to_vec();
+    let t = f.len();
+    if t > 1 {
+        for i in 0..t {
+            if f[i] > FLAT_MAX {
+                let excess = f[i] - FLAT_MAX;
+                f[i] = FLAT_MAX;
+                f[t - 1] += excess;
+            }
+        }
+    }
+    // Entries were only moved within a table of at least two values: still a distribution,
+    // unless the last entry itself was the large one; then give the excess to the first
+    // non-zero entry before it.
+    if t > 1 && f[t - 1] > FLAT_MAX {
+        let excess = f[t - 1] - FLAT_MAX;
+        f[t - 1] = FLAT_MAX;
+        let j = f[..t - 1].iter().position(|&x| x != 0).unwrap_or(0);
+        f[j] += excess;
+    }
+    let width = (usize::BITS - (t - 1).leading_zeros()).max(1) as u8;
+    CounterTable::new(f, width.max(1)).unwrap_or_else(|_| table.clone())
+}
 
 impl Encoder {
     fn table(&self, body: &CounterBody<'_>) -> Result<CounterTable> {
@@ -43,11 +76,32 @@ impl Encoder {
                 format!("{coding} codes bits, not the counters of counting filters"),
             ));
         }
-        let table = match coding {
+        let mut table = match coding {
             Coding::KnownCounters => Some(self.table(body)?),
             _ => None,
         };
-        let payload = payload::encode_counters(coding, body.counters, body.width, table.as_ref())?;
+        let mut payload =
+            payload::encode_counters(coding, body.counters, body.width, table.as_ref())?;
+        let m = body.counters.len() as u64;
+        let within = |payload: &[u8], table: &Option<CounterTable>| {
+            within_work_bound(
+                coding,
+                m,
+                table.as_ref().map(|t| t.frequencies().len()),
+                payload.len() as u64,
+            )
+        };
+        if !within(&payload, &table) {
+            // The work bound (spec §2.2): a known table flattened so that every counter
+            // costs at least 2^-9 bits, which meets it; otherwise the packed counters.
+            if let Some(flat) = table.as_ref().map(flatten) {
+                payload = payload::encode_counters(coding, body.counters, body.width, Some(&flat))?;
+                table = Some(flat);
+            }
+            if !within(&payload, &table) {
+                return self.counter_frame(body, Coding::Raw);
+            }
+        }
         let mut header = FrameHeader::new(
             body.kind,
             body.params.clone(),

@@ -297,8 +297,14 @@ impl FrameHeader {
                     .collect::<Result<_>>()?,
             },
         };
+        // The rejected value is the k field: its raw value, or for type 2 the sum of the
+        // blocks' raw values (2.1).
+        let k_raw: u64 = match &layout {
+            Layout::Standard { k } | Layout::Partitioned { k } => k.raw().into(),
+            Layout::Blocks { ks } => ks.iter().map(|k| u64::from(k.raw())).sum(),
+        };
         let params = Params::new(m, layout, HashFamily::new(base, scheme))
-            .map_err(|_| field("k", 0, k_off))?;
+            .map_err(|_| field("k", k_raw, k_off))?;
         let k = params.k();
         if k.ceil() > limits.max_k {
             return Err(Error::LimitExceeded {
@@ -385,7 +391,11 @@ impl FrameHeader {
                 crate::entropy::payload::well_formed_len(coding, m, counter_width, payload_len)
             }
         };
-        if !well_formed || payload_len > usize::MAX as u64 / 2 {
+        let table_len = counter_table.as_ref().map(|t| t.frequencies().len());
+        if !well_formed
+            || payload_len > usize::MAX as u64 / 2
+            || !within_work_bound(coding, m, table_len, payload_len)
+        {
             return Err(field("payload length", payload_len, len_off));
         }
         Ok(FrameHeader {
@@ -402,6 +412,42 @@ impl FrameHeader {
             payload_len: payload_len as usize,
             header_len: r.offset(),
         })
+    }
+}
+
+/// `log2` of the symbols a payload byte may code at most: the work bound of spec §2.2.
+pub const WORK_SHIFT: u32 = 12;
+
+/// Bytes added to the payload length in the work bound (spec §2.2): small filters
+/// (`m <= 2^18`) meet it whatever their payload.
+pub const WORK_SLACK: u64 = 64;
+
+/// The work bound of spec §2.2: whether a payload of `payload_len` bytes with `coding` may
+/// code `m` symbols (bits, or counters). For every coding that decodes symbol by symbol
+/// (1 to 6, chunked or not) `m <= 2^12 * (L + 64)`, so that decoding costs at most a
+/// constant per payload byte (about 40 ms for a frame of 1 KiB on a 2020s core); raw
+/// payloads have a fixed length, and a known-counters table of one value (`table_len` 1)
+/// decodes by filling. A decoder checks it right after the payload length
+/// (`InvalidField(payload length)`), and an encoder never writes a frame that breaks it.
+pub fn within_work_bound(
+    coding: Coding,
+    m: u64,
+    table_len: Option<usize>,
+    payload_len: u64,
+) -> bool {
+    match coding {
+        Coding::Raw => true,
+        Coding::KnownCounters if table_len == Some(1) => true,
+        Coding::Adaptive
+        | Coding::KnownP
+        | Coding::KnownPSymbols
+        | Coding::KnownPInterleaved
+        | Coding::KnownCounters
+        | Coding::AdaptiveCounters => {
+            m <= payload_len
+                .saturating_add(WORK_SLACK)
+                .saturating_mul(1 << WORK_SHIFT)
+        }
     }
 }
 

@@ -38,7 +38,10 @@ pub(crate) use decoded::check_delta_base;
 pub use decoded::{CountingDecoded, CountingDeltaFrame, Decoded, DeltaFrame, Message};
 pub(crate) use encoder::DeltaStep;
 pub use encoder::{Chunking, Encoder, Frame, PSource};
-pub use header::{frame_len, k_field_len, table_len, FrameHeader, MAX_HEADER_LEN};
+pub use header::{
+    frame_len, k_field_len, table_len, within_work_bound, FrameHeader, MAX_HEADER_LEN, WORK_SHIFT,
+    WORK_SLACK,
+};
 pub use ids::{
     Coding, FrameKind, CHECKSUM_LEN, FILTER_TYPE_COUNTING, FLAG_CHUNKED, FLAG_RESTART, KIND_DELTA,
     KIND_FULL, MAGIC, VERSION,

@@ -35,7 +35,7 @@ pub struct FrameView<'a> {
     pub(super) header: FrameHeader,
     pub(super) payload: &'a [u8],
     /// Where the chunks are in `payload`; one chunk for an unchunked payload.
-    pub(super) chunks: crate::entropy::chunks::ChunkTable,
+    pub(super) chunks: crate::entropy::chunks::ChunkTable<'a>,
 }
 
 impl<'a> FrameView<'a> {
@@ -63,7 +63,7 @@ impl<'a> FrameView<'a> {
         }
         let payload = &input[header.header_len..body_end];
         let chunks = match header.chunk_shift {
-            None => crate::entropy::chunks::ChunkTable::whole(payload.len()),
+            None => crate::entropy::chunks::ChunkTable::whole(payload),
             Some(shift) => crate::entropy::chunks::parse_table(payload, header.params.m(), shift)
                 .map_err(|reason| Error::CorruptPayload {
                 reason,
@@ -214,7 +214,6 @@ impl<'a> FrameView<'a> {
             }
             Some(shift) => crate::entropy::chunks::decode_chunked(
                 (h.coding, h.q0),
-                self.payload,
                 &self.chunks,
                 m,
                 shift,

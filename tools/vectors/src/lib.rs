@@ -981,6 +981,38 @@ fn reject_vectors() -> Vec<VectorFile> {
             field("chunk shift"),
         ),
         (
+            // The work bound (spec 2.2): a 4-byte payload may code up to 2^12 (4 + 64) bits.
+            "work_bound_adaptive_one_bit_over",
+            {
+                let mut r = coded(Coding::Adaptive);
+                r.payload = vec![0; 4];
+                r.len = varint(4);
+                r.varints[0] = varint(((4 + 64) << 12) + 1);
+                r.into()
+            },
+            field("payload length"),
+        ),
+        (
+            "work_bound_known_p_interleaved_over",
+            {
+                let mut r = coded(Coding::KnownPInterleaved);
+                r.varints[0] = varint(((r.payload.len() as u64 + 64) << 12) + 1);
+                r.into()
+            },
+            field("payload length"),
+        ),
+        (
+            "work_bound_chunked_over",
+            {
+                let mut r = RawFrame::chunked(&small, Coding::KnownPSymbols, 6);
+                r.varints[0] = varint(((r.payload.len() as u64 + 64) << 12) + 1);
+                r.q0.pop();
+                r.q0.push(18);
+                r.into()
+            },
+            field("payload length"),
+        ),
+        (
             "chunk_count_above_payload_length",
             {
                 let mut r = RawFrame::chunked(&small, Coding::Adaptive, 6);
@@ -1550,6 +1582,25 @@ fn counting_reject_vectors(
             "counting_frequencies_last_zero",
             edit(&known, &|r| r.table = table(&[32768, 32768, 0])),
             field("frequencies"),
+        ),
+        (
+            // The work bound (spec 2.2) for counters: a table of two values, 2^18 + 1
+            // counters, an empty payload.
+            "counting_work_bound_known_over",
+            edit(&known, &|r| {
+                r.m = (64 << 12) + 1;
+                r.table = table(&[65535, 1]);
+                r.payload = vec![];
+            }),
+            field("payload length"),
+        ),
+        (
+            "counting_work_bound_adaptive_over",
+            edit(&adaptive, &|r| {
+                r.m = (64 << 12) + 1;
+                r.payload = vec![];
+            }),
+            field("payload length"),
         ),
         (
             "counting_known_trailing_zero_byte",

@@ -19,6 +19,11 @@ use super::view::FrameView;
 pub fn decode_message_prefix(input: &[u8], limits: &Limits) -> Result<(Message, usize)> {
     let view = FrameView::parse(input, limits)?;
     let len = view.frame_len();
+    Ok((message_of(view)?, len))
+}
+
+/// The message a checked frame carries, its payload decoded.
+pub(crate) fn message_of(view: FrameView<'_>) -> Result<Message> {
     if let Some(width) = view.header.counter_width {
         let (header, payload) = (view.header, view.payload);
         let m = header.params.m();
@@ -48,7 +53,7 @@ pub fn decode_message_prefix(input: &[u8], limits: &Limits) -> Result<(Message, 
                 xor: counters,
             }),
         };
-        return Ok((message, len));
+        return Ok(message);
     }
     let bits = view.decode()?;
     let header = view.header;
@@ -59,7 +64,18 @@ pub fn decode_message_prefix(input: &[u8], limits: &Limits) -> Result<(Message, 
         }),
         FrameKind::Delta { .. } => Message::Delta(DeltaFrame { header, xor: bits }),
     };
-    Ok((message, len))
+    Ok(message)
+}
+
+/// [`Error::TrailingBytes`] unless the frame is all of `input`.
+pub(crate) fn check_whole(input: &[u8], len: usize) -> Result<()> {
+    if len != input.len() {
+        return Err(Error::TrailingBytes {
+            count: input.len() - len,
+            offset: len,
+        });
+    }
+    Ok(())
 }
 
 /// Decode an input that holds exactly one frame, full or delta.

@@ -30,6 +30,7 @@ mod ids;
 mod limits;
 mod view;
 
+pub(crate) use decode::{check_whole, message_of};
 pub use decode::{
     decode, decode_buf, decode_bytes, decode_counting, decode_message, decode_message_prefix,
     decode_prefix,

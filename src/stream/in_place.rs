@@ -8,7 +8,6 @@ use crate::filter::bits::BitArray;
 
 /// Why an in-place application was refused; the bits are unchanged in both cases.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(not(test), allow(dead_code))] // OutOfRange: from the positional path
 pub(crate) enum Refused {
     /// A position at or past the array's length (a decoder that checked its input against
     /// m never yields one).
@@ -18,7 +17,6 @@ pub(crate) enum Refused {
 }
 
 /// Flip bit `p` of `bits` for every `p` in `positions`, all below `bits.len()`.
-#[cfg_attr(not(test), allow(dead_code))]
 fn flip(bits: &mut BitArray, positions: &[u64]) {
     let words = bits.words_mut();
     for &p in positions {
@@ -30,7 +28,6 @@ fn flip(bits: &mut BitArray, positions: &[u64]) {
 /// the result against `result_digest`. On a match the bits stay changed and the result's
 /// digest is returned; otherwise the flips are undone. Costs O(positions) plus one digest
 /// pass over the array.
-#[cfg_attr(not(test), allow(dead_code))]
 pub(crate) fn apply_positions(
     bits: &mut BitArray,
     positions: &[u64],

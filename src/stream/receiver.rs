@@ -6,7 +6,8 @@ use crate::filter::bits::BitArray;
 use crate::filter::counting::CountingBloomFilter;
 use crate::filter::BloomFilter;
 use crate::format::{
-    check_delta_base, decode_message, FrameHeader, FrameKind, Limits, Message, FILTER_TYPE_COUNTING,
+    check_delta_base, check_whole, decode_message, message_of, FrameHeader, FrameKind, FrameView,
+    Limits, Message, FILTER_TYPE_COUNTING,
 };
 
 use super::in_place::{self, Refused};
@@ -91,9 +92,25 @@ impl Receiver {
         self.current.as_ref().map(|h| h.digest)
     }
 
-    /// Decode and apply one frame (exactly one, no trailing bytes).
+    /// Decode and apply one frame (exactly one, no trailing bytes). A positional delta
+    /// goes from the payload straight into the held filter: its positions are decoded
+    /// (bounded by the payload's length), the generations, shape and base digest checked,
+    /// and the bits flipped in place (see [`Receiver`]); other frames are decoded, then
+    /// applied as by [`Receiver::apply`].
     pub fn receive(&mut self, frame: &[u8]) -> Result<Update> {
-        let message = decode_message(frame, &self.limits)?;
+        let view = FrameView::parse(frame, &self.limits)?;
+        let len = view.frame_len();
+        if let Some(positions) = view.delta_positions() {
+            let positions = positions?;
+            check_whole(frame, len)?;
+            let header = view.header();
+            check_fresh(self.generation(), header.generation)?;
+            return self.apply_in_place(header, |bits, result_digest| {
+                in_place::apply_positions(bits, &positions, result_digest)
+            });
+        }
+        let message = message_of(view)?;
+        check_whole(frame, len)?;
         self.apply(message)
     }
 

@@ -28,9 +28,11 @@ use std::time::Duration;
 
 use arcode::bitbit::{BitReader, BitWriter, MSB};
 use arcode::{ArithmeticDecoder, ArithmeticEncoder, Model};
-use bloomwire::frame::{self, Chunking, Coding, Encoder, FrameView, Limits};
 use bloomwire::theory::entropy;
-use bloomwire::{BitArray, BloomFilter, HashFamily, Params};
+use bloomwire::{
+    BitArray, BitCoding, BloomFilter, Chunking, Coding, Decoded, Encoder, FrameView, HashFamily,
+    Limits, Params,
+};
 use bloomwire_testkit::bench::{mean_ns, start_run, CpuTime};
 use bloomwire_testkit::splitmix64;
 use criterion::{Criterion, SamplingMode, Throughput};
@@ -52,9 +54,10 @@ fn filter(m: u64, p0: f64) -> BloomFilter {
     f
 }
 
-fn encode_frame(filter: &BloomFilter, coding: Coding) -> Vec<u8> {
+fn encode_frame(filter: &BloomFilter, coding: BitCoding) -> Vec<u8> {
     Encoder::new()
         .encode_with(filter, coding)
+        .unwrap()
         .to_bytes()
         .to_vec()
 }
@@ -120,7 +123,7 @@ struct Case {
     p0: f64,
     filter: BloomFilter,
     packed: Vec<u8>,
-    frames: Vec<(Coding, Vec<u8>)>,
+    frames: Vec<(BitCoding, Vec<u8>)>,
     zstd3: Vec<u8>,
     zstd19: Vec<u8>,
     brotli11: Vec<u8>,
@@ -131,12 +134,12 @@ impl Case {
     fn new(m: u64, p0: f64) -> Case {
         let filter = filter(m, p0);
         let packed = filter.bits().to_bytes();
-        let frames: Vec<_> = Coding::ALL
+        let frames: Vec<_> = BitCoding::ALL
             .iter()
             .map(|&c| (c, encode_frame(&filter, c)))
             .collect();
         for (c, bytes) in &frames {
-            let back = frame::decode(bytes, &Limits::default()).expect("decode");
+            let back = bloomwire::decode::<Decoded>(bytes, &Limits::default()).expect("decode");
             assert_eq!(back.filter.bits(), filter.bits(), "{c} round trip");
         }
         let zstd3 = zstd_compress(&packed, 3);
@@ -262,7 +265,10 @@ fn bench_codec(c: &mut Criterion<CpuTime>) {
                 b.iter(|| encode_frame(black_box(&case.filter), *coding))
             });
             g.bench_function(format!("decode/{coding}"), |b| {
-                b.iter(|| frame::decode(black_box(bytes), &Limits::default()).expect("decode"))
+                b.iter(|| {
+                    bloomwire::decode::<Decoded>(black_box(bytes), &Limits::default())
+                        .expect("decode")
+                })
             });
         }
         let packed = &case.packed;
@@ -364,7 +370,8 @@ fn bench_chunked(c: &mut Criterion) {
     );
     let unchunked = Encoder::new()
         .chunking(Chunking::Never)
-        .encode_with(&filter, Coding::KnownPInterleaved)
+        .encode_with(&filter, BitCoding::KnownPInterleaved)
+        .unwrap()
         .encoded_len();
     println!(
         "  unchunked coding 6: {unchunked} bytes; chunking costs {:+.4}%",

@@ -8,9 +8,7 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use bloomwire::counting::CountingBloomFilter;
-use bloomwire::frame::{self, Coding, Encoder, Limits};
-use bloomwire::{HashFamily, Params};
+use bloomwire::{CounterCoding, CountingBloomFilter, Decoded, Encoder, HashFamily, Limits, Params};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
 const M: u64 = 160_000;
@@ -34,20 +32,26 @@ fn bench(c: &mut Criterion) {
         .sample_size(20);
     for width in [4u8, 8] {
         let f = filter(width);
-        for coding in Coding::COUNTERS {
+        for coding in CounterCoding::ALL {
             let frame = Encoder::new()
-                .encode_counting_with(&f, coding)
+                .encode_with(&f, coding)
                 .expect("a counter coding");
             let wire = frame.to_bytes();
             group.bench_function(format!("encode/{coding}/b{width}"), |b| {
                 b.iter(|| {
                     Encoder::new()
-                        .encode_counting_with(black_box(&f), coding)
+                        .encode_with(black_box(&f), coding)
                         .expect("a counter coding")
                 })
             });
             group.bench_function(format!("decode/{coding}/b{width}"), |b| {
-                b.iter(|| frame::decode_counting(black_box(&wire), &Limits::default()).expect("ok"))
+                b.iter(|| {
+                    bloomwire::decode::<Decoded<CountingBloomFilter>>(
+                        black_box(&wire),
+                        &Limits::default(),
+                    )
+                    .expect("ok")
+                })
             });
         }
     }

@@ -19,9 +19,7 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use bloomwire::delta::{Receiver, Sender};
-use bloomwire::frame::{Encoder, Limits};
-use bloomwire::{BloomFilter, Optimizer, Params};
+use bloomwire::{BloomFilter, Encoder, Limits, Optimizer, Params, Receiver, Sender};
 use bloomwire_testkit::bench::{mean_ns, start_run, CpuTime};
 use criterion::{BatchSize, Criterion};
 

@@ -6,10 +6,8 @@
 //! cargo run --release --example counting_sizes
 //! ```
 
-use bloomwire::counter_coding::histogram_entropy;
-use bloomwire::counting::CountingBloomFilter;
-use bloomwire::frame::{Coding, Encoder};
-use bloomwire::{HashFamily, Optimizer, Params};
+use bloomwire::internals::histogram_entropy;
+use bloomwire::{CounterCoding, CountingBloomFilter, Encoder, HashFamily, Optimizer, Params};
 
 fn key(tag: u32, i: u32) -> Vec<u8> {
     [tag.to_le_bytes(), i.to_le_bytes()].concat()
@@ -28,10 +26,7 @@ fn filled(m: u64, k: u32, n: u32) -> CountingBloomFilter {
 fn coded(like: &CountingBloomFilter, c: Vec<u8>) -> usize {
     let f = CountingBloomFilter::from_counters(like.params().clone(), like.width(), c, 0)
         .expect("counters within the width");
-    Encoder::new()
-        .encode_counting(&f)
-        .expect("no budget")
-        .encoded_len()
+    Encoder::new().encode(&f).expect("no budget").encoded_len()
 }
 
 fn main() {
@@ -45,15 +40,11 @@ fn main() {
         for k in [1u32, 2, 4] {
             let f = filled(ratio * u64::from(n), k, n);
             let bound = f.params().m() as f64 * histogram_entropy(&f.histogram()) / 8.0;
-            let frame = |c| {
-                Encoder::new()
-                    .encode_counting_with(&f, c)
-                    .expect("a counter coding")
-            };
+            let frame = |c| Encoder::new().encode_with(&f, c).expect("a counter coding");
             let (raw, known, adaptive) = (
-                frame(Coding::Raw),
-                frame(Coding::KnownCounters),
-                frame(Coding::AdaptiveCounters),
+                frame(CounterCoding::Raw),
+                frame(CounterCoding::Known),
+                frame(CounterCoding::Adaptive),
             );
             println!(
                 "| {ratio} | {k} | {} | {bound:.1} | {} ({:+.3}%) | {} ({:+.3}%) | {} / {} |",
@@ -114,7 +105,7 @@ fn main() {
                     f.insert(key(1000 + seed, i));
                 }
                 Encoder::new()
-                    .encode_counting_with(&f, Coding::AdaptiveCounters)
+                    .encode_with(&f, CounterCoding::Adaptive)
                     .expect("a counter coding")
                     .encoded_len()
             })

@@ -8,9 +8,8 @@
 
 use std::time::Instant;
 
-use bloomwire::frame::{decode, Coding, Encoder, Limits};
 use bloomwire::theory::{entropy, fpr, p_zero};
-use bloomwire::{BloomFilter, HashFamily, Params};
+use bloomwire::{decode, BitCoding, BloomFilter, Decoded, Encoder, HashFamily, Limits, Params};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<u64> = std::env::args()
@@ -44,13 +43,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         max_m: m.max(Limits::default().max_m),
         ..Limits::default()
     };
-    for coding in Coding::ALL {
+    for coding in BitCoding::ALL {
         let t = Instant::now();
-        let frame = Encoder::new().encode_with(&filter, coding);
+        let frame = Encoder::new().encode_with(&filter, coding).unwrap();
         let wire = frame.to_bytes();
         let enc = t.elapsed();
         let t = Instant::now();
-        let back = decode(&wire, &limits)?;
+        let back = decode::<Decoded>(&wire, &limits)?;
         let dec = t.elapsed();
         assert_eq!(back.filter, filter, "{coding} round trip");
         println!(
@@ -71,7 +70,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
 
     // False positives of the decoded filter on keys that were never inserted.
-    let decoded = decode(&auto.to_bytes(), &limits)?.filter;
+    let decoded = decode::<Decoded>(&auto.to_bytes(), &limits)?.filter;
     let queries = 1_000_000;
     let hits = (0..queries)
         .filter(|i| decoded.contains(format!("https://example.org/absent/{i}")))

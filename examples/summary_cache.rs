@@ -10,10 +10,10 @@
 
 use std::collections::HashSet;
 
-use bloomwire::codec::FrameCodec;
-use bloomwire::delta::{Receiver, Sender, Update};
-use bloomwire::frame::{Coding, Encoder, FrameKind, Limits};
-use bloomwire::{BloomFilter, Error, Optimizer};
+use bloomwire::{
+    BitCoding, BloomFilter, Encoder, Error, FrameCodec, FrameKind, Limits, Optimizer, Receiver,
+    Sender, Update,
+};
 use bloomwire_testkit::SplitMix64;
 use futures::{SinkExt, StreamExt};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -136,7 +136,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             let filter = &filters[link.from];
             let frame = link.sender.next_frame(filter)?;
             raw += Encoder::new()
-                .coding(Coding::Raw)
+                .coding(BitCoding::Raw)
                 .encode(filter)?
                 .encoded_len();
             full += Encoder::new().encode(filter)?.encoded_len();

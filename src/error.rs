@@ -104,8 +104,8 @@ pub enum Error {
     },
 
     /// A delta frame where a full frame was expected (use
-    /// [`decode_message`](crate::format::decode_message) or a
-    /// [`Receiver`](crate::stream::delta::Receiver) for streams with deltas).
+    /// [`decode`](crate::decode) into a [`Message`](crate::Message), or a
+    /// [`Receiver`](crate::Receiver) for streams with deltas).
     #[error("a delta frame where a full frame was expected")]
     UnexpectedDelta,
 

@@ -6,35 +6,108 @@
 //! proxies, set summaries between peers, key indexes between replicas. bloomwire puts those
 //! filters on the wire in close to `m * H(p)` bits (Mitzenmacher, *Compressed Bloom
 //! Filters*), and reads them back safely from peers it does not trust.
+//!
+//! The paper's running example, 10 000 keys in m = 140 000 bits with k = 2: 17 500 bytes
+//! raw, `m H(p) / 8` = 9904 bytes compressed, and a frame a few bytes above that.
+//!
+//! ```
+//! use bloomwire::{decode, BloomFilter, Decoded, Encoder, HashFamily, Limits, Params};
+//!
+//! let mut f = BloomFilter::new(Params::standard(140_000, 2, HashFamily::default()).unwrap());
+//! for i in 0..10_000u32 {
+//!     f.insert(i.to_le_bytes());
+//! }
+//! let wire = Encoder::new().encode(&f).unwrap().to_bytes();
+//! let bound = 140_000.0 * bloomwire::theory::entropy(f.fraction_of_zeros()) / 8.0;
+//! assert!((9850.0..9960.0).contains(&bound));
+//! assert!(wire.len() < 10_000 && (wire.len() as f64) < bound + 100.0);
+//! let back: Decoded = decode(&wire, &Limits::default()).unwrap();
+//! assert_eq!(back.filter, f);
+//! ```
+//!
+//! The optimizer reproduces the paper's Table I: at 8 bits per key on the wire the best
+//! filter is m/n = 14 with k = 2 (f = 0.0177), not the uncompressed optimum m/n = 8, k = 6
+//! (f = 0.0216):
+//!
+//! ```
+//! use bloomwire::optimizer::SizeModel;
+//! use bloomwire::Optimizer;
+//! let n = 1_000_000;
+//! let plan = Optimizer::new().size_model(SizeModel::Ideal).max_m(14 * n).plan(n, n).unwrap();
+//! assert_eq!((plan.m() / n, plan.k().whole()), (14, 2));
+//! assert!((plan.false_positive_rate - 0.0177).abs() < 5e-5);
+//! ```
+//!
+//! # Module map
+//!
+//! The crate is built in layers, each importing only from those above it in this list.
+//!
+//! | layer (`src/`) | what it holds | papers |
+//! |---|---|---|
+//! | `filter/` | [`BitArray`], [`Params`] and [`Layout`], [`BloomFilter`], [`CountingBloomFilter`], hash families, rational [`HashCount`] | Bloom 1970; partitioned filters of Kirsch and Mitzenmacher; variably-sized blocks and rational k of Walther et al.; counting filters of Fan et al., *Summary Cache* |
+//! | [`theory`] | the formulas: `p = exp(-kn/m)`, `f = (1 - p)^k`, `m H(p)`, delta and counter laws | *Compressed Bloom Filters* Sections II to V |
+//! | `entropy/` (private) | integer-only models, the range coder (codings 1, 2), ANS symbols (3), interleaved rANS (6), counter coders (4, 5), chunking over any of them; one dispatch from a coding id to its coder | Section III (arithmetic coding of the bit array), Section V (counters) |
+//! | `format/` | [`Encoder`], [`Frame`], [`FrameHeader`], [`decode`], [`FrameView`], [`Limits`]: the frame format of `spec/FORMAT.md` | the spec |
+//! | `stream/` | [`Sender`], [`Receiver`], `FrameCodec` (feature `tokio`) | Section IV (deltas between generations) |
+//! | [`optimizer`] | m and k for a byte budget, the dual, delta and counting plans | Section II-B and Table I, Section IV, Section V |
+//!
+//! One [`Encoder`], [`Sender`], [`Receiver`] and [`Delta`] serve both kinds of filter through
+//! the sealed trait [`Filter`]; the codings an encoder takes are typed by the filter kind
+//! ([`BitCoding`], [`CounterCoding`]), and [`PlanCoding`] converts into the former.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 mod entropy;
-pub mod error;
-pub mod filter;
-#[doc(hidden)]
-pub mod format;
+mod error;
+mod filter;
+mod format;
 pub mod optimizer;
-#[doc(hidden)]
-pub mod stream;
+mod stream;
 pub mod theory;
-pub mod wire;
+mod wire;
 
-// The paths of the flat layout, kept while the crate's users move to the new one.
-pub use entropy::{chunks, counters as counter_coding, model};
-pub use filter::{bits, counting, hashing, rational};
-pub use format as frame;
-pub use stream as delta;
-#[cfg(feature = "tokio")]
-pub use stream::codec;
-
-pub use bits::BitArray;
+pub use entropy::counters::CounterTable;
 pub use error::{Error, Result};
+pub use filter::bits::BitArray;
+pub use filter::counting::CountingBloomFilter;
+pub use filter::hashing::{BaseHash, HashFamily, IndexScheme};
+pub use filter::rational::HashCount;
 pub use filter::{BloomFilter, Layout, Params};
-pub use hashing::{BaseHash, HashFamily, IndexScheme};
+pub use format::{
+    decode, decode_buf, decode_prefix, BitCoding, Chunking, Coding, CounterCoding, Decodable,
+    Decoded, Delta, Encoder, Filter, Frame, FrameHeader, FrameKind, FrameView, Limits, Message,
+    PSource,
+};
 pub use optimizer::{Optimizer, Plan, PlanCoding};
-pub use rational::HashCount;
+#[cfg(feature = "tokio")]
+pub use stream::codec::{CodecError, FrameCodec};
+pub use stream::{Receiver, Sender, Update};
+
+/// Constants and helpers of the wire format and the coders that the crate's tests, its
+/// vector generator and its fuzz checks use. Not part of the API: they may change in any
+/// release.
+#[doc(hidden)]
+pub mod internals {
+    pub use crate::entropy::chunks::{
+        chunk_count, default_chunk_shift, CHUNK_FROM_BITS, MAX_CHUNK_SHIFT, MIN_CHUNK_SHIFT,
+    };
+    pub use crate::entropy::counters::{
+        histogram_entropy, AdaptiveCounters, ADAPTIVE_INCREMENT, ADAPTIVE_LIMIT, TABLE_TOTAL,
+    };
+    pub use crate::filter::counting::{pack_counters, packed_len, MAX_COUNTER_BITS};
+    pub use crate::filter::hashing::{fmix64, STREAM_INCREMENT};
+    pub use crate::filter::rational::{K_FRAC_BITS, MAX_K};
+    pub use crate::filter::{block_sizes, MAX_M};
+    pub use crate::format::{
+        frame_len, k_field_len, table_len, within_work_bound, CHECKSUM_LEN, FILTER_TYPE_COUNTING,
+        FLAG_CHUNKED, KIND_DELTA, KIND_FULL, MAGIC, MAX_HEADER_LEN, VERSION, WORK_SHIFT,
+        WORK_SLACK,
+    };
+    #[cfg(feature = "tokio")]
+    pub use crate::stream::codec::RESERVE_STEP;
+    pub use crate::wire::{put_varint, varint_len, MAX_VARINT_LEN};
+}
 
 /// The README's examples run as doctests.
 #[cfg(doctest)]

@@ -7,9 +7,11 @@
 //! `Limits { max_m: 1 << 33, ..Default::default() }`; the decoder then allocates up to
 //! twice the packed size of the largest m it accepts.
 
-use bloomwire::frame::{self, decode_buf, decode_message, Coding, Encoder, Limits, MAGIC};
-use bloomwire::wire::put_varint;
-use bloomwire::{BloomFilter, Error, HashFamily, Params};
+use bloomwire::internals::{put_varint, MAGIC};
+use bloomwire::{
+    decode, decode_buf, BitCoding, BloomFilter, Coding, Decoded, Encoder, Error, HashFamily,
+    Limits, Message, Params,
+};
 use bloomwire_testkit::{peak_during, CountingAllocator};
 
 #[global_allocator]
@@ -23,7 +25,15 @@ const SMALL: usize = 1024;
 /// the whole payload is present.
 fn frame(coding: Coding, m: u64, k_raw: u64, payload_len: u64, payload: &[u8]) -> Vec<u8> {
     let mut b = MAGIC.to_vec();
-    b.extend_from_slice(&[frame::VERSION, frame::KIND_FULL, 0, 1, 0, coding.id(), 0]);
+    b.extend_from_slice(&[
+        bloomwire::internals::VERSION,
+        bloomwire::internals::KIND_FULL,
+        0,
+        1,
+        0,
+        coding.id(),
+        0,
+    ]);
     put_varint(&mut b, 0); // seed
     put_varint(&mut b, m);
     put_varint(&mut b, k_raw);
@@ -42,7 +52,7 @@ fn frame(coding: Coding, m: u64, k_raw: u64, payload_len: u64, payload: &[u8]) -
 /// Decode `bytes` as one frame within `limits`; returns the error and the peak heap.
 fn reject(bytes: &[u8], limits: &Limits) -> (Error, usize) {
     assert!(bytes.len() < 64, "{} bytes", bytes.len());
-    let (result, peak, _) = peak_during(|| decode_message(bytes, limits));
+    let (result, peak, _) = peak_during(|| decode::<Message>(bytes, limits));
     (result.expect_err("a bomb must be rejected"), peak)
 }
 
@@ -119,7 +129,8 @@ fn a_payload_of_2_to_the_40_bytes_is_refused_or_awaited_without_allocation() {
         );
         assert!(peak <= SMALL);
         let mut buf = bytes::Bytes::from(bytes.clone());
-        let (result, peak, _) = peak_during(|| decode_buf(&mut buf, &Limits::unlimited()));
+        let (result, peak, _) =
+            peak_during(|| decode_buf::<Decoded, _>(&mut buf, &Limits::unlimited()));
         assert!(matches!(result, Err(Error::Incomplete { .. })));
         assert!(peak <= SMALL);
     }
@@ -145,16 +156,16 @@ fn a_frame_within_the_limits_allocates_in_proportion_to_m_only() {
     // the limits bound.
     let m = 1u64 << 18;
     let f = BloomFilter::new(Params::standard(m, 2, HashFamily::default()).unwrap());
-    for coding in Coding::ALL.into_iter().filter(|&c| c != Coding::Raw) {
-        let bytes = Encoder::new().encode_with(&f, coding).to_bytes();
-        if matches!(coding, Coding::Adaptive | Coding::KnownP) {
+    for coding in BitCoding::ALL.into_iter().filter(|&c| c != BitCoding::Raw) {
+        let bytes = Encoder::new().encode_with(&f, coding).unwrap().to_bytes();
+        if matches!(coding, BitCoding::Adaptive | BitCoding::KnownP) {
             assert!(bytes.len() < 64, "{coding}: {} bytes", bytes.len());
         }
         let limits = Limits {
             max_m: m,
             ..Limits::default()
         };
-        let (result, peak, _) = peak_during(|| decode_message(&bytes, &limits));
+        let (result, peak, _) = peak_during(|| decode::<Message>(&bytes, &limits));
         result.unwrap();
         let packed = (m / 8) as usize;
         assert!(peak >= packed, "{coding}: {peak}");
@@ -164,7 +175,7 @@ fn a_frame_within_the_limits_allocates_in_proportion_to_m_only() {
             max_m: m - 1,
             ..limits
         };
-        let (result, peak, _) = peak_during(|| decode_message(&bytes, &tight));
+        let (result, peak, _) = peak_during(|| decode::<Message>(&bytes, &tight));
         assert!(matches!(
             result,
             Err(Error::LimitExceeded { field: "m", .. })
@@ -176,7 +187,7 @@ fn a_frame_within_the_limits_allocates_in_proportion_to_m_only() {
 #[cfg(feature = "tokio")]
 #[test]
 fn the_codec_does_not_reserve_what_a_header_claims() {
-    use bloomwire::codec::FrameCodec;
+    use bloomwire::FrameCodec;
     use tokio_util::codec::Decoder;
     // Within the default limits: 2^26 - 1 bytes of payload claimed, 3 sent.
     let bytes = frame(Coding::Adaptive, 1000, 1 << 16, (1 << 26) - 1, &[1, 2, 3]);
@@ -185,7 +196,7 @@ fn the_codec_does_not_reserve_what_a_header_claims() {
     let (result, peak, _) = peak_during(|| codec.decode(&mut buf));
     assert!(matches!(result, Ok(None)));
     assert!(
-        buf.capacity() <= bytes.len() + bloomwire::codec::RESERVE_STEP,
+        buf.capacity() <= bytes.len() + bloomwire::internals::RESERVE_STEP,
         "reserved {}",
         buf.capacity()
     );
@@ -204,10 +215,10 @@ fn counting_frame(
     payload: &[u8],
 ) -> Vec<u8> {
     let mut b = MAGIC.to_vec();
-    let counting = frame::FILTER_TYPE_COUNTING;
+    let counting = bloomwire::internals::FILTER_TYPE_COUNTING;
     b.extend_from_slice(&[
-        frame::VERSION,
-        frame::KIND_FULL,
+        bloomwire::internals::VERSION,
+        bloomwire::internals::KIND_FULL,
         counting,
         1,
         0,
@@ -273,7 +284,7 @@ fn cpu_bombs_are_refused_by_the_work_bound() {
     ];
     for (name, bytes, len) in bombs {
         assert!(bytes.len() <= 400, "{name}: {} bytes", bytes.len());
-        let (result, peak, _) = peak_during(|| decode_message(&bytes, &Limits::default()));
+        let (result, peak, _) = peak_during(|| decode::<Message>(&bytes, &Limits::default()));
         let err = result.expect_err(name);
         assert!(
             matches!(err, Error::InvalidField { field: "payload length", value, .. } if value == len),
@@ -282,7 +293,7 @@ fn cpu_bombs_are_refused_by_the_work_bound() {
         // Nothing but the header's own fields (a 256-entry table: 2 KiB).
         assert!(peak <= 4 * SMALL, "{name}: {peak} bytes");
         // A format rule, not a receiver's limit: refused under any limits.
-        let err = decode_message(&bytes, &Limits::unlimited()).expect_err(name);
+        let err = decode::<Message>(&bytes, &Limits::unlimited()).expect_err(name);
         assert!(
             matches!(
                 err,
@@ -296,22 +307,32 @@ fn cpu_bombs_are_refused_by_the_work_bound() {
     }
     // The largest m a payload of L bytes may code, and one more.
     for l in [0u64, 2, 1000] {
-        let edge = (l + frame::WORK_SLACK) << frame::WORK_SHIFT;
-        assert!(frame::within_work_bound(Coding::Adaptive, edge, None, l));
-        assert!(!frame::within_work_bound(
+        let edge = (l + bloomwire::internals::WORK_SLACK) << bloomwire::internals::WORK_SHIFT;
+        assert!(bloomwire::internals::within_work_bound(
+            Coding::Adaptive,
+            edge,
+            None,
+            l
+        ));
+        assert!(!bloomwire::internals::within_work_bound(
             Coding::Adaptive,
             edge + 1,
             None,
             l
         ));
-        assert!(frame::within_work_bound(Coding::Raw, edge + 1, None, l));
-        assert!(frame::within_work_bound(
+        assert!(bloomwire::internals::within_work_bound(
+            Coding::Raw,
+            edge + 1,
+            None,
+            l
+        ));
+        assert!(bloomwire::internals::within_work_bound(
             Coding::KnownCounters,
             edge + 1,
             Some(1),
             l
         ));
-        assert!(!frame::within_work_bound(
+        assert!(!bloomwire::internals::within_work_bound(
             Coding::KnownCounters,
             edge + 1,
             Some(2),
@@ -336,14 +357,14 @@ fn cpu_ms<T>(name: &str, bytes: usize, f: impl FnOnce() -> T) -> T {
 fn a_single_value_table_decodes_by_filling() {
     let m = 1u64 << 24;
     let params = Params::standard(m, 1, HashFamily::default()).unwrap();
-    let f = bloomwire::counting::CountingBloomFilter::new(params, 8).unwrap();
+    let f = bloomwire::CountingBloomFilter::new(params, 8).unwrap();
     let bytes = Encoder::new()
-        .encode_counting_with(&f, Coding::KnownCounters)
+        .encode_with(&f, bloomwire::CounterCoding::Known)
         .unwrap()
         .to_bytes();
     assert!(bytes.len() < 40, "{} bytes", bytes.len());
     let back = cpu_ms("known counters, t = 1, m = 2^24", bytes.len(), || {
-        frame::decode_counting(&bytes, &Limits::default()).unwrap()
+        decode::<Decoded<bloomwire::CountingBloomFilter>>(&bytes, &Limits::default()).unwrap()
     });
     assert_eq!(back.filter, f);
 }
@@ -356,10 +377,10 @@ fn the_densest_legal_frames_of_a_kibibyte_decode() {
     let m = 4_000_000u64;
     let spread = |ones: u64, i: u64| i * (m / ones);
     for coding in [
-        Coding::Adaptive,
-        Coding::KnownP,
-        Coding::KnownPSymbols,
-        Coding::KnownPInterleaved,
+        BitCoding::Adaptive,
+        BitCoding::KnownP,
+        BitCoding::KnownPSymbols,
+        BitCoding::KnownPInterleaved,
     ] {
         let params = Params::standard(m, 1, HashFamily::default()).unwrap();
         let mut ones = 300;
@@ -367,22 +388,22 @@ fn the_densest_legal_frames_of_a_kibibyte_decode() {
             let mut bits = bloomwire::BitArray::new(m);
             (0..ones).for_each(|i| bits.set(spread(ones, i) + (bloomwire_testkit::mix64(i) % 97)));
             let f = BloomFilter::from_parts(params.clone(), bits, ones).unwrap();
-            let fr = Encoder::new().encode_with(&f, coding);
-            if fr.coding() == coding {
+            let fr = Encoder::new().encode_with(&f, coding).unwrap();
+            if fr.coding() == Coding::from(coding) {
                 break fr.to_bytes();
             }
             ones += 20;
         };
         assert!(bytes.len() <= 1024, "{coding}: {} bytes", bytes.len());
         cpu_ms(&format!("{coding}, m = {m}"), bytes.len(), || {
-            decode_message(&bytes, &Limits::default()).unwrap()
+            decode::<Message>(&bytes, &Limits::default()).unwrap()
         });
     }
     for (coding, background) in [
-        (Coding::KnownCounters, 0u8),
-        (Coding::KnownCounters, 255),
-        (Coding::AdaptiveCounters, 0),
-        (Coding::AdaptiveCounters, 255),
+        (bloomwire::CounterCoding::Known, 0u8),
+        (bloomwire::CounterCoding::Known, 255),
+        (bloomwire::CounterCoding::Adaptive, 0),
+        (bloomwire::CounterCoding::Adaptive, 255),
     ] {
         // The counter codings' headers are longer (a table of up to 256 frequencies).
         let m = if background == 0 {
@@ -399,15 +420,11 @@ fn the_densest_legal_frames_of_a_kibibyte_decode() {
                 counters[(spread(ones, i) + bloomwire_testkit::mix64(i) % 97) as usize] =
                     (1 + i % 254) as u8;
             }
-            let f = bloomwire::counting::CountingBloomFilter::from_counters(
-                params.clone(),
-                8,
-                counters,
-                ones,
-            )
-            .unwrap();
-            let fr = Encoder::new().encode_counting_with(&f, coding).unwrap();
-            if fr.coding() == coding {
+            let f =
+                bloomwire::CountingBloomFilter::from_counters(params.clone(), 8, counters, ones)
+                    .unwrap();
+            let fr = Encoder::new().encode_with(&f, coding).unwrap();
+            if fr.coding() == Coding::from(coding) {
                 break fr.to_bytes();
             }
             ones += 20;
@@ -415,7 +432,7 @@ fn the_densest_legal_frames_of_a_kibibyte_decode() {
         assert!(bytes.len() <= 1024, "{coding}: {} bytes", bytes.len());
         let name = format!("{coding}, m = {m}, most counters {background}");
         cpu_ms(&name, bytes.len(), || {
-            frame::decode_counting(&bytes, &Limits::default()).unwrap()
+            decode::<Decoded<bloomwire::CountingBloomFilter>>(&bytes, &Limits::default()).unwrap()
         });
     }
 }
@@ -430,7 +447,15 @@ fn a_frame_of_many_tiny_chunks_stays_within_the_memory_bound() {
     // The header of `frame` with flags bit 0 and chunk shift 6, then 2^22 zero lengths.
     let mut bytes = MAGIC.to_vec();
     let coding = Coding::KnownPSymbols.id();
-    bytes.extend_from_slice(&[frame::VERSION, frame::KIND_FULL, 0, 1, 0, coding, 1]);
+    bytes.extend_from_slice(&[
+        bloomwire::internals::VERSION,
+        bloomwire::internals::KIND_FULL,
+        0,
+        1,
+        0,
+        coding,
+        1,
+    ]);
     for v in [0, m, 1 << 16, 0, 0] {
         put_varint(&mut bytes, v); // seed, m, k, n, generation
     }
@@ -446,12 +471,12 @@ fn a_frame_of_many_tiny_chunks_stays_within_the_memory_bound() {
         "{}",
         bytes.len()
     );
-    let (result, peak, _) = peak_during(|| decode_message(&bytes, &Limits::default()));
+    let (result, peak, _) = peak_during(|| decode::<Message>(&bytes, &Limits::default()));
     let bound = 2 * (m / 8) as usize + payload + (1 << 17);
     println!("2^22 chunks of 2^6 bits: peak heap {peak} bytes, bound {bound}");
     assert!(peak <= bound, "peak {peak} bytes, bound {bound}");
     match result.unwrap() {
-        frame::Message::Full(d) => assert_eq!(d.filter.bits().count_ones(), 0),
+        Message::Full(d) => assert_eq!(d.filter.bits().count_ones(), 0),
         _ => panic!("a full frame"),
     }
 }

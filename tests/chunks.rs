@@ -4,10 +4,12 @@
 //! The heaviest check, a filter of 10^9 bits, is ignored by default:
 //! `cargo test --release --all-features --test chunks -- --ignored`.
 
-use bloomwire::chunks::{chunk_count, CHUNK_FROM_BITS};
-use bloomwire::frame::{self, Chunking, Coding, Encoder, FrameView, Limits};
+use bloomwire::internals::{chunk_count, CHUNK_FROM_BITS};
 use bloomwire::theory::entropy;
-use bloomwire::{BitArray, BloomFilter, HashFamily, Params};
+use bloomwire::{
+    BitArray, BitCoding, BloomFilter, Chunking, Coding, Decoded, Encoder, FrameView, HashFamily,
+    Limits, Params,
+};
 use quickcheck::{quickcheck, TestResult};
 
 fn fmix64(mut x: u64) -> u64 {
@@ -57,12 +59,14 @@ fn interleaved_is_within_0_05_percent_of_the_bound() {
     // m = 8 000 000 at p0 = 0.5, 0.9 and 0.99: the payload against m H(p_hat) / 8.
     for (ones, seed) in [(512, 1), (102, 2), (10, 3)] {
         let f = filter_with(random_bits(8_000_000, ones, seed));
-        let frame = Encoder::new().encode_with(&f, Coding::KnownPInterleaved);
+        let frame = Encoder::new()
+            .encode_with(&f, BitCoding::KnownPInterleaved)
+            .unwrap();
         let bound = 8e6 * entropy(f.fraction_of_zeros()) / 8.0;
         let over = frame.header().payload_len as f64 / bound - 1.0;
         assert!(over < 0.0005, "p1 = {ones}/1024: {:.4}% over", over * 100.0);
         assert!(over > -0.0005, "below the entropy bound: {over}");
-        let back = frame::decode(&frame.to_bytes(), &limits()).unwrap();
+        let back = bloomwire::decode::<Decoded>(&frame.to_bytes(), &limits()).unwrap();
         assert_eq!(back.filter.bits(), f.bits());
     }
 }
@@ -86,8 +90,8 @@ fn a_budget_the_smallest_coding_fits_is_met() {
     let f = filter_with(random_bits(1_000_000, 102, 4));
     let preferred = Encoder::new().encode(&f).unwrap();
     assert_eq!(preferred.coding(), Coding::KnownPInterleaved);
-    let smallest = [Coding::KnownPSymbols, Coding::Adaptive]
-        .map(|c| Encoder::new().encode_with(&f, c).encoded_len())
+    let smallest = [BitCoding::KnownPSymbols, BitCoding::Adaptive]
+        .map(|c| Encoder::new().encode_with(&f, c).unwrap().encoded_len())
         .into_iter()
         .min()
         .unwrap();
@@ -104,7 +108,8 @@ fn chunking_costs_under_0_05_percent() {
     let chunked = Encoder::new().threads(2).encode(&f).unwrap();
     let whole = Encoder::new()
         .chunking(Chunking::Never)
-        .encode_with(&f, Coding::KnownPInterleaved);
+        .encode_with(&f, BitCoding::KnownPInterleaved)
+        .unwrap();
     let shift = chunked.header().chunk_shift.expect("chunked by default");
     assert!(chunk_count(m, shift) >= 8, "enough chunks for 8 cores");
     let over = chunked.encoded_len() as f64 / whole.encoded_len() as f64 - 1.0;
@@ -124,7 +129,8 @@ fn many_small_chunks_share_their_models() {
     let f = filter_with(BitArray::new(1 << 20));
     let frame = Encoder::new()
         .chunking(Chunking::Shift(6))
-        .encode_with(&f, Coding::KnownPSymbols);
+        .encode_with(&f, BitCoding::KnownPSymbols)
+        .unwrap();
     assert_eq!(frame.header().payload_len, 1 << 14);
     let wire = frame.to_bytes();
     let view = FrameView::parse(&wire, &Limits::default()).unwrap();
@@ -136,10 +142,15 @@ fn many_small_chunks_share_their_models() {
 #[test]
 fn parallel_and_sequential_coding_agree() {
     let f = filter_with(random_bits(300_000, 200, 7));
-    for coding in [Coding::KnownPInterleaved, Coding::Adaptive] {
+    for coding in [BitCoding::KnownPInterleaved, BitCoding::Adaptive] {
         let enc = Encoder::new().chunking(Chunking::Shift(14));
-        let one = enc.clone().threads(1).encode_with(&f, coding).to_bytes();
-        let four = enc.threads(4).encode_with(&f, coding).to_bytes();
+        let one = enc
+            .clone()
+            .threads(1)
+            .encode_with(&f, coding)
+            .unwrap()
+            .to_bytes();
+        let four = enc.threads(4).encode_with(&f, coding).unwrap().to_bytes();
         assert_eq!(one, four);
         let view = FrameView::parse(&one, &limits()).unwrap();
         assert_eq!(view.chunk_count(), 19);
@@ -155,7 +166,8 @@ fn a_corrupt_chunk_fails_the_whole_decode_and_only_its_own_range() {
     let f = filter_with(random_bits(100_000, 100, 8));
     let frame = Encoder::new()
         .chunking(Chunking::Shift(14))
-        .encode_with(&f, Coding::KnownPInterleaved);
+        .encode_with(&f, BitCoding::KnownPInterleaved)
+        .unwrap();
     let mut wire = frame.to_bytes().to_vec();
     let view = FrameView::parse(&wire, &limits()).unwrap();
     // A byte inside chunk 3's states; fix the checksum so the payload is what fails.
@@ -226,18 +238,18 @@ quickcheck! {
             return TestResult::discard();
         }
         let codings = [
-            Coding::Adaptive,
-            Coding::KnownP,
-            Coding::KnownPSymbols,
-            Coding::KnownPInterleaved,
+            BitCoding::Adaptive,
+            BitCoding::KnownP,
+            BitCoding::KnownPSymbols,
+            BitCoding::KnownPInterleaved,
         ];
         let coding = codings[usize::from(coding) % 4];
         let f = filter_with(random_bits(m, u64::from(ones % 1025), u64::from(a)));
         let frame = Encoder::new()
             .chunking(Chunking::Shift(shift))
-            .encode_with(&f, coding);
+            .encode_with(&f, coding).unwrap();
         let wire = frame.to_bytes();
-        let back = frame::decode(&wire, &Limits::default()).unwrap();
+        let back = bloomwire::decode::<Decoded>(&wire, &Limits::default()).unwrap();
         let view = FrameView::parse(&wire, &Limits::default()).unwrap();
         let (lo, hi) = {
             let (x, y) = (u64::from(a) % (m + 1), u64::from(b) % (m + 1));
@@ -264,6 +276,6 @@ fn a_billion_bits_in_chunks() {
     let over = h.payload_len as f64 / bound - 1.0;
     assert!(over < 0.0005, "{:.4}% over the bound", over * 100.0);
     let wire = frame.to_bytes();
-    let back = frame::decode(&wire, &limits()).unwrap();
+    let back = bloomwire::decode::<Decoded>(&wire, &limits()).unwrap();
     assert_eq!(back.filter.bits(), f.bits());
 }

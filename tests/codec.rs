@@ -2,10 +2,10 @@
 //! and its limits enforced on partial input.
 #![cfg(feature = "tokio")]
 
-use bloomwire::codec::{CodecError, FrameCodec};
-use bloomwire::delta::{Receiver, Sender};
-use bloomwire::frame::{Encoder, Limits, Message};
-use bloomwire::{BloomFilter, Error, HashFamily, Params};
+use bloomwire::{
+    BloomFilter, CodecError, Encoder, Error, FrameCodec, HashFamily, Limits, Message, Params,
+    Receiver, Sender,
+};
 use bytes::BytesMut;
 use futures::StreamExt;
 use tokio::io::AsyncWriteExt;
@@ -30,7 +30,7 @@ fn stream() -> (Vec<u8>, Vec<BloomFilter>) {
 }
 
 fn check(messages: Vec<Message>, filters: &[BloomFilter]) {
-    let mut receiver = Receiver::new(Limits::default());
+    let mut receiver: Receiver = Receiver::new(Limits::default());
     assert_eq!(messages.len(), filters.len());
     for (m, f) in messages.into_iter().zip(filters) {
         receiver.apply(m).unwrap();

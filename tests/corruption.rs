@@ -1,4 +1,4 @@
-//! Corruption: every accept vector (and a frame of every coding in `Coding::ALL`) cut at
+//! Corruption: every accept vector (and a frame of every coding in `BitCoding::ALL`) cut at
 //! every length and with every single-bit flip, and with 2- and 3-bit flips sampled with a
 //! fixed-seed generator, is rejected with a typed error; none decodes to a filter.
 //!
@@ -20,8 +20,10 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use bloomwire::frame::{decode_message, Coding, Encoder, FrameHeader, Limits};
-use bloomwire::{BloomFilter, Error, HashFamily, Params};
+use bloomwire::{
+    decode, BitCoding, BloomFilter, Coding, Encoder, Error, FrameHeader, HashFamily, Limits,
+    Message, Params,
+};
 use bloomwire_testkit::SplitMix64;
 
 /// A frame to corrupt: its name and bytes.
@@ -42,9 +44,9 @@ fn frames() -> Vec<(String, Vec<u8>)> {
     for i in 0..150u32 {
         f.insert(i.to_le_bytes());
     }
-    for c in Coding::ALL {
-        let frame = Encoder::new().encode_with(&f, c);
-        assert_eq!(frame.coding(), c);
+    for c in BitCoding::ALL {
+        let frame = Encoder::new().encode_with(&f, c).unwrap();
+        assert_eq!(frame.coding(), Coding::from(c));
         out.push((format!("built {c}"), frame.to_bytes().to_vec()));
     }
     out
@@ -92,7 +94,7 @@ fn check_flips(name: &str, frame: &[u8], header_len: usize, flips: &[usize], tal
         bad[b / 8] ^= 1 << (b % 8);
     }
     let limits = Limits::default();
-    let err = match decode_message(&bad, &limits) {
+    let err = match decode::<Message>(&bad, &limits) {
         Ok(m) => panic!(
             "{name} with bits {flips:?} flipped decodes to a frame: {:?}",
             m.header()
@@ -135,7 +137,7 @@ fn corrupt_everything(sampled: usize) -> Tally {
         let header = FrameHeader::parse(&frame, &limits).unwrap();
         assert_eq!(header.frame_len(), frame.len(), "{name}");
         for cut in 0..frame.len() {
-            match decode_message(&frame[..cut], &limits) {
+            match decode::<Message>(&frame[..cut], &limits) {
                 Err(Error::Incomplete { needed }) => {
                     assert!(
                         needed >= 1 && needed <= frame.len() - cut,
@@ -193,7 +195,8 @@ fn an_invalid_k_is_reported_with_its_raw_value() {
             .unwrap()
         })
         .collect();
-    let err = bloomwire::frame::decode(&bytes, &bloomwire::frame::Limits::default()).unwrap_err();
+    let err =
+        bloomwire::decode::<bloomwire::Message>(&bytes, &bloomwire::Limits::default()).unwrap_err();
     assert!(
         matches!(
             err,

@@ -3,8 +3,7 @@
 
 use std::collections::HashMap;
 
-use bloomwire::counting::CountingBloomFilter;
-use bloomwire::{BloomFilter, HashFamily, Params};
+use bloomwire::{BloomFilter, CountingBloomFilter, HashFamily, Params};
 use quickcheck::{quickcheck, TestResult};
 
 /// Apply `ops` (true = insert, false = delete) on keys 0..keys to a counting filter and to

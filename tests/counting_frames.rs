@@ -4,13 +4,12 @@
 
 use std::collections::HashMap;
 
-use bloomwire::counter_coding::{histogram_entropy, CounterTable};
-use bloomwire::counting::CountingBloomFilter;
-use bloomwire::delta::{CountingReceiver, CountingSender, Receiver, Update};
-use bloomwire::frame::{
-    decode, decode_counting, decode_message, Coding, Encoder, FrameView, Limits, Message,
+use bloomwire::internals::histogram_entropy;
+use bloomwire::{
+    decode, BloomFilter, Coding, CounterCoding, CounterTable, CountingBloomFilter, Decoded,
+    Encoder, Error, FrameView, HashCount, HashFamily, Layout, Limits, Message, Params, Receiver,
+    Sender, Update,
 };
-use bloomwire::{Error, HashCount, HashFamily, Layout, Params};
 use quickcheck::{quickcheck, TestResult};
 
 fn filled(m: u64, k: u32, width: u8, n: u32, seed: u32) -> CountingBloomFilter {
@@ -35,13 +34,13 @@ fn coded_sizes_are_within_half_a_percent_of_the_entropy() {
             let m = f.params().m();
             let bound = m as f64 * histogram_entropy(&f.histogram()) / 8.0;
             let packed = Encoder::new()
-                .encode_counting_with(&f, Coding::Raw)
+                .encode_with(&f, CounterCoding::Raw)
                 .unwrap()
                 .payload()
                 .len() as u64;
             assert_eq!(packed, m / 2, "4 bits a counter");
-            for coding in [Coding::KnownCounters, Coding::AdaptiveCounters] {
-                let frame = Encoder::new().encode_counting_with(&f, coding).unwrap();
+            for coding in [CounterCoding::Known, CounterCoding::Adaptive] {
+                let frame = Encoder::new().encode_with(&f, coding).unwrap();
                 let h = frame.header();
                 let overhead = (h.header_len + 4) as f64;
                 let total = frame.encoded_len() as f64;
@@ -54,7 +53,9 @@ fn coded_sizes_are_within_half_a_percent_of_the_entropy() {
                     "m/n={ratio} k={k} {coding}: {} bytes beat the entropy {bound:.1}",
                     h.payload_len
                 );
-                let back = decode_counting(&frame.to_bytes(), &Limits::default()).unwrap();
+                let back =
+                    decode::<Decoded<CountingBloomFilter>>(&frame.to_bytes(), &Limits::default())
+                        .unwrap();
                 assert_eq!(back.filter, f);
             }
         }
@@ -64,7 +65,7 @@ fn coded_sizes_are_within_half_a_percent_of_the_entropy() {
 #[test]
 fn the_encoder_picks_a_coded_frame_and_raw_when_nothing_is_smaller() {
     let f = filled(160_000, 2, 4, 10_000, 1);
-    let frame = Encoder::new().encode_counting(&f).unwrap();
+    let frame = Encoder::new().encode(&f).unwrap();
     assert!(matches!(
         frame.coding(),
         Coding::KnownCounters | Coding::AdaptiveCounters
@@ -81,11 +82,11 @@ fn the_encoder_picks_a_coded_frame_and_raw_when_nothing_is_smaller() {
         .collect();
     let params = Params::standard(4000, 3, HashFamily::default()).unwrap();
     let noise = CountingBloomFilter::from_counters(params, 8, counters, 1000).unwrap();
-    let frame = Encoder::new().encode_counting(&noise).unwrap();
+    let frame = Encoder::new().encode(&noise).unwrap();
     assert_eq!(frame.coding(), Coding::Raw);
     assert_eq!(frame.payload(), &noise.packed()[..]);
     // A budget below the smallest frame is refused with both sizes.
-    let err = Encoder::new().budget(100).encode_counting(&f).unwrap_err();
+    let err = Encoder::new().budget(100).encode(&f).unwrap_err();
     assert!(matches!(err, Error::OverBudget { raw, .. } if raw > 80_000));
 }
 
@@ -94,11 +95,8 @@ fn the_encoder_picks_a_coded_frame_and_raw_when_nothing_is_smaller() {
 #[test]
 fn the_bit_array_view_refuses_counting_frames() {
     let f = filled(4000, 2, 4, 300, 3);
-    for coding in Coding::COUNTERS {
-        let wire = Encoder::new()
-            .encode_counting_with(&f, coding)
-            .unwrap()
-            .to_bytes();
+    for coding in CounterCoding::ALL {
+        let wire = Encoder::new().encode_with(&f, coding).unwrap().to_bytes();
         let view = FrameView::parse(&wire, &Limits::default()).unwrap();
         assert_eq!(view.payload().len(), view.header().payload_len);
         let refused =
@@ -119,10 +117,10 @@ fn the_bit_array_view_refuses_counting_frames() {
 fn counting_messages_re_encode_or_refuse() {
     let f = filled(4000, 2, 4, 300, 4);
     let wire = Encoder::new()
-        .encode_counting_with(&f, Coding::KnownCounters)
+        .encode_with(&f, CounterCoding::Known)
         .unwrap()
         .to_bytes();
-    let message = decode_message(&wire, &Limits::default()).unwrap();
+    let message = decode::<Message>(&wire, &Limits::default()).unwrap();
     assert_eq!(message.to_frame().unwrap().to_bytes(), wire);
     let Message::Counting(mut d) = message else {
         panic!("a counting frame")
@@ -145,11 +143,11 @@ fn counting_messages_re_encode_or_refuse() {
 fn theory_tables_cost_little_more_than_measured_ones() {
     let f = filled(160_000, 2, 4, 10_000, 2);
     let measured = Encoder::new()
-        .encode_counting_with(&f, Coding::KnownCounters)
+        .encode_with(&f, CounterCoding::Known)
         .unwrap();
     let theory = Encoder::new()
-        .p_source(bloomwire::frame::PSource::Theory)
-        .encode_counting_with(&f, Coding::KnownCounters)
+        .p_source(bloomwire::PSource::Theory)
+        .encode_with(&f, CounterCoding::Known)
         .unwrap();
     assert_ne!(
         measured.header().counter_table,
@@ -157,7 +155,8 @@ fn theory_tables_cost_little_more_than_measured_ones() {
     );
     let (a, b) = (measured.encoded_len() as f64, theory.encoded_len() as f64);
     assert!(b >= a && b < a * 1.002, "measured {a}, theory {b}");
-    let back = decode_counting(&theory.to_bytes(), &Limits::default()).unwrap();
+    let back =
+        decode::<Decoded<CountingBloomFilter>>(&theory.to_bytes(), &Limits::default()).unwrap();
     assert_eq!(back.filter, f);
 }
 
@@ -201,9 +200,9 @@ quickcheck! {
         let mut f = CountingBloomFilter::new(params, width).unwrap();
         let mut set = HashMap::new();
         run(&mut f, &mut set, keys, &ops);
-        for coding in Coding::COUNTERS {
-            let wire = Encoder::new().encode_counting_with(&f, coding).unwrap().to_bytes();
-            let back = decode_counting(&wire, &Limits::default()).unwrap().filter;
+        for coding in CounterCoding::ALL {
+            let wire = Encoder::new().encode_with(&f, coding).unwrap().to_bytes();
+            let back = decode::<Decoded<CountingBloomFilter>>(&wire, &Limits::default()).unwrap().filter;
             if back != f || !set.keys().all(|key| back.contains([*key])) {
                 return TestResult::failed();
             }
@@ -221,10 +220,10 @@ quickcheck! {
         run(&mut f, &mut set, keys, &first);
         let base = f.clone();
         run(&mut f, &mut set, keys, &second);
-        for coding in Coding::COUNTERS {
-            let frame = Encoder::new().coding(coding).encode_counting_delta(&base, 1, &f, 2);
+        for coding in CounterCoding::ALL {
+            let frame = Encoder::new().coding(coding).encode_delta(&base, 1, &f, 2);
             let Ok(Message::CountingDelta(d)) =
-                decode_message(&frame.unwrap().to_bytes(), &Limits::default())
+                decode::<Message>(&frame.unwrap().to_bytes(), &Limits::default())
             else {
                 return TestResult::failed();
             };
@@ -242,8 +241,8 @@ quickcheck! {
         // Any bytes after the magic, with a valid checksum so that the payload decoders
         // run: a typed error or a filter, never a panic.
         let f = filled(300, 3, 1 + which % 8, 60, 9);
-        let coding = Coding::COUNTERS[usize::from(which) % 3];
-        let frame = Encoder::new().encode_counting_with(&f, coding).unwrap();
+        let coding = CounterCoding::ALL[usize::from(which) % 3];
+        let frame = Encoder::new().encode_with(&f, coding).unwrap();
         let mut wire = frame.to_bytes().to_vec();
         let body = wire.len() - 4;
         // Half the cases edit only the payload, so the counter decoders see the edits.
@@ -254,7 +253,7 @@ quickcheck! {
         }
         let crc = crc32c::crc32c(&wire[..body]);
         wire[body..].copy_from_slice(&crc.to_le_bytes());
-        let _ = decode_message(&wire, &Limits::default());
+        let _ = decode::<Message>(&wire, &Limits::default());
         true
     }
 }
@@ -262,8 +261,8 @@ quickcheck! {
 #[test]
 fn a_counting_stream_survives_deletions_and_detects_loss() {
     let mut f = filled(80_000, 3, 4, 5000, 3);
-    let mut sender = CountingSender::new(Encoder::new(), 10);
-    let mut receiver = CountingReceiver::new(Limits::default());
+    let mut sender = Sender::<CountingBloomFilter>::new(Encoder::new(), 10);
+    let mut receiver = Receiver::<CountingBloomFilter>::new(Limits::default());
     let first = sender.next_frame(&f).unwrap().to_bytes();
     assert_eq!(
         receiver.receive(&first).unwrap(),
@@ -320,9 +319,7 @@ fn counter_xor_codes_smaller_than_differences_when_keys_are_replaced() {
             .unwrap();
         next.insert([6u32.to_le_bytes(), i.to_le_bytes()].concat());
     }
-    let xor = Encoder::new()
-        .encode_counting_delta(&base, 1, &next, 2)
-        .unwrap();
+    let xor = Encoder::new().encode_delta(&base, 1, &next, 2).unwrap();
     let diff: Vec<u8> = next
         .counters()
         .iter()
@@ -330,7 +327,7 @@ fn counter_xor_codes_smaller_than_differences_when_keys_are_replaced() {
         .map(|(a, b)| a.wrapping_sub(*b) & 15)
         .collect();
     let diff = CountingBloomFilter::from_counters(base.params().clone(), 4, diff, 0).unwrap();
-    let diff = Encoder::new().encode_counting(&diff).unwrap();
+    let diff = Encoder::new().encode(&diff).unwrap();
     assert!(
         xor.encoded_len() < diff.encoded_len(),
         "difference {} bytes, xor {}",
@@ -363,30 +360,25 @@ fn bad_input_gets_typed_errors() {
     assert!(matches!(
         Encoder::new()
             .counter_table(zeros_only)
-            .encode_counting_with(&f, Coding::KnownCounters),
+            .encode_with(&f, CounterCoding::Known),
         Err(Error::InvalidParameter { .. })
     ));
     let wide = CounterTable::new(vec![4096; 16], 4).unwrap();
     assert!(Encoder::new()
         .counter_table(wide)
-        .encode_counting_with(&filled(100, 2, 2, 10, 6), Coding::KnownCounters)
+        .encode_with(&filled(100, 2, 2, 10, 6), CounterCoding::Known)
         .is_err());
-    // Bit codings do not code counters, and counter codings do not code bits.
-    assert!(Encoder::new()
-        .encode_counting_with(&f, Coding::KnownP)
-        .is_err());
-    assert!(Encoder::new()
-        .coding(Coding::AdaptiveCounters)
-        .encode(&f.to_bloom_filter())
-        .is_err());
+    // Bit codings do not code counters, and counter codings do not code bits: the encoder
+    // of a counting filter takes only `CounterCoding`s, that of a Bloom filter only
+    // `BitCoding`s, so asking for the other kind does not compile.
     // A counting frame where a Bloom filter is expected, and the other way round.
-    let wire = Encoder::new().encode_counting(&f).unwrap().to_bytes();
+    let wire = Encoder::new().encode(&f).unwrap().to_bytes();
     assert!(matches!(
-        decode(&wire, &Limits::default()),
+        decode::<Decoded>(&wire, &Limits::default()),
         Err(Error::UnexpectedFilterType { got: 3, .. })
     ));
     assert!(matches!(
-        Receiver::new(Limits::default()).receive(&wire),
+        Receiver::<BloomFilter>::new(Limits::default()).receive(&wire),
         Err(Error::UnexpectedFilterType { got: 3, .. })
     ));
     let plain = Encoder::new()
@@ -394,7 +386,7 @@ fn bad_input_gets_typed_errors() {
         .unwrap()
         .to_bytes();
     assert!(matches!(
-        decode_counting(&plain, &Limits::default()),
+        decode::<Decoded<CountingBloomFilter>>(&plain, &Limits::default()),
         Err(Error::UnexpectedFilterType { got: 0, .. })
     ));
     // m is checked against the caller's limit before the counters are allocated.
@@ -403,13 +395,13 @@ fn bad_input_gets_typed_errors() {
         ..Limits::default()
     };
     assert!(matches!(
-        decode_counting(&wire, &small),
+        decode::<Decoded<CountingBloomFilter>>(&wire, &small),
         Err(Error::LimitExceeded { field: "m", .. })
     ));
     // Every truncation of a counting frame is Incomplete, never a panic.
     for cut in 0..wire.len() {
         assert!(matches!(
-            decode_counting(&wire[..cut], &Limits::default()),
+            decode::<Decoded<CountingBloomFilter>>(&wire[..cut], &Limits::default()),
             Err(Error::Incomplete { .. })
         ));
     }
@@ -455,7 +447,7 @@ fn counting_plans_hold_in_simulation() {
             f.insert([(1000 + seed).to_le_bytes(), i.to_le_bytes()].concat());
         }
         let bytes = Encoder::new()
-            .encode_counting_with(&f, Coding::AdaptiveCounters)
+            .encode_with(&f, CounterCoding::Adaptive)
             .unwrap()
             .encoded_len();
         assert!(

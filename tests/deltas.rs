@@ -1,10 +1,11 @@
 //! Delta frames and generation sync: sizes against Section IV's theory, long chains with
 //! churn, and every kind of lost, repeated or reordered frame detected.
 
-use bloomwire::delta::{Receiver, Sender, Update};
-use bloomwire::frame::{decode_message, Coding, Encoder, Limits, Message};
 use bloomwire::theory::{delta_one_fraction, entropy, p_zero};
-use bloomwire::{BloomFilter, Error, HashFamily, Params};
+use bloomwire::{
+    decode, BitCoding, BloomFilter, Decoded, Encoder, Error, HashFamily, Limits, Message, Params,
+    Receiver, Sender, Update,
+};
 use bloomwire_testkit::{mix64, GAMMA};
 
 /// splitmix64 keys, so every trial is reproducible.
@@ -34,13 +35,13 @@ fn delta_sizes(c: f64, trials: u64) -> (f64, f64, f64) {
         let old = generation(&params, t, 0, n);
         let new = generation(&params, t, changed, n);
         let frame = Encoder::new()
-            .coding(Coding::KnownP)
+            .coding(BitCoding::KnownP)
             .encode_delta(&old, 1, &new, 2)
             .unwrap();
         frames += frame.encoded_len() as f64;
         payloads += frame.header().payload_len as f64;
         // And it applies.
-        let Message::Delta(d) = decode_message(&frame.to_bytes(), &Limits::default()).unwrap()
+        let Message::Delta(d) = decode::<Message>(&frame.to_bytes(), &Limits::default()).unwrap()
         else {
             panic!("not a delta")
         };
@@ -74,7 +75,7 @@ fn delta_frames_match_section_iv_theory() {
 fn chains_of_generations_decode_exactly() {
     let params = Params::standard(50_000, 3, HashFamily::default()).unwrap();
     let mut sender = Sender::new(Encoder::new(), 16);
-    let mut receiver = Receiver::new(Limits::default());
+    let mut receiver: Receiver = Receiver::new(Limits::default());
     let (mut deltas, mut fulls) = (0, 0);
     for g in 0..100u64 {
         // 5 000 keys; each generation replaces 50 of them (or 1 000 every 7th, so the full
@@ -113,11 +114,11 @@ fn gaps_duplicates_and_reordering_are_detected_every_time() {
         })
         .collect();
     let limits = Limits::default();
-    let is_delta = |b: &[u8]| matches!(decode_message(b, &limits), Ok(Message::Delta(_)));
+    let is_delta = |b: &[u8]| matches!(decode::<Message>(b, &limits), Ok(Message::Delta(_)));
     assert!(frames[1..].iter().all(|f| is_delta(f)));
 
     let synced = |upto: usize| {
-        let mut r = Receiver::new(limits);
+        let mut r: Receiver = Receiver::new(limits);
         for f in &frames[..=upto] {
             r.receive(f).unwrap();
         }
@@ -184,7 +185,7 @@ fn mismatched_deltas_are_typed_errors_and_change_nothing() {
     let bytes = delta.to_bytes().to_vec();
 
     // Another base with the same generation number.
-    let mut r = Receiver::new(Limits::default());
+    let mut r: Receiver = Receiver::new(Limits::default());
     let other = generation(&params, 2, 0, 500);
     r.receive(
         &Encoder::new()
@@ -205,7 +206,7 @@ fn mismatched_deltas_are_typed_errors_and_change_nothing() {
     let at = forged.windows(4).position(|w| w == digest).unwrap();
     forged[at] ^= 1;
     rewrite_crc(&mut forged);
-    let mut r = Receiver::new(Limits::default());
+    let mut r: Receiver = Receiver::new(Limits::default());
     r.receive(
         &Encoder::new()
             .encode_generation(&base, 1)
@@ -227,7 +228,7 @@ fn mismatched_deltas_are_typed_errors_and_change_nothing() {
         Encoder::new().encode_delta(&base, 1, &wider, 2),
         Err(Error::Incompatible(_))
     ));
-    let Message::Delta(d) = decode_message(&bytes, &Limits::default()).unwrap() else {
+    let Message::Delta(d) = decode::<Message>(&bytes, &Limits::default()).unwrap() else {
         panic!()
     };
     let k3 = BloomFilter::new(Params::standard(10_000, 3, HashFamily::default()).unwrap());
@@ -236,7 +237,7 @@ fn mismatched_deltas_are_typed_errors_and_change_nothing() {
 
     // A delta decoded where a full frame is expected.
     assert!(matches!(
-        bloomwire::frame::decode(&bytes, &Limits::default()),
+        bloomwire::decode::<Decoded>(&bytes, &Limits::default()),
         Err(Error::UnexpectedDelta)
     ));
 }

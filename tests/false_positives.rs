@@ -6,10 +6,10 @@
 //! (small) effect of deriving k indexes from two hashes. Run with `--nocapture` to see the
 //! figures next to the asymptotic formulas.
 
-use bloomwire::filter::block_sizes;
-use bloomwire::hashing::{BaseHash, HashFamily, IndexScheme};
-use bloomwire::theory;
-use bloomwire::{BloomFilter, HashCount, Layout, Params};
+use bloomwire::internals::block_sizes;
+use bloomwire::{
+    theory, BaseHash, BloomFilter, HashCount, HashFamily, IndexScheme, Layout, Params,
+};
 
 fn key(i: u64) -> [u8; 8] {
     i.to_le_bytes()

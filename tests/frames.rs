@@ -1,10 +1,11 @@
 //! Frames across modules: round trips for every coding, layout and size, sizes against the
 //! entropy bound on the paper's case, the bytes API, and bad input.
 
-use bloomwire::frame::{self, decode, decode_buf, decode_prefix, Coding, Encoder, Limits};
-use bloomwire::hashing::{BaseHash, HashFamily, IndexScheme};
 use bloomwire::theory::entropy;
-use bloomwire::{BloomFilter, Error, HashCount, Layout, Params};
+use bloomwire::{
+    decode, decode_buf, decode_prefix, BaseHash, BitCoding, BloomFilter, Coding, Decoded, Encoder,
+    Error, HashCount, HashFamily, IndexScheme, Layout, Limits, Params,
+};
 use bloomwire_testkit::SplitMix64;
 use bytes::{Buf, Bytes};
 use quickcheck::{quickcheck, TestResult};
@@ -18,14 +19,15 @@ fn filled(params: Params, n: u64, seed: u64) -> BloomFilter {
     f
 }
 
-fn round_trip(f: &BloomFilter, coding: Coding) -> usize {
-    let frame = Encoder::new().encode_with(f, coding);
+fn round_trip(f: &BloomFilter, coding: BitCoding) -> usize {
+    let frame = Encoder::new().encode_with(f, coding).unwrap();
     let bytes = frame.to_bytes();
     assert_eq!(bytes.len(), frame.encoded_len());
     let limits = Limits::unlimited();
-    let d = decode(&bytes, &limits).unwrap_or_else(|e| panic!("{coding} m={}: {e}", f.m()));
+    let d =
+        decode::<Decoded>(&bytes, &limits).unwrap_or_else(|e| panic!("{coding} m={}: {e}", f.m()));
     assert_eq!(&d.filter, f, "{coding} m={}", f.m());
-    assert_eq!(d.header.coding, coding);
+    assert_eq!(d.header.coding, Coding::from(coding));
     bytes.len()
 }
 
@@ -48,8 +50,8 @@ fn every_coding_round_trips_from_m_1_to_m_10_8() {
     ] {
         let n = (m / 10).max(1);
         let f = filled(Params::standard(m, 3, fam).unwrap(), n, m);
-        for coding in Coding::ALL {
-            if m == 100_000_000 && coding == Coding::KnownP {
+        for coding in BitCoding::ALL {
+            if m == 100_000_000 && coding == BitCoding::KnownP {
                 continue; // same coder as adaptive, which covers this size
             }
             round_trip(&f, coding);
@@ -108,12 +110,12 @@ quickcheck! {
     fn prop_frames_round_trip_for_every_layout_and_coding(case: Case) -> TestResult {
         let Some(params) = case.params() else { return TestResult::discard() };
         let f = filled(params, case.n.into(), case.seed);
-        for coding in Coding::ALL {
+        for coding in BitCoding::ALL {
             round_trip(&f, coding);
         }
         // The automatic choice is never larger than raw, and never larger than any coding.
         let auto = Encoder::new().encode(&f).unwrap().encoded_len();
-        let raw = Encoder::new().encode_with(&f, Coding::Raw).encoded_len();
+        let raw = Encoder::new().encode_with(&f, BitCoding::Raw).unwrap().encoded_len();
         TestResult::from_bool(auto <= raw)
     }
 
@@ -121,7 +123,7 @@ quickcheck! {
         let Some(params) = case.params() else { return TestResult::discard() };
         let f = filled(params, case.n.into(), case.seed);
         let bytes = Encoder::new().encode(&f).unwrap().to_bytes();
-        let d = decode(&bytes, &Limits::unlimited()).unwrap();
+        let d = decode::<Decoded>(&bytes, &Limits::unlimited()).unwrap();
         let mut keys = SplitMix64(case.seed);
         TestResult::from_bool((0..case.n).all(|_| d.filter.contains(keys.next_key())))
     }
@@ -146,14 +148,16 @@ fn paper_case_sizes_match_the_entropy_bound() {
     let (mut adaptive, mut known) = (Vec::new(), Vec::new());
     for trial in 0..1000 {
         let f = filled(params.clone(), 10_000, 0xC0FFEE + trial);
-        let a = Encoder::new().encode_with(&f, Coding::Adaptive);
-        let k = Encoder::new().encode_with(&f, Coding::KnownP);
-        let s = Encoder::new().encode_with(&f, Coding::KnownPSymbols);
+        let a = Encoder::new().encode_with(&f, BitCoding::Adaptive).unwrap();
+        let k = Encoder::new().encode_with(&f, BitCoding::KnownP).unwrap();
+        let s = Encoder::new()
+            .encode_with(&f, BitCoding::KnownPSymbols)
+            .unwrap();
         let p_hat = f.fraction_of_zeros();
         let bound = 140_000.0 * entropy(p_hat) / 8.0;
         // Known p: within 8 bytes of m H(p_hat) / 8 plus the header and checksum, every trial.
         for frame in [&k, &s] {
-            let overhead = (frame.header().header_len + frame::CHECKSUM_LEN) as f64;
+            let overhead = (frame.header().header_len + bloomwire::internals::CHECKSUM_LEN) as f64;
             let excess = frame.encoded_len() as f64 - overhead - bound;
             assert!(
                 excess <= 8.0,
@@ -185,7 +189,10 @@ fn encoder_falls_back_to_raw_and_respects_budgets() {
     );
     let frame = Encoder::new().encode(&f).unwrap();
     assert_eq!(frame.coding(), Coding::Raw);
-    let forced = Encoder::new().coding(Coding::Adaptive).encode(&f).unwrap();
+    let forced = Encoder::new()
+        .coding(BitCoding::Adaptive)
+        .encode(&f)
+        .unwrap();
     assert_eq!(forced.coding(), Coding::Raw);
 
     let sparse = filled(
@@ -216,10 +223,14 @@ fn theory_p_codes_close_to_measured_p() {
         10_000,
         3,
     );
-    let measured = Encoder::new().encode_with(&f, Coding::KnownP).encoded_len();
+    let measured = Encoder::new()
+        .encode_with(&f, BitCoding::KnownP)
+        .unwrap()
+        .encoded_len();
     let theory = Encoder::new()
-        .p_source(frame::PSource::Theory)
-        .encode_with(&f, Coding::KnownP)
+        .p_source(bloomwire::PSource::Theory)
+        .encode_with(&f, BitCoding::KnownP)
+        .unwrap()
         .encoded_len();
     assert!(
         measured <= theory + 4 && theory <= measured + 40,
@@ -236,14 +247,14 @@ fn streams_report_how_much_more_they_need() {
     );
     let a = Encoder::new().encode(&f).unwrap().to_bytes();
     let b = Encoder::new()
-        .coding(Coding::Raw)
+        .coding(BitCoding::Raw)
         .encode(&f)
         .unwrap()
         .to_bytes();
     let stream: Vec<u8> = [&a[..], &b[..]].concat();
     let limits = Limits::default();
     for cut in 0..a.len() {
-        match decode_prefix(&stream[..cut], &limits) {
+        match decode_prefix::<Decoded>(&stream[..cut], &limits) {
             Err(Error::Incomplete { needed }) => {
                 assert!(
                     needed >= 1 && cut + needed <= a.len(),
@@ -253,12 +264,12 @@ fn streams_report_how_much_more_they_need() {
             other => panic!("cut {cut}: {other:?}"),
         }
     }
-    let (first, used) = decode_prefix(&stream, &limits).unwrap();
+    let (first, used) = decode_prefix::<Decoded>(&stream, &limits).unwrap();
     assert_eq!(used, a.len());
-    let (second, _) = decode_prefix(&stream[used..], &limits).unwrap();
+    let (second, _) = decode_prefix::<Decoded>(&stream[used..], &limits).unwrap();
     assert_eq!(first.filter, second.filter);
     assert!(matches!(
-        decode(&stream, &limits),
+        decode::<Decoded>(&stream, &limits),
         Err(Error::TrailingBytes { count, .. }) if count == b.len()
     ));
 
@@ -266,20 +277,20 @@ fn streams_report_how_much_more_they_need() {
     for split in 0..stream.len() {
         let mut buf = Bytes::copy_from_slice(&stream[..split])
             .chain(Bytes::copy_from_slice(&stream[split..]));
-        let d1 = decode_buf(&mut buf, &limits).unwrap();
-        let d2 = decode_buf(&mut buf, &limits).unwrap();
+        let d1 = decode_buf::<Decoded, _>(&mut buf, &limits).unwrap();
+        let d2 = decode_buf::<Decoded, _>(&mut buf, &limits).unwrap();
         assert_eq!(d1.filter, f);
         assert_eq!(d2.filter, f);
         assert!(!buf.has_remaining());
         let mut short = Bytes::copy_from_slice(&stream[..split.min(a.len() - 1)]);
         let before = short.remaining();
         assert!(matches!(
-            decode_buf(&mut short, &limits),
+            decode_buf::<Decoded, _>(&mut short, &limits),
             Err(Error::Incomplete { .. })
         ));
         assert_eq!(short.remaining(), before);
     }
-    assert_eq!(frame::decode_bytes(&a, &limits).unwrap().filter, f);
+    assert_eq!(bloomwire::decode::<Decoded>(&a, &limits).unwrap().filter, f);
 }
 
 #[test]
@@ -290,7 +301,7 @@ fn tiny_frames_claiming_huge_sizes_are_rejected_before_allocation() {
         5,
     );
     let frame = Encoder::new()
-        .coding(Coding::Raw)
+        .coding(BitCoding::Raw)
         .encode(&f)
         .unwrap()
         .to_bytes();
@@ -299,14 +310,14 @@ fn tiny_frames_claiming_huge_sizes_are_rejected_before_allocation() {
     big.splice(12..13, [0x80, 0x80, 0x80, 0x80, 0x80, 0x20]);
     assert!(big.len() < 64);
     assert!(matches!(
-        decode(&big, &Limits::default()),
+        decode::<Decoded>(&big, &Limits::default()),
         Err(Error::LimitExceeded { field: "m", .. })
     ));
     // k = 2^20 is beyond the format itself.
     let mut k = frame.to_vec();
     k.splice(13..16, [0x80, 0x80, 0x80, 0x80, 0x01]);
     assert!(matches!(
-        decode(&k, &Limits::default()),
+        decode::<Decoded>(&k, &Limits::default()),
         Err(Error::InvalidField { field: "k", .. })
     ));
 }
@@ -318,16 +329,16 @@ fn every_truncation_and_bit_flip_of_a_frame_is_rejected() {
         150,
         6,
     );
-    for coding in Coding::ALL {
-        let bytes = Encoder::new().encode_with(&f, coding).to_bytes();
+    for coding in BitCoding::ALL {
+        let bytes = Encoder::new().encode_with(&f, coding).unwrap().to_bytes();
         let limits = Limits::default();
         for cut in 0..bytes.len() {
-            assert!(decode(&bytes[..cut], &limits).is_err());
+            assert!(decode::<Decoded>(&bytes[..cut], &limits).is_err());
         }
         for bit in 0..bytes.len() * 8 {
             let mut b = bytes.to_vec();
             b[bit / 8] ^= 1 << (bit % 8);
-            if let Ok(d) = decode(&b, &limits) {
+            if let Ok(d) = decode::<Decoded>(&b, &limits) {
                 panic!(
                     "{coding}: flip of bit {bit} accepted (m = {})",
                     d.filter.m()

@@ -2,9 +2,10 @@
 //! frame leaves the receiver exactly as it was (generation, filter, digest), and a receiver
 //! that accepted a forged generation number recovers with the sender's next restart frame.
 
-use bloomwire::delta::{Receiver, Sender, Update};
-use bloomwire::frame::{decode_message, Encoder, Limits};
-use bloomwire::{BloomFilter, Error, HashFamily, Params};
+use bloomwire::{
+    decode, BloomFilter, Encoder, Error, HashFamily, Limits, Message, Params, Receiver, Sender,
+    Update,
+};
 use bloomwire_testkit::{mix64, GAMMA};
 use quickcheck::{QuickCheck, TestResult};
 
@@ -114,7 +115,7 @@ fn a_restart_is_only_a_full_frame_and_says_so_on_the_wire() {
     let first = sender.next_frame(&f).unwrap();
     assert!(first.is_restart(), "a sender's first frame restarts");
     let wire = first.to_bytes();
-    let message = decode_message(&wire, &Limits::default()).unwrap();
+    let message: Message = decode(&wire, &Limits::default()).unwrap();
     assert!(message.header().restart);
     assert_eq!(message.to_frame().unwrap().to_bytes(), wire);
     let g = keys(&params, 3, 10..310);
@@ -129,7 +130,7 @@ fn a_restart_is_only_a_full_frame_and_says_so_on_the_wire() {
     let crc = crc32c::crc32c(&bytes[..body]);
     bytes[body..].copy_from_slice(&crc.to_le_bytes());
     assert!(matches!(
-        decode_message(&bytes, &Limits::default()),
+        decode::<Message>(&bytes, &Limits::default()),
         Err(Error::InvalidField { field: "flags", .. })
     ));
 }

@@ -4,9 +4,8 @@
 //! bits, asymptotic p) through the same search code as real frames. Each printed figure is
 //! asserted to the printed precision after recomputing it from the formulas.
 
-use bloomwire::frame::{Coding, Encoder};
 use bloomwire::optimizer::{LayoutKind, Optimizer, PlanCoding, SizeModel, TailBound};
-use bloomwire::{BloomFilter, Error, HashCount, Layout, Plan};
+use bloomwire::{BloomFilter, Encoder, Error, HashCount, Layout, Plan};
 use bloomwire_testkit::SplitMix64;
 
 /// Large enough that byte budgets resolve z/n to 1e-5 bits per element.
@@ -279,14 +278,6 @@ fn rational_k_against_integer_k() {
 }
 
 /// The frame coding that carries a plan's coding.
-fn coding(plan: &Plan) -> Coding {
-    match plan.coding {
-        PlanCoding::KnownP => Coding::KnownP,
-        PlanCoding::Adaptive => Coding::Adaptive,
-        PlanCoding::Raw => Coding::Raw,
-    }
-}
-
 struct Sim {
     overflows: u32,
     mean_frame: f64,
@@ -305,7 +296,7 @@ fn simulate(plan: &Plan, trials: u32, seed: u64) -> Sim {
         for _ in 0..n {
             f.insert(rng.next_key());
         }
-        let frame = encoder.encode_with(&f, coding(plan));
+        let frame = encoder.encode_with(&f, plan.coding.into()).unwrap();
         let bytes = frame.encoded_len() as f64;
         if bytes > plan.worst_case_bytes as f64 {
             overflows += 1;

@@ -1,18 +1,16 @@
 //! quickcheck properties for the public encode/decode pairs that `tests/frames.rs` (full
 //! frames per coding) does not already cover: re-encoding a decoded message, header varints
-//! at any value, deltas, streams of frames through `decode_message_prefix` and `decode_buf`,
+//! at any value, deltas, streams of frames through `decode_prefix` and `decode_buf`,
 //! sender and receiver, bit arrays, wire ids, and the tokio codec.
 
 use std::collections::VecDeque;
 
-use bloomwire::bits::BitArray;
-use bloomwire::delta::{Receiver, Sender, Update};
-use bloomwire::frame::{
-    decode_buf, decode_message, decode_message_prefix, Coding, Encoder, FrameHeader, Limits,
-    Message, PSource,
+use bloomwire::internals::{put_varint, varint_len};
+use bloomwire::{
+    decode, decode_buf, decode_prefix, BaseHash, BitArray, BitCoding, BloomFilter, Coding, Decoded,
+    Encoder, Error, FrameHeader, HashCount, HashFamily, IndexScheme, Layout, Limits, Message,
+    PSource, Params, Receiver, Sender, Update,
 };
-use bloomwire::wire::{put_varint, varint_len};
-use bloomwire::{BaseHash, BloomFilter, Error, HashCount, HashFamily, IndexScheme, Layout, Params};
 use bytes::Buf;
 use quickcheck::{quickcheck, Arbitrary, Gen, TestResult};
 
@@ -74,8 +72,8 @@ impl Filter {
     }
 }
 
-fn coding(g: u8) -> Coding {
-    Coding::ALL[usize::from(g) % Coding::ALL.len()]
+fn coding(g: u8) -> BitCoding {
+    BitCoding::ALL[usize::from(g) % BitCoding::ALL.len()]
 }
 
 quickcheck! {
@@ -89,7 +87,7 @@ quickcheck! {
             .encode_generation(&filter, generation)
             .unwrap();
         let bytes = frame.to_bytes();
-        let message = decode_message(&bytes, &Limits::unlimited()).unwrap();
+        let message = decode::<Message>(&bytes, &Limits::unlimited()).unwrap();
         message.to_frame().unwrap().to_bytes() == bytes
             && message.header() == frame.header()
             && FrameHeader::parse(&bytes, &Limits::unlimited()).unwrap() == *frame.header()
@@ -105,9 +103,9 @@ quickcheck! {
         let mut f = BloomFilter::new(params.clone());
         f.insert(b"key");
         let f = BloomFilter::from_parts(params, f.bits().clone(), n).unwrap();
-        let frame = Encoder::new().coding(Coding::Raw).encode_generation(&f, generation).unwrap();
+        let frame = Encoder::new().coding(BitCoding::Raw).encode_generation(&f, generation).unwrap();
         let bytes = frame.to_bytes();
-        let h = decode_message(&bytes, &Limits::unlimited()).unwrap().header().clone();
+        let h = decode::<Message>(&bytes, &Limits::unlimited()).unwrap().header().clone();
         let mut v = Vec::new();
         put_varint(&mut v, n);
         // magic, 7 fixed bytes, seed, m = 64 (1 byte), k = 2 (3 bytes), n, generation,
@@ -130,7 +128,7 @@ quickcheck! {
         let (bg, g) = (u64::from(base_generation), u64::from(base_generation) + 1);
         let frame = Encoder::new().coding(coding(c)).encode_delta(&base, bg, &next, g).unwrap();
         let bytes = frame.to_bytes();
-        let Message::Delta(delta) = decode_message(&bytes, &Limits::unlimited()).unwrap() else {
+        let Message::Delta(delta) = decode::<Message>(&bytes, &Limits::unlimited()).unwrap() else {
             return TestResult::failed();
         };
         if delta.apply(&base, bg) != Ok(next.clone()) {
@@ -154,10 +152,10 @@ quickcheck! {
         for (f, (_, c)) in filters.iter().zip(&fs) {
             stream.extend_from_slice(&Encoder::new().coding(coding(*c)).encode(f).unwrap().to_bytes());
         }
-        // decode_message_prefix over a slice.
+        // decode_prefix over a slice.
         let mut rest = &stream[..];
         for f in &filters {
-            let Ok((Message::Full(d), len)) = decode_message_prefix(rest, &Limits::unlimited())
+            let Ok((Message::Full(d), len)) = decode_prefix::<Message>(rest, &Limits::unlimited())
             else {
                 return false;
             };
@@ -175,11 +173,11 @@ quickcheck! {
             ring.push_front(b);
         }
         for f in &filters {
-            match decode_buf(&mut chain, &Limits::unlimited()) {
+            match decode_buf::<Decoded, _>(&mut chain, &Limits::unlimited()) {
                 Ok(d) if &d.filter == f => {}
                 _ => return false,
             }
-            match decode_buf(&mut ring, &Limits::unlimited()) {
+            match decode_buf::<Decoded, _>(&mut ring, &Limits::unlimited()) {
                 Ok(d) if &d.filter == f => {}
                 _ => return false,
             }
@@ -188,10 +186,10 @@ quickcheck! {
     }
 
     fn prop_every_prefix_of_a_frame_is_incomplete(f: Filter, c: u8) -> bool {
-        let bytes = Encoder::new().encode_with(&f.build(), coding(c)).to_bytes();
+        let bytes = Encoder::new().encode_with(&f.build(), coding(c)).unwrap().to_bytes();
         (0..bytes.len()).all(|cut| {
             matches!(
-                decode_message(&bytes[..cut], &Limits::unlimited()),
+                decode::<Message>(&bytes[..cut], &Limits::unlimited()),
                 Err(Error::Incomplete { needed }) if needed >= 1 && needed <= bytes.len() - cut
             )
         })
@@ -200,7 +198,7 @@ quickcheck! {
     fn prop_a_receiver_follows_a_sender(f: Filter, steps: Vec<Vec<u32>>, full_every: u8) -> bool {
         let mut filter = f.build();
         let mut sender = Sender::new(Encoder::new(), u64::from(full_every % 5));
-        let mut receiver = Receiver::new(Limits::unlimited());
+        let mut receiver: Receiver = Receiver::new(Limits::unlimited());
         for keys in steps.iter().take(8) {
             for k in keys {
                 filter.insert(k.to_le_bytes());
@@ -246,7 +244,7 @@ quickcheck! {
         };
         let coding_ok = match Coding::from_id(id) {
             Some(c) => c.id() == id,
-            None => usize::from(id) >= Coding::ALL.len(),
+            None => usize::from(id) >= BitCoding::ALL.len(),
         };
         let scheme_ok = IndexScheme::from_id(id).map_or(id > 1, |s| s.id() == id);
         k_ok && coding_ok && scheme_ok
@@ -256,7 +254,7 @@ quickcheck! {
 #[cfg(feature = "tokio")]
 mod codec {
     use super::*;
-    use bloomwire::codec::FrameCodec;
+    use bloomwire::FrameCodec;
     use bytes::BytesMut;
     use tokio_util::codec::{Decoder, Encoder as _};
 
@@ -268,7 +266,7 @@ mod codec {
             let mut codec = FrameCodec::new(Limits::unlimited());
             let mut wire = BytesMut::new();
             for (f, (_, c)) in filters.iter().zip(&fs) {
-                codec.encode(Encoder::new().encode_with(f, coding(*c)), &mut wire).unwrap();
+                codec.encode(Encoder::new().encode_with(f, coding(*c)).unwrap(), &mut wire).unwrap();
             }
             // Feed the bytes in pieces and collect what comes out.
             let mut buf = BytesMut::new();

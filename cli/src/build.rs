@@ -4,8 +4,9 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, IsTerminal, Read};
 use std::path::{Path, PathBuf};
 
-use bloomwire::frame::{Coding, Encoder};
-use bloomwire::{theory, BaseHash, BloomFilter, HashFamily, IndexScheme, Optimizer};
+use bloomwire::{
+    theory, BaseHash, BitCoding, BloomFilter, Encoder, HashFamily, IndexScheme, Optimizer,
+};
 use clap::ValueEnum;
 
 use crate::{parse_hex, write_output, Context, Failure, Result};
@@ -171,14 +172,14 @@ pub fn run(args: &Args) -> Result<()> {
 }
 
 impl CodingArg {
-    fn coding(self) -> Option<Coding> {
+    fn coding(self) -> Option<BitCoding> {
         match self {
             CodingArg::Auto => None,
-            CodingArg::Raw => Some(Coding::Raw),
-            CodingArg::Adaptive => Some(Coding::Adaptive),
-            CodingArg::KnownP => Some(Coding::KnownP),
-            CodingArg::KnownPSymbols => Some(Coding::KnownPSymbols),
-            CodingArg::KnownPInterleaved => Some(Coding::KnownPInterleaved),
+            CodingArg::Raw => Some(BitCoding::Raw),
+            CodingArg::Adaptive => Some(BitCoding::Adaptive),
+            CodingArg::KnownP => Some(BitCoding::KnownP),
+            CodingArg::KnownPSymbols => Some(BitCoding::KnownPSymbols),
+            CodingArg::KnownPInterleaved => Some(BitCoding::KnownPInterleaved),
         }
     }
 }

@@ -2,11 +2,11 @@
 
 use std::path::{Path, PathBuf};
 
-use bloomwire::counter_coding::histogram_entropy;
-use bloomwire::frame::{
-    self, FrameHeader, FrameKind, Limits, Message, CHECKSUM_LEN, KIND_DELTA, KIND_FULL, VERSION,
+use bloomwire::internals::{histogram_entropy, CHECKSUM_LEN, KIND_DELTA, KIND_FULL, VERSION};
+use bloomwire::{
+    theory, BaseHash, BitArray, BloomFilter, FrameHeader, FrameKind, IndexScheme, Layout, Limits,
+    Message,
 };
-use bloomwire::{theory, BaseHash, BitArray, BloomFilter, IndexScheme, Layout};
 use serde_json::{json, Value};
 
 use crate::{frame_error, limits, read_frame_file, to_hex, write_stdout, Failure, Result};
@@ -89,7 +89,7 @@ pub fn run(args: &Args) -> Result<()> {
     } else if bytes.len() > len {
         report.problem = Some(format!("{} bytes after the frame", bytes.len() - len));
     } else {
-        match frame::decode_message(&bytes, &limits()) {
+        match bloomwire::decode::<Message>(&bytes, &limits()) {
             Ok(Message::Full(decoded)) => report.fill = Some(Fill::of(&decoded.filter)),
             Ok(Message::Delta(delta)) => {
                 // The XOR of two generations: how many bits changed, and what it costs.
@@ -187,7 +187,7 @@ fn fill_fpr(filter: &BloomFilter) -> f64 {
         }
         Layout::Blocks { ks } => {
             let mut start = 0;
-            bloomwire::filter::block_sizes(params.m())
+            bloomwire::internals::block_sizes(params.m())
                 .zip(ks)
                 .map(|(size, k)| {
                     let f = theory::fpr_given_p(k.to_f64(), p(start, size));
@@ -243,7 +243,7 @@ fn siphash_key(k0: u64, k1: u64) -> String {
 fn blocks(header: &FrameHeader) -> Option<Vec<(u64, f64)>> {
     match header.params.layout() {
         Layout::Blocks { ks } => Some(
-            bloomwire::filter::block_sizes(header.params.m())
+            bloomwire::internals::block_sizes(header.params.m())
                 .zip(ks)
                 .map(|(size, k)| (size, k.to_f64()))
                 .collect(),

@@ -11,11 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::OnceLock;
 
-use bloomwire::counting::CountingBloomFilter;
-use bloomwire::filter::MAX_M;
-use bloomwire::frame::{self, Limits, Message};
-use bloomwire::BloomFilter;
-use bloomwire::Error;
+use bloomwire::internals::{CHECKSUM_LEN, MAX_HEADER_LEN, MAX_M};
+use bloomwire::{BloomFilter, CountingBloomFilter, Error, Limits, Message};
 use clap::{Parser, Subcommand};
 
 mod build;
@@ -125,7 +122,7 @@ impl<T, E: Display> Context<T> for Result<T, E> {
 /// `--max-m` and `--max-payload`. Memory: a decoded filter takes at most `ceil(max_m / 8)`
 /// bytes (32 MiB by default), a counting filter `max_m` bytes (256 MiB); decoding one peaks
 /// at twice that, plus the file, which is at most `max_payload` plus a header of at most
-/// [`frame::MAX_HEADER_LEN`] bytes and is refused unread when longer. `build` and `plan`
+/// [`MAX_HEADER_LEN`] bytes and is refused unread when longer. `build` and `plan`
 /// plan within the same m, so every frame they write can be read back.
 static LIMITS: OnceLock<Limits> = OnceLock::new();
 
@@ -154,7 +151,7 @@ pub fn limits() -> Limits {
 pub fn read_frame_file(path: &Path) -> Result<Vec<u8>> {
     let max = limits()
         .max_payload
-        .saturating_add((frame::MAX_HEADER_LEN + frame::CHECKSUM_LEN) as u64);
+        .saturating_add((MAX_HEADER_LEN + CHECKSUM_LEN) as u64);
     let file = File::open(path).context(path.display())?;
     let mut bytes = Vec::new();
     file.take(max.saturating_add(1))
@@ -191,7 +188,7 @@ impl AnyFilter {
 /// Decode the one full frame a file holds.
 pub fn decode_file(path: &Path) -> Result<AnyFilter> {
     let bytes = read_frame_file(path)?;
-    match frame::decode_message(&bytes, &limits()) {
+    match bloomwire::decode::<Message>(&bytes, &limits()) {
         Ok(Message::Full(d)) => Ok(AnyFilter::Bloom(d.filter)),
         Ok(Message::Counting(d)) => Ok(AnyFilter::Counting(d.filter)),
         Ok(Message::Delta(_) | Message::CountingDelta(_)) => {

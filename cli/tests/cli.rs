@@ -389,12 +389,11 @@ fn zero_counters_frame(m: u64) -> Vec<u8> {
 /// The payload the library writes for zero counters with a table of one value (the same for
 /// every m).
 fn bloomwire_payload_of_zero_counters() -> Vec<u8> {
-    use bloomwire::counting::CountingBloomFilter;
-    use bloomwire::frame::{Coding, Encoder};
+    use bloomwire::{CounterCoding, CountingBloomFilter, Encoder};
     let params = bloomwire::Params::standard(100, 1, bloomwire::HashFamily::default()).unwrap();
     let f = CountingBloomFilter::new(params, 8).unwrap();
     let frame = Encoder::new()
-        .encode_counting_with(&f, Coding::KnownCounters)
+        .encode_with(&f, CounterCoding::Known)
         .unwrap();
     frame.payload().to_vec()
 }

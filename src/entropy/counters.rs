@@ -16,7 +16,7 @@
 //! multi-symbol interval) with its byte-exact, canonical termination.
 //!
 //! ```
-//! use bloomwire::counter_coding::CounterTable;
+//! use bloomwire::CounterTable;
 //! // 70% zeros, 20% ones, 10% twos among 1000 counters of 4 bits.
 //! let table = CounterTable::from_histogram(&[700, 200, 100], 4).unwrap();
 //! assert_eq!(table.frequencies(), &[45876, 13107, 6553]);

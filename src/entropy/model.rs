@@ -26,19 +26,11 @@ pub const SYMBOL_PRECISION: usize = 24;
 const BIT_TOTAL: u32 = 1 << BIT_PRECISION;
 const SYMBOL_TOTAL: u32 = 1 << SYMBOL_PRECISION;
 
-/// A bit model with `P(0) = q0 / 2^16`, `q0` in `1..=65535`.
+/// The bit model with `P(0) = q0 / 2^16`, `q0` in `1..=65535`: how `q0` is chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct KnownP {
-    q0: u32,
-}
+pub enum KnownP {}
 
 impl KnownP {
-    /// The model for a quantized zero probability, or `None` if `q0` is 0 (a zero bit
-    /// would be impossible) — `q0` is a `u16`, so it is never `2^16`.
-    pub fn new(q0: u16) -> Option<Self> {
-        (q0 != 0).then_some(KnownP { q0: u32::from(q0) })
-    }
-
     /// The quantized zero probability nearest to `p0`, clamped to `1..=65535`; a NaN (a
     /// probability computed from degenerate inputs) gives `2^15`, p = 1/2, so that no
     /// caller can put the invalid `q0 = 0` in a frame.
@@ -55,11 +47,6 @@ impl KnownP {
     pub fn measured(zeros: u64, m: u64) -> u16 {
         let q = (u128::from(zeros) * u128::from(BIT_TOTAL) + u128::from(m / 2)) / u128::from(m);
         q.clamp(1, u128::from(BIT_TOTAL - 1)) as u16
-    }
-
-    /// `q0`, the zero probability times `2^16`.
-    pub fn q0(&self) -> u32 {
-        self.q0
     }
 }
 

@@ -35,6 +35,7 @@ pub enum Coding {
 
 impl Coding {
     /// Every coding of a Bloom filter's bit array (filter types 0 to 2), in id order.
+    #[doc(hidden)]
     pub const ALL: [Coding; 5] = [
         Coding::Raw,
         Coding::Adaptive,
@@ -45,6 +46,7 @@ impl Coding {
 
     /// Every coding of a counting filter's counters (filter type 3), in id order; raw means
     /// the packed counters.
+    #[doc(hidden)]
     pub const COUNTERS: [Coding; 3] =
         [Coding::Raw, Coding::KnownCounters, Coding::AdaptiveCounters];
 
@@ -62,6 +64,7 @@ impl Coding {
     }
 
     /// Whether the header carries a quantized zero probability for this coding.
+    #[doc(hidden)]
     pub fn has_q0(self) -> bool {
         matches!(
             self,
@@ -115,14 +118,20 @@ pub(crate) fn well_formed_len(
 /// refuses them, and writes the raw bits where it is asked for one.
 pub(crate) fn encode_bits(coding: Coding, q0: Option<u16>, bits: &BitArray, out: &mut Vec<u8>) {
     let q0 = q0.unwrap_or(1);
-    match coding {
-        Coding::Raw | Coding::KnownCounters | Coding::AdaptiveCounters => {
-            out.extend_from_slice(&bits.to_bytes())
+    let payload = match coding {
+        Coding::Raw | Coding::KnownCounters | Coding::AdaptiveCounters => bits.to_bytes(),
+        Coding::Adaptive => range::encode_adaptive(bits),
+        Coding::KnownP => range::encode_known_p(bits, q0),
+        Coding::KnownPSymbols => symbols::encode_symbols(bits, q0),
+        Coding::KnownPInterleaved => {
+            return rans::encode_interleaved(bits.words(), bits.len(), q0, out)
         }
-        Coding::Adaptive => out.extend_from_slice(&range::encode_adaptive(bits)),
-        Coding::KnownP => out.extend_from_slice(&range::encode_known_p(bits, q0)),
-        Coding::KnownPSymbols => out.extend_from_slice(&symbols::encode_symbols(bits, q0)),
-        Coding::KnownPInterleaved => rans::encode_interleaved(bits.words(), bits.len(), q0, out),
+    };
+    // The usual case, a whole filter into an empty payload, takes the vector without a copy.
+    if out.is_empty() {
+        *out = payload;
+    } else {
+        out.extend_from_slice(&payload);
     }
 }
 

@@ -8,11 +8,11 @@
 //! plain Bloom filter whose bit i is set where counter i is non-zero, and shares its
 //! [`Params`] (m, layout, k, hash family), so a counting filter kept locally can send its
 //! summary, and deltas of it, as ordinary frames; or it is sent whole as a frame of filter
-//! type 3 ([`Encoder::encode_counting`](crate::format::Encoder::encode_counting)), its
-//! counters coded close to their entropy ([`counter_coding`](crate::entropy::counters)).
+//! type 3 (an [`Encoder`](crate::Encoder) of counting filters), its counters coded close
+//! to their entropy.
 //!
 //! ```
-//! use bloomwire::counting::CountingBloomFilter;
+//! use bloomwire::CountingBloomFilter;
 //! use bloomwire::{HashFamily, Params};
 //!
 //! let params = Params::standard(1000, 3, HashFamily::default()).unwrap();

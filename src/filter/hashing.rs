@@ -24,7 +24,7 @@
 
 use crate::error::{invalid, Result};
 
-/// The golden-ratio increment used to separate the words of [`stream`].
+/// The golden-ratio increment used to separate the words of `stream`.
 pub const STREAM_INCREMENT: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// The base hash of a family, with its seed or key. Its wire id is [`BaseHash::id`].
@@ -49,8 +49,10 @@ pub enum BaseHash {
 
 impl BaseHash {
     /// Wire id of xxHash64.
+    #[doc(hidden)]
     pub const XXH64_ID: u8 = 1;
     /// Wire id of SipHash-2-4.
+    #[doc(hidden)]
     pub const SIPHASH24_ID: u8 = 2;
 
     /// The id this base hash has in frame headers.

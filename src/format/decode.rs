@@ -1,22 +1,21 @@
 //! The decode entry points: exact, prefix and `Buf` forms.
 
-use bytes::{Buf, Bytes};
+use bytes::Buf;
 
 use crate::entropy::payload;
 use crate::error::{Error, Result};
 use crate::filter::counting::CountingBloomFilter;
 use crate::filter::BloomFilter;
 
-use super::decoded::{CountingDecoded, CountingDeltaFrame, Decoded, DeltaFrame, Message};
+use super::decoded::{Decoded, Delta, Message};
+use super::filters::{Filter, Part};
 use super::header::{FrameHeader, MAX_HEADER_LEN};
-use super::ids::{FrameKind, FILTER_TYPE_COUNTING};
+use super::ids::FrameKind;
 use super::limits::Limits;
 use super::view::FrameView;
 
-/// Decode the frame at the start of `input`, full or delta; returns it and the bytes it
-/// took. Bytes after the frame are left alone (for streams). A short input gives
-/// [`Error::Incomplete`] with how many more bytes are needed.
-pub fn decode_message_prefix(input: &[u8], limits: &Limits) -> Result<(Message, usize)> {
+/// The frame at the start of `input` and the bytes it took.
+fn message_prefix(input: &[u8], limits: &Limits) -> Result<(Message, usize)> {
     let view = FrameView::parse(input, limits)?;
     let len = view.frame_len();
     Ok((message_of(view)?, len))
@@ -39,7 +38,7 @@ pub(crate) fn message_of(view: FrameView<'_>) -> Result<Message> {
             offset: header.header_len,
         })?;
         let message = match header.kind {
-            FrameKind::Full => Message::Counting(CountingDecoded {
+            FrameKind::Full => Message::Counting(Decoded {
                 filter: CountingBloomFilter::from_counters(
                     header.params.clone(),
                     width,
@@ -48,7 +47,7 @@ pub(crate) fn message_of(view: FrameView<'_>) -> Result<Message> {
                 )?,
                 header,
             }),
-            FrameKind::Delta { .. } => Message::CountingDelta(CountingDeltaFrame {
+            FrameKind::Delta { .. } => Message::CountingDelta(Delta {
                 header,
                 xor: counters,
             }),
@@ -62,7 +61,7 @@ pub(crate) fn message_of(view: FrameView<'_>) -> Result<Message> {
             filter: BloomFilter::from_parts(header.params.clone(), bits, header.n)?,
             header,
         }),
-        FrameKind::Delta { .. } => Message::Delta(DeltaFrame { header, xor: bits }),
+        FrameKind::Delta { .. } => Message::Delta(Delta { header, xor: bits }),
     };
     Ok(message)
 }
@@ -78,68 +77,90 @@ pub(crate) fn check_whole(input: &[u8], len: usize) -> Result<()> {
     Ok(())
 }
 
-/// Decode an input that holds exactly one frame, full or delta.
-pub fn decode_message(input: &[u8], limits: &Limits) -> Result<Message> {
-    let (message, len) = decode_message_prefix(input, limits)?;
+/// What a frame decodes into: any [`Message`], or the full frame of one filter kind,
+/// [`Decoded<F>`] (sealed).
+pub trait Decodable: sealed::FromMessage {}
+
+impl Decodable for Message {}
+impl<F: Filter> Decodable for Decoded<F> {}
+
+pub(crate) mod sealed {
+    use super::*;
+
+    /// The conversion behind [`Decodable`].
+    pub trait FromMessage: Sized {
+        /// `message` as this type, or why not.
+        fn from_message(message: Message) -> Result<Self>;
+    }
+
+    impl FromMessage for Message {
+        fn from_message(message: Message) -> Result<Self> {
+            Ok(message)
+        }
+    }
+
+    impl<F: Filter> FromMessage for Decoded<F> {
+        /// A delta is [`Error::UnexpectedDelta`], a frame of the other filter kind
+        /// [`Error::UnexpectedFilterType`].
+        fn from_message(message: Message) -> Result<Self> {
+            let header = message.header();
+            if matches!(header.kind, FrameKind::Delta { .. }) {
+                return Err(Error::UnexpectedDelta);
+            }
+            let got = header.filter_type();
+            match F::split(message) {
+                Some(Part::Full(d)) => Ok(d),
+                _ => Err(Error::UnexpectedFilterType {
+                    expected: F::KIND,
+                    got,
+                }),
+            }
+        }
+    }
+}
+
+/// Decode an input that holds exactly one frame, into any [`Message`] or into the full
+/// frame of one filter kind:
+///
+/// ```
+/// use bloomwire::{decode, BloomFilter, Decoded, Encoder, HashFamily, Limits, Message, Params};
+/// let mut f = BloomFilter::new(Params::standard(1000, 2, HashFamily::default()).unwrap());
+/// f.insert(b"x");
+/// let wire = Encoder::new().encode(&f).unwrap().to_bytes();
+/// let back: Decoded = decode(&wire, &Limits::default()).unwrap();
+/// assert_eq!(back.filter, f);
+/// let message: Message = decode(&wire, &Limits::default()).unwrap();
+/// assert_eq!(message.header().n, 1);
+/// ```
+///
+/// Bytes after the frame are [`Error::TrailingBytes`]; [`decode_prefix`] leaves them alone.
+pub fn decode<T: Decodable>(input: &[u8], limits: &Limits) -> Result<T> {
+    let (message, len) = message_prefix(input, limits)?;
     if len != input.len() {
         return Err(Error::TrailingBytes {
             count: input.len() - len,
             offset: len,
         });
     }
-    Ok(message)
+    T::from_message(message)
 }
 
-fn expect_full(message: Message) -> Result<Decoded> {
-    match message {
-        Message::Full(d) => Ok(d),
-        Message::Delta(_) | Message::CountingDelta(_) => Err(Error::UnexpectedDelta),
-        Message::Counting(_) => Err(Error::UnexpectedFilterType {
-            expected: "a Bloom filter",
-            got: FILTER_TYPE_COUNTING,
-        }),
-    }
+/// Decode the frame at the start of `input` (see [`decode`]); returns it and the bytes it
+/// took. Bytes after the frame are left alone (for streams). A short input gives
+/// [`Error::Incomplete`] with how many more bytes are needed.
+pub fn decode_prefix<T: Decodable>(input: &[u8], limits: &Limits) -> Result<(T, usize)> {
+    let (message, len) = message_prefix(input, limits)?;
+    Ok((T::from_message(message)?, len))
 }
 
-/// Decode an input that holds exactly one full frame of a counting filter (filter type 3).
-/// A Bloom filter's frame is [`Error::UnexpectedFilterType`], a delta
-/// [`Error::UnexpectedDelta`].
-pub fn decode_counting(input: &[u8], limits: &Limits) -> Result<CountingDecoded> {
-    match decode_message(input, limits)? {
-        Message::Counting(d) => Ok(d),
-        Message::Delta(_) | Message::CountingDelta(_) => Err(Error::UnexpectedDelta),
-        Message::Full(d) => Err(Error::UnexpectedFilterType {
-            expected: "a counting filter",
-            got: d.header.filter_type(),
-        }),
-    }
-}
-
-/// Decode the full frame at the start of `input`; returns it and the bytes it took (see
-/// [`decode_message_prefix`]). A delta frame is [`Error::UnexpectedDelta`].
-pub fn decode_prefix(input: &[u8], limits: &Limits) -> Result<(Decoded, usize)> {
-    let (message, len) = decode_message_prefix(input, limits)?;
-    Ok((expect_full(message)?, len))
-}
-
-/// Decode an input that holds exactly one full frame.
-pub fn decode(input: &[u8], limits: &Limits) -> Result<Decoded> {
-    expect_full(decode_message(input, limits)?)
-}
-
-/// Decode exactly one frame held in `Bytes`.
-pub fn decode_bytes(input: &Bytes, limits: &Limits) -> Result<Decoded> {
-    decode(input, limits)
-}
-
-/// Decode the next frame from a buffer and advance past it. On [`Error::Incomplete`] the
+/// Decode the next frame from a buffer (see [`decode`]) and advance past it. On [`Error::Incomplete`] the
 /// buffer is left untouched so more input can be appended.
 ///
 /// The frame is found through the chunks `buf` exposes with [`Buf::chunks_vectored`]
 /// (every byte for `Bytes`, `BytesMut`, `VecDeque<u8>` and chains of them); a frame split
 /// across chunks is gathered into one allocation of its limit-checked length. Bytes a buffer
 /// does not expose count as not yet received.
-pub fn decode_buf<B: Buf>(buf: &mut B, limits: &Limits) -> Result<Decoded> {
+pub fn decode_buf<T: Decodable, B: Buf>(buf: &mut B, limits: &Limits) -> Result<T> {
     let mut slices = [std::io::IoSlice::new(&[]); 64];
     let count = buf.chunks_vectored(&mut slices);
     let chunks: Vec<&[u8]> = slices[..count].iter().map(|s| &s[..]).collect();

@@ -1,11 +1,11 @@
 //! What a frame decodes to: filters, deltas and their application to a base.
 
 use crate::error::{Error, Result};
-use crate::filter::bits::BitArray;
 use crate::filter::counting::CountingBloomFilter;
 use crate::filter::BloomFilter;
 
-use super::encoder::{Body, Chunking, CounterBody, Encoder, Frame, PSource};
+use super::encoder::{Body, Chunking, CounterBody, Frame, PSource, Settings};
+use super::filters::Filter;
 use super::header::FrameHeader;
 use super::ids::FrameKind;
 
@@ -58,87 +58,33 @@ pub(crate) fn check_delta_base(
     Ok(result_digest)
 }
 
-/// A decoded full frame of a counting filter (filter type 3).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CountingDecoded {
-    /// The counting filter.
-    pub filter: CountingBloomFilter,
-    /// The frame's header.
-    pub header: FrameHeader,
-}
-
-/// A decoded delta frame of a counting filter: the counter-wise XOR of two generations'
-/// counters, to apply to the base.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CountingDeltaFrame {
-    /// The frame's header (its kind is [`FrameKind::Delta`]).
-    pub header: FrameHeader,
-    /// `result ^ base`, counter by counter.
-    pub xor: Vec<u8>,
-}
-
-impl CountingDeltaFrame {
-    /// The generation this delta applies to.
-    pub fn base_generation(&self) -> u64 {
-        match self.header.kind {
-            FrameKind::Delta {
-                base_generation, ..
-            } => base_generation,
-            FrameKind::Full => unreachable!("a CountingDeltaFrame always has a delta header"),
-        }
-    }
-
-    /// Apply the delta to `base`, held as generation `base_generation`; `base` is untouched.
-    /// The errors are those of [`DeltaFrame::apply`], with a different counter width also
-    /// [`Error::Incompatible`].
-    pub fn apply(
-        &self,
-        base: &CountingBloomFilter,
-        base_generation: u64,
-    ) -> Result<CountingBloomFilter> {
-        let same_shape =
-            base.params() == &self.header.params && Some(base.width()) == self.header.counter_width;
-        let result_digest =
-            check_delta_base(&self.header, same_shape, base_generation, || base.digest())?;
-        let result = base.apply_xor(&self.xor, self.header.n)?;
-        let actual = result.digest();
-        if actual != result_digest {
-            return Err(Error::ResultMismatch {
-                generation: self.header.generation,
-                expected: result_digest,
-                actual,
-            });
-        }
-        Ok(result)
-    }
-}
-
 /// A decoded full frame: the filter and the header it came with.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Decoded {
+pub struct Decoded<F = BloomFilter> {
     /// The filter, ready to query.
-    pub filter: BloomFilter,
+    pub filter: F,
     /// The frame's header.
     pub header: FrameHeader,
 }
 
-/// A decoded delta frame: the XOR of two generations, to apply to the base.
+/// A decoded delta frame: the XOR of two generations (of their bit arrays, or counter by
+/// counter of their counters), to apply to the base.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DeltaFrame {
+pub struct Delta<F: Filter = BloomFilter> {
     /// The frame's header (its kind is [`FrameKind::Delta`]).
     pub header: FrameHeader,
-    /// The XOR of the base generation's bits and the result's.
-    pub xor: BitArray,
+    /// `result ^ base`.
+    pub xor: F::Xor,
 }
 
-impl DeltaFrame {
+impl<F: Filter> Delta<F> {
     /// The generation this delta applies to.
     pub fn base_generation(&self) -> u64 {
         match self.header.kind {
             FrameKind::Delta {
                 base_generation, ..
             } => base_generation,
-            FrameKind::Full => unreachable!("a DeltaFrame always has a delta header"),
+            FrameKind::Full => unreachable!("a Delta always has a delta header"),
         }
     }
 
@@ -148,39 +94,70 @@ impl DeltaFrame {
     ///
     /// Errors, each meaning the receiver must resynchronize with a full frame:
     /// [`Error::GenerationGap`] (the delta is for another generation),
-    /// [`Error::Incompatible`] (other m, layout, k or hash family),
-    /// [`Error::BaseMismatch`] (same generation number, different bits),
+    /// [`Error::Incompatible`] (other m, layout, k, hash family or counter width),
+    /// [`Error::BaseMismatch`] (same generation number, different contents),
     /// [`Error::ResultMismatch`] (the result is not what the sender had).
-    pub fn apply(&self, base: &BloomFilter, base_generation: u64) -> Result<BloomFilter> {
-        let same_shape = base.params() == &self.header.params;
-        let result_digest = check_delta_base(&self.header, same_shape, base_generation, || {
-            base.bits().digest()
-        })?;
-        let mut bits = base.bits().clone();
-        bits.xor_with(&self.xor)?;
-        let actual = bits.digest();
-        if actual != result_digest {
-            return Err(Error::ResultMismatch {
-                generation: self.header.generation,
-                expected: result_digest,
-                actual,
-            });
-        }
-        BloomFilter::from_parts(self.header.params.clone(), bits, self.header.n)
+    pub fn apply(&self, base: &F, base_generation: u64) -> Result<F> {
+        F::apply(self, base, base_generation)
     }
+}
+
+/// [`Delta::apply`] for counting filters.
+pub(super) fn apply_counters(
+    delta: &Delta<CountingBloomFilter>,
+    base: &CountingBloomFilter,
+    base_generation: u64,
+) -> Result<CountingBloomFilter> {
+    let same_shape =
+        base.params() == &delta.header.params && Some(base.width()) == delta.header.counter_width;
+    let result_digest =
+        check_delta_base(&delta.header, same_shape, base_generation, || base.digest())?;
+    let result = base.apply_xor(&delta.xor, delta.header.n)?;
+    let actual = result.digest();
+    if actual != result_digest {
+        return Err(Error::ResultMismatch {
+            generation: delta.header.generation,
+            expected: result_digest,
+            actual,
+        });
+    }
+    Ok(result)
+}
+
+/// [`Delta::apply`] for Bloom filters.
+pub(super) fn apply_bits(
+    delta: &Delta<BloomFilter>,
+    base: &BloomFilter,
+    base_generation: u64,
+) -> Result<BloomFilter> {
+    let same_shape = base.params() == &delta.header.params;
+    let result_digest = check_delta_base(&delta.header, same_shape, base_generation, || {
+        base.bits().digest()
+    })?;
+    let mut bits = base.bits().clone();
+    bits.xor_with(&delta.xor)?;
+    let actual = bits.digest();
+    if actual != result_digest {
+        return Err(Error::ResultMismatch {
+            generation: delta.header.generation,
+            expected: result_digest,
+            actual,
+        });
+    }
+    BloomFilter::from_parts(delta.header.params.clone(), bits, delta.header.n)
 }
 
 /// Any decoded frame.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Message {
-    /// A full filter.
-    Full(Decoded),
-    /// A delta between two generations.
-    Delta(DeltaFrame),
+    /// A full Bloom filter.
+    Full(Decoded<BloomFilter>),
+    /// A delta between two generations of a Bloom filter.
+    Delta(Delta<BloomFilter>),
     /// A full counting filter (filter type 3).
-    Counting(CountingDecoded),
+    Counting(Decoded<CountingBloomFilter>),
     /// A delta between two generations of a counting filter.
-    CountingDelta(CountingDeltaFrame),
+    CountingDelta(Delta<CountingBloomFilter>),
 }
 
 impl Message {
@@ -204,22 +181,21 @@ impl Message {
     /// frequency 0 to a value a counter holds ([`Error::InvalidParameter`]).
     ///
     /// ```
-    /// use bloomwire::frame::{decode_message, Coding, Encoder, Limits};
-    /// use bloomwire::{BloomFilter, HashFamily, Params};
+    /// use bloomwire::{decode, BitCoding, BloomFilter, Encoder, HashFamily, Limits, Message, Params};
     /// let mut f = BloomFilter::new(Params::standard(500, 2, HashFamily::default()).unwrap());
     /// f.insert(b"x");
-    /// let wire = Encoder::new().encode_with(&f, Coding::KnownP).to_bytes();
-    /// let message = decode_message(&wire, &Limits::default()).unwrap();
+    /// let wire = Encoder::new().encode_with(&f, BitCoding::KnownP).unwrap().to_bytes();
+    /// let message: Message = decode(&wire, &Limits::default()).unwrap();
     /// assert_eq!(message.to_frame().unwrap().to_bytes(), wire);
     /// ```
     pub fn to_frame(&self) -> Result<Frame> {
         let header = self.header();
-        let encoder = Encoder {
+        let encoder = Settings {
             coding: Some(header.coding),
             p_source: header.q0.map_or(PSource::Measured, PSource::Fixed),
             counter_table: header.counter_table.clone(),
             chunking: header.chunk_shift.map_or(Chunking::Never, Chunking::Shift),
-            ..Encoder::default()
+            ..Settings::default()
         };
         let counters = |counters| -> Result<CounterBody<'_>> {
             Ok(CounterBody {

@@ -1,5 +1,7 @@
 //! The encoder: a Bloom filter, or a delta between two generations, into a frame.
 
+use core::marker::PhantomData;
+
 use bytes::{BufMut, Bytes, BytesMut};
 
 use crate::entropy::counters::CounterTable;
@@ -7,9 +9,11 @@ use crate::entropy::model::KnownP;
 use crate::entropy::{chunks, payload};
 use crate::error::{Error, Result};
 use crate::filter::bits::BitArray;
+use crate::filter::counting::CountingBloomFilter;
 use crate::filter::{BloomFilter, Layout, Params};
 
 use super::decoded::check_after;
+use super::filters::Filter;
 use super::header::FrameHeader;
 use super::ids::{Coding, FrameKind};
 
@@ -91,30 +95,52 @@ pub enum PSource {
     /// measured value (or pass one with [`PSource::Fixed`], e.g. from
     /// [`theory::delta_one_fraction`](crate::theory::delta_one_fraction)).
     Theory,
-    /// This quantized zero probability (see [`KnownP::quantize`]); 0 is read as 1.
+    /// This quantized zero probability, `round(p0 * 2^16)` in `1..=65535`; 0 is read as 1.
     Fixed(u16),
 }
 
-/// Encodes filters, and deltas between two generations of a filter, into frames.
-///
-/// By default it tries the compressed codings ([`Coding::KnownPInterleaved`],
-/// [`Coding::KnownPSymbols`] and [`Coding::Adaptive`]) and keeps the smallest frame, except
-/// that it prefers [`Coding::KnownPInterleaved`] (several times faster to decode) when that
-/// frame is at most 0.05% larger than the smallest and within the budget (its final states
-/// cost about 20 bytes more than coding 3's end, so from about 40 kB of compressed frame
-/// on). Whatever the coding asked for, it sends the raw bit array instead
-/// when compression would not be smaller.
-///
-/// Counting filters go through the `encode_counting*` methods, which pick among
-/// [`Coding::COUNTERS`] the same way.
+/// What an [`Encoder`] was told, whatever the filter kind.
+#[doc(hidden)]
 #[derive(Debug, Clone, Default)]
-pub struct Encoder {
+pub struct Settings {
     pub(super) coding: Option<Coding>,
     pub(super) p_source: PSource,
     pub(super) budget: Option<usize>,
     pub(super) counter_table: Option<CounterTable>,
     pub(super) chunking: Chunking,
     pub(super) threads: Option<usize>,
+}
+
+/// Encodes filters, and deltas between two generations of a filter, into frames.
+///
+/// One encoder codes one kind of filter, `F`: a [`BloomFilter`] (the default) with the
+/// [`BitCoding`](super::BitCoding)s, or a [`CountingBloomFilter`](crate::filter::counting::CountingBloomFilter) with the [`CounterCoding`](super::CounterCoding)s, so that a
+/// coding of one kind cannot be asked of the other.
+///
+/// For a Bloom filter it tries by default the compressed codings
+/// ([`BitCoding::KnownPInterleaved`](super::BitCoding::KnownPInterleaved), [`BitCoding::KnownPSymbols`](super::BitCoding::KnownPSymbols) and
+/// [`BitCoding::Adaptive`](super::BitCoding::Adaptive)) and keeps the smallest frame, except
+/// that it prefers [`BitCoding::KnownPInterleaved`](super::BitCoding::KnownPInterleaved) (several times faster to decode) when that
+/// frame is at most 0.05% larger than the smallest and within the budget (its final states
+/// cost about 20 bytes more than coding 3's end, so from about 40 kB of compressed frame
+/// on). Whatever the coding asked for, it sends the raw bit array instead
+/// when compression would not be smaller.
+///
+/// For a counting filter it picks among [`CounterCoding::Known`](super::CounterCoding::Known) and
+/// [`CounterCoding::Adaptive`](super::CounterCoding::Adaptive) the same way, the packed counters when coding is not smaller.
+#[derive(Debug, Clone)]
+pub struct Encoder<F: Filter = BloomFilter> {
+    pub(super) settings: Settings,
+    filter: PhantomData<fn(&F)>,
+}
+
+impl<F: Filter> Default for Encoder<F> {
+    fn default() -> Self {
+        Encoder {
+            settings: Settings::default(),
+            filter: PhantomData,
+        }
+    }
 }
 
 /// Whether an [`Encoder`] splits the payload into independently coded chunks (spec §4.10).
@@ -153,37 +179,97 @@ pub(super) struct Body<'a> {
     pub(super) theory_p: Option<f64>,
 }
 
-impl Encoder {
+impl<F: Filter> Encoder<F> {
+    /// What this encoder was told, for the sender's step.
+    pub(crate) fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
     /// An encoder that picks the smallest coding.
     pub fn new() -> Self {
         Self::default()
     }
 
     /// Use this coding (or raw, if it is not smaller).
-    pub fn coding(mut self, coding: Coding) -> Self {
-        self.coding = Some(coding);
+    pub fn coding(mut self, coding: F::Coding) -> Self {
+        self.settings.coding = Some(coding.into());
         self
     }
 
     /// Where known-p codings take `p` from.
     pub fn p_source(mut self, source: PSource) -> Self {
-        self.p_source = source;
+        self.settings.p_source = source;
         self
     }
 
     /// Whether to chunk the payload (ignored for raw frames).
     pub fn chunking(mut self, chunking: Chunking) -> Self {
-        self.chunking = chunking;
+        self.settings.chunking = chunking;
         self
     }
 
     /// Threads for coding the chunks of a chunked payload (default: all cores). Without
     /// the `parallel` feature chunks are coded on the calling thread whatever this says.
     pub fn threads(mut self, threads: usize) -> Self {
-        self.threads = Some(threads.max(1));
+        self.settings.threads = Some(threads.max(1));
         self
     }
 
+    /// Fail with [`Error::OverBudget`] unless the frame fits in `bytes`.
+    pub fn budget(mut self, bytes: usize) -> Self {
+        self.settings.budget = Some(bytes);
+        self
+    }
+
+    /// Encode a full frame (generation 0): the requested or smallest coding, raw when that is
+    /// not smaller, and the budget checked.
+    pub fn encode(&self, filter: &F) -> Result<Frame> {
+        self.encode_generation(filter, 0)
+    }
+
+    /// Encode a full frame that carries generation number `generation`.
+    pub fn encode_generation(&self, filter: &F, generation: u64) -> Result<Frame> {
+        F::encode(&self.settings, filter, generation)
+    }
+
+    /// The full frame for `filter` with one coding, no fallback to raw, no budget,
+    /// generation 0.
+    pub fn encode_with(&self, filter: &F, coding: F::Coding) -> Result<Frame> {
+        F::encode_with(&self.settings, filter, coding.into())
+    }
+
+    /// Encode the delta that turns generation `base_generation` (`base`) into generation
+    /// `generation` (`filter`): the XOR of their bit arrays (the counter-wise XOR of their
+    /// counters), coded like a filter, with the digests of both so a receiver can tell
+    /// whether it applies.
+    ///
+    /// Errors: the filters differ in m, layout, k, hash family or counter width
+    /// ([`Error::Incompatible`]); `generation <= base_generation`
+    /// ([`Error::InvalidParameter`]); or the budget.
+    pub fn encode_delta(
+        &self,
+        base: &F,
+        base_generation: u64,
+        filter: &F,
+        generation: u64,
+    ) -> Result<Frame> {
+        F::encode_delta(&self.settings, base, base_generation, filter, generation)
+    }
+}
+
+impl Encoder<CountingBloomFilter> {
+    /// The frequency table [`CounterCoding::Known`](super::CounterCoding::Known) uses, instead of one built from the
+    /// counters (with [`PSource::Measured`] their histogram, with [`PSource::Theory`] the
+    /// Poisson law of [`theory::counter_distribution`](crate::theory::counter_distribution)).
+    /// Encoding fails with [`Error::InvalidParameter`] if a counter holds a value the table
+    /// gives frequency 0, or if the table is for wider counters than the filter's.
+    pub fn counter_table(mut self, table: CounterTable) -> Self {
+        self.settings.counter_table = Some(table);
+        self
+    }
+}
+
+impl Settings {
     /// The chunk shift this encoder uses for `bits` coded with `coding`, if it chunks.
     fn chunk_shift(&self, bits: &BitArray, coding: Coding) -> Option<u8> {
         let m = bits.len();
@@ -204,12 +290,6 @@ impl Encoder {
         }
     }
 
-    /// Fail with [`Error::OverBudget`] unless the frame fits in `bytes`.
-    pub fn budget(mut self, bytes: usize) -> Self {
-        self.budget = Some(bytes);
-        self
-    }
-
     fn q0(&self, body: &Body<'_>) -> u16 {
         let measured = || KnownP::measured(body.bits.count_zeros(), body.bits.len());
         match self.p_source {
@@ -217,16 +297,6 @@ impl Encoder {
             PSource::Theory => body.theory_p.map_or_else(measured, KnownP::quantize),
             PSource::Fixed(q0) => q0.max(1),
         }
-    }
-
-    /// The frequency table [`Coding::KnownCounters`] uses, instead of one built from the
-    /// counters (with [`PSource::Measured`] their histogram, with [`PSource::Theory`] the
-    /// Poisson law of [`theory::counter_distribution`](crate::theory::counter_distribution)).
-    /// Encoding fails with [`Error::InvalidParameter`] if a counter holds a value the table
-    /// gives frequency 0, or if the table is for wider counters than the filter's.
-    pub fn counter_table(mut self, table: CounterTable) -> Self {
-        self.counter_table = Some(table);
-        self
     }
 
     pub(super) fn frame(&self, body: &Body<'_>, coding: Coding) -> Frame {
@@ -261,7 +331,7 @@ impl Encoder {
     }
 
     /// The requested or smallest coding, raw when that is not smaller, budget checked.
-    fn choose(&self, body: &Body<'_>) -> Result<Frame> {
+    pub(super) fn choose(&self, body: &Body<'_>) -> Result<Frame> {
         if let Some(c) = self.coding.filter(|c| !c.valid_for(Layout::STANDARD_ID)) {
             return Err(crate::error::invalid(
                 "coding",
@@ -320,7 +390,7 @@ impl Encoder {
         })
     }
 
-    fn full_body(filter: &BloomFilter, generation: u64) -> Body<'_> {
+    pub(super) fn full_body(filter: &BloomFilter, generation: u64) -> Body<'_> {
         Body {
             kind: FrameKind::Full,
             params: filter.params(),
@@ -333,55 +403,13 @@ impl Encoder {
             )),
         }
     }
+}
 
-    /// The full frame for `filter` with one coding, no fallback, generation 0 (a counter
-    /// coding, which does not apply to bits, gives the raw frame, and so does a coding whose
-    /// payload would break the work bound of spec §2.2, [`within_work_bound`]).
-    ///
-    /// [`within_work_bound`]: super::within_work_bound
-    pub fn encode_with(&self, filter: &BloomFilter, coding: Coding) -> Frame {
-        self.frame(&Self::full_body(filter, 0), coding)
-    }
-
-    /// Encode a full frame (generation 0): the requested or smallest coding, raw when that is
-    /// not smaller, and the budget checked.
-    pub fn encode(&self, filter: &BloomFilter) -> Result<Frame> {
-        self.encode_generation(filter, 0)
-    }
-
-    /// Encode a full frame that carries generation number `generation`.
-    pub fn encode_generation(&self, filter: &BloomFilter, generation: u64) -> Result<Frame> {
+impl Settings {
+    /// The full frame of `filter` as generation `generation`, the coding chosen as
+    /// [`Encoder::encode_generation`] does.
+    pub(crate) fn encode_full(&self, filter: &BloomFilter, generation: u64) -> Result<Frame> {
         self.choose(&Self::full_body(filter, generation))
-    }
-
-    /// Encode the delta that turns generation `base_generation` (`base`) into generation
-    /// `generation` (`filter`): the XOR of their bit arrays, coded like a filter, with the
-    /// digests of both so a receiver can tell whether it applies.
-    ///
-    /// Errors: the filters differ in m, layout, k or hash family
-    /// ([`Error::Incompatible`]); `generation <= base_generation`
-    /// ([`Error::InvalidParameter`]); or the budget.
-    pub fn encode_delta(
-        &self,
-        base: &BloomFilter,
-        base_generation: u64,
-        filter: &BloomFilter,
-        generation: u64,
-    ) -> Result<Frame> {
-        check_after(base_generation, generation)?;
-        let xor = filter.xor(base)?;
-        self.choose(&Body {
-            kind: FrameKind::Delta {
-                base_generation,
-                base_digest: base.bits().digest(),
-                result_digest: filter.bits().digest(),
-            },
-            params: filter.params(),
-            n: filter.n(),
-            generation,
-            bits: &xor,
-            theory_p: None,
-        })
     }
 
     /// The delta frame that turns a base (its generation and digest) into the generation
@@ -431,6 +459,7 @@ pub(crate) struct DeltaStep<'a> {
 mod tests {
     use super::*;
     use crate::filter::hashing::HashFamily;
+    use crate::format::BitCoding;
 
     #[test]
     fn the_theoretical_p_of_an_empty_one_bit_filter_codes() {
@@ -439,11 +468,12 @@ mod tests {
         let one = Params::standard(1, 1, HashFamily::default()).unwrap();
         let f = BloomFilter::new(one);
         let frame = Encoder::new()
-            .coding(Coding::KnownP)
+            .coding(BitCoding::KnownP)
             .p_source(PSource::Theory)
             .encode(&f)
             .unwrap();
-        let back = crate::format::decode(&frame.to_bytes(), &Default::default()).unwrap();
+        let back: crate::format::Decoded =
+            crate::format::decode(&frame.to_bytes(), &Default::default()).unwrap();
         assert_eq!(back.filter, f);
     }
 }

@@ -5,8 +5,7 @@ use crate::entropy::payload;
 use crate::error::{Error, Result};
 use crate::filter::counting::CountingBloomFilter;
 
-use super::decoded::check_after;
-use super::encoder::{CounterBody, Encoder, Frame, PSource};
+use super::encoder::{CounterBody, Frame, PSource, Settings};
 use super::header::{within_work_bound, FrameHeader};
 use super::ids::{Coding, FrameKind, FILTER_TYPE_COUNTING};
 
@@ -43,7 +42,7 @@ pub(crate) fn flatten(table: &CounterTable) -> CounterTable {
     CounterTable::new(f, width.max(1)).unwrap_or_else(|_| table.clone())
 }
 
-impl Encoder {
+impl Settings {
     fn table(&self, body: &CounterBody<'_>) -> Result<CounterTable> {
         let width = body.width;
         if let Some(t) = &self.counter_table {
@@ -118,7 +117,7 @@ impl Encoder {
 
     /// The requested or smallest counter coding, raw when that is not smaller, budget
     /// checked.
-    fn choose_counters(&self, body: &CounterBody<'_>) -> Result<Frame> {
+    pub(super) fn choose_counters(&self, body: &CounterBody<'_>) -> Result<Frame> {
         let raw = self.counter_frame(body, Coding::Raw)?;
         let candidates = match self.coding {
             Some(Coding::Raw) => vec![],
@@ -152,7 +151,7 @@ impl Encoder {
         Ok(frame)
     }
 
-    fn counting_body(filter: &CountingBloomFilter, generation: u64) -> CounterBody<'_> {
+    pub(super) fn counting_body(filter: &CountingBloomFilter, generation: u64) -> CounterBody<'_> {
         CounterBody {
             kind: FrameKind::Full,
             params: filter.params(),
@@ -165,79 +164,5 @@ impl Encoder {
                 filter.n() as f64,
             )),
         }
-    }
-
-    /// The full frame (generation 0) of a counting filter: filter type 3, the requested or
-    /// smallest of [`Coding::COUNTERS`], the packed counters when coding is not smaller, and
-    /// the budget checked.
-    ///
-    /// ```
-    /// use bloomwire::counting::CountingBloomFilter;
-    /// use bloomwire::frame::{self, Encoder, Limits};
-    /// use bloomwire::{HashFamily, Params};
-    ///
-    /// let params = Params::standard(160_000, 2, HashFamily::default()).unwrap();
-    /// let mut f = CountingBloomFilter::new(params, 4).unwrap();
-    /// for i in 0..10_000u32 {
-    ///     f.insert(i.to_le_bytes());
-    /// }
-    /// let wire = Encoder::new().encode_counting(&f).unwrap().to_bytes();
-    /// assert!(wire.len() < 13_000); // 80 000 bytes packed, m H / 8 = 12 840
-    /// let back = frame::decode_counting(&wire, &Limits::default()).unwrap();
-    /// assert_eq!(back.filter, f);
-    /// ```
-    pub fn encode_counting(&self, filter: &CountingBloomFilter) -> Result<Frame> {
-        self.encode_counting_generation(filter, 0)
-    }
-
-    /// Encode a counting filter's full frame that carries generation number `generation`.
-    pub fn encode_counting_generation(
-        &self,
-        filter: &CountingBloomFilter,
-        generation: u64,
-    ) -> Result<Frame> {
-        self.choose_counters(&Self::counting_body(filter, generation))
-    }
-
-    /// The full frame of a counting filter with one coding (of [`Coding::COUNTERS`]), no
-    /// fallback, no budget, generation 0.
-    pub fn encode_counting_with(
-        &self,
-        filter: &CountingBloomFilter,
-        coding: Coding,
-    ) -> Result<Frame> {
-        self.counter_frame(&Self::counting_body(filter, 0), coding)
-    }
-
-    /// Encode the delta that turns generation `base_generation` (`base`) of a counting
-    /// filter into generation `generation` (`filter`): the counter-wise XOR of their
-    /// counters ([`CountingBloomFilter::xor`]), coded like counters, with the digests of
-    /// both.
-    ///
-    /// Errors: the filters differ in m, layout, k, hash family or counter width
-    /// ([`Error::Incompatible`]); `generation <= base_generation`
-    /// ([`Error::InvalidParameter`]); or the budget.
-    pub fn encode_counting_delta(
-        &self,
-        base: &CountingBloomFilter,
-        base_generation: u64,
-        filter: &CountingBloomFilter,
-        generation: u64,
-    ) -> Result<Frame> {
-        check_after(base_generation, generation)?;
-        let xor = filter.xor(base)?;
-        self.choose_counters(&CounterBody {
-            kind: FrameKind::Delta {
-                base_generation,
-                base_digest: base.digest(),
-                result_digest: filter.digest(),
-            },
-            params: filter.params(),
-            width: filter.width(),
-            n: filter.n(),
-            generation,
-            counters: &xor,
-            theory_mean: None,
-        })
     }
 }

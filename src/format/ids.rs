@@ -29,9 +29,9 @@ pub enum FrameKind {
     Delta {
         /// The generation the delta applies to.
         base_generation: u64,
-        /// [`BitArray::digest`] of the base generation's bits.
+        /// [`BitArray::digest`](crate::BitArray::digest) of the base generation's bits.
         base_digest: u32,
-        /// [`BitArray::digest`] of the bits after applying the delta.
+        /// [`BitArray::digest`](crate::BitArray::digest) of the bits after applying the delta.
         result_digest: u32,
     },
 }
@@ -47,6 +47,7 @@ impl FrameKind {
 
     /// Bytes of the sequencing fields a frame of this kind and generation carries: the
     /// generation, and for a delta its base generation and the two digests.
+    #[doc(hidden)]
     pub fn sequence_len(&self, generation: u64) -> usize {
         varint_len(generation)
             + match self {
@@ -77,11 +78,119 @@ pub const FLAG_RESTART: u8 = 0x02;
 impl Coding {
     /// Whether frames of this filter type may use this coding: [`Coding::ALL`] for filter
     /// types 0 to 2, [`Coding::COUNTERS`] for type 3 ([`FILTER_TYPE_COUNTING`]).
+    #[doc(hidden)]
     pub fn valid_for(self, filter_type: u8) -> bool {
         if filter_type == FILTER_TYPE_COUNTING {
             Coding::COUNTERS.contains(&self)
         } else {
             Coding::ALL.contains(&self)
         }
+    }
+}
+
+/// A coding of a Bloom filter's bit array (filter types 0 to 2), for the [`Encoder`](super::Encoder)
+/// of a [`BloomFilter`](crate::BloomFilter).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BitCoding {
+    /// The packed bit array, `ceil(m / 8)` bytes (coding 0).
+    Raw,
+    /// Range-coded bits with the adaptive counting model (coding 1).
+    Adaptive,
+    /// Range-coded bits with a known zero probability sent in the header (coding 2).
+    KnownP,
+    /// ANS-coded bytes with the 256-symbol model built from the header's q0 (coding 3).
+    KnownPSymbols,
+    /// The model of coding 3 coded by four interleaved rANS states (coding 6).
+    KnownPInterleaved,
+}
+
+impl BitCoding {
+    /// Every bit coding, in wire id order.
+    pub const ALL: [BitCoding; 5] = [
+        BitCoding::Raw,
+        BitCoding::Adaptive,
+        BitCoding::KnownP,
+        BitCoding::KnownPSymbols,
+        BitCoding::KnownPInterleaved,
+    ];
+}
+
+impl From<BitCoding> for Coding {
+    fn from(c: BitCoding) -> Coding {
+        match c {
+            BitCoding::Raw => Coding::Raw,
+            BitCoding::Adaptive => Coding::Adaptive,
+            BitCoding::KnownP => Coding::KnownP,
+            BitCoding::KnownPSymbols => Coding::KnownPSymbols,
+            BitCoding::KnownPInterleaved => Coding::KnownPInterleaved,
+        }
+    }
+}
+
+impl TryFrom<Coding> for BitCoding {
+    type Error = Coding;
+
+    /// The bit coding of a wire coding; a counter coding is returned as the error.
+    fn try_from(c: Coding) -> Result<BitCoding, Coding> {
+        BitCoding::ALL
+            .into_iter()
+            .find(|&b| Coding::from(b) == c)
+            .ok_or(c)
+    }
+}
+
+impl core::fmt::Display for BitCoding {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        Coding::from(*self).fmt(f)
+    }
+}
+
+/// A coding of a counting filter's counters (filter type 3), for the
+/// [`Encoder`](super::Encoder) of a [`CountingBloomFilter`](crate::CountingBloomFilter).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CounterCoding {
+    /// The packed counters, `ceil(m * width / 8)` bytes (coding 0).
+    Raw,
+    /// Range-coded counters with a frequency table sent in the header (coding 4).
+    Known,
+    /// Range-coded counters with the adaptive model (coding 5).
+    Adaptive,
+}
+
+impl CounterCoding {
+    /// Every counter coding, in wire id order.
+    pub const ALL: [CounterCoding; 3] = [
+        CounterCoding::Raw,
+        CounterCoding::Known,
+        CounterCoding::Adaptive,
+    ];
+}
+
+impl From<CounterCoding> for Coding {
+    fn from(c: CounterCoding) -> Coding {
+        match c {
+            CounterCoding::Raw => Coding::Raw,
+            CounterCoding::Known => Coding::KnownCounters,
+            CounterCoding::Adaptive => Coding::AdaptiveCounters,
+        }
+    }
+}
+
+impl TryFrom<Coding> for CounterCoding {
+    type Error = Coding;
+
+    /// The counter coding of a wire coding; a bit coding (other than raw) is returned as
+    /// the error.
+    fn try_from(c: Coding) -> Result<CounterCoding, Coding> {
+        CounterCoding::ALL
+            .into_iter()
+            .find(|&b| Coding::from(b) == c)
+            .ok_or(c)
+    }
+}
+
+impl core::fmt::Display for CounterCoding {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        Coding::from(*self).fmt(f)
     }
 }

@@ -18,7 +18,7 @@ use crate::filter::MAX_M;
 /// receiver that expects larger filters raises the limits:
 ///
 /// ```
-/// let limits = bloomwire::frame::Limits { max_m: 1 << 33, ..Default::default() };
+/// let limits = bloomwire::Limits { max_m: 1 << 33, ..Default::default() };
 /// assert_eq!(limits.max_k, 64);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

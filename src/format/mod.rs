@@ -3,20 +3,21 @@
 //! A frame is a header that says everything a receiver needs to query the filter (layout,
 //! hash family and seed, m, k, n, the payload coding and its parameters), the coded bit
 //! array, and a CRC-32C of both; a frame of filter type 3 carries a counting filter's
-//! counters instead ([`Encoder::encode_counting`], [`decode_counting`]). `spec/FORMAT.md` is
+//! counters instead (an [`Encoder`] of a counting filter; [`decode`] into a
+//! [`Decoded<CountingBloomFilter>`](Decoded)). `spec/FORMAT.md` is
 //! the normative description; this module implements it.
 //!
 //! ```
-//! use bloomwire::{frame, BloomFilter, HashFamily, Params};
+//! use bloomwire::{decode, BloomFilter, Decoded, Encoder, HashFamily, Limits, Params};
 //! let mut f = BloomFilter::new(Params::standard(140_000, 2, HashFamily::default()).unwrap());
 //! for i in 0..10_000u32 {
 //!     f.insert(i.to_le_bytes());
 //! }
-//! let frame = frame::Encoder::new().encode(&f).unwrap();
+//! let frame = Encoder::new().encode(&f).unwrap();
 //! let wire = frame.to_bytes();
 //! assert_eq!(wire.len(), frame.encoded_len());
 //! assert!(wire.len() < 10_000); // 17 500 bytes raw; m H(p) / 8 = 9904
-//! let back = frame::decode(&wire, &frame::Limits::default()).unwrap();
+//! let back: Decoded = decode(&wire, &Limits::default()).unwrap();
 //! assert_eq!(back.filter, f);
 //! assert!(back.filter.contains(7u32.to_le_bytes()));
 //! ```
@@ -25,27 +26,27 @@ mod decode;
 mod decoded;
 mod encoder;
 mod encoder_counters;
+mod filters;
 mod header;
 mod ids;
 mod limits;
 mod view;
 
 pub(crate) use decode::{check_whole, message_of};
-pub use decode::{
-    decode, decode_buf, decode_bytes, decode_counting, decode_message, decode_message_prefix,
-    decode_prefix,
-};
+pub use decode::{decode, decode_buf, decode_prefix, Decodable};
 pub(crate) use decoded::check_delta_base;
-pub use decoded::{CountingDecoded, CountingDeltaFrame, Decoded, DeltaFrame, Message};
-pub(crate) use encoder::DeltaStep;
+pub use decoded::{Decoded, Delta, Message};
 pub use encoder::{Chunking, Encoder, Frame, PSource};
+pub(crate) use encoder::{DeltaStep, Settings};
+pub use filters::Filter;
+pub(crate) use filters::Part;
 pub use header::{
     frame_len, k_field_len, table_len, within_work_bound, FrameHeader, MAX_HEADER_LEN, WORK_SHIFT,
     WORK_SLACK,
 };
 pub use ids::{
-    Coding, FrameKind, CHECKSUM_LEN, FILTER_TYPE_COUNTING, FLAG_CHUNKED, FLAG_RESTART, KIND_DELTA,
-    KIND_FULL, MAGIC, VERSION,
+    BitCoding, Coding, CounterCoding, FrameKind, CHECKSUM_LEN, FILTER_TYPE_COUNTING, FLAG_CHUNKED,
+    KIND_DELTA, KIND_FULL, MAGIC, VERSION,
 };
 pub use limits::Limits;
 pub use view::FrameView;

@@ -12,7 +12,7 @@ use super::limits::Limits;
 /// several threads, or one chunk (a range of bits) at a time.
 ///
 /// ```
-/// use bloomwire::frame::{self, Chunking, Encoder, FrameView, Limits};
+/// use bloomwire::{Chunking, Encoder, FrameView, Limits};
 /// use bloomwire::{BitArray, BloomFilter, HashFamily, Params};
 /// let mut f = BloomFilter::new(Params::standard(100_000, 2, HashFamily::default()).unwrap());
 /// for i in 0..5_000u32 {
@@ -105,7 +105,7 @@ impl<'a> FrameView<'a> {
     }
 
     /// The decoding models for chunks of the lengths `lens`; a counting frame's payload is
-    /// counters, not bits ([`Error::UnexpectedFilterType`]: use [`decode_message`]).
+    /// counters, not bits ([`Error::UnexpectedFilterType`]: use [`decode`](super::decode)).
     fn models(&self, lens: &[u64]) -> Result<crate::entropy::payload::Models> {
         let h = &self.header;
         if h.is_counting() {

@@ -151,8 +151,32 @@ pub enum PlanCoding {
     KnownP,
 }
 
+/// The encoder's coding for a plan's: [`Encoder::coding`](crate::Encoder::coding) takes it.
+///
+/// ```
+/// use bloomwire::optimizer::{Optimizer, PlanCoding};
+/// use bloomwire::{BitCoding, BloomFilter, Encoder};
+/// let plan = Optimizer::new().plan(10_000, 10_000).unwrap();
+/// assert_eq!(BitCoding::from(PlanCoding::KnownP), BitCoding::KnownP);
+/// let mut f = BloomFilter::new(plan.params.clone());
+/// for i in 0..10_000u32 {
+///     f.insert(i.to_le_bytes());
+/// }
+/// let frame = Encoder::new().coding(plan.coding.into()).encode(&f).unwrap();
+/// assert!(frame.encoded_len() <= 10_000);
+/// ```
+impl From<PlanCoding> for crate::format::BitCoding {
+    fn from(c: PlanCoding) -> Self {
+        match c {
+            PlanCoding::Raw => crate::format::BitCoding::Raw,
+            PlanCoding::Adaptive => crate::format::BitCoding::Adaptive,
+            PlanCoding::KnownP => crate::format::BitCoding::KnownP,
+        }
+    }
+}
+
 impl fmt::Display for PlanCoding {
-    /// The names of the matching [`frame::Coding`]s: `raw`, `adaptive`, `known-p`.
+    /// The names of the matching [`BitCoding`](crate::BitCoding)s: `raw`, `adaptive`, `known-p`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             PlanCoding::Raw => "raw",
@@ -391,7 +415,7 @@ mod tests {
     #[test]
     fn frame_bytes_is_the_real_frame_length() {
         use crate::filter::hashing::BaseHash;
-        use crate::format::{Coding, Encoder};
+        use crate::format::{BitCoding, Encoder};
         use crate::BloomFilter;
         let families = [
             HashFamily::default(),
@@ -406,14 +430,11 @@ mod tests {
                 for i in 0..m / 14 {
                     f.insert(i.to_le_bytes());
                 }
-                for (coding, plan) in [
-                    (Coding::Raw, PlanCoding::Raw),
-                    (Coding::Adaptive, PlanCoding::Adaptive),
-                    (Coding::KnownP, PlanCoding::KnownP),
-                ] {
+                for plan in [PlanCoding::Raw, PlanCoding::Adaptive, PlanCoding::KnownP] {
                     // A plan names its coding as the frame does.
+                    let coding = BitCoding::from(plan);
                     assert_eq!(plan.to_string(), coding.to_string());
-                    let frame = Encoder::new().encode_with(&f, coding);
+                    let frame = Encoder::new().encode_with(&f, coding).unwrap();
                     let payload = frame.header().payload_len as u64;
                     assert_eq!(
                         frame_bytes(f.params(), f.n(), plan, payload),

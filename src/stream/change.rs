@@ -4,7 +4,57 @@
 //! pick a delta or a full frame, so exactly one frame is coded; and the previous generation
 //! is brought forward by flipping the changed positions, O(changes), without a copy.
 
+use crate::error::Result;
 use crate::filter::bits::BitArray;
+use crate::filter::BloomFilter;
+use crate::format::{DeltaStep, Frame, Settings};
+
+/// The sender's step for a Bloom filter: scan once, predict, code one frame, and move
+/// `last` forward by the changed positions (see the module's documentation). `last` and
+/// `last_digest` change only when a frame is returned.
+pub(crate) fn step(
+    settings: &Settings,
+    last: &mut BloomFilter,
+    last_digest: &mut u32,
+    base_generation: u64,
+    filter: &BloomFilter,
+    generation: u64,
+    delta_allowed: bool,
+) -> Result<Frame> {
+    let change = scan(last.bits(), filter.bits());
+    let m = filter.m();
+    let kind = if delta_allowed {
+        choose(
+            predict_delta(m, change.positions.len() as u64),
+            predict_full(m, change.ones),
+        )
+    } else {
+        Kind::Full
+    };
+    let full = || settings.encode_full(filter, generation);
+    let frame = match kind {
+        Kind::Full => full()?,
+        Kind::Delta => {
+            let step = DeltaStep {
+                params: filter.params(),
+                n: filter.n(),
+                base_generation,
+                base_digest: *last_digest,
+                generation,
+                result_digest: change.digest,
+            };
+            match settings.encode_delta_positions(step, &change.positions) {
+                Ok(frame) => frame,
+                // Over the budget: the full frame may still fit.
+                Err(_) => full()?,
+            }
+        }
+    };
+    advance(last.bits_mut(), &change);
+    last.set_n(filter.n());
+    *last_digest = change.digest;
+    Ok(frame)
+}
 
 /// What changed between two generations of the same shape.
 #[derive(Debug, Clone, PartialEq, Eq)]

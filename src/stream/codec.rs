@@ -10,8 +10,8 @@
 //! memory.
 //!
 //! ```
-//! use bloomwire::codec::FrameCodec;
-//! use bloomwire::frame::{Encoder, Limits, Message};
+//! use bloomwire::FrameCodec;
+//! use bloomwire::{Encoder, Limits, Message};
 //! use bloomwire::{BloomFilter, HashFamily, Params};
 //! use bytes::BytesMut;
 //! use tokio_util::codec::{Decoder, Encoder as _};
@@ -31,7 +31,7 @@
 use bytes::{Buf, BytesMut};
 
 use crate::error::Error;
-use crate::format::{decode_message_prefix, Frame, Limits, Message};
+use crate::format::{decode_prefix, Frame, Limits, Message};
 
 /// The most bytes the decoder reserves at once for an incomplete frame.
 pub const RESERVE_STEP: usize = 1 << 16;
@@ -66,7 +66,7 @@ impl tokio_util::codec::Decoder for FrameCodec {
     type Error = CodecError;
 
     fn decode(&mut self, src: &mut BytesMut) -> Result<Option<Message>, CodecError> {
-        match decode_message_prefix(src, &self.limits) {
+        match decode_prefix::<Message>(src, &self.limits) {
             Ok((message, len)) => {
                 src.advance(len);
                 Ok(Some(message))

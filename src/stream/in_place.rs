@@ -4,7 +4,41 @@
 //! array is built and no XOR is decoded into scratch memory, and an error leaves the bits
 //! exactly as they were.
 
+use crate::error::{Error, Result};
 use crate::filter::bits::BitArray;
+use crate::filter::BloomFilter;
+use crate::format::{check_delta_base, FrameHeader};
+
+/// Apply a delta (its `header`) to the Bloom filter a receiver holds as generation
+/// `base_generation` with digest `held_digest`, in place: the generation, shape and base
+/// digest checked in the spec's order (5.2, the base digest from memory), then `change`
+/// changes the bits and checks the result digest, restoring them on a mismatch. Returns the
+/// new digest; on every error `held` is unchanged.
+pub(crate) fn apply(
+    header: &FrameHeader,
+    held: &mut BloomFilter,
+    held_digest: u32,
+    base_generation: u64,
+    change: impl FnOnce(&mut BitArray, u32) -> core::result::Result<u32, Refused>,
+) -> Result<u32> {
+    let same_shape = held.params() == &header.params;
+    let result_digest = check_delta_base(header, same_shape, base_generation, || held_digest)?;
+    match change(held.bits_mut(), result_digest) {
+        Ok(digest) => {
+            held.set_n(header.n);
+            Ok(digest)
+        }
+        Err(Refused::Digest { actual }) => Err(Error::ResultMismatch {
+            generation: header.generation,
+            expected: result_digest,
+            actual,
+        }),
+        Err(Refused::OutOfRange(p)) => Err(crate::error::invalid(
+            "delta position",
+            format!("{p} is not below m = {}", header.params.m()),
+        )),
+    }
+}
 
 /// Why an in-place application was refused; the bits are unchanged in both cases.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -24,17 +24,16 @@
 //! every genuine frame looks stale) recovers.
 //!
 //! Filters whose sets lose keys as well as gain them are rebuilt from the set, or kept as a
-//! counting filter and sent as one: a [`CountingSender`] and [`CountingReceiver`] do the same
-//! for counting filters, whose deltas carry the counter-wise XOR of two generations.
+//! counting filter and sent as one: a `Sender<CountingBloomFilter>` and a
+//! `Receiver<CountingBloomFilter>` do the same for counting filters, whose deltas carry the
+//! counter-wise XOR of two generations (see [`Sender`]).
 //!
 //! ```
-//! use bloomwire::delta::{Receiver, Sender, Update};
-//! use bloomwire::frame::{Encoder, Limits};
-//! use bloomwire::{BloomFilter, HashFamily, Params};
+//! use bloomwire::{BloomFilter, Encoder, HashFamily, Limits, Params, Receiver, Sender, Update};
 //!
 //! let params = Params::standard(320_000, 2, HashFamily::default()).unwrap();
 //! let mut sender = Sender::new(Encoder::new(), 100);
-//! let mut receiver = Receiver::new(Limits::default());
+//! let mut receiver: Receiver = Receiver::new(Limits::default());
 //!
 //! let mut filter = BloomFilter::new(params);
 //! for i in 0..10_000u32 {
@@ -56,12 +55,12 @@
 //! assert_eq!(receiver.generation(), Some(2));
 //! ```
 
-mod change;
+pub(crate) mod change;
 #[cfg(feature = "tokio")]
 pub mod codec;
-mod in_place;
+pub(crate) mod in_place;
 mod receiver;
 mod sender;
 
-pub use receiver::{CountingReceiver, Receiver, Update};
-pub use sender::{CountingSender, Sender};
+pub use receiver::{Receiver, Update};
+pub use sender::Sender;

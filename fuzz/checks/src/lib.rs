@@ -52,17 +52,14 @@
 use arbitrary::{Arbitrary, Unstructured};
 use bytes::Buf;
 
-use bloomwire::counting::{CountingBloomFilter, MAX_COUNTER_BITS};
-use bloomwire::delta::{Receiver, Sender, Update};
-use bloomwire::error::{Error, Result};
-use bloomwire::filter::{BloomFilter, Layout, Params, MAX_M};
-use bloomwire::frame::{
-    self, decode_buf, decode_message, decode_message_prefix, Chunking, Coding, CountingDecoded,
-    Encoder, FrameHeader, FrameKind, Limits, Message, PSource,
-};
-use bloomwire::hashing::{BaseHash, HashFamily, IndexScheme};
+use bloomwire::internals::{K_FRAC_BITS, MAX_COUNTER_BITS, MAX_K, MAX_M};
 use bloomwire::optimizer::{LayoutKind, Optimizer, SizeModel, TailBound};
-use bloomwire::rational::{HashCount, K_FRAC_BITS, MAX_K};
+use bloomwire::{
+    decode, decode_buf, decode_prefix, BaseHash, BitCoding, BloomFilter, Chunking, Coding,
+    CounterCoding, CountingBloomFilter, Decoded, Encoder, FrameHeader, FrameKind, HashCount,
+    HashFamily, IndexScheme, Layout, Limits, Message, PSource, Params, Receiver, Sender, Update,
+};
+use bloomwire::{Error, Result};
 
 /// The limits the targets decode with: small enough that a fuzzer runs tens of thousands of
 /// inputs a second, large enough for every layout, coding and renormalization path.
@@ -171,8 +168,8 @@ fn packed_bytes(m: u64) -> usize {
 /// value that fills its counters).
 pub fn frame_work(m: u64, bytes: u64) -> u64 {
     bytes
-        .saturating_add(bloomwire::frame::WORK_SLACK)
-        .saturating_mul(1 << bloomwire::frame::WORK_SHIFT)
+        .saturating_add(bloomwire::internals::WORK_SLACK)
+        .saturating_mul(1 << bloomwire::internals::WORK_SHIFT)
         .saturating_add(m.div_ceil(64))
 }
 
@@ -232,7 +229,7 @@ pub fn check_decoder<T>(
                 let longer: Vec<u8> = (0..input.len() + needed - 1)
                     .map(|i| match input.get(i) {
                         Some(&b) => b,
-                        None => bloomwire::frame::MAGIC.get(i).copied().unwrap_or(0xA5),
+                        None => bloomwire::internals::MAGIC.get(i).copied().unwrap_or(0xA5),
                     })
                     .collect();
                 assert_eq!(
@@ -259,7 +256,7 @@ pub fn check_frame(data: &[u8], meter: &dyn Meter) -> Result<Message> {
         data,
         meter,
         |d| frame_cost(d, &LIMITS),
-        |d| decode_message(d, &LIMITS),
+        |d| decode::<Message>(d, &LIMITS),
         |m: &Message| {
             m.to_frame()
                 .expect("a decoded message re-encodes")
@@ -267,7 +264,7 @@ pub fn check_frame(data: &[u8], meter: &dyn Meter) -> Result<Message> {
                 .to_vec()
         },
     );
-    let prefix = decode_message_prefix(data, &LIMITS);
+    let prefix = decode_prefix::<Message>(data, &LIMITS);
     // The header alone under the format's hard limits, so that headers of any m (up to 48
     // blocks of k) are parsed too: still no allocation beyond a constant, the same header
     // when both parse, and no header the hard limits refuse is accepted by the small ones.
@@ -291,11 +288,11 @@ pub fn check_frame(data: &[u8], meter: &dyn Meter) -> Result<Message> {
             let mut stream = data.to_vec();
             stream.extend_from_slice(&data[..data.len().min(7)]);
             assert_eq!(
-                decode_message_prefix(&stream, &LIMITS),
+                decode_prefix::<Message>(&stream, &LIMITS),
                 Ok((message.clone(), data.len()))
             );
             assert_eq!(
-                decode_message(&stream, &LIMITS).err(),
+                decode::<Message>(&stream, &LIMITS).err(),
                 Some(Error::TrailingBytes {
                     count: stream.len() - data.len(),
                     offset: data.len()
@@ -304,13 +301,13 @@ pub fn check_frame(data: &[u8], meter: &dyn Meter) -> Result<Message> {
             // Cut anywhere: incomplete, never a different frame.
             let cut = usize::from(data[data.len() / 2]) * data.len() / 256;
             assert!(matches!(
-                decode_message(&data[..cut], &LIMITS),
+                decode::<Message>(&data[..cut], &LIMITS),
                 Err(Error::Incomplete { .. })
             ));
             // Split across two chunks of a `Buf`.
             let (a, b) = data.split_at(cut);
             let mut chain = a.chain(b);
-            let chunked = decode_buf(&mut chain, &LIMITS);
+            let chunked = decode_buf::<Decoded, _>(&mut chain, &LIMITS);
             match message {
                 Message::Full(d) => {
                     assert_eq!(chunked.as_ref(), Ok(d));
@@ -334,7 +331,7 @@ pub fn check_frame(data: &[u8], meter: &dyn Meter) -> Result<Message> {
         Err(Error::TrailingBytes { offset, .. }) => {
             let (message, len) = prefix.expect("the frame before the trailing bytes decodes");
             assert_eq!(len, *offset);
-            assert_eq!(decode_message(&data[..len], &LIMITS), Ok(message));
+            assert_eq!(decode::<Message>(&data[..len], &LIMITS), Ok(message));
         }
         Err(e) => assert_eq!(prefix.err().as_ref(), Some(e)),
     }
@@ -461,17 +458,17 @@ pub fn round_trip(data: &[u8], meter: &dyn Meter) {
     };
     let filter = case.build();
     let encoder = Encoder::new().p_source(p_source);
-    let mut frames: Vec<_> = Coding::ALL
+    let mut frames: Vec<_> = BitCoding::ALL
         .iter()
-        .map(|&c| (Some(c), encoder.encode_with(&filter, c)))
+        .map(|&c| (Some(c), encoder.encode_with(&filter, c).expect("no budget")))
         .collect();
     // Chunked payloads (spec 4.10) of every coding that may be chunked, in chunks of 2^6 to
     // 2^13 bits where the filter has more bits than one chunk.
     let shift = 6 + shift % 8;
     if 1u64 << shift < filter.m() {
         let chunked = encoder.clone().chunking(Chunking::Shift(shift));
-        for c in Coding::ALL.into_iter().filter(|&c| c != Coding::Raw) {
-            let frame = chunked.encode_with(&filter, c);
+        for c in BitCoding::ALL.into_iter().filter(|&c| c != BitCoding::Raw) {
+            let frame = chunked.encode_with(&filter, c).expect("no budget");
             assert_eq!(frame.header().chunk_shift, Some(shift));
             frames.push((Some(c), frame));
         }
@@ -486,8 +483,8 @@ pub fn round_trip(data: &[u8], meter: &dyn Meter) {
         let bytes = frame.to_bytes();
         assert_eq!(bytes.len(), frame.encoded_len());
         if let Some(c) = coding {
-            assert_eq!(frame.coding(), c);
-            if let (PSource::Fixed(q0), true) = (p_source, c.has_q0()) {
+            assert_eq!(frame.coding(), Coding::from(c));
+            if let (PSource::Fixed(q0), true) = (p_source, Coding::from(c).has_q0()) {
                 assert_eq!(frame.header().q0, Some(q0.max(1)));
             }
         }
@@ -514,8 +511,8 @@ pub fn decode_counting(data: &[u8], meter: &dyn Meter) {
             rest,
             meter,
             |d| frame_cost(d, &LIMITS),
-            |d| frame::decode_counting(d, &LIMITS),
-            |d: &CountingDecoded| {
+            |d| bloomwire::decode::<Decoded<CountingBloomFilter>>(d, &LIMITS),
+            |d: &Decoded<CountingBloomFilter>| {
                 Message::Counting(d.clone())
                     .to_frame()
                     .expect("a decoded message re-encodes")
@@ -553,9 +550,9 @@ pub fn decode_counting(data: &[u8], meter: &dyn Meter) {
             (!delete || filter.remove(k).is_err()).then_some(k)
         })
         .collect();
-    for coding in Coding::COUNTERS {
+    for coding in CounterCoding::ALL {
         let frame = Encoder::new()
-            .encode_counting_with(&filter, coding)
+            .encode_with(&filter, coding)
             .expect("a measured table codes its own counters");
         let bytes = frame.to_bytes();
         let Ok(Message::Counting(d)) = check_frame(&bytes, meter) else {
@@ -618,8 +615,8 @@ fn apply_delta_bytes(data: &[u8], meter: &dyn Meter) {
         Err(e) => panic!("unexpected error applying a delta: {e}"),
     }
     // A receiver holding the base at the delta's base generation does the same.
-    let mut receiver = Receiver::new(LIMITS);
-    let held = Message::Full(bloomwire::frame::Decoded {
+    let mut receiver: Receiver = Receiver::new(LIMITS);
+    let held = Message::Full(bloomwire::Decoded {
         filter: base.filter.clone(),
         header: FrameHeader {
             generation: delta.base_generation(),
@@ -653,7 +650,7 @@ fn apply_delta_built(data: &[u8], meter: &dyn Meter) {
             FilterCase::arbitrary(&mut u)?,
             <Vec<Vec<u8>>>::arbitrary(&mut u)?,
             u.ratio(1u8, 8)?,
-            *u.choose(&Coding::ALL)?,
+            *u.choose(&BitCoding::ALL)?,
             u.int_in_range(0..=u64::MAX - 1)?,
             u.int_in_range(1..=1000u64)?,
             <Vec<u32>>::arbitrary(&mut u)?,
@@ -801,12 +798,12 @@ fn receive_checked(receiver: &mut Receiver, bytes: &[u8], message: Message) -> R
 /// Arbitrary bytes as a stream of frames: decode frame after frame, skip to the next magic
 /// after a bad one.
 fn receiver_stream_bytes(data: &[u8], meter: &dyn Meter) {
-    let mut receiver = Receiver::new(LIMITS);
+    let mut receiver: Receiver = Receiver::new(LIMITS);
     let mut rest = data;
     while !rest.is_empty() {
         let (max_bytes, work) = frame_cost(rest, &LIMITS);
         match run_metered(meter, "stream decode", max_bytes, work, || {
-            decode_message_prefix(rest, &LIMITS)
+            decode_prefix::<Message>(rest, &LIMITS)
         }) {
             Ok((message, len)) => {
                 assert_eq!(check_frame(&rest[..len], meter).as_ref(), Ok(&message));
@@ -816,8 +813,8 @@ fn receiver_stream_bytes(data: &[u8], meter: &dyn Meter) {
             Err(Error::Incomplete { .. }) => break,
             Err(_) => {
                 let next = rest[1..]
-                    .windows(bloomwire::frame::MAGIC.len())
-                    .position(|w| w == bloomwire::frame::MAGIC);
+                    .windows(bloomwire::internals::MAGIC.len())
+                    .position(|w| w == bloomwire::internals::MAGIC);
                 match next {
                     Some(i) => rest = &rest[1 + i..],
                     None => break,
@@ -836,14 +833,14 @@ fn receiver_stream_built(data: &[u8], meter: &dyn Meter) {
         Ok::<_, arbitrary::Error>((
             FilterCase::arbitrary(&mut u)?,
             u.int_in_range(0..=8u64)?,
-            *u.choose(&Coding::ALL)?,
+            *u.choose(&BitCoding::ALL)?,
         ))
     })() else {
         return;
     };
     let mut filter = case.build();
     let mut sender = Sender::new(Encoder::new().coding(coding), full_every);
-    let mut receiver = Receiver::new(LIMITS);
+    let mut receiver: Receiver = Receiver::new(LIMITS);
     let mut sent: Vec<(u64, BloomFilter)> = Vec::new();
     let mut held_back: Option<Vec<u8>> = None;
     for _ in 0..u.int_in_range(0..=12u8).unwrap_or(0) {
@@ -1195,7 +1192,7 @@ pub fn seeds(vectors: &std::path::Path) -> std::io::Result<Vec<(&'static str, St
     for len in [16usize, 64, 256, 1024] {
         let bytes: Vec<u8> = (0..len)
             .map(|_| {
-                x = bloomwire::hashing::fmix64(x.wrapping_add(0x9E37_79B9_7F4A_7C15));
+                x = bloomwire::internals::fmix64(x.wrapping_add(0x9E37_79B9_7F4A_7C15));
                 x as u8
             })
             .collect();
@@ -1235,8 +1232,8 @@ mod tests {
         for i in 0..200u32 {
             f.insert(i.to_le_bytes());
         }
-        for c in Coding::ALL {
-            let bytes = Encoder::new().encode_with(&f, c).to_bytes();
+        for c in BitCoding::ALL {
+            let bytes = Encoder::new().encode_with(&f, c).unwrap().to_bytes();
             let Ok(Message::Full(d)) = check_frame(&bytes, &NoMeter) else {
                 panic!("{c}");
             };
@@ -1285,7 +1282,7 @@ mod tests {
         for len in [0usize, 1, 7, 40, 300, 2000] {
             let data: Vec<u8> = (0..len)
                 .map(|_| {
-                    x = bloomwire::hashing::fmix64(x.wrapping_add(0x9E37_79B9_7F4A_7C15));
+                    x = bloomwire::internals::fmix64(x.wrapping_add(0x9E37_79B9_7F4A_7C15));
                     x as u8
                 })
                 .collect();

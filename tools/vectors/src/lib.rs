@@ -10,12 +10,12 @@
 
 use std::path::{Path, PathBuf};
 
-use bloomwire::counter_coding::pack_counters;
-use bloomwire::counting::CountingBloomFilter;
-use bloomwire::frame::{Chunking, Coding, Encoder, Frame, FrameKind, PSource};
-use bloomwire::hashing::{BaseHash, HashFamily, IndexScheme};
-use bloomwire::wire::put_varint;
-use bloomwire::{BitArray, BloomFilter, HashCount, Layout, Params};
+use bloomwire::internals::{pack_counters, put_varint};
+use bloomwire::{
+    BaseHash, BitArray, BitCoding, BloomFilter, Chunking, Coding, CounterCoding,
+    CountingBloomFilter, Encoder, Frame, FrameKind, HashCount, HashFamily, IndexScheme, Layout,
+    PSource, Params,
+};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
@@ -428,7 +428,8 @@ fn accept_vectors() -> Vec<VectorFile> {
         let f = filter_of(&case.params, 0..case.n);
         let frame = Encoder::new()
             .p_source(case.p_source)
-            .encode_with(&f, case.coding);
+            .encode_with(&f, bit(case.coding))
+            .unwrap();
         out.extend(accept_files(
             case.name,
             &frame,
@@ -456,14 +457,15 @@ fn accept_vectors() -> Vec<VectorFile> {
         let f = filter_of(&params, 0..n);
         let frame = Encoder::new()
             .chunking(Chunking::Shift(shift))
-            .encode_with(&f, coding);
+            .encode_with(&f, bit(coding))
+            .unwrap();
         assert_eq!(frame.header().chunk_shift, Some(shift));
         out.extend(accept_files(name, &frame, f.bits(), &f, 0..n, None));
     }
     let [g7, g8, _, other7] = delta_generations();
     let full = |f: &BloomFilter| {
         Encoder::new()
-            .coding(Coding::KnownP)
+            .coding(BitCoding::KnownP)
             .encode_generation(f, 7)
             .expect("no budget")
     };
@@ -486,7 +488,7 @@ fn accept_vectors() -> Vec<VectorFile> {
     out.extend(accept_files(
         "gen8_full",
         &Encoder::new()
-            .coding(Coding::KnownP)
+            .coding(BitCoding::KnownP)
             .encode_generation(&g8, 8)
             .expect("no budget"),
         g8.bits(),
@@ -510,7 +512,7 @@ fn accept_vectors() -> Vec<VectorFile> {
     out.extend(accept_files(
         "forged_gen_max",
         &Encoder::new()
-            .coding(Coding::KnownP)
+            .coding(BitCoding::KnownP)
             .encode_generation(&forged, u64::MAX)
             .expect("no budget"),
         forged.bits(),
@@ -521,7 +523,7 @@ fn accept_vectors() -> Vec<VectorFile> {
     out.extend(accept_files(
         "restart_gen8_after_forged",
         &Encoder::new()
-            .coding(Coding::KnownP)
+            .coding(BitCoding::KnownP)
             .encode_generation(&g8, 8)
             .expect("no budget")
             .with_restart(true)
@@ -538,7 +540,7 @@ fn accept_vectors() -> Vec<VectorFile> {
         ("delta_gen8_raw", Coding::Raw),
     ] {
         let frame = Encoder::new()
-            .coding(coding)
+            .coding(bit(coding))
             .encode_delta(&g7, 7, &g8, 8)
             .expect("no budget");
         assert_eq!(frame.coding(), coding);
@@ -591,7 +593,7 @@ impl RawFrame {
     }
 
     fn from_frame(f: &BloomFilter, coding: Coding) -> RawFrame {
-        let frame = Encoder::new().encode_with(f, coding);
+        let frame = Encoder::new().encode_with(f, bit(coding)).unwrap();
         let bytes = frame.to_bytes();
         let h = frame.header();
         let mut r = RawFrame::valid_raw();
@@ -611,7 +613,8 @@ impl RawFrame {
     fn chunked(f: &BloomFilter, coding: Coding, shift: u8) -> RawFrame {
         let frame = Encoder::new()
             .chunking(Chunking::Shift(shift))
-            .encode_with(f, coding);
+            .encode_with(f, bit(coding))
+            .unwrap();
         let mut r = RawFrame::from_frame(f, coding);
         let h = frame.header();
         let bytes = frame.to_bytes();
@@ -1069,7 +1072,7 @@ fn reject_vectors() -> Vec<VectorFile> {
     let [g7, g8, g9, _] = delta_generations();
     let delta = |base: &BloomFilter, b: u64, next: &BloomFilter, g: u64| {
         Encoder::new()
-            .coding(Coding::KnownP)
+            .coding(BitCoding::KnownP)
             .encode_delta(base, b, next, g)
             .expect("no budget")
             .to_bytes()
@@ -1119,7 +1122,7 @@ fn reject_vectors() -> Vec<VectorFile> {
         (
             "full_without_restart_after_forged",
             Encoder::new()
-                .coding(Coding::KnownP)
+                .coding(BitCoding::KnownP)
                 .encode_generation(&g8, 8)
                 .expect("no budget")
                 .to_bytes()
@@ -1358,7 +1361,7 @@ fn counting_accept_vectors() -> Vec<VectorFile> {
     for (name, filter, members, coding, source) in cases {
         let frame = Encoder::new()
             .p_source(source)
-            .encode_counting_with(&filter, coding)
+            .encode_with(&filter, counter(coding))
             .expect("a counter coding");
         out.extend(counting_accept_files(
             name,
@@ -1372,8 +1375,8 @@ fn counting_accept_vectors() -> Vec<VectorFile> {
     let [g7, g8, _, other7, wide7] = counting_generations();
     let full = |f: &CountingBloomFilter, g| {
         Encoder::new()
-            .coding(Coding::KnownCounters)
-            .encode_counting_generation(f, g)
+            .coding(CounterCoding::Known)
+            .encode_generation(f, g)
             .expect("no budget")
     };
     let g7_members: Vec<u64> = (0..300).collect();
@@ -1408,8 +1411,8 @@ fn counting_accept_vectors() -> Vec<VectorFile> {
         ("counting_delta_gen8_raw", Coding::Raw),
     ] {
         let frame = Encoder::new()
-            .coding(coding)
-            .encode_counting_delta(&g7, 7, &g8, 8)
+            .coding(counter(coding))
+            .encode_delta(&g7, 7, &g8, 8)
             .expect("no budget");
         assert_eq!(frame.coding(), coding);
         out.extend(counting_accept_files(
@@ -1451,7 +1454,7 @@ impl CountingRaw {
     /// The frame the encoder writes for `f` with `coding`, as fields.
     fn from_filter(f: &CountingBloomFilter, coding: Coding) -> CountingRaw {
         let frame = Encoder::new()
-            .encode_counting_with(f, coding)
+            .encode_with(f, counter(coding))
             .expect("a counter coding");
         let h = frame.header();
         let mut table = vec![];
@@ -1630,8 +1633,8 @@ fn counting_reject_vectors(
     let [g7, g8, g9, _, _] = counting_generations();
     let delta = |base: &CountingBloomFilter, b: u64, next: &CountingBloomFilter, g: u64| {
         Encoder::new()
-            .coding(Coding::KnownCounters)
-            .encode_counting_delta(base, b, next, g)
+            .coding(CounterCoding::Known)
+            .encode_delta(base, b, next, g)
             .expect("no budget")
             .to_bytes()
             .to_vec()
@@ -1699,4 +1702,14 @@ pub fn generate() -> Vec<VectorFile> {
 /// The committed vectors directory, `spec/vectors/` at the repository's root.
 pub fn vectors_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../spec/vectors")
+}
+
+/// The encoder's bit coding for a vector's wire coding.
+fn bit(coding: Coding) -> BitCoding {
+    BitCoding::try_from(coding).expect("a bit coding")
+}
+
+/// The encoder's counter coding for a vector's wire coding.
+fn counter(coding: Coding) -> CounterCoding {
+    CounterCoding::try_from(coding).expect("a counter coding")
 }

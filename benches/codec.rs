@@ -4,7 +4,7 @@
 //!
 //! Filters are real Bloom filters (standard layout, xxh64 with double hashing, k = 2) of
 //! m = 140,000 and m = 8,000,000 bits holding n = round(-m ln(p0) / k) keys, so the fraction
-//! of zero bits is close to p0 for p0 in {0.5, 0.9, 0.99}. Throughput is in bytes of the
+//! of zero bits is close to p0 for p0 in {0.5, 0.9, 0.99, 0.999}. Throughput is in bytes of the
 //! uncompressed filter (m / 8) per second. Before the timings, a table of sizes compares each
 //! coding with the entropy bound m * H(p_hat) / 8, p_hat the measured zero fraction.
 //!
@@ -38,7 +38,7 @@ use bloomwire_testkit::splitmix64;
 use criterion::{Criterion, SamplingMode, Throughput};
 
 const SIZES: [u64; 2] = [140_000, 8_000_000];
-const P0S: [f64; 3] = [0.5, 0.9, 0.99];
+const P0S: [f64; 4] = [0.5, 0.9, 0.99, 0.999];
 const CHUNKED_M: u64 = 1_000_000_000;
 const K: u32 = 2;
 const ARCODE_PRECISION: u64 = 48;

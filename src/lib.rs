@@ -95,6 +95,9 @@ pub mod internals {
     pub use crate::entropy::counters::{
         histogram_entropy, AdaptiveCounters, ADAPTIVE_INCREMENT, ADAPTIVE_LIMIT, TABLE_TOTAL,
     };
+    /// The positional coding's payload functions (spec 4.11), for the vectors, fuzzing and
+    /// benches; frames reach it through `BitCoding::Positional`.
+    pub use crate::entropy::positional;
     pub use crate::filter::counting::{pack_counters, packed_len, MAX_COUNTER_BITS};
     pub use crate::filter::hashing::{fmix64, STREAM_INCREMENT};
     pub use crate::filter::rational::{K_FRAC_BITS, MAX_K};

@@ -191,3 +191,58 @@ fn many_generations_round_trip_and_refusals_change_nothing() {
         .tests(150)
         .quickcheck(generations_round_trip as fn(u64, u8, u16, u8) -> TestResult);
 }
+
+#[test]
+fn positional_deltas_apply_in_place_chunked_or_not() {
+    use bloomwire::{BitCoding, Chunking, Coding};
+    let params = Params::standard(300_000, 2, HashFamily::default()).unwrap();
+    let base = keys(&params, 5, 0..10_000);
+    let next = keys(&params, 5, 100..10_100);
+    for chunking in [Chunking::Never, Chunking::Shift(12)] {
+        let delta = Encoder::new()
+            .coding(BitCoding::Positional)
+            .chunking(chunking)
+            .encode_delta(&base, 1, &next, 2)
+            .unwrap();
+        assert_eq!(delta.coding(), Coding::Positional);
+        assert_eq!(
+            delta.header().chunk_shift.is_some(),
+            chunking != Chunking::Never
+        );
+        let wire = delta.to_bytes();
+        let mut receiver = Receiver::new(Limits::default());
+        receiver
+            .receive(
+                &Encoder::new()
+                    .encode_generation(&base, 1)
+                    .unwrap()
+                    .to_bytes(),
+            )
+            .unwrap();
+        // A forged result digest: refused, and nothing changes.
+        let digest = next.bits().digest().to_le_bytes();
+        let at = wire.windows(4).position(|w| w == digest).unwrap();
+        let before = state(&receiver);
+        let bad = forged(&wire, at, 0x10);
+        assert!(matches!(
+            receiver.receive(&bad),
+            Err(Error::ResultMismatch { .. })
+        ));
+        assert_eq!(state(&receiver), before);
+        assert_eq!(
+            receiver.receive(&wire).unwrap(),
+            Update::Delta { generation: 2 }
+        );
+        assert_eq!(receiver.filter(), Some(&next));
+        assert_eq!(receiver.digest(), Some(next.bits().digest()));
+    }
+    // The sender's own deltas of this step are positional.
+    let mut sender = Sender::new(Encoder::new(), 100);
+    sender.next_frame(&base).unwrap();
+    let frame = sender.next_frame(&next).unwrap();
+    assert_eq!(frame.coding(), Coding::Positional);
+    assert!(matches!(
+        frame.header().kind,
+        bloomwire::FrameKind::Delta { .. }
+    ));
+}

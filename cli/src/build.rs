@@ -53,13 +53,14 @@ pub struct Args {
 /// The `--coding` choices.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum CodingArg {
-    /// The smallest of the codings.
+    /// The fastest coding within 0.08% + 6 bytes of the smallest, predicted from counts.
     Auto,
     Raw,
     Adaptive,
     KnownP,
     KnownPSymbols,
     KnownPInterleaved,
+    Positional,
 }
 
 fn parse_siphash_key(s: &str) -> Result<[u8; 16], String> {
@@ -180,6 +181,7 @@ impl CodingArg {
             CodingArg::KnownP => Some(BitCoding::KnownP),
             CodingArg::KnownPSymbols => Some(BitCoding::KnownPSymbols),
             CodingArg::KnownPInterleaved => Some(BitCoding::KnownPInterleaved),
+            CodingArg::Positional => Some(BitCoding::Positional),
         }
     }
 }

@@ -78,7 +78,7 @@ fn build_inspect_query_decode() {
     assert!(info["problem"].is_null());
     let coding = info["coding"].as_str().unwrap();
     assert!(
-        ["adaptive", "known-p-symbols"].contains(&coding),
+        ["adaptive", "known-p-symbols", "positional"].contains(&coding),
         "{coding}"
     );
     let m = info["m"].as_u64().unwrap();

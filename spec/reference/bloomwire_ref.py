@@ -348,8 +348,8 @@ FILTER_TYPES = {0: "standard", 1: "partitioned", 2: "blocks", 3: "counting"}
 BASE_HASHES = {1: "xxh64", 2: "siphash24"}
 INDEX_SCHEMES = {0: "double", 1: "enhanced"}
 CODINGS = {0: "raw", 1: "adaptive", 2: "known-p", 3: "known-p-symbols",
-           4: "known-counters", 5: "adaptive-counters", 6: "known-p-interleaved"}
-BIT_CODINGS = (0, 1, 2, 3, 6)        # valid with filter types 0, 1, 2 (§2)
+           4: "known-counters", 5: "adaptive-counters", 6: "known-p-interleaved", 7: "positional"}
+BIT_CODINGS = (0, 1, 2, 3, 6, 7)     # valid with filter types 0, 1, 2 (§2)
 COUNTER_CODINGS = (0, 4, 5)          # valid with filter type 3 (§2)
 
 
@@ -416,10 +416,10 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
     if hdr["coding"] not in (COUNTER_CODINGS if counting else BIT_CODINGS):
         raise InvalidField(F_CODING, f"{hdr['coding']} with filter type {hdr['filter_type']}")
     hdr["flags"] = r.u8()
-    # bit 0: chunked payload (§4.10), for codings 1, 2, 3 and 6; bit 1: restart (§5.2), on
+    # bit 0: chunked payload (§4.10), for codings 1, 2, 3, 6 and 7; bit 1: restart (§5.2), on
     # full frames only; bits 2-7 reserved
     flags = hdr["flags"]
-    if (flags & ~3 or (flags & 1 and hdr["coding"] not in (1, 2, 3, 6))
+    if (flags & ~3 or (flags & 1 and hdr["coding"] not in (1, 2, 3, 6, 7))
             or (flags & 2 and hdr["frame_kind"] != 0)):
         raise InvalidField(F_FLAGS, hex(flags))
     hdr["restart"] = bool(flags & 2)
@@ -523,6 +523,9 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
     elif coding == 6:
         if length % 4 or length < 32:
             raise InvalidField(F_PAYLOAD_LENGTH, f"{length} (must be a multiple of 4, >= 32)")
+    elif coding == 7:
+        if length < 1:
+            raise InvalidField(F_PAYLOAD_LENGTH, "0 (positional needs the count)")
     else:
         if length % 4:
             raise InvalidField(F_PAYLOAD_LENGTH, f"{length} (must be a multiple of 4)")
@@ -783,6 +786,129 @@ def decode_interleaved(payload, m, q0):
 
 
 # ---------------------------------------------------------------------------
+# §4.11 Coding 7: positional (gaps: rANS-coded quotient, raw remainder bits)
+# ---------------------------------------------------------------------------
+
+GAP_A_MIN = 34816          # 0.53125 in units of 2^-16: largest frequency 30720 < 2^15
+GAP_A_MAX = 63488          # 31/32: smallest frequency 16
+GAP_R_MAX = 46
+GAP_R_JOINT = 15           # remainder bits taken in the quotient's step
+GAP_TWO_LANES = 16384      # from this many ones, two rANS lanes take turns
+
+
+def gap_params(m, c):
+    """§4.11 parameters from the count: (r, a), integers only."""
+    r = 0
+    while r < GAP_R_MAX and c << (r + 4) <= m:     # largest r with c * 2^(r+3) <= m
+        r += 1
+    t = ((m - c) << 64) // m                       # (1 - c/m) in units of 2^-64
+    for _ in range(r):
+        t = (t * t + (1 << 63)) >> 64              # squared, rounded: (1 - c/m)^(2^r)
+    a = min(max((t + (1 << 47)) >> 48, GAP_A_MIN), GAP_A_MAX)
+    return r, a
+
+
+def gap_model(a):
+    """Quotient model of parameter a: (f, cum), quotients 0 .. Q-1 then the escape Q."""
+    tails = [1 << 16]                     # tails[j] = round(2^16 * P(q >= j))
+    s = 1 << 32                           # a^j in units of 2^-32, floored at each step
+    while True:
+        s = (s * a) >> 16
+        tails.append((s + (1 << 15)) >> 16)
+        if s < 1 << 25:                   # tail below 2^-7: this index is the escape
+            break
+    q = len(tails) - 1
+    f = [tails[j] - tails[j + 1] for j in range(q)] + [tails[q]]
+    cum = [(1 << 16) - t for t in tails]
+    return f, cum
+
+
+def decode_positions(payload, m):
+    """§4.11: the positions of the one bits of a positional payload, in increasing order."""
+    rd = _Reader(payload)
+    try:
+        c = rd.varint()
+    except (Incomplete, BadVarint):
+        raise CorruptPayload("positional: bad count")
+    body = payload[rd.pos:]
+    if c > m:
+        raise CorruptPayload("positional: more ones than bits")
+    if c == 0:
+        if body:
+            raise CorruptPayload("positional: bytes after the count of an empty array")
+        return []
+    lanes = 2 if c >= GAP_TWO_LANES else 1
+    if len(body) % 4 or len(body) < 8 * lanes or c > 8 * len(body):
+        raise CorruptPayload("positional: bad stream length for the count")
+    w = struct.unpack(f"<{len(body) // 4}I", body)
+    x = []
+    for j in range(lanes):
+        state = w[2 * j] | (w[2 * j + 1] << 32)
+        if not RANS_LOWER <= state < 1 << 63:
+            raise CorruptPayload(f"positional: initial state {j} out of range")
+        x.append(state)
+    pos = 2 * lanes
+    r, a = gap_params(m, c)
+    f, cum = gap_model(a)
+    escape = len(f) - 1
+    rj = min(r, GAP_R_JOINT)
+    k = r - rj
+
+    def renorm(j):
+        nonlocal pos
+        if x[j] < RANS_LOWER:
+            if pos == len(w):
+                raise CorruptPayload("positional: payload ends before the last gap")
+            x[j] = (x[j] << 32) | w[pos]
+            pos += 1
+
+    def symbol(j):
+        slot = x[j] & 0xFFFF
+        v = bisect.bisect_right(cum, slot) - 1             # cum(v) <= slot < cum(v)+f(v)
+        x[j] = f[v] * (x[j] >> 16) + (slot - cum[v])
+        return v
+
+    out = []
+    nxt = 0                                                # first position still free
+    for i in range(c):
+        j = i % lanes
+        avail = m - nxt
+        if avail == 0:
+            raise CorruptPayload("positional: a one beyond m")
+        q = 0
+        v = symbol(j)
+        while v == escape:                                 # escape: Q more, same model
+            renorm(j)
+            q += escape
+            if q << r >= avail:
+                raise CorruptPayload("positional: gap past m")
+            v = symbol(j)
+        rem = x[j] & ((1 << rj) - 1)                       # low remainder bits, same step
+        x[j] >>= rj
+        renorm(j)
+        if k:                                              # high remainder bits
+            rem |= (x[j] & ((1 << k) - 1)) << rj
+            x[j] >>= k
+            renorm(j)
+        g = ((q + v) << r) | rem
+        if g >= avail:
+            raise CorruptPayload("positional: gap past m")
+        out.append(nxt + g)
+        nxt += g + 1
+    if any(state != RANS_LOWER for state in x) or pos != len(w):
+        raise CorruptPayload("positional: stream does not end where the last gap does")
+    return out
+
+
+def decode_positional(payload, m):
+    """§4.11: the packed bits (ceil(m/8) bytes) of a positional payload."""
+    bits = bytearray((m + 7) // 8)
+    for p in decode_positions(payload, m):
+        bits[p >> 3] |= 1 << (p & 7)
+    return bits
+
+
+# ---------------------------------------------------------------------------
 # §4.10 Chunked payloads
 # ---------------------------------------------------------------------------
 
@@ -792,6 +918,8 @@ def _payload_length_ok(coding, length):
         return length % 4 == 0
     if coding == 6:
         return length % 4 == 0 and length >= 32
+    if coding == 7:
+        return length >= 1
     return True                                    # codings 1 and 2: any length
 
 
@@ -807,6 +935,8 @@ def decode_payload(coding, payload, m, q0):
         return decode_range(payload, m, q0)
     if coding == 3:
         return decode_ans(payload, m, q0)
+    if coding == 7:
+        return decode_positional(payload, m)
     return decode_interleaved(payload, m, q0)
 
 

@@ -53,7 +53,11 @@ pub fn default_chunk_shift(m: u64, p0: f64) -> Option<u8> {
 pub fn chunkable(coding: Coding) -> bool {
     matches!(
         coding,
-        Coding::Adaptive | Coding::KnownP | Coding::KnownPSymbols | Coding::KnownPInterleaved
+        Coding::Adaptive
+            | Coding::KnownP
+            | Coding::KnownPSymbols
+            | Coding::KnownPInterleaved
+            | Coding::Positional
     )
 }
 
@@ -74,9 +78,12 @@ fn for_each<I: Send>(items: &mut [I], threads: usize, f: impl Fn(&mut I) + Sync)
     items.iter_mut().for_each(f);
 }
 
-/// The number of threads "all cores" means here.
+/// The number of threads "all cores" means here. Asked once per process:
+/// `available_parallelism` reads the cgroup files on Linux, about 40 µs a call, which is
+/// more than decoding a sparse frame of 10^6 bytes takes.
 pub(crate) fn all_cores() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// The chunked payload of `bits`: the table of chunk lengths, then the chunks.

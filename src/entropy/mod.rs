@@ -4,6 +4,7 @@ pub mod chunks;
 pub mod counters;
 pub mod model;
 pub(crate) mod payload;
+pub mod positional;
 pub(crate) mod range;
 pub(crate) mod rans;
 pub(crate) mod symbols;

@@ -6,7 +6,7 @@
 
 use crate::entropy::counters::{self, packed_len, CounterTable};
 use crate::entropy::model::SymbolTable;
-use crate::entropy::{range, rans, symbols, PayloadError};
+use crate::entropy::{positional, range, rans, symbols, PayloadError};
 use crate::error::Result;
 use crate::filter::bits::BitArray;
 
@@ -31,17 +31,22 @@ pub enum Coding {
     /// The model of [`Coding::KnownPSymbols`] coded by four interleaved rANS states with
     /// table-driven decoding: the fastest compressed coding, 32 bytes of final states larger.
     KnownPInterleaved = 6,
+    /// The positions of the one bits, as gaps: a rANS-coded quotient and raw remainder bits
+    /// with parameters derived from the count of ones (spec 4.11). Decodes in time proportional to the ones
+    /// plus writing the array: the coding for sparse filters and deltas.
+    Positional = 7,
 }
 
 impl Coding {
     /// Every coding of a Bloom filter's bit array (filter types 0 to 2), in id order.
     #[doc(hidden)]
-    pub const ALL: [Coding; 5] = [
+    pub const ALL: [Coding; 6] = [
         Coding::Raw,
         Coding::Adaptive,
         Coding::KnownP,
         Coding::KnownPSymbols,
         Coding::KnownPInterleaved,
+        Coding::Positional,
     ];
 
     /// Every coding of a counting filter's counters (filter type 3), in id order; raw means
@@ -83,6 +88,7 @@ impl core::fmt::Display for Coding {
             Coding::KnownCounters => "known-counters",
             Coding::AdaptiveCounters => "adaptive-counters",
             Coding::KnownPInterleaved => "known-p-interleaved",
+            Coding::Positional => "positional",
         })
     }
 }
@@ -106,6 +112,8 @@ pub(crate) fn well_formed_len(
         Coding::KnownPInterleaved => {
             payload_len % 4 == 0 && payload_len >= rans::STATE_BYTES as u64
         }
+        // The count of ones, at least one byte.
+        Coding::Positional => payload_len >= 1,
         // Range-coded payloads end at any byte.
         Coding::Adaptive | Coding::KnownP | Coding::KnownCounters | Coding::AdaptiveCounters => {
             true
@@ -126,6 +134,7 @@ pub(crate) fn encode_bits(coding: Coding, q0: Option<u16>, bits: &BitArray, out:
         Coding::KnownPInterleaved => {
             return rans::encode_interleaved(bits.words(), bits.len(), q0, out)
         }
+        Coding::Positional => return positional::encode(bits.words(), bits.len(), out),
     };
     // The usual case, a whole filter into an empty payload, takes the vector without a copy.
     if out.is_empty() {
@@ -146,6 +155,9 @@ pub(crate) fn encode_words(
     if coding == Coding::KnownPInterleaved {
         // Codes the words in place, without a copy.
         return rans::encode_interleaved(words, len, q0.unwrap_or(1), out);
+    }
+    if coding == Coding::Positional {
+        return positional::encode(words, len, out);
     }
     let bits = BitArray::from_words(words.to_vec(), len).expect("bits past len are zero");
     encode_bits(coding, q0, &bits, out);
@@ -217,6 +229,7 @@ impl Models {
                 }
                 // (Counting frames never get here: `FrameView` decodes bit arrays only.)
                 Coding::Raw
+                | Coding::Positional
                 | Coding::Adaptive
                 | Coding::KnownP
                 | Coding::KnownCounters
@@ -257,6 +270,7 @@ pub(crate) fn decode_bits(
             return symbols::decode_symbols_into(payload, len, full, tail.as_ref(), out)
         }
         (Coding::Raw, _) => return raw_into(payload, len, out),
+        (Coding::Positional, _) => return positional::decode_into(payload, len, out),
         (Coding::Adaptive, _) => range::decode_adaptive(payload, len)?,
         (Coding::KnownP, _) => range::decode_known_p(payload, len, models.q0)?,
         _ => unreachable!("models are built for their coding"),

@@ -153,38 +153,59 @@ pub fn decode_prefix<T: Decodable>(input: &[u8], limits: &Limits) -> Result<(T, 
     Ok((T::from_message(message)?, len))
 }
 
-/// Decode the next frame from a buffer (see [`decode`]) and advance past it. On [`Error::Incomplete`] the
-/// buffer is left untouched so more input can be appended.
+/// Decode the next frame from a buffer (see [`decode`]) and advance past it. On
+/// [`Error::Incomplete`] the buffer is left untouched so more input can be appended.
 ///
 /// The frame is found through the chunks `buf` exposes with [`Buf::chunks_vectored`]
-/// (every byte for `Bytes`, `BytesMut`, `VecDeque<u8>` and chains of them); a frame split
-/// across chunks is gathered into one allocation of its limit-checked length. Bytes a buffer
-/// does not expose count as not yet received.
+/// (every byte for `Bytes`, `BytesMut`, `VecDeque<u8>` and chains of them, in any number of
+/// chunks); a frame split across chunks is gathered into one allocation of its
+/// limit-checked length. Bytes a buffer does not expose count as not yet received.
 pub fn decode_buf<T: Decodable, B: Buf>(buf: &mut B, limits: &Limits) -> Result<T> {
-    let mut slices = [std::io::IoSlice::new(&[]); 64];
-    let count = buf.chunks_vectored(&mut slices);
-    let chunks: Vec<&[u8]> = slices[..count].iter().map(|s| &s[..]).collect();
-    let first = chunks.first().copied().unwrap_or(&[]);
-    let header = match FrameHeader::parse(first, limits) {
-        Err(Error::Incomplete { .. }) if chunks.len() > 1 => {
-            FrameHeader::parse(&gather(&chunks, MAX_HEADER_LEN), limits)?
-        }
-        other => other?,
-    };
-    let len = header.frame_len();
-    let exposed: usize = chunks.iter().map(|c| c.len()).sum();
-    if exposed < len {
-        return Err(Error::Incomplete {
-            needed: len - exposed,
-        });
-    }
-    let decoded = if first.len() >= len {
-        decode_prefix(&first[..len], limits)?.0
-    } else {
-        decode_prefix(&gather(&chunks, len), limits)?.0
+    let (len, decoded) = {
+        let slices = exposed(buf, MAX_HEADER_LEN);
+        let chunks: Vec<&[u8]> = slices.iter().map(|s| &s[..]).collect();
+        let first = chunks.first().copied().unwrap_or(&[]);
+        let header = match FrameHeader::parse(first, limits) {
+            Err(Error::Incomplete { .. }) if chunks.len() > 1 => {
+                FrameHeader::parse(&gather(&chunks, MAX_HEADER_LEN), limits)?
+            }
+            other => other?,
+        };
+        let len = header.frame_len();
+        let decoded = if first.len() >= len {
+            decode_prefix(&first[..len], limits)?.0
+        } else {
+            let slices = exposed(buf, len);
+            let chunks: Vec<&[u8]> = slices.iter().map(|s| &s[..]).collect();
+            let shown: usize = chunks.iter().map(|c| c.len()).sum();
+            if shown < len {
+                return Err(Error::Incomplete {
+                    needed: len - shown,
+                });
+            }
+            decode_prefix(&gather(&chunks, len), limits)?.0
+        };
+        (len, decoded)
     };
     buf.advance(len);
     Ok(decoded)
+}
+
+/// The chunks `buf` exposes, covering at least `want` bytes when it holds that many: the
+/// array of slices grows while it comes back full (a fixed array of 64 reported a frame in
+/// 65 pieces as incomplete), to at most one slice a byte wanted.
+fn exposed<B: Buf>(buf: &B, want: usize) -> Vec<std::io::IoSlice<'_>> {
+    let mut cap = 64;
+    loop {
+        let mut slices = vec![std::io::IoSlice::new(&[]); cap];
+        let count = buf.chunks_vectored(&mut slices);
+        let shown: usize = slices[..count].iter().map(|s| s.len()).sum();
+        if count < cap || shown >= want || cap > want {
+            slices.truncate(count);
+            return slices;
+        }
+        cap *= 2;
+    }
 }
 
 /// The first `len` bytes of a sequence of chunks (fewer if they hold fewer).

@@ -109,25 +109,29 @@ pub struct Settings {
     pub(super) counter_table: Option<CounterTable>,
     pub(super) chunking: Chunking,
     pub(super) threads: Option<usize>,
+    pub(super) try_all: bool,
 }
 
 /// Encodes filters, and deltas between two generations of a filter, into frames.
 ///
 /// One encoder codes one kind of filter, `F`: a [`BloomFilter`] (the default) with the
-/// [`BitCoding`](super::BitCoding)s, or a [`CountingBloomFilter`](crate::filter::counting::CountingBloomFilter) with the [`CounterCoding`](super::CounterCoding)s, so that a
-/// coding of one kind cannot be asked of the other.
+/// [`BitCoding`](super::BitCoding)s, or a
+/// [`CountingBloomFilter`](crate::filter::counting::CountingBloomFilter) with the
+/// [`CounterCoding`](super::CounterCoding)s, so that a coding of one kind cannot be asked of
+/// the other.
 ///
-/// For a Bloom filter it tries by default the compressed codings
-/// ([`BitCoding::KnownPInterleaved`](super::BitCoding::KnownPInterleaved), [`BitCoding::KnownPSymbols`](super::BitCoding::KnownPSymbols) and
-/// [`BitCoding::Adaptive`](super::BitCoding::Adaptive)) and keeps the smallest frame, except
-/// that it prefers [`BitCoding::KnownPInterleaved`](super::BitCoding::KnownPInterleaved) (several times faster to decode) when that
-/// frame is at most 0.05% larger than the smallest and within the budget (its final states
-/// cost about 20 bytes more than coding 3's end, so from about 40 kB of compressed frame
-/// on). Whatever the coding asked for, it sends the raw bit array instead
-/// when compression would not be smaller.
+/// For a Bloom filter it predicts by default the frame size of every coding of bits from
+/// counts alone (the ones, m, q0 and the chunking; see [`predicted_payload_len`]) and codes
+/// once, with the fastest coding whose predicted frame is within 0.08% + 6 bytes of the
+/// smallest prediction: raw, then positional, known-p interleaved and known-p symbols for
+/// sparse arrays (at most one bit in 16 set; for denser ones the two table-driven codings
+/// first, then positional), then adaptive. [`Encoder::smallest`] instead codes with every
+/// coding and keeps the smallest frame. Whatever the coding asked for, it sends the raw bit
+/// array instead when compression would not be smaller.
 ///
-/// For a counting filter it picks among [`CounterCoding::Known`](super::CounterCoding::Known) and
-/// [`CounterCoding::Adaptive`](super::CounterCoding::Adaptive) the same way, the packed counters when coding is not smaller.
+/// For a counting filter it picks among [`CounterCoding::Known`](super::CounterCoding::Known)
+/// and [`CounterCoding::Adaptive`](super::CounterCoding::Adaptive) by coding both, the packed
+/// counters when coding is not smaller.
 #[derive(Debug, Clone)]
 pub struct Encoder<F: Filter = BloomFilter> {
     pub(super) settings: Settings,
@@ -188,6 +192,13 @@ impl<F: Filter> Encoder<F> {
     /// An encoder that picks the smallest coding.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Code with every coding of bits and keep the smallest frame (the fastest of equal
+    /// ones), instead of predicting sizes and coding once.
+    pub fn smallest(mut self) -> Self {
+        self.settings.try_all = true;
+        self
     }
 
     /// Use this coding (or raw, if it is not smaller).
@@ -315,9 +326,10 @@ impl Settings {
             }
         };
         // A filter so sparse that its payload would code more bits a byte than the work
-        // bound allows (spec §2.2) is sent raw.
+        // bound allows (spec §2.2) is sent with the positional coding, which has a bound of
+        // its own and is the small coding of such arrays (the usual raw fallback follows).
         if !super::header::within_work_bound(coding, bits.len(), None, payload.len() as u64) {
-            return self.frame(body, Coding::Raw);
+            return self.frame(body, Coding::Positional);
         }
         let header = FrameHeader::new(
             body.kind,
@@ -348,31 +360,24 @@ impl Settings {
             body.bits.byte_len(),
         )
         .frame_len();
-        let candidates = match self.coding {
-            Some(Coding::Raw) => vec![],
-            Some(c) => vec![c],
-            // Large filters: the coding that encodes and decodes fastest, chunked.
-            None if body.bits.len() >= crate::entropy::chunks::CHUNK_FROM_BITS => {
-                vec![Coding::KnownPInterleaved]
+        let best = match self.coding {
+            Some(Coding::Raw) => None,
+            Some(c) => Some(self.frame(body, c)),
+            None if self.try_all => {
+                // Every coding, the smallest frame; of equal ones the earliest (fastest).
+                [
+                    Coding::Positional,
+                    Coding::KnownPInterleaved,
+                    Coding::KnownPSymbols,
+                    Coding::KnownP,
+                    Coding::Adaptive,
+                ]
+                .into_iter()
+                .map(|c| self.frame(body, c))
+                .min_by_key(Frame::encoded_len)
             }
-            None => vec![
-                Coding::KnownPInterleaved,
-                Coding::KnownPSymbols,
-                Coding::Adaptive,
-            ],
+            None => self.predicted_choice(body, raw_len),
         };
-        let frames: Vec<Frame> = candidates
-            .into_iter()
-            .map(|c| self.frame(body, c))
-            .collect();
-        let smallest = frames.iter().map(Frame::encoded_len).min();
-        let best = frames.into_iter().min_by_key(|f| {
-            let len = f.encoded_len();
-            let fast = f.header.coding == Coding::KnownPInterleaved
-                && smallest.is_some_and(|s| len <= s + s / 2000)
-                && self.budget.map_or(true, |b| len <= b);
-            (!fast, len)
-        });
         let compressed_len = best.as_ref().map(Frame::encoded_len);
         if let Some(budget) = self.budget {
             let len = compressed_len.map_or(raw_len, |c| c.min(raw_len));
@@ -388,6 +393,57 @@ impl Settings {
             Some(f) if f.encoded_len() < raw_len => f,
             _ => self.frame(body, Coding::Raw),
         })
+    }
+
+    /// The frame of the fastest coding whose predicted frame is within 0.08% + 6 bytes of
+    /// the smallest prediction (raw: `None`); coded once.
+    fn predicted_choice(&self, body: &Body<'_>, raw_len: usize) -> Option<Frame> {
+        let bits = body.bits;
+        let (m, ones) = (bits.len(), bits.count_ones());
+        let order = if ones <= m / 16 {
+            [
+                Coding::Positional,
+                Coding::KnownPInterleaved,
+                Coding::KnownPSymbols,
+                Coding::Adaptive,
+            ]
+        } else {
+            [
+                Coding::KnownPInterleaved,
+                Coding::KnownPSymbols,
+                Coding::Positional,
+                Coding::Adaptive,
+            ]
+        };
+        let predicted: Vec<(Coding, usize)> = order
+            .into_iter()
+            .map(|c| {
+                let q0 = c.has_q0().then(|| self.q0(body));
+                let shift = self.chunk_shift(bits, c);
+                let len = predicted_payload_len(c, q0, bits, shift);
+                let header = FrameHeader::new(
+                    body.kind,
+                    body.params.clone(),
+                    body.n,
+                    body.generation,
+                    (c, q0, shift),
+                    len as usize,
+                );
+                (c, header.frame_len())
+            })
+            .collect();
+        let smallest = predicted.iter().map(|&(_, len)| len).min()?;
+        let margin = smallest / 1250 + 6;
+        if raw_len <= smallest + margin {
+            return None;
+        }
+        let fits = |len: usize| self.budget.map_or(true, |b| len <= b);
+        let (coding, _) = predicted
+            .iter()
+            .copied()
+            .find(|&(_, len)| len <= smallest + margin && fits(len))
+            .or_else(|| predicted.iter().copied().min_by_key(|&(_, len)| len))?;
+        Some(self.frame(body, coding))
     }
 
     pub(super) fn full_body(filter: &BloomFilter, generation: u64) -> Body<'_> {
@@ -421,7 +477,36 @@ impl Settings {
         positions: &[u64],
     ) -> Result<Frame> {
         check_after(step.base_generation, step.generation)?;
-        let mut xor = BitArray::new(step.params.m());
+        let kind = FrameKind::Delta {
+            base_generation: step.base_generation,
+            base_digest: step.base_digest,
+            result_digest: step.result_digest,
+        };
+        let m = step.params.m();
+        if matches!(self.coding, None | Some(Coding::Positional)) {
+            use crate::entropy::positional::{encode_positions, GapParams};
+            let mut payload = Vec::new();
+            encode_positions(
+                positions,
+                GapParams::of(m, positions.len() as u64),
+                &mut payload,
+            );
+            if (payload.len() as u64) < m.div_ceil(8) {
+                let header = FrameHeader::new(
+                    kind,
+                    step.params.clone(),
+                    step.n,
+                    step.generation,
+                    (Coding::Positional, None, None),
+                    payload.len(),
+                );
+                let frame = Frame { header, payload };
+                if self.budget.map_or(true, |b| frame.encoded_len() <= b) {
+                    return Ok(frame);
+                }
+            }
+        }
+        let mut xor = BitArray::new(m);
         for &p in positions {
             xor.set(p);
         }
@@ -453,6 +538,69 @@ pub(crate) struct DeltaStep<'a> {
     /// The new generation and its digest.
     pub(crate) generation: u64,
     pub(crate) result_digest: u32,
+}
+
+/// Predicted payload bytes of `bits` in `coding` (with `q0` for the codings that have one,
+/// chunked with `shift` or not), from the counts of ones (per chunk) alone: the cross
+/// entropy of the bits under the coding's model plus the coding's fixed costs. Floats; for
+/// choosing a coding, never for decoding.
+pub fn predicted_payload_len(
+    coding: Coding,
+    q0: Option<u16>,
+    bits: &BitArray,
+    shift: Option<u8>,
+) -> u64 {
+    let m = bits.len();
+    let words = bits.words();
+    let chunk = |len: u64, ones: u64| -> u64 {
+        let zeros = (len - ones) as f64;
+        let ones_f = ones as f64;
+        let q = f64::from(q0.unwrap_or(1)) / 65536.0;
+        let cross = -(zeros * q.log2()
+            + if ones > 0 {
+                ones_f * (1.0 - q).log2()
+            } else {
+                0.0
+            });
+        let bytes = match coding {
+            Coding::Raw | Coding::KnownCounters | Coding::AdaptiveCounters => {
+                return len.div_ceil(8)
+            }
+            Coding::Positional => return crate::entropy::positional::estimate_len(len, ones),
+            // Four final states, little of them message, and the last word (measured).
+            Coding::KnownPInterleaved => cross / 8.0 + 28.0,
+            Coding::KnownPSymbols | Coding::KnownP => cross / 8.0 + 3.0,
+            // Laplace's estimator: log2(len + 1) + log2(len choose ones) bits.
+            Coding::Adaptive => {
+                let p = ones_f / len as f64;
+                let mut b = len as f64 * crate::theory::entropy(p) + (len as f64 + 1.0).log2();
+                if ones > 0 && ones < len {
+                    b -= 0.5 * (2.0 * std::f64::consts::PI * len as f64 * p * (1.0 - p)).log2();
+                }
+                b / 8.0 + 3.0
+            }
+        };
+        bytes.max(0.0).ceil() as u64
+    };
+    let popcount = |from: u64, to: u64| -> u64 {
+        words[(from / 64) as usize..to.div_ceil(64) as usize]
+            .iter()
+            .map(|w| u64::from(w.count_ones()))
+            .sum()
+    };
+    match shift {
+        None => chunk(m, bits.count_ones()),
+        Some(s) => {
+            let size = 1u64 << s;
+            (0..m.div_ceil(size))
+                .map(|i| {
+                    let (from, to) = (i * size, ((i + 1) * size).min(m));
+                    let len = chunk(to - from, popcount(from, to));
+                    len + crate::wire::varint_len(len) as u64
+                })
+                .sum()
+        }
+    }
 }
 
 #[cfg(test)]

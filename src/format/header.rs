@@ -426,8 +426,9 @@ pub const WORK_SLACK: u64 = 64;
 /// code `m` symbols (bits, or counters). For every coding that decodes symbol by symbol
 /// (1 to 6, chunked or not) `m <= 2^12 * (L + 64)`, so that decoding costs at most a
 /// constant per payload byte (about 40 ms for a frame of 1 KiB on a 2020s core); raw
-/// payloads have a fixed length, and a known-counters table of one value (`table_len` 1)
-/// decodes by filling. A decoder checks it right after the payload length
+/// payloads have a fixed length, a known-counters table of one value (`table_len` 1)
+/// decodes by filling, and the positional coding (7) carries its own bound, checked before
+/// its loop: at most 8 one bits per payload byte (spec §4.11). A decoder checks it right after the payload length
 /// (`InvalidField(payload length)`), and an encoder never writes a frame that breaks it.
 pub fn within_work_bound(
     coding: Coding,
@@ -436,7 +437,7 @@ pub fn within_work_bound(
     payload_len: u64,
 ) -> bool {
     match coding {
-        Coding::Raw => true,
+        Coding::Raw | Coding::Positional => true,
         Coding::KnownCounters if table_len == Some(1) => true,
         Coding::Adaptive
         | Coding::KnownP

@@ -102,16 +102,21 @@ pub enum BitCoding {
     KnownPSymbols,
     /// The model of coding 3 coded by four interleaved rANS states (coding 6).
     KnownPInterleaved,
+    /// The positions of the one bits, as gaps (coding 7): a rANS-coded quotient and
+    /// remainder bits, parameters derived from the count of ones. For sparse filters and
+    /// deltas, at the cost of their ones.
+    Positional,
 }
 
 impl BitCoding {
     /// Every bit coding, in wire id order.
-    pub const ALL: [BitCoding; 5] = [
+    pub const ALL: [BitCoding; 6] = [
         BitCoding::Raw,
         BitCoding::Adaptive,
         BitCoding::KnownP,
         BitCoding::KnownPSymbols,
         BitCoding::KnownPInterleaved,
+        BitCoding::Positional,
     ];
 }
 
@@ -123,6 +128,7 @@ impl From<BitCoding> for Coding {
             BitCoding::KnownP => Coding::KnownP,
             BitCoding::KnownPSymbols => Coding::KnownPSymbols,
             BitCoding::KnownPInterleaved => Coding::KnownPInterleaved,
+            BitCoding::Positional => Coding::Positional,
         }
     }
 }

@@ -146,15 +146,24 @@ fn information_bytes(m: u64, ones: u64) -> u64 {
     (m as f64 * h / 8.0).ceil() as u64
 }
 
-/// The predicted payload of a delta that changes `changes` of `m` bits.
+/// Header bytes a delta has and a full frame has not: the base generation (a varint) and
+/// the two digests.
+const DELTA_HEADER: u64 = 10 + 8;
+
+/// The predicted size of a delta that changes `changes` of `m` bits (the positional
+/// coding's estimate), beyond what a full frame's header costs.
 pub(crate) fn predict_delta(m: u64, changes: u64) -> u64 {
-    information_bytes(m, changes)
+    crate::entropy::positional::estimate_len(m, changes) + DELTA_HEADER
 }
 
-/// The predicted payload of a full frame of `m` bits holding `ones` one bits: at most the
-/// raw array.
+/// The predicted payload of a full frame of `m` bits holding `ones` one bits: the
+/// smallest of the raw array, the positional coding's estimate and the table-driven
+/// codings' (the information plus their final states).
 pub(crate) fn predict_full(m: u64, ones: u64) -> u64 {
-    information_bytes(m, ones).min(m.div_ceil(8))
+    let table_driven = information_bytes(m, ones) + 28;
+    crate::entropy::positional::estimate_len(m, ones)
+        .min(table_driven)
+        .min(m.div_ceil(8))
 }
 
 #[cfg(test)]

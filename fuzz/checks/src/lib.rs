@@ -163,7 +163,7 @@ fn packed_bytes(m: u64) -> usize {
 /// The work of decoding a frame of `bytes` bytes (payload, or whole input) that declares m
 /// symbols: linear in the bytes and in the words of m, `2^12 * bytes + ceil(m / 64)`
 /// units. A payload byte may code up to `2^12` symbols (the work bound of spec 2.2,
-/// [`bloomwire::frame::within_work_bound`]), each costing at most a unit; writing the
+/// [`bloomwire::internals::within_work_bound`]), each costing at most a unit; writing the
 /// decoded array costs a word at a time (a raw payload, or a known-counters table of one
 /// value that fills its counters).
 pub fn frame_work(m: u64, bytes: u64) -> u64 {

@@ -10,6 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
+use bloomwire::internals::positional::{self, GapParams};
 use bloomwire::internals::{pack_counters, put_varint};
 use bloomwire::{
     BaseHash, BitArray, BitCoding, BloomFilter, Chunking, Coding, CounterCoding,
@@ -163,9 +164,24 @@ fn accept_cases() -> Vec<AcceptCase> {
         ("std_1000_known_p", Coding::KnownP),
         ("std_1000_symbols", Coding::KnownPSymbols),
         ("std_1000_interleaved", Coding::KnownPInterleaved),
+        ("std_1000_positional", Coding::Positional),
     ] {
         add(name, std(1000, 3.0, f0), 100, coding, PSource::Measured);
     }
+    add(
+        "sparse_k1_positional",
+        std(20_000, 1.0, f0),
+        150,
+        Coding::Positional,
+        PSource::Measured,
+    );
+    add(
+        "empty_positional",
+        std(4093, 4.0, f0),
+        0,
+        Coding::Positional,
+        PSource::Measured,
+    );
     add(
         "m13_known_p",
         std(13, 2.0, f0),
@@ -452,6 +468,7 @@ fn accept_vectors() -> Vec<VectorFile> {
         ("chunked_adaptive", 1000, 100, Coding::Adaptive, 8),
         ("chunked_known_p", 200, 20, Coding::KnownP, 6),
         ("chunked_symbols", 3001, 250, Coding::KnownPSymbols, 9),
+        ("chunked_positional", 5003, 100, Coding::Positional, 10),
     ] {
         let params = Params::standard(m, 3, f0).expect("valid");
         let f = filter_of(&params, 0..n);
@@ -461,6 +478,24 @@ fn accept_vectors() -> Vec<VectorFile> {
             .unwrap();
         assert_eq!(frame.header().chunk_shift, Some(shift));
         out.extend(accept_files(name, &frame, f.bits(), &f, 0..n, None));
+    }
+    // Coding 7 with the one bit at m - 1 (the last gap ends at the last bit).
+    {
+        let params = Params::standard(1000, 1, f0).expect("valid");
+        let mut bits = BitArray::new(1000);
+        bits.set(999);
+        let f = BloomFilter::from_parts(params, bits, 0).expect("valid");
+        let frame = Encoder::new()
+            .encode_with(&f, BitCoding::Positional)
+            .expect("a bit coding");
+        out.extend(accept_files(
+            "last_bit_positional",
+            &frame,
+            f.bits(),
+            &f,
+            0..0,
+            None,
+        ));
     }
     let [g7, g8, _, other7] = delta_generations();
     let full = |f: &BloomFilter| {
@@ -538,6 +573,7 @@ fn accept_vectors() -> Vec<VectorFile> {
         ("delta_gen8_known_p", Coding::KnownP),
         ("delta_gen8_symbols", Coding::KnownPSymbols),
         ("delta_gen8_raw", Coding::Raw),
+        ("delta_gen8_positional", Coding::Positional),
     ] {
         let frame = Encoder::new()
             .coding(bit(coding))
@@ -709,7 +745,7 @@ fn reject_vectors() -> Vec<VectorFile> {
             field("index scheme"),
         ),
         ("coding_4", with(&|r| r.fixed[9] = 4), field("coding")),
-        ("coding_7", with(&|r| r.fixed[9] = 7), field("coding")),
+        ("coding_8", with(&|r| r.fixed[9] = 8), field("coding")),
         ("flags_set", with(&|r| r.fixed[10] = 0x80), field("flags")),
         ("m_zero", with(&|r| r.varints[0] = varint(0)), field("m")),
         (
@@ -941,6 +977,86 @@ fn reject_vectors() -> Vec<VectorFile> {
         ),
     ];
     cases.extend(interleaved);
+    // Coding 7 (section 4.11): each check of the decoder, on the small filter's positions.
+    let ones: Vec<u64> = (0..100).filter(|&i| small.bits().get(i)).collect();
+    let c = ones.len() as u64;
+    let gaps = |positions: &[u64]| {
+        let mut p = Vec::new();
+        positional::encode_positions(positions, GapParams::of(100, c), &mut p);
+        p
+    };
+    let with_positional = |payload: Vec<u8>| -> Truncated {
+        let mut r = coded(Coding::Positional);
+        r.len = varint(payload.len() as u64);
+        r.payload = payload;
+        r.into()
+    };
+    let valid = gaps(&ones);
+    assert_eq!(valid, coded(Coding::Positional).payload);
+    assert!(
+        c < 127 && valid.len() > 13,
+        "one-byte count, words after the state"
+    );
+    let mut last_at_m = ones.clone();
+    *last_at_m.last_mut().expect("ones") = 100;
+    let mut past_m = ones.clone();
+    *past_m.last_mut().expect("ones") = 150;
+    let mut one_after_last = ones.clone();
+    one_after_last.pop();
+    one_after_last.pop();
+    one_after_last.extend([99, 100]);
+    let recount = |count: u64| {
+        let mut p = varint(count);
+        p.extend_from_slice(&valid[1..]);
+        p
+    };
+    let positional_cases = [
+        ("positional_count_high", with_positional(recount(c + 1))),
+        ("positional_count_low", with_positional(recount(c - 1))),
+        ("positional_count_above_m", with_positional(recount(101))),
+        ("positional_gap_past_m", with_positional(gaps(&past_m))),
+        ("positional_one_at_m", with_positional(gaps(&last_at_m))),
+        (
+            "positional_one_beyond_m",
+            with_positional(gaps(&one_after_last)),
+        ),
+        (
+            "positional_ends_early",
+            with_positional(valid[..valid.len() - 4].to_vec()),
+        ),
+        (
+            "positional_ends_late",
+            with_positional([&valid[..], &[0, 0, 0, 0]].concat()),
+        ),
+        (
+            "positional_ragged_stream",
+            with_positional([&valid[..], &[0]].concat()),
+        ),
+        (
+            "positional_count_not_shortest",
+            with_positional([&[valid[0] | 0x80, 0][..], &valid[1..]].concat()),
+        ),
+        ("positional_final_state_off", {
+            let mut p = valid.clone();
+            p[1] ^= 1;
+            with_positional(p)
+        }),
+        (
+            "positional_state_below_2_31",
+            with_positional([&[1u8][..], &0x7FFF_FFFFu64.to_le_bytes()].concat()),
+        ),
+        ("positional_bytes_after_empty", with_positional(vec![0, 0])),
+        (
+            // 65 ones in an 8-byte stream: more than a bit of stream a one (work bound).
+            "positional_more_ones_than_stream_bits",
+            with_positional([&[65u8][..], &(1u64 << 31).to_le_bytes()].concat()),
+        ),
+    ];
+    cases.extend(
+        positional_cases
+            .into_iter()
+            .map(|(name, frame)| (name, frame, plain("CorruptPayload"))),
+    );
     // Chunked payloads (section 4.10): the small filter (m = 100) in two chunks of 64 bits,
     // coding 6, each chunk's length a one-byte varint at the start of the payload.
     let chunked = || RawFrame::chunked(&small, Coding::KnownPInterleaved, 6);

@@ -1,0 +1,119 @@
+//! The default encoder's choice of coding, predicted from counts and coded once, against the
+//! smallest frame the crate can make (every coding tried), and the positional coding in
+//! frames: full, chunked, by range, and as a delta.
+
+use bloomwire::{
+    decode, BitCoding, Chunking, Coding, Decoded, Encoder, FrameView, Limits, Receiver,
+};
+use bloomwire::{BitArray, BloomFilter, HashFamily, Params};
+use quickcheck::{quickcheck, TestResult};
+
+fn fmix64(mut x: u64) -> u64 {
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xC4CE_B9FE_1A85_EC53);
+    x ^ (x >> 33)
+}
+
+/// `m` bits, each one with probability `p1`, from `seed`.
+fn random_bits(m: u64, p1: f64, seed: u64) -> BitArray {
+    let threshold = (p1 * 2f64.powi(64)).min(u64::MAX as f64) as u64;
+    let mut b = BitArray::new(m);
+    for i in 0..m {
+        let x = fmix64(seed ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        if x < threshold || p1 >= 1.0 {
+            b.set(i);
+        }
+    }
+    b
+}
+
+fn filter_with(bits: BitArray) -> BloomFilter {
+    let params = Params::standard(bits.len(), 1, HashFamily::default()).unwrap();
+    BloomFilter::from_parts(params, bits, 0).unwrap()
+}
+
+fn chosen_against_smallest(m: u64, p1: f64, seed: u64) -> (Coding, usize, Coding, usize) {
+    let f = filter_with(random_bits(m, p1, seed));
+    let chosen = Encoder::new().encode(&f).unwrap();
+    let smallest = Encoder::new().smallest().encode(&f).unwrap();
+    let back = decode::<Decoded>(&chosen.to_bytes(), &Limits::default()).unwrap();
+    assert_eq!(back.filter, f);
+    (
+        chosen.coding(),
+        chosen.encoded_len(),
+        smallest.coding(),
+        smallest.encoded_len(),
+    )
+}
+
+quickcheck! {
+    fn the_predicted_choice_is_within_a_margin_of_the_smallest(
+        m: u32, density: u16, log_scale: u8, seed: u64
+    ) -> TestResult {
+        let m = 1 + u64::from(m) % 2_000_000;
+        // Densities over the whole range, most of them sparse, where choices are close.
+        let p1 = match log_scale % 3 {
+            0 => f64::from(density) / 65535.0,
+            1 => f64::from(density) / 65535.0 / 64.0,
+            _ => f64::from(density) / 65535.0 / 4096.0,
+        };
+        let (coding, len, best, smallest) = chosen_against_smallest(m, p1, seed);
+        let limit = smallest as f64 * 1.001 + 8.0;
+        if len as f64 > limit {
+            panic!("m {m} p1 {p1}: {coding} {len} B, {best} {smallest} B");
+        }
+        TestResult::passed()
+    }
+}
+
+#[test]
+fn sparse_filters_choose_the_positional_coding() {
+    for (m, p1) in [(100_000u64, 0.01), (1_000_000, 0.001), (8_000_000, 0.01)] {
+        let (coding, len, best, smallest) = chosen_against_smallest(m, p1, 1);
+        assert_eq!(coding, Coding::Positional, "m {m} p1 {p1}");
+        println!("m {m} p1 {p1}: {coding} {len} B; smallest {best} {smallest} B");
+    }
+    let (coding, ..) = chosen_against_smallest(1_000_000, 0.3, 2);
+    assert_eq!(coding, Coding::KnownPInterleaved);
+}
+
+#[test]
+fn positional_frames_chunk_and_decode_by_range() {
+    let m = 300_007;
+    let f = filter_with(random_bits(m, 0.003, 9));
+    let frame = Encoder::new()
+        .chunking(Chunking::Shift(12))
+        .encode_with(&f, BitCoding::Positional)
+        .unwrap();
+    assert_eq!(frame.coding(), Coding::Positional);
+    let wire = frame.to_bytes();
+    let back = decode::<Decoded>(&wire, &Limits::default()).unwrap();
+    assert_eq!(back.filter, f);
+    let view = FrameView::parse(&wire, &Limits::default()).unwrap();
+    let part = view.decode_bits(5000..200_000).unwrap();
+    for i in 5000..200_000 {
+        assert_eq!(part.get(i - 5000), f.bits().get(i), "bit {i}");
+    }
+}
+
+#[test]
+fn positional_deltas_apply() {
+    let m = 1_000_000;
+    let base = filter_with(random_bits(m, 0.01, 3));
+    let mut flips = BitArray::new(m);
+    for i in (0..m).step_by(4999) {
+        flips.set(i);
+    }
+    let mut bits = base.bits().clone();
+    bits.xor_with(&flips).unwrap();
+    let next = filter_with(bits);
+    let full = Encoder::new().encode_generation(&base, 1).unwrap();
+    let delta = Encoder::new().encode_delta(&base, 1, &next, 2).unwrap();
+    assert_eq!(delta.coding(), Coding::Positional);
+    let mut rx: Receiver = Receiver::new(Limits::default());
+    rx.receive(&full.to_bytes()).unwrap();
+    rx.receive(&delta.to_bytes()).unwrap();
+    assert_eq!(rx.filter(), Some(&next));
+}

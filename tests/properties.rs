@@ -213,8 +213,15 @@ quickcheck! {
             if receiver.filter() != Some(&filter) {
                 return false;
             }
-            // The same frame again is stale and changes nothing.
-            if !matches!(receiver.receive(&bytes), Err(Error::StaleGeneration { .. })) {
+            // The same frame again is stale and changes nothing, or, for a full frame with
+            // the restart flag (spec 5.2: flags bit 1), is applied again to the same effect.
+            let restart = bytes[10] & 0x02 != 0;
+            match receiver.receive(&bytes) {
+                Err(Error::StaleGeneration { .. }) if !restart => {}
+                Ok(Update::Full { generation: g, .. }) if restart && g == generation => {}
+                _ => return false,
+            }
+            if receiver.filter() != Some(&filter) {
                 return false;
             }
         }

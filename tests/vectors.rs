@@ -107,6 +107,15 @@ fn accept_vectors_decode_to_their_manifests() {
                     manifest["bits_sha256"],
                     "{name}"
                 );
+                if let Some(held) = manifest["base_frame"].as_str() {
+                    // A restart frame, applied by a receiver holding `base_frame`.
+                    let mut receiver = Receiver::new(Limits::default());
+                    receiver.receive(&read("accept", held)).unwrap();
+                    receiver
+                        .receive(&frame)
+                        .unwrap_or_else(|e| panic!("{name}: {e}"));
+                    assert_eq!(receiver.filter(), Some(&d.filter), "{name}");
+                }
                 Box::new(move |k| d.filter.contains(k))
             }
             Message::Delta(d) => {

@@ -416,9 +416,13 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
     if hdr["coding"] not in (COUNTER_CODINGS if counting else BIT_CODINGS):
         raise InvalidField(F_CODING, f"{hdr['coding']} with filter type {hdr['filter_type']}")
     hdr["flags"] = r.u8()
-    # bit 0: chunked payload (§4.10), for codings 1, 2, 3, 6 and 7; bits 1-7 reserved
-    if hdr["flags"] not in (0, 1) or (hdr["flags"] == 1 and hdr["coding"] not in (1, 2, 3, 6, 7)):
-        raise InvalidField(F_FLAGS, hex(hdr["flags"]))
+    # bit 0: chunked payload (§4.10), for codings 1, 2, 3, 6 and 7; bit 1: restart (§5.2), on
+    # full frames only; bits 2-7 reserved
+    flags = hdr["flags"]
+    if (flags & ~3 or (flags & 1 and hdr["coding"] not in (1, 2, 3, 6, 7))
+            or (flags & 2 and hdr["frame_kind"] != 0)):
+        raise InvalidField(F_FLAGS, hex(flags))
+    hdr["restart"] = bool(flags & 2)
 
     # seed: a varint for xxHash64, 16 bytes (k0 then k1) for SipHash-2-4
     if hdr["base_hash"] == 1:
@@ -1072,6 +1076,22 @@ def apply_delta(base, delta):
     return Frame(header, result, delta.frame_len)
 
 
+def receive(held, frame):
+    """§5.2 as a receiver runs it: `held` is the decoded frame it holds (or None), `frame`
+    the decoded frame that arrived.  Returns what it holds afterwards; raises on refusal,
+    when `held` stays what it was."""
+    fh = frame.header
+    if fh["frame_kind"] == 0:
+        if held is not None and fh["generation"] <= held.header["generation"] \
+                and not fh["restart"]:                      # step 1, unless a restart
+            raise StaleGeneration(f"generation {fh['generation']}, "
+                                  f"held {held.header['generation']}")
+        return frame                                        # step 2
+    if held is None:
+        raise GenerationGap(f"delta for generation {fh['base_generation']}, nothing held")
+    return apply_delta(held, frame)                         # steps 1 and 3
+
+
 # ---------------------------------------------------------------------------
 # Checker (§6)
 # ---------------------------------------------------------------------------
@@ -1132,7 +1152,7 @@ def _check_params(hdr, params):
             got = names[key][hdr[key]]
         elif key == "kind":
             got = kinds[hdr["frame_kind"]]
-        elif key in ("seed", "k0", "k1"):
+        elif key in ("seed", "k0", "k1", "generation"):
             got, want = hdr.get(key), int(want)
         elif key == "k_raw" and 2 in (hdr["filter_type"], hdr.get("counted_type")):
             continue
@@ -1177,7 +1197,7 @@ def _check_accept(t, bin_path, json_path):
     if "base_frame" in man:                       # a delta: apply it, query the result
         try:
             base = _read_frame(os.path.join(os.path.dirname(bin_path), man["base_frame"]))
-            frame = apply_delta(base, frame)
+            frame = receive(base, frame)
         except BloomwireError as e:
             t.ok(False, f"accept/{name}: applying to {man['base_frame']}: "
                         f"{type(e).__name__}: {e}")
@@ -1210,7 +1230,7 @@ def _check_reject(t, reject_dir):
             frame = decode_frame(data)
             if "apply_to" in want:                # a valid delta, applied to the wrong base
                 base = _read_frame(os.path.join(os.path.dirname(reject_dir), want["apply_to"]))
-                apply_delta(base, frame)
+                receive(base, frame)
             got, field, msg = None, None, "accepted"
         except BloomwireError as e:
             got, field, msg = type(e).__name__, getattr(e, "field", None), str(e)

@@ -55,6 +55,16 @@ impl BloomFilter {
         })
     }
 
+    /// The bits, for a receiver that applies a delta in place (it restores them on error).
+    pub(crate) fn bits_mut(&mut self) -> &mut BitArray {
+        &mut self.bits
+    }
+
+    /// Set the number of keys the sender says it inserted (a delta's header carries it).
+    pub(crate) fn set_n(&mut self, n: u64) {
+        self.n = n;
+    }
+
     /// The filter's parameters.
     pub fn params(&self) -> &Params {
         &self.params

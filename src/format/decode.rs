@@ -18,6 +18,11 @@ use super::view::FrameView;
 fn message_prefix(input: &[u8], limits: &Limits) -> Result<(Message, usize)> {
     let view = FrameView::parse(input, limits)?;
     let len = view.frame_len();
+    Ok((message_of(view)?, len))
+}
+
+/// The message a checked frame carries, its payload decoded.
+pub(crate) fn message_of(view: FrameView<'_>) -> Result<Message> {
     if let Some(width) = view.header.counter_width {
         let (header, payload) = (view.header, view.payload);
         let m = header.params.m();
@@ -47,7 +52,7 @@ fn message_prefix(input: &[u8], limits: &Limits) -> Result<(Message, usize)> {
                 xor: counters,
             }),
         };
-        return Ok((message, len));
+        return Ok(message);
     }
     let bits = view.decode()?;
     let header = view.header;
@@ -58,7 +63,18 @@ fn message_prefix(input: &[u8], limits: &Limits) -> Result<(Message, usize)> {
         }),
         FrameKind::Delta { .. } => Message::Delta(Delta { header, xor: bits }),
     };
-    Ok((message, len))
+    Ok(message)
+}
+
+/// [`Error::TrailingBytes`] unless the frame is all of `input`.
+pub(crate) fn check_whole(input: &[u8], len: usize) -> Result<()> {
+    if len != input.len() {
+        return Err(Error::TrailingBytes {
+            count: input.len() - len,
+            offset: len,
+        });
+    }
+    Ok(())
 }
 
 /// What a frame decodes into: any [`Message`], or the full frame of one filter kind,
@@ -179,7 +195,9 @@ pub fn decode_buf<T: Decodable, B: Buf>(buf: &mut B, limits: &Limits) -> Result<
 /// array of slices grows while it comes back full (a fixed array of 64 reported a frame in
 /// 65 pieces as incomplete), to at most one slice a byte wanted.
 fn exposed<B: Buf>(buf: &B, want: usize) -> Vec<std::io::IoSlice<'_>> {
-    let mut cap = 64;
+    // Small to start with: a frame in one or a few pieces costs a few hundred bytes of
+    // bookkeeping, within what the bomb tests allow a refused frame.
+    let mut cap = 8;
     loop {
         let mut slices = vec![std::io::IoSlice::new(&[]); cap];
         let count = buf.chunks_vectored(&mut slices);

@@ -22,7 +22,7 @@ pub(super) fn check_after(base_generation: u64, generation: u64) -> Result<()> {
 
 /// The checks of a delta against the receiver's base, in the spec's order (5.2): the
 /// generation, the shape, the base digest. Returns the result digest to check.
-pub(super) fn check_delta_base(
+pub(crate) fn check_delta_base(
     header: &FrameHeader,
     same_shape: bool,
     base_generation: u64,
@@ -219,11 +219,13 @@ impl Message {
             theory_p: None,
         };
         match self {
-            Message::Full(d) => Ok(encoder.frame(&bits(d.filter.bits()), header.coding)),
+            Message::Full(d) => encoder
+                .frame(&bits(d.filter.bits()), header.coding)
+                .with_restart(header.restart),
             Message::Delta(d) => Ok(encoder.frame(&bits(&d.xor), header.coding)),
-            Message::Counting(d) => {
-                encoder.counter_frame(&counters(d.filter.counters())?, header.coding)
-            }
+            Message::Counting(d) => encoder
+                .counter_frame(&counters(d.filter.counters())?, header.coding)?
+                .with_restart(header.restart),
             Message::CountingDelta(d) => encoder.counter_frame(&counters(&d.xor)?, header.coding),
         }
     }

@@ -12,6 +12,7 @@ use crate::filter::bits::BitArray;
 use crate::filter::counting::CountingBloomFilter;
 use crate::filter::{BloomFilter, Layout, Params};
 
+use super::decoded::check_after;
 use super::filters::Filter;
 use super::header::FrameHeader;
 use super::ids::{Coding, FrameKind};
@@ -37,6 +38,25 @@ impl Frame {
     /// The coding used.
     pub fn coding(&self) -> Coding {
         self.header.coding
+    }
+
+    /// Whether the frame carries the restart flag (flags bit 1, spec §5.2).
+    pub fn is_restart(&self) -> bool {
+        self.header.restart
+    }
+
+    /// Mark a full frame as a restart (flags bit 1, spec §5.2): the sender's numbering
+    /// starts again here, and a receiver applies it whatever generation it holds. The
+    /// length does not change. A delta cannot restart ([`Error::InvalidParameter`]).
+    pub fn with_restart(mut self, restart: bool) -> Result<Frame> {
+        if restart && self.header.kind != FrameKind::Full {
+            return Err(crate::error::invalid(
+                "restart",
+                "only a full frame can restart the numbering",
+            ));
+        }
+        self.header.restart = restart;
+        Ok(self)
     }
 
     /// Exact bytes [`write_to`](Self::write_to) writes.
@@ -164,6 +184,11 @@ pub(super) struct Body<'a> {
 }
 
 impl<F: Filter> Encoder<F> {
+    /// What this encoder was told, for the sender's step.
+    pub(crate) fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
     /// An encoder that picks the smallest coding.
     pub fn new() -> Self {
         Self::default()
@@ -434,6 +459,85 @@ impl Settings {
             )),
         }
     }
+}
+
+impl Settings {
+    /// The full frame of `filter` as generation `generation`, the coding chosen as
+    /// [`Encoder::encode_generation`] does.
+    pub(crate) fn encode_full(&self, filter: &BloomFilter, generation: u64) -> Result<Frame> {
+        self.choose(&Self::full_body(filter, generation))
+    }
+
+    /// The delta frame that turns a base (its generation and digest) into the generation
+    /// whose bits differ from the base's at `positions` (increasing, each below m), for a
+    /// sender that found the changes itself and knows both digests.
+    pub(crate) fn encode_delta_positions(
+        &self,
+        step: DeltaStep<'_>,
+        positions: &[u64],
+    ) -> Result<Frame> {
+        check_after(step.base_generation, step.generation)?;
+        let kind = FrameKind::Delta {
+            base_generation: step.base_generation,
+            base_digest: step.base_digest,
+            result_digest: step.result_digest,
+        };
+        let m = step.params.m();
+        if matches!(self.coding, None | Some(Coding::Positional)) {
+            use crate::entropy::positional::{encode_positions, GapParams};
+            let mut payload = Vec::new();
+            encode_positions(
+                positions,
+                GapParams::of(m, positions.len() as u64),
+                &mut payload,
+            );
+            if (payload.len() as u64) < m.div_ceil(8) {
+                let header = FrameHeader::new(
+                    kind,
+                    step.params.clone(),
+                    step.n,
+                    step.generation,
+                    (Coding::Positional, None, None),
+                    payload.len(),
+                );
+                let frame = Frame { header, payload };
+                if self.budget.map_or(true, |b| frame.encoded_len() <= b) {
+                    return Ok(frame);
+                }
+            }
+        }
+        let mut xor = BitArray::new(m);
+        for &p in positions {
+            xor.set(p);
+        }
+        self.choose(&Body {
+            kind: FrameKind::Delta {
+                base_generation: step.base_generation,
+                base_digest: step.base_digest,
+                result_digest: step.result_digest,
+            },
+            params: step.params,
+            n: step.n,
+            generation: step.generation,
+            bits: &xor,
+            theory_p: None,
+        })
+    }
+}
+
+/// The header fields of a delta a sender builds from what it knows of both generations.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct DeltaStep<'a> {
+    /// m, layout, k and hash family of both generations.
+    pub(crate) params: &'a Params,
+    /// Keys in the new generation.
+    pub(crate) n: u64,
+    /// The base's generation and digest.
+    pub(crate) base_generation: u64,
+    pub(crate) base_digest: u32,
+    /// The new generation and its digest.
+    pub(crate) generation: u64,
+    pub(crate) result_digest: u32,
 }
 
 /// Predicted payload bytes of `bits` in `coding` (with `q0` for the codings that have one,

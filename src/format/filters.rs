@@ -65,6 +65,48 @@ pub(crate) mod sealed {
         fn apply(delta: &Delta<Self>, base: &Self, base_generation: u64) -> Result<Self>
         where
             Self: Filter;
+
+        /// Whether a receiver of this kind applies positional deltas straight from the
+        /// payload ([`FrameView::delta_positions`](super::super::view::FrameView)).
+        const IN_PLACE_POSITIONS: bool;
+
+        /// The digest of spec §5.1.
+        fn digest_of(&self) -> u32;
+
+        /// The frame for the step from `last` (digest `last_digest`, generation
+        /// `base_generation`) to `filter`: a delta when `delta_allowed` and smaller, else a
+        /// full frame. Only when it returns a frame are `last` and `last_digest` moved
+        /// forward to `filter`.
+        fn step(
+            settings: &Settings,
+            last: &mut Self,
+            last_digest: &mut u32,
+            base_generation: u64,
+            filter: &Self,
+            generation: u64,
+            delta_allowed: bool,
+        ) -> Result<Frame>;
+
+        /// Apply a delta to `held` (digest `held_digest`, generation `base_generation`) in
+        /// place; returns the new digest. On error `held` is unchanged.
+        fn apply_in_place(
+            delta: &Delta<Self>,
+            held: &mut Self,
+            held_digest: u32,
+            base_generation: u64,
+        ) -> Result<u32>
+        where
+            Self: Filter;
+
+        /// Apply a positional delta's changed positions to `held` in place (Bloom filters
+        /// only); returns the new digest. On error `held` is unchanged.
+        fn apply_positions(
+            header: &super::super::header::FrameHeader,
+            positions: &[u64],
+            held: &mut Self,
+            held_digest: u32,
+            base_generation: u64,
+        ) -> Result<u32>;
     }
 }
 
@@ -122,6 +164,55 @@ impl sealed::Sealed for BloomFilter {
     fn apply(delta: &Delta<Self>, base: &Self, base_generation: u64) -> Result<Self> {
         apply_bits(delta, base, base_generation)
     }
+
+    const IN_PLACE_POSITIONS: bool = true;
+
+    fn digest_of(&self) -> u32 {
+        self.bits().digest()
+    }
+
+    fn step(
+        settings: &Settings,
+        last: &mut Self,
+        last_digest: &mut u32,
+        base_generation: u64,
+        filter: &Self,
+        generation: u64,
+        delta_allowed: bool,
+    ) -> Result<Frame> {
+        crate::stream::change::step(
+            settings,
+            last,
+            last_digest,
+            base_generation,
+            filter,
+            generation,
+            delta_allowed,
+        )
+    }
+
+    fn apply_in_place(
+        delta: &Delta<Self>,
+        held: &mut Self,
+        held_digest: u32,
+        base_generation: u64,
+    ) -> Result<u32> {
+        crate::stream::in_place::apply(&delta.header, held, held_digest, base_generation, |b, d| {
+            crate::stream::in_place::apply_xor(b, &delta.xor, d)
+        })
+    }
+
+    fn apply_positions(
+        header: &super::header::FrameHeader,
+        positions: &[u64],
+        held: &mut Self,
+        held_digest: u32,
+        base_generation: u64,
+    ) -> Result<u32> {
+        crate::stream::in_place::apply(header, held, held_digest, base_generation, |b, d| {
+            crate::stream::in_place::apply_positions(b, positions, d)
+        })
+    }
 }
 
 impl Filter for CountingBloomFilter {
@@ -178,5 +269,66 @@ impl sealed::Sealed for CountingBloomFilter {
 
     fn apply(delta: &Delta<Self>, base: &Self, base_generation: u64) -> Result<Self> {
         apply_counters(delta, base, base_generation)
+    }
+
+    // Counting deltas keep the decode-then-apply path: their XOR is of counters, which a
+    // list of positions does not carry.
+    const IN_PLACE_POSITIONS: bool = false;
+
+    fn digest_of(&self) -> u32 {
+        self.digest()
+    }
+
+    fn step(
+        settings: &Settings,
+        last: &mut Self,
+        last_digest: &mut u32,
+        base_generation: u64,
+        filter: &Self,
+        generation: u64,
+        delta_allowed: bool,
+    ) -> Result<Frame> {
+        let delta = delta_allowed
+            .then(|| Self::encode_delta(settings, last, base_generation, filter, generation));
+        let full = Self::encode(settings, filter, generation);
+        let frame = match (delta, full) {
+            (Some(Ok(d)), Ok(f)) => {
+                if d.encoded_len() < f.encoded_len() {
+                    d
+                } else {
+                    f
+                }
+            }
+            (Some(Ok(d)), Err(_)) => d,
+            (_, full) => full?,
+        };
+        *last = filter.clone();
+        *last_digest = filter.digest();
+        Ok(frame)
+    }
+
+    fn apply_in_place(
+        delta: &Delta<Self>,
+        held: &mut Self,
+        _held_digest: u32,
+        base_generation: u64,
+    ) -> Result<u32> {
+        let next = apply_counters(delta, held, base_generation)?;
+        let digest = next.digest();
+        *held = next;
+        Ok(digest)
+    }
+
+    fn apply_positions(
+        header: &super::header::FrameHeader,
+        _positions: &[u64],
+        _held: &mut Self,
+        _held_digest: u32,
+        _base_generation: u64,
+    ) -> Result<u32> {
+        Err(crate::error::Error::UnexpectedFilterType {
+            expected: Self::KIND,
+            got: header.filter_type(),
+        })
     }
 }

@@ -10,8 +10,8 @@ use crate::filter::{Layout, Params, MAX_M};
 use crate::wire::{put_varint, varint_len, Reader};
 
 use super::ids::{
-    Coding, FrameKind, CHECKSUM_LEN, FILTER_TYPE_COUNTING, FLAG_CHUNKED, KIND_DELTA, KIND_FULL,
-    MAGIC, VERSION,
+    Coding, FrameKind, CHECKSUM_LEN, FILTER_TYPE_COUNTING, FLAG_CHUNKED, FLAG_RESTART, KIND_DELTA,
+    KIND_FULL, MAGIC, VERSION,
 };
 use super::limits::Limits;
 
@@ -38,6 +38,9 @@ pub struct FrameHeader {
     pub counter_table: Option<CounterTable>,
     /// For a chunked payload (flags bit 0), `log2` of the chunk size in bits.
     pub chunk_shift: Option<u8>,
+    /// Flags bit 1, full frames only: the sender's numbering starts again with this frame
+    /// (spec §5.2); a receiver applies it whatever generation it holds.
+    pub restart: bool,
     /// Payload bytes.
     pub payload_len: usize,
     /// Header bytes (everything before the payload).
@@ -68,6 +71,7 @@ impl FrameHeader {
             counter_width: None,
             counter_table: None,
             chunk_shift,
+            restart: false,
             payload_len,
             header_len: 0,
         };
@@ -134,11 +138,13 @@ impl FrameHeader {
         buf.put_u8(p.family().base.id());
         buf.put_u8(p.family().scheme.id());
         buf.put_u8(self.coding.id());
-        buf.put_u8(if self.chunk_shift.is_some() {
+        let chunked = if self.chunk_shift.is_some() {
             FLAG_CHUNKED
         } else {
             0
-        });
+        };
+        let restart = if self.restart { FLAG_RESTART } else { 0 };
+        buf.put_u8(chunked | restart);
         match p.family().base {
             BaseHash::Xxh64 { seed } => put_varint(buf, seed),
             BaseHash::SipHash24 { k0, k1 } => {
@@ -226,8 +232,12 @@ impl FrameHeader {
             .ok_or(field("coding", coding_id.into(), off))?;
         let off = r.offset();
         let flags = r.u8()?;
-        let chunked = flags == FLAG_CHUNKED;
-        if (flags != 0 && !chunked) || (chunked && !crate::entropy::chunks::chunkable(coding)) {
+        let chunked = flags & FLAG_CHUNKED != 0;
+        let restart = flags & FLAG_RESTART != 0;
+        if flags & !(FLAG_CHUNKED | FLAG_RESTART) != 0
+            || (chunked && !crate::entropy::chunks::chunkable(coding))
+            || (restart && kind != KIND_FULL)
+        {
             return Err(field("flags", flags.into(), off));
         }
         let base = if hash_id == BaseHash::XXH64_ID {
@@ -398,6 +408,7 @@ impl FrameHeader {
             counter_width,
             counter_table,
             chunk_shift,
+            restart,
             payload_len: payload_len as usize,
             header_len: r.offset(),
         })

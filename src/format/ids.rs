@@ -66,6 +66,13 @@ pub const CHECKSUM_LEN: usize = 4;
 /// follows q0 in the header.
 pub const FLAG_CHUNKED: u8 = 0x01;
 
+/// Header `flags` bit 1, on full frames only: the sender's numbering starts again here
+/// (spec §5.2), so a receiver applies the frame whatever generation it holds. A sender sets
+/// it on its first frame, on the full frame that answers a request for one, and on its
+/// periodic full frames, so that a receiver that accepted a forged or stray generation
+/// recovers.
+pub const FLAG_RESTART: u8 = 0x02;
+
 /// Which frames may use which coding: the coding ids themselves are the entropy coders'
 /// ([`Coding`]).
 impl Coding {

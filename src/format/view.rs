@@ -155,6 +155,37 @@ impl<'a> FrameView<'a> {
             .map_err(self.corrupt(i))
     }
 
+    /// For a delta of a Bloom filter whose payload lists positions (the positional
+    /// coding, chunked or not): the changed positions, increasing, decoded from the payload
+    /// without building the XOR array. `None` for every other frame.
+    pub(crate) fn delta_positions(&self) -> Option<Result<Vec<u64>>> {
+        let h = &self.header;
+        if h.coding != super::ids::Coding::Positional
+            || h.kind == super::ids::FrameKind::Full
+            || h.is_counting()
+        {
+            return None;
+        }
+        let chunk = |i: usize| -> Result<Vec<u64>> {
+            let range = self.chunks.range(i).expect("a chunk of the table");
+            let bits = self.chunk_bits(i);
+            let mut found =
+                crate::entropy::positional::positions(&self.payload[range], bits.end - bits.start)
+                    .map_err(self.corrupt(i))?;
+            if bits.start != 0 {
+                found.iter_mut().for_each(|p| *p += bits.start);
+            }
+            Ok(found)
+        };
+        Some((|| {
+            let mut out = chunk(0)?;
+            for i in 1..self.chunks.len() {
+                out.extend(chunk(i)?);
+            }
+            Ok(out)
+        })())
+    }
+
     /// Decode bits `bits.start .. bits.end`, decoding only the chunks that hold them.
     pub fn decode_bits(&self, bits: core::ops::Range<u64>) -> Result<BitArray> {
         let m = self.header.params.m();

@@ -9,6 +9,20 @@
 //! turns every gap, duplicate, reordering or mismatch into a typed error with its filter
 //! unchanged, so the application knows to ask for a full frame.
 //!
+//! The work follows the change, not the filter's length m. A [`Sender`] scans the previous
+//! and the new generation's words once (changed positions, the new filter's ones and its
+//! digest), predicts the delta's and the full frame's sizes from those counts and codes one
+//! frame; it keeps the previous generation by flipping the changed positions. A
+//! [`Receiver`] keeps the digest of the filter it holds, so a delta's base check is free,
+//! and applies a delta in place on the held filter (flip, one digest pass, undo on a
+//! mismatch), with no second array. Counting filters keep the decode-then-apply path.
+//!
+//! A full frame may carry the restart flag (spec §5.2): the sender's numbering starts
+//! again there and a receiver applies it whatever generation it holds. Senders set it on
+//! their first frame, after [`Sender::request_full`] and on their periodic full frames, so
+//! a receiver that accepted a forged or stray generation number (say 2^64 - 1, after which
+//! every genuine frame looks stale) recovers.
+//!
 //! Filters whose sets lose keys as well as gain them are rebuilt from the set, or kept as a
 //! counting filter and sent as one: a `Sender<CountingBloomFilter>` and a
 //! `Receiver<CountingBloomFilter>` do the same for counting filters, whose deltas carry the
@@ -41,8 +55,10 @@
 //! assert_eq!(receiver.generation(), Some(2));
 //! ```
 
+pub(crate) mod change;
 #[cfg(feature = "tokio")]
 pub mod codec;
+pub(crate) mod in_place;
 mod receiver;
 mod sender;
 

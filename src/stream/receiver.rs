@@ -3,7 +3,9 @@
 
 use crate::error::{Error, Result};
 use crate::filter::BloomFilter;
-use crate::format::{decode, Filter, Limits, Message, Part};
+use crate::format::{
+    check_whole, message_of, Filter, FrameHeader, FrameKind, FrameView, Limits, Message, Part,
+};
 
 /// A frame of generation `got` is stale unless it is newer than `have`.
 fn check_fresh(have: Option<u64>, got: u64) -> Result<()> {
@@ -31,14 +33,38 @@ pub enum Update {
 }
 
 /// Applies a [`Sender`](super::Sender)'s frames in order, for either kind of filter `F`
-/// (a [`BloomFilter`] by default). On any error its filter and generation stay as they
-/// were; [`Error::GenerationGap`], [`Error::BaseMismatch`] and [`Error::ResultMismatch`]
-/// mean it needs a full frame, [`Error::StaleGeneration`] that the frame was a duplicate or
-/// arrived late, and a frame of the other filter kind is [`Error::UnexpectedFilterType`].
+/// (a [`BloomFilter`] by default). On any error its filter, generation and digest stay as
+/// they were; [`Error::GenerationGap`], [`Error::BaseMismatch`] and
+/// [`Error::ResultMismatch`] mean it needs a full frame, [`Error::StaleGeneration`] that the
+/// frame was a duplicate or arrived late, and a frame of the other filter kind is
+/// [`Error::UnexpectedFilterType`].
+///
+/// It keeps the digest of the filter it holds (computed once when it accepts a full frame,
+/// then the verified result digest of each delta), so a delta's base check costs nothing.
+/// A Bloom filter's delta is applied in place on the held filter: a positional delta's
+/// changed positions are decoded from the payload and flipped (other codings' XOR is
+/// decoded, then XOR-ed in), the result's digest is computed in one pass and compared, and
+/// on a mismatch the change is undone. Counting filters' deltas are decoded and applied to
+/// a copy. A full frame with the restart flag (spec §5.2) is applied whatever generation
+/// the receiver holds: the sender's numbering starts again there.
 #[derive(Debug, Clone)]
 pub struct Receiver<F: Filter = BloomFilter> {
     limits: Limits,
-    current: Option<(F, u64)>,
+    current: Option<Held<F>>,
+}
+
+/// The filter a [`Receiver`] holds, its generation and its digest.
+#[derive(Debug, Clone)]
+struct Held<F> {
+    filter: F,
+    generation: u64,
+    digest: u32,
+}
+
+/// Generations skipped between `have` and a full frame of generation `got` (0 for a
+/// restart at or below `have`).
+fn skipped(have: Option<u64>, got: u64) -> u64 {
+    have.map_or(0, |h| got.saturating_sub(h).saturating_sub(1))
 }
 
 impl<F: Filter> Receiver<F> {
@@ -52,24 +78,71 @@ impl<F: Filter> Receiver<F> {
 
     /// The current filter, once a full frame has arrived.
     pub fn filter(&self) -> Option<&F> {
-        self.current.as_ref().map(|(f, _)| f)
+        self.current.as_ref().map(|h| &h.filter)
     }
 
     /// The current generation.
     pub fn generation(&self) -> Option<u64> {
-        self.current.as_ref().map(|&(_, g)| g)
+        self.current.as_ref().map(|h| h.generation)
     }
 
-    /// Decode and apply one frame (exactly one, no trailing bytes).
+    /// The digest of the current filter (spec §5.1), kept rather than recomputed.
+    pub fn digest(&self) -> Option<u32> {
+        self.current.as_ref().map(|h| h.digest)
+    }
+
+    /// Decode and apply one frame (exactly one, no trailing bytes). A positional delta of
+    /// a Bloom filter goes from the payload straight into the held filter: its positions
+    /// are decoded (bounded by the payload's length), the generations, shape and base
+    /// digest checked, and the bits flipped in place; other frames are decoded, then
+    /// applied as by [`Receiver::apply`].
     pub fn receive(&mut self, frame: &[u8]) -> Result<Update> {
-        let message: Message = decode(frame, &self.limits)?;
+        let view = FrameView::parse(frame, &self.limits)?;
+        let len = view.frame_len();
+        if F::IN_PLACE_POSITIONS {
+            if let Some(positions) = view.delta_positions() {
+                let positions = positions?;
+                check_whole(frame, len)?;
+                let header = view.header();
+                check_fresh(self.generation(), header.generation)?;
+                let held = self.held(header)?;
+                held.digest = F::apply_positions(
+                    header,
+                    &positions,
+                    &mut held.filter,
+                    held.digest,
+                    held.generation,
+                )?;
+                held.generation = header.generation;
+                return Ok(Update::Delta {
+                    generation: header.generation,
+                });
+            }
+        }
+        let message = message_of(view)?;
+        check_whole(frame, len)?;
         self.apply(message)
+    }
+
+    /// What is held, for a delta; [`Error::GenerationGap`] when nothing is.
+    fn held(&mut self, header: &FrameHeader) -> Result<&mut Held<F>> {
+        let FrameKind::Delta {
+            base_generation, ..
+        } = header.kind
+        else {
+            unreachable!("only deltas apply to what is held")
+        };
+        self.current.as_mut().ok_or(Error::GenerationGap {
+            have: None,
+            base: base_generation,
+        })
     }
 
     /// Apply a decoded frame.
     pub fn apply(&mut self, message: Message) -> Result<Update> {
         let generation = message.header().generation;
         let got = message.header().filter_type();
+        let restart = message.header().restart;
         let have = self.generation();
         let Some(part) = F::split(message) else {
             return Err(Error::UnexpectedFilterType {
@@ -77,25 +150,27 @@ impl<F: Filter> Receiver<F> {
                 got,
             });
         };
-        check_fresh(have, generation)?;
+        if !restart {
+            check_fresh(have, generation)?;
+        }
         match part {
             Part::Full(d) => {
-                let skipped = have.map_or(0, |h| generation - h - 1);
-                self.current = Some((d.filter, generation));
+                let digest = d.filter.digest_of();
+                self.current = Some(Held {
+                    filter: d.filter,
+                    generation,
+                    digest,
+                });
                 Ok(Update::Full {
                     generation,
-                    skipped,
+                    skipped: skipped(have, generation),
                 })
             }
             Part::Delta(delta) => {
-                let Some((base, base_generation)) = &self.current else {
-                    return Err(Error::GenerationGap {
-                        have: None,
-                        base: delta.base_generation(),
-                    });
-                };
-                let next = delta.apply(base, *base_generation)?;
-                self.current = Some((next, generation));
+                let held = self.held(&delta.header)?;
+                held.digest =
+                    F::apply_in_place(&delta, &mut held.filter, held.digest, held.generation)?;
+                held.generation = generation;
                 Ok(Update::Delta { generation })
             }
         }

@@ -2,7 +2,7 @@
 
 use crate::error::{invalid, Result};
 use crate::filter::BloomFilter;
-use crate::format::{Encoder, Filter, Frame};
+use crate::format::{Encoder, Filter, Frame, FrameKind};
 
 /// Sends the generations of a filter: deltas when they are smaller, full frames every
 /// `full_every` generations and on request. Independent of any runtime.
@@ -31,12 +31,22 @@ use crate::format::{Encoder, Filter, Frame};
 /// assert_eq!(receiver.receive(&second).unwrap(), Update::Delta { generation: 2 });
 /// assert_eq!(receiver.filter().unwrap(), &filter);
 /// ```
+///
+/// Each step of a Bloom filter costs one scan of the previous and the new generation's
+/// words (which finds the changed positions, the new filter's ones and its digest), the
+/// coding of ONE frame, chosen by predicting both sizes from those counts, and flipping the
+/// changed positions in the previous generation it keeps (no copy of the filter). A
+/// counting filter's step codes both frames and keeps the smaller. The first frame, the
+/// full frame after [`request_full`](Self::request_full) and the periodic full frames carry
+/// the restart flag (spec §5.2), so a receiver that accepted a forged or stray generation
+/// number recovers with them.
 #[derive(Debug, Clone)]
 pub struct Sender<F: Filter = BloomFilter> {
     encoder: Encoder<F>,
     full_every: u64,
     generation: u64,
-    last: Option<F>,
+    /// The generation sent last and its digest (the next delta's base digest).
+    last: Option<(F, u32)>,
     full_requested: bool,
 }
 
@@ -53,7 +63,8 @@ impl<F: Filter> Sender<F> {
         }
     }
 
-    /// Make the next frame a full one (a receiver asked to resynchronize).
+    /// Make the next frame a full one (a receiver asked to resynchronize); it carries the
+    /// restart flag.
     pub fn request_full(&mut self) {
         self.full_requested = true;
     }
@@ -64,27 +75,34 @@ impl<F: Filter> Sender<F> {
     }
 
     /// The frame for the next generation of the filter: a delta against the previous
-    /// generation when one is allowed and smaller, a full frame otherwise. The sender's
-    /// state advances only when a frame is returned.
+    /// generation when one is allowed and smaller (predicted, for a Bloom filter), a full
+    /// frame otherwise. The sender's state advances only when a frame is returned.
     pub fn next_frame(&mut self, filter: &F) -> Result<Frame> {
         let generation = next_generation(self.generation)?;
-        let delta = match &self.last {
-            Some(last)
-                if !self.full_requested
-                    && generation % self.full_every != 0
-                    && last.same_shape(filter) =>
-            {
-                Some(
-                    self.encoder
-                        .encode_delta(last, self.generation, filter, generation),
-                )
+        let forced = self.full_requested || generation % self.full_every == 0;
+        let restart = forced || self.last.is_none();
+        let frame = match &mut self.last {
+            Some((last, digest)) if last.same_shape(filter) => F::step(
+                self.encoder.settings(),
+                last,
+                digest,
+                self.generation,
+                filter,
+                generation,
+                !forced,
+            )?,
+            _ => {
+                let frame = self.encoder.encode_generation(filter, generation)?;
+                self.last = Some((filter.clone(), filter.digest_of()));
+                frame
             }
-            _ => None,
         };
-        let full = self.encoder.encode_generation(filter, generation);
-        let frame = smaller(delta, full)?;
+        let frame = if frame.header().kind == FrameKind::Full {
+            frame.with_restart(restart)?
+        } else {
+            frame
+        };
         self.generation = generation;
-        self.last = Some(filter.clone());
         self.full_requested = false;
         Ok(frame)
     }
@@ -94,19 +112,4 @@ fn next_generation(generation: u64) -> Result<u64> {
     generation
         .checked_add(1)
         .ok_or_else(|| invalid("generation", "the generation counter is exhausted"))
-}
-
-/// The delta if it was allowed, built and smaller, else the full frame.
-fn smaller(delta: Option<Result<Frame>>, full: Result<Frame>) -> Result<Frame> {
-    Ok(match (delta, full) {
-        (Some(Ok(d)), Ok(f)) => {
-            if d.encoded_len() < f.encoded_len() {
-                d
-            } else {
-                f
-            }
-        }
-        (Some(Ok(d)), Err(_)) => d,
-        (_, full) => full?,
-    })
 }

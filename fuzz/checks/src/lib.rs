@@ -736,17 +736,30 @@ pub fn receiver_stream(data: &[u8], meter: &dyn Meter) {
 }
 
 /// Check one step of a receiver: on success it holds the frame's generation; on failure
-/// nothing changed.
-fn receive_checked(receiver: &mut Receiver, message: Message) -> Result<Update> {
-    let before = (receiver.filter().cloned(), receiver.generation());
+/// nothing changed (filter, generation, digest). The frame goes through
+/// [`Receiver::receive`] (which applies positional deltas in place, straight from the
+/// payload) and, on a twin of the receiver, through [`Receiver::apply`] of the decoded
+/// message: both must agree on the result and the state.
+fn receive_checked(receiver: &mut Receiver, bytes: &[u8], message: Message) -> Result<Update> {
+    let state = |r: &Receiver| (r.filter().cloned(), r.generation(), r.digest());
+    let before = state(receiver);
     let generation = message.header().generation;
+    let restart = message.header().restart;
     let full = matches!(message, Message::Full(_));
-    let result = receiver.apply(message);
+    let mut twin = receiver.clone();
+    let twin_result = twin.apply(message);
+    let result = receiver.receive(bytes);
+    assert_eq!(result, twin_result, "receive and apply disagree");
+    assert_eq!(state(receiver), state(&twin));
     match &result {
         Ok(update) => {
             assert_eq!(receiver.generation(), Some(generation));
+            assert_eq!(
+                receiver.digest(),
+                receiver.filter().map(|f| f.bits().digest())
+            );
             if let Some(have) = before.1 {
-                assert!(generation > have);
+                assert!(generation > have || (full && restart));
             }
             match *update {
                 Update::Full {
@@ -755,7 +768,8 @@ fn receive_checked(receiver: &mut Receiver, message: Message) -> Result<Update> 
                 } => {
                     assert!(full);
                     assert_eq!(g, generation);
-                    assert_eq!(skipped, before.1.map_or(0, |h| generation - h - 1));
+                    let want = before.1.map_or(0, |h| generation.saturating_sub(h + 1));
+                    assert_eq!(skipped, want);
                 }
                 Update::Delta { generation: g } => {
                     assert!(!full);
@@ -775,7 +789,7 @@ fn receive_checked(receiver: &mut Receiver, message: Message) -> Result<Update> 
                 ),
                 "unexpected receiver error {e}"
             );
-            assert_eq!((receiver.filter().cloned(), receiver.generation()), before);
+            assert_eq!(state(receiver), before);
         }
     }
     result
@@ -793,7 +807,7 @@ fn receiver_stream_bytes(data: &[u8], meter: &dyn Meter) {
         }) {
             Ok((message, len)) => {
                 assert_eq!(check_frame(&rest[..len], meter).as_ref(), Ok(&message));
-                let _ = receive_checked(&mut receiver, message);
+                let _ = receive_checked(&mut receiver, &rest[..len], message);
                 rest = &rest[len..];
             }
             Err(Error::Incomplete { .. }) => break,
@@ -858,7 +872,7 @@ fn receiver_stream_built(data: &[u8], meter: &dyn Meter) {
                 panic!("a sender's frame does not decode");
             };
             let generation = message.header().generation;
-            match receive_checked(&mut receiver, message) {
+            match receive_checked(&mut receiver, &bytes, message) {
                 Ok(_) => {
                     let (_, want) = sent
                         .iter()

@@ -346,7 +346,15 @@ fn header_json(frame: &Frame) -> Value {
     params["q0"] = json!(h.q0);
     params["payload_len"] = json!(h.payload_len);
     params["header_len"] = json!(h.header_len);
-    params["generation"] = json!(h.generation);
+    // Beyond 2^53 a JSON number is not exact in every reader: a decimal string.
+    params["generation"] = if h.generation > 1 << 53 {
+        json!(h.generation.to_string())
+    } else {
+        json!(h.generation)
+    };
+    if h.restart {
+        params["restart"] = json!(true);
+    }
     if let Some(shift) = h.chunk_shift {
         params["chunk_shift"] = json!(shift);
     }
@@ -531,6 +539,34 @@ fn accept_vectors() -> Vec<VectorFile> {
         &k3,
         0..400,
         None,
+    ));
+    // A forged full frame numbered 2^64 - 1 (another filter, no restart flag), and the
+    // sender's genuine full frame of generation 8 with the restart flag, which a receiver
+    // holding the forgery applies (section 5.2).
+    let forged = filter_of(&g7.params().clone(), 5000..5100);
+    out.extend(accept_files(
+        "forged_gen_max",
+        &Encoder::new()
+            .coding(BitCoding::KnownP)
+            .encode_generation(&forged, u64::MAX)
+            .expect("no budget"),
+        forged.bits(),
+        &forged,
+        5000..5100,
+        None,
+    ));
+    out.extend(accept_files(
+        "restart_gen8_after_forged",
+        &Encoder::new()
+            .coding(BitCoding::KnownP)
+            .encode_generation(&g8, 8)
+            .expect("no budget")
+            .with_restart(true)
+            .expect("a full frame"),
+        g8.bits(),
+        &g8,
+        20..420,
+        Some("forged_gen_max.bin"),
     ));
     let xor = g8.xor(&g7).expect("same params");
     for (name, coding) in [
@@ -1040,7 +1076,7 @@ fn reject_vectors() -> Vec<VectorFile> {
             "flags_reserved_bit_with_chunked",
             {
                 let mut r = chunked();
-                r.fixed[10] = 3;
+                r.fixed[10] = 5;
                 r.into()
             },
             field("flags"),
@@ -1199,6 +1235,17 @@ fn reject_vectors() -> Vec<VectorFile> {
             "StaleGeneration",
             "accept/gen8_full.bin",
         ),
+        (
+            "full_without_restart_after_forged",
+            Encoder::new()
+                .coding(BitCoding::KnownP)
+                .encode_generation(&g8, 8)
+                .expect("no budget")
+                .to_bytes()
+                .to_vec(),
+            "StaleGeneration",
+            "accept/forged_gen_max.bin",
+        ),
     ] {
         let file = format!("{name}.bin");
         manifest.insert(file.clone(), json!({"error": error, "apply_to": base}));
@@ -1207,6 +1254,21 @@ fn reject_vectors() -> Vec<VectorFile> {
             bytes,
         });
     }
+    // Flags bit 1 (restart) is for full frames: on a delta it is refused (section 2).
+    let mut restart_delta = delta(&g7, 7, &g8, 8);
+    assert_eq!(restart_delta[5], 1, "a delta");
+    restart_delta[10] |= 0x02;
+    let n = restart_delta.len();
+    let crc = crc32c::crc32c(&restart_delta[..n - 4]);
+    restart_delta[n - 4..].copy_from_slice(&crc.to_le_bytes());
+    manifest.insert(
+        "restart_on_delta.bin".into(),
+        json!({"error": "InvalidField", "field": "flags"}),
+    );
+    out.push(VectorFile {
+        path: "reject/restart_on_delta.bin".into(),
+        bytes: restart_delta,
+    });
     for (name, Truncated(frame, cut), expect) in cases {
         let mut bytes = frame.bytes();
         bytes.truncate(cut);

@@ -1,0 +1,215 @@
+//! The sender's view of one step between two generations of a Bloom filter: a single scan
+//! of the previous and the new words yields the changed positions, the new filter's ones
+//! and its digest (O(m/64) word reads plus O(changes)); sizes predicted from those counts
+//! pick a delta or a full frame, so exactly one frame is coded; and the previous generation
+//! is brought forward by flipping the changed positions, O(changes), without a copy.
+
+use crate::error::Result;
+use crate::filter::bits::BitArray;
+use crate::filter::BloomFilter;
+use crate::format::{DeltaStep, Frame, Settings};
+
+/// The sender's step for a Bloom filter: scan once, predict, code one frame, and move
+/// `last` forward by the changed positions (see the module's documentation). `last` and
+/// `last_digest` change only when a frame is returned.
+pub(crate) fn step(
+    settings: &Settings,
+    last: &mut BloomFilter,
+    last_digest: &mut u32,
+    base_generation: u64,
+    filter: &BloomFilter,
+    generation: u64,
+    delta_allowed: bool,
+) -> Result<Frame> {
+    let change = scan(last.bits(), filter.bits());
+    let m = filter.m();
+    let kind = if delta_allowed {
+        choose(
+            predict_delta(m, change.positions.len() as u64),
+            predict_full(m, change.ones),
+        )
+    } else {
+        Kind::Full
+    };
+    let full = || settings.encode_full(filter, generation);
+    let frame = match kind {
+        Kind::Full => full()?,
+        Kind::Delta => {
+            let step = DeltaStep {
+                params: filter.params(),
+                n: filter.n(),
+                base_generation,
+                base_digest: *last_digest,
+                generation,
+                result_digest: change.digest,
+            };
+            match settings.encode_delta_positions(step, &change.positions) {
+                Ok(frame) => frame,
+                // Over the budget: the full frame may still fit.
+                Err(_) => full()?,
+            }
+        }
+    };
+    advance(last.bits_mut(), &change);
+    last.set_n(filter.n());
+    *last_digest = change.digest;
+    Ok(frame)
+}
+
+/// What changed between two generations of the same shape.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Change {
+    /// The positions where the two generations differ, increasing: the one bits of their
+    /// XOR.
+    pub(crate) positions: Vec<u64>,
+    /// One bits of the new generation.
+    pub(crate) ones: u64,
+    /// The new generation's digest ([`BitArray::digest`]).
+    pub(crate) digest: u32,
+}
+
+/// Words per block of the scan: the packed bytes of a block go to the CRC together, which
+/// runs at hardware speed only on long inputs, while the words are still in cache.
+const BLOCK: usize = 512;
+
+/// Scan `prev` and `next` (the same length) once: the changed positions, the ones of
+/// `next` and the digest of `next`.
+pub(crate) fn scan(prev: &BitArray, next: &BitArray) -> Change {
+    assert_eq!(prev.len(), next.len(), "generations of one shape");
+    let mut positions = Vec::new();
+    let mut ones = 0u64;
+    let mut crc = 0u32;
+    let mut left = next.byte_len();
+    let mut buf = [0u8; BLOCK * 8];
+    for (b, (old, new)) in prev
+        .words()
+        .chunks(BLOCK)
+        .zip(next.words().chunks(BLOCK))
+        .enumerate()
+    {
+        let base = (b * BLOCK * 64) as u64;
+        for (i, ((&o, &w), bytes)) in old.iter().zip(new).zip(buf.chunks_exact_mut(8)).enumerate() {
+            ones += u64::from(w.count_ones());
+            bytes.copy_from_slice(&w.to_le_bytes());
+            let mut d = o ^ w;
+            while d != 0 {
+                positions.push(base + i as u64 * 64 + u64::from(d.trailing_zeros()));
+                d &= d - 1;
+            }
+        }
+        let take = left.min(new.len() * 8);
+        crc = crc32c::crc32c_append(crc, &buf[..take]);
+        left -= take;
+    }
+    Change {
+        positions,
+        ones,
+        digest: crc,
+    }
+}
+
+/// Bring `prev` forward to the generation `change` was scanned against, in place.
+pub(crate) fn advance(prev: &mut BitArray, change: &Change) {
+    let words = prev.words_mut();
+    for &p in &change.positions {
+        words[(p / 64) as usize] ^= 1u64 << (p % 64);
+    }
+}
+
+/// The kind of frame that carries a step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// A delta (the changed positions).
+    Delta,
+    /// A full frame.
+    Full,
+}
+
+/// The smaller predicted frame: a delta only when its predicted size is below the full
+/// frame's (a tie goes to the full frame, which a late joiner can use too).
+pub(crate) fn choose(predicted_delta: u64, predicted_full: u64) -> Kind {
+    if predicted_delta < predicted_full {
+        Kind::Delta
+    } else {
+        Kind::Full
+    }
+}
+
+/// Bytes of `m * H(ones / m) / 8`: what `ones` one bits among `m` carry, the size every
+/// compressing coding approaches.
+fn information_bytes(m: u64, ones: u64) -> u64 {
+    if ones == 0 || ones >= m {
+        return 0;
+    }
+    let p = ones as f64 / m as f64;
+    let h = -(p * p.log2() + (1.0 - p) * (1.0 - p).log2());
+    (m as f64 * h / 8.0).ceil() as u64
+}
+
+/// Header bytes a delta has and a full frame has not: the base generation (a varint) and
+/// the two digests.
+const DELTA_HEADER: u64 = 10 + 8;
+
+/// The predicted size of a delta that changes `changes` of `m` bits (the positional
+/// coding's estimate), beyond what a full frame's header costs.
+pub(crate) fn predict_delta(m: u64, changes: u64) -> u64 {
+    crate::entropy::positional::estimate_len(m, changes) + DELTA_HEADER
+}
+
+/// The predicted payload of a full frame of `m` bits holding `ones` one bits: the
+/// smallest of the raw array, the positional coding's estimate and the table-driven
+/// codings' (the information plus their final states).
+pub(crate) fn predict_full(m: u64, ones: u64) -> u64 {
+    let table_driven = information_bytes(m, ones) + 28;
+    crate::entropy::positional::estimate_len(m, ones)
+        .min(table_driven)
+        .min(m.div_ceil(8))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn array(len: u64, ones: &[u64]) -> BitArray {
+        let mut b = BitArray::new(len);
+        for &i in ones {
+            b.set(i);
+        }
+        b
+    }
+
+    #[test]
+    fn one_scan_gives_positions_ones_and_digest() {
+        let len = 70_001;
+        let old: Vec<u64> = (0..len).filter(|i| i % 97 == 3).collect();
+        let new: Vec<u64> = (0..len).filter(|i| i % 89 == 5 || *i == len - 1).collect();
+        let (a, b) = (array(len, &old), array(len, &new));
+        let change = scan(&a, &b);
+        let mut xor = a.clone();
+        xor.xor_with(&b).unwrap();
+        let want: Vec<u64> = (0..len).filter(|&i| xor.get(i)).collect();
+        assert_eq!(change.positions, want);
+        assert_eq!(change.ones, b.count_ones());
+        assert_eq!(change.digest, b.digest());
+        let mut moved = a.clone();
+        advance(&mut moved, &change);
+        assert_eq!(moved, b);
+    }
+
+    #[test]
+    fn equal_generations_change_nothing() {
+        for len in [1, 63, 64, 65, 4096 * 8 + 3] {
+            let a = array(len, &[0, len - 1]);
+            let change = scan(&a, &a);
+            assert!(change.positions.is_empty());
+            assert_eq!(change.digest, a.digest());
+            assert_eq!(change.ones, a.count_ones());
+        }
+    }
+
+    #[test]
+    fn the_smaller_prediction_wins() {
+        assert_eq!(choose(10, 11), Kind::Delta);
+        assert_eq!(choose(11, 11), Kind::Full);
+    }
+}

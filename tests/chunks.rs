@@ -4,6 +4,7 @@
 //! The heaviest check, a filter of 10^9 bits, is ignored by default:
 //! `cargo test --release --all-features --test chunks -- --ignored`.
 
+use bloomwire::internals::fmix64;
 use bloomwire::internals::{chunk_count, CHUNK_FROM_BITS};
 use bloomwire::theory::entropy;
 use bloomwire::{
@@ -11,14 +12,6 @@ use bloomwire::{
     Limits, Params,
 };
 use quickcheck::{quickcheck, TestResult};
-
-fn fmix64(mut x: u64) -> u64 {
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xC4CE_B9FE_1A85_EC53);
-    x ^ (x >> 33)
-}
 
 /// `m` bits, each one with probability `ones_per_1024 / 1024`, from a fixed seed.
 fn random_bits(m: u64, ones_per_1024: u64, seed: u64) -> BitArray {

@@ -2,19 +2,12 @@
 //! smallest frame the crate can make (every coding tried), and the positional coding in
 //! frames: full, chunked, by range, and as a delta.
 
+use bloomwire::internals::fmix64;
 use bloomwire::{
     decode, BitCoding, Chunking, Coding, Decoded, Encoder, FrameView, Limits, Receiver,
 };
 use bloomwire::{BitArray, BloomFilter, HashFamily, Params};
 use quickcheck::{quickcheck, TestResult};
-
-fn fmix64(mut x: u64) -> u64 {
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xC4CE_B9FE_1A85_EC53);
-    x ^ (x >> 33)
-}
 
 /// `m` bits, each one with probability `p1`, from `seed`.
 fn random_bits(m: u64, p1: f64, seed: u64) -> BitArray {

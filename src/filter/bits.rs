@@ -106,6 +106,16 @@ impl BitArray {
         self.len = len;
     }
 
+    /// An array of `len` bits whose ones are at `ones` (for the crate's unit tests).
+    #[cfg(test)]
+    pub(crate) fn with_ones(len: u64, ones: &[u64]) -> Self {
+        let mut b = BitArray::new(len);
+        for &i in ones {
+            b.set(i);
+        }
+        b
+    }
+
     /// Make this an all-zero array of `len` bits, reusing the allocation where it suffices.
     pub fn reset(&mut self, len: u64) {
         self.words.clear();

@@ -170,20 +170,15 @@ pub(crate) fn predict_full(m: u64, ones: u64) -> u64 {
 mod tests {
     use super::*;
 
-    fn array(len: u64, ones: &[u64]) -> BitArray {
-        let mut b = BitArray::new(len);
-        for &i in ones {
-            b.set(i);
-        }
-        b
-    }
-
     #[test]
     fn one_scan_gives_positions_ones_and_digest() {
         let len = 70_001;
         let old: Vec<u64> = (0..len).filter(|i| i % 97 == 3).collect();
         let new: Vec<u64> = (0..len).filter(|i| i % 89 == 5 || *i == len - 1).collect();
-        let (a, b) = (array(len, &old), array(len, &new));
+        let (a, b) = (
+            BitArray::with_ones(len, &old),
+            BitArray::with_ones(len, &new),
+        );
         let change = scan(&a, &b);
         let mut xor = a.clone();
         xor.xor_with(&b).unwrap();
@@ -199,7 +194,7 @@ mod tests {
     #[test]
     fn equal_generations_change_nothing() {
         for len in [1, 63, 64, 65, 4096 * 8 + 3] {
-            let a = array(len, &[0, len - 1]);
+            let a = BitArray::with_ones(len, &[0, len - 1]);
             let change = scan(&a, &a);
             assert!(change.positions.is_empty());
             assert_eq!(change.digest, a.digest());

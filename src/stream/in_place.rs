@@ -107,18 +107,10 @@ pub(crate) fn apply_xor(
 mod tests {
     use super::*;
 
-    fn array(len: u64, ones: &[u64]) -> BitArray {
-        let mut b = BitArray::new(len);
-        for &i in ones {
-            b.set(i);
-        }
-        b
-    }
-
     #[test]
     fn positions_flip_in_place_and_the_digest_is_the_result_s() {
-        let mut held = array(1000, &[1, 64, 999]);
-        let want = array(1000, &[1, 63, 500, 999]);
+        let mut held = BitArray::with_ones(1000, &[1, 64, 999]);
+        let want = BitArray::with_ones(1000, &[1, 63, 500, 999]);
         let digest = apply_positions(&mut held, &[63, 64, 500], want.digest()).unwrap();
         assert_eq!(held, want);
         assert_eq!(digest, want.digest());
@@ -126,7 +118,7 @@ mod tests {
 
     #[test]
     fn a_wrong_result_digest_leaves_the_bits_unchanged() {
-        let before = array(1000, &[1, 64, 999]);
+        let before = BitArray::with_ones(1000, &[1, 64, 999]);
         let mut held = before.clone();
         let wrong = before.digest() ^ 1;
         assert!(matches!(
@@ -134,7 +126,7 @@ mod tests {
             Err(Refused::Digest { .. })
         ));
         assert_eq!(held, before);
-        let xor = array(1000, &[3, 700]);
+        let xor = BitArray::with_ones(1000, &[3, 700]);
         assert!(matches!(
             apply_xor(&mut held, &xor, wrong),
             Err(Refused::Digest { .. })
@@ -144,7 +136,7 @@ mod tests {
 
     #[test]
     fn a_position_past_the_end_changes_nothing() {
-        let before = array(130, &[5]);
+        let before = BitArray::with_ones(130, &[5]);
         let mut held = before.clone();
         assert_eq!(
             apply_positions(&mut held, &[6, 130], 0),
@@ -155,10 +147,10 @@ mod tests {
 
     #[test]
     fn an_xor_array_applies_like_its_positions() {
-        let mut a = array(300, &[0, 10, 299]);
+        let mut a = BitArray::with_ones(300, &[0, 10, 299]);
         let mut b = a.clone();
-        let xor = array(300, &[10, 200]);
-        let want = array(300, &[0, 200, 299]).digest();
+        let xor = BitArray::with_ones(300, &[10, 200]);
+        let want = BitArray::with_ones(300, &[0, 200, 299]).digest();
         apply_xor(&mut a, &xor, want).unwrap();
         apply_positions(&mut b, &[10, 200], want).unwrap();
         assert_eq!(a, b);

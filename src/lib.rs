@@ -47,7 +47,7 @@
 //! | `filter/` | [`BitArray`], [`Params`] and [`Layout`], [`BloomFilter`], [`CountingBloomFilter`], hash families, rational [`HashCount`] | Bloom 1970; partitioned filters of Kirsch and Mitzenmacher; variably-sized blocks and rational k of Walther et al.; counting filters of Fan et al., *Summary Cache* |
 //! | [`theory`] | the formulas: `p = exp(-kn/m)`, `f = (1 - p)^k`, `m H(p)`, delta and counter laws | *Compressed Bloom Filters* Sections II to V |
 //! | `entropy/` (private) | integer-only models, the range coder (codings 1, 2), ANS symbols (3), interleaved rANS (6), counter coders (4, 5), chunking over any of them; one dispatch from a coding id to its coder | Section III (arithmetic coding of the bit array), Section V (counters) |
-//! | `format/` | [`Encoder`], [`Frame`], [`FrameHeader`], [`decode`], [`FrameView`], [`Limits`]: the frame format of `spec/FORMAT.md` | the spec |
+//! | `format/` | [`Encoder`], [`Frame`], [`FrameHeader`], [`decode`], [`FrameView`], [`CheckedFrame`], [`Limits`]: the frame format of `spec/FORMAT.md` | the spec |
 //! | `stream/` | [`Sender`], [`Receiver`], `FrameCodec` (feature `tokio`) | Section IV (deltas between generations) |
 //! | [`optimizer`] | m and k for a byte budget, the dual, delta and counting plans | Section II-B and Table I, Section IV, Section V |
 //!
@@ -75,13 +75,13 @@ pub use filter::hashing::{BaseHash, HashFamily, IndexScheme};
 pub use filter::rational::HashCount;
 pub use filter::{BloomFilter, Layout, Params};
 pub use format::{
-    decode, decode_buf, decode_prefix, BitCoding, Chunking, Coding, CounterCoding, Decodable,
-    Decoded, Delta, Encoder, Filter, Frame, FrameHeader, FrameKind, FrameView, Limits, Message,
-    PSource,
+    decode, decode_buf, decode_prefix, BitCoding, CheckedFrame, Chunking, Coding, CounterCoding,
+    Decodable, Decoded, Delta, Encoder, Filter, Frame, FrameHeader, FrameKind, FrameView, Limits,
+    Message, PSource,
 };
 pub use optimizer::{Optimizer, Plan, PlanCoding};
 #[cfg(feature = "tokio")]
-pub use stream::codec::{CodecError, FrameCodec};
+pub use stream::codec::{CodecError, FrameCodec, FramingCodec};
 pub use stream::{Receiver, Sender, Update};
 
 /// Constants and helpers of the wire format and the coders that the crate's tests, its

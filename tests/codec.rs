@@ -1,16 +1,16 @@
-//! The tokio codec over a real loopback socket, with frames split at every byte boundary,
+//! The tokio codecs over a real loopback socket, with frames split at every byte boundary,
 //! and its limits enforced on partial input.
 #![cfg(feature = "tokio")]
 
 use bloomwire::{
-    BloomFilter, CodecError, Encoder, Error, FrameCodec, HashFamily, Limits, Message, Params,
-    Receiver, Sender,
+    BloomFilter, CheckedFrame, CodecError, Encoder, Error, FrameCodec, FramingCodec, HashFamily,
+    Limits, Message, Params, Receiver, Sender,
 };
 use bytes::BytesMut;
 use futures::StreamExt;
 use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
-use tokio_util::codec::{Decoder, FramedRead};
+use tokio_util::codec::{Decoder, Encoder as _, FramedRead};
 
 /// Three frames of one stream: a full frame and two deltas.
 fn stream() -> (Vec<u8>, Vec<BloomFilter>) {
@@ -89,6 +89,60 @@ fn limits_apply_before_the_frame_is_complete() {
     bytes.splice(12..13, [0x80, 0x80, 0x80, 0x80, 0x80, 0x20]);
     let mut codec = FrameCodec::new(Limits::default());
     let mut buf = BytesMut::from(&bytes[..18]);
+    assert!(matches!(
+        codec.decode(&mut buf),
+        Err(CodecError::Frame(Error::LimitExceeded { field: "m", .. }))
+    ));
+    assert!(buf.capacity() < 1024);
+}
+
+#[test]
+fn framing_codec_splits_checks_and_forwards_without_decoding() {
+    let (bytes, filters) = stream();
+    for split in 0..=bytes.len() {
+        let mut codec = FramingCodec::new(Limits::default());
+        let mut buf = BytesMut::from(&bytes[..split]);
+        let mut frames = Vec::new();
+        while let Some(f) = codec.decode(&mut buf).unwrap() {
+            frames.push(f);
+        }
+        buf.extend_from_slice(&bytes[split..]);
+        while let Some(f) = codec.decode(&mut buf).unwrap() {
+            frames.push(f);
+        }
+        assert!(buf.is_empty());
+        // Forwarded as they are, the frames are the stream byte for byte.
+        let mut out = BytesMut::new();
+        for f in &frames {
+            codec.encode(f.clone(), &mut out).unwrap();
+        }
+        assert_eq!(&out[..], &bytes[..]);
+        check(
+            frames.iter().map(|f| f.decode().unwrap()).collect(),
+            &filters,
+        );
+    }
+}
+
+#[test]
+fn framing_codec_refuses_a_bad_checksum_and_a_claim_over_the_limits() {
+    let (mut bytes, _) = stream();
+    let first = CheckedFrame::new(bytes::Bytes::copy_from_slice(&bytes), &Limits::default());
+    assert!(matches!(first, Err(Error::TrailingBytes { .. })));
+    // A flipped payload bit is a checksum error in the framing, before any decoding.
+    bytes[30] ^= 4;
+    let mut codec = FramingCodec::new(Limits::default());
+    let mut buf = BytesMut::from(&bytes[..]);
+    assert!(matches!(
+        codec.decode(&mut buf),
+        Err(CodecError::Frame(Error::ChecksumMismatch { .. }))
+    ));
+    assert_eq!(buf.len(), bytes.len(), "the buffer is left as it was");
+
+    let f = BloomFilter::new(Params::standard(64, 2, HashFamily::default()).unwrap());
+    let mut claim = Encoder::new().encode(&f).unwrap().to_bytes().to_vec();
+    claim.splice(12..13, [0x80, 0x80, 0x80, 0x80, 0x80, 0x20]);
+    let mut buf = BytesMut::from(&claim[..18]);
     assert!(matches!(
         codec.decode(&mut buf),
         Err(CodecError::Frame(Error::LimitExceeded { field: "m", .. }))

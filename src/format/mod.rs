@@ -22,6 +22,7 @@
 //! assert!(back.filter.contains(7u32.to_le_bytes()));
 //! ```
 
+mod checked;
 mod decode;
 mod decoded;
 mod encoder;
@@ -32,6 +33,7 @@ mod ids;
 mod limits;
 mod view;
 
+pub use checked::CheckedFrame;
 pub(crate) use decode::{check_whole, message_of};
 pub use decode::{decode, decode_buf, decode_prefix, Decodable};
 pub(crate) use decoded::check_delta_base;

@@ -7,6 +7,30 @@ use super::header::FrameHeader;
 use super::ids::{Coding, CHECKSUM_LEN, FILTER_TYPE_COUNTING};
 use super::limits::Limits;
 
+/// The header of the frame at the start of `input`, checked against `limits`, once the whole
+/// frame is there and its checksum matches: everything a frame is checked for before its
+/// payload is read.
+pub(super) fn check_frame(input: &[u8], limits: &Limits) -> Result<FrameHeader> {
+    let header = FrameHeader::parse(input, limits)?;
+    let len = header.frame_len();
+    if input.len() < len {
+        return Err(Error::Incomplete {
+            needed: len - input.len(),
+        });
+    }
+    let body_end = len - CHECKSUM_LEN;
+    let stored = u32::from_le_bytes(input[body_end..len].try_into().expect("4 bytes"));
+    let computed = crc32c::crc32c(&input[..body_end]);
+    if stored != computed {
+        return Err(Error::ChecksumMismatch {
+            stored,
+            computed,
+            offset: body_end,
+        });
+    }
+    Ok(header)
+}
+
 /// A frame whose header, length, checksum and chunk table have been checked, its payload
 /// borrowed from the input (no copy): decode it whole, into a buffer the caller reuses, on
 /// several threads, or one chunk (a range of bits) at a time.
@@ -44,23 +68,14 @@ impl<'a> FrameView<'a> {
     /// and, for a chunked payload, its table of chunk lengths. The payload itself is
     /// checked as it is decoded.
     pub fn parse(input: &'a [u8], limits: &Limits) -> Result<Self> {
-        let header = FrameHeader::parse(input, limits)?;
-        let len = header.frame_len();
-        if input.len() < len {
-            return Err(Error::Incomplete {
-                needed: len - input.len(),
-            });
-        }
-        let body_end = len - CHECKSUM_LEN;
-        let stored = u32::from_le_bytes(input[body_end..len].try_into().expect("4 bytes"));
-        let computed = crc32c::crc32c(&input[..body_end]);
-        if stored != computed {
-            return Err(Error::ChecksumMismatch {
-                stored,
-                computed,
-                offset: body_end,
-            });
-        }
+        let header = check_frame(input, limits)?;
+        FrameView::of_checked(header, input)
+    }
+
+    /// The view of a frame whose header, length and checksum [`check_frame`] has checked:
+    /// the payload and its chunk table (checked here), without a second checksum pass.
+    pub(super) fn of_checked(header: FrameHeader, input: &'a [u8]) -> Result<Self> {
+        let body_end = header.frame_len() - CHECKSUM_LEN;
         let payload = &input[header.header_len..body_end];
         let chunks = match header.chunk_shift {
             None => crate::entropy::chunks::ChunkTable::whole(payload),

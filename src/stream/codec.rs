@@ -1,16 +1,25 @@
 //! `tokio_util` codecs for frames (feature `tokio`), so networking code can put frames on a
 //! socket with `FramedRead` and `FramedWrite`.
 //!
-//! The decoder yields every frame as a [`Message`] (full or delta) and enforces its
-//! [`Limits`] on partial input: a header that claims more than the limits allow is an error
-//! as soon as the field has arrived, and the read buffer never grows beyond the frame's
-//! limit-checked length. Nor does it grow on a claim alone: while a frame is incomplete the
-//! codec reserves at most [`RESERVE_STEP`] bytes more, so a peer that sends a header
-//! claiming a large payload and then nothing holds no more than that of the receiver's
-//! memory.
+//! Two decoders, one framing rule:
+//!
+//! * [`FramingCodec`] only frames: it yields each frame as a [`CheckedFrame`] once its
+//!   header has passed the [`Limits`] and its checksum matches, without decoding the payload.
+//!   Decoding a large filter takes milliseconds to seconds of CPU, which does not belong on a
+//!   runtime thread: hand the frame to `tokio::task::spawn_blocking` (see
+//!   `examples/decode_off_runtime.rs`), or forward its bytes untouched (a relay).
+//! * [`FrameCodec`] frames and decodes in `poll`, yielding a [`Message`]: simple, and right
+//!   for small frames (deltas, filters of a few thousand keys).
+//!
+//! Both enforce the limits on partial input: a header that claims more than the limits allow
+//! is an error as soon as the field has arrived, and the read buffer never grows beyond the
+//! frame's limit-checked length. Nor does it grow on a claim alone: while a frame is
+//! incomplete the codec reserves at most [`RESERVE_STEP`] bytes more, so a peer that sends a
+//! header claiming a large payload and then nothing holds no more than that of the
+//! receiver's memory.
 //!
 //! ```
-//! use bloomwire::FrameCodec;
+//! use bloomwire::{FrameCodec, FramingCodec};
 //! use bloomwire::{Encoder, Limits, Message};
 //! use bloomwire::{BloomFilter, HashFamily, Params};
 //! use bytes::BytesMut;
@@ -21,22 +30,30 @@
 //! let mut codec = FrameCodec::new(Limits::default());
 //! let mut buf = BytesMut::new();
 //! codec.encode(Encoder::new().encode(&f).unwrap(), &mut buf).unwrap();
+//! let wire = buf.clone();
 //! let mut partial = buf.split_to(10);
 //! assert!(codec.decode(&mut partial).unwrap().is_none()); // needs more bytes
 //! partial.unsplit(buf);
 //! let Some(Message::Full(d)) = codec.decode(&mut partial).unwrap() else { panic!() };
 //! assert!(d.filter.contains(b"key"));
+//!
+//! // Framing only: the payload is decoded later, where the caller chooses.
+//! let mut framing = FramingCodec::new(Limits::default());
+//! let frame = framing.decode(&mut wire.clone()).unwrap().unwrap();
+//! assert_eq!(frame.as_bytes(), &wire);
+//! let Message::Full(d) = frame.decode().unwrap() else { panic!() };
+//! assert!(d.filter.contains(b"key"));
 //! ```
 
-use bytes::{Buf, BytesMut};
+use bytes::BytesMut;
 
 use crate::error::Error;
-use crate::format::{decode_prefix, Frame, Limits, Message};
+use crate::format::{CheckedFrame, Frame, Limits, Message};
 
-/// The most bytes the decoder reserves at once for an incomplete frame.
+/// The most bytes a decoder reserves at once for an incomplete frame.
 pub const RESERVE_STEP: usize = 1 << 16;
 
-/// Errors of the codec: a bad frame, or the transport's I/O error.
+/// Errors of the codecs: a bad frame, or the transport's I/O error.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum CodecError {
@@ -48,29 +65,28 @@ pub enum CodecError {
     Io(#[from] std::io::Error),
 }
 
-/// Encodes [`Frame`]s and decodes [`Message`]s.
+/// Splits a byte stream into [`CheckedFrame`]s (header within the limits, checksum
+/// verified), leaving the payloads undecoded; encodes [`Frame`]s and forwards
+/// [`CheckedFrame`]s as they are.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct FrameCodec {
+pub struct FramingCodec {
     limits: Limits,
 }
 
-impl FrameCodec {
-    /// A codec that decodes within `limits`.
+impl FramingCodec {
+    /// A codec that checks frames against `limits`.
     pub fn new(limits: Limits) -> Self {
-        FrameCodec { limits }
+        FramingCodec { limits }
     }
 }
 
-impl tokio_util::codec::Decoder for FrameCodec {
-    type Item = Message;
+impl tokio_util::codec::Decoder for FramingCodec {
+    type Item = CheckedFrame;
     type Error = CodecError;
 
-    fn decode(&mut self, src: &mut BytesMut) -> Result<Option<Message>, CodecError> {
-        match decode_prefix::<Message>(src, &self.limits) {
-            Ok((message, len)) => {
-                src.advance(len);
-                Ok(Some(message))
-            }
+    fn decode(&mut self, src: &mut BytesMut) -> Result<Option<CheckedFrame>, CodecError> {
+        match CheckedFrame::split_from(src, &self.limits) {
+            Ok(frame) => Ok(Some(frame)),
             Err(Error::Incomplete { needed }) => {
                 // `needed` is bounded by the limit-checked header fields, but it is only a
                 // claim until the bytes arrive: reserve in steps.
@@ -82,20 +98,70 @@ impl tokio_util::codec::Decoder for FrameCodec {
     }
 }
 
-impl tokio_util::codec::Encoder<Frame> for FrameCodec {
-    type Error = CodecError;
+/// Decodes [`Message`]s (framing as [`FramingCodec`] does, then decoding the payload in
+/// `poll`) and encodes [`Frame`]s.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FrameCodec {
+    framing: FramingCodec,
+}
 
-    fn encode(&mut self, frame: Frame, dst: &mut BytesMut) -> Result<(), CodecError> {
-        self.encode(&frame, dst)
+impl FrameCodec {
+    /// A codec that decodes within `limits`.
+    pub fn new(limits: Limits) -> Self {
+        FrameCodec {
+            framing: FramingCodec::new(limits),
+        }
     }
 }
 
-impl tokio_util::codec::Encoder<&Frame> for FrameCodec {
+impl tokio_util::codec::Decoder for FrameCodec {
+    type Item = Message;
     type Error = CodecError;
 
-    fn encode(&mut self, frame: &Frame, dst: &mut BytesMut) -> Result<(), CodecError> {
-        dst.reserve(frame.encoded_len());
-        frame.write_to(dst);
-        Ok(())
+    fn decode(&mut self, src: &mut BytesMut) -> Result<Option<Message>, CodecError> {
+        match self.framing.decode(src)? {
+            Some(frame) => Ok(Some(frame.decode()?)),
+            None => Ok(None),
+        }
     }
 }
+
+/// Both codecs write frames the same way.
+macro_rules! frame_encoders {
+    ($codec:ty) => {
+        impl tokio_util::codec::Encoder<Frame> for $codec {
+            type Error = CodecError;
+
+            fn encode(&mut self, frame: Frame, dst: &mut BytesMut) -> Result<(), CodecError> {
+                self.encode(&frame, dst)
+            }
+        }
+
+        impl tokio_util::codec::Encoder<&Frame> for $codec {
+            type Error = CodecError;
+
+            fn encode(&mut self, frame: &Frame, dst: &mut BytesMut) -> Result<(), CodecError> {
+                dst.reserve(frame.encoded_len());
+                frame.write_to(dst);
+                Ok(())
+            }
+        }
+
+        impl tokio_util::codec::Encoder<CheckedFrame> for $codec {
+            type Error = CodecError;
+
+            /// Forward a received frame byte for byte.
+            fn encode(
+                &mut self,
+                frame: CheckedFrame,
+                dst: &mut BytesMut,
+            ) -> Result<(), CodecError> {
+                dst.extend_from_slice(frame.as_bytes());
+                Ok(())
+            }
+        }
+    };
+}
+
+frame_encoders!(FramingCodec);
+frame_encoders!(FrameCodec);

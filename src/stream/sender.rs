@@ -74,6 +74,44 @@ impl<F: Filter> Sender<F> {
         self.generation
     }
 
+    /// A full frame of the generation sent last, numbered as that generation and carrying
+    /// the restart flag, for one receiver that joins late or asks to resynchronize while the
+    /// others keep taking deltas (with [`request_full`](Self::request_full) every receiver
+    /// would get the next full frame). The sender's state does not change; `None` before
+    /// the first frame.
+    ///
+    /// ```
+    /// use bloomwire::{BloomFilter, Encoder, HashFamily, Limits, Params, Receiver, Sender, Update};
+    ///
+    /// let mut filter = BloomFilter::new(Params::standard(100_000, 2, HashFamily::default()).unwrap());
+    /// for i in 0..5_000u32 {
+    ///     filter.insert(i.to_le_bytes());
+    /// }
+    /// let mut sender = Sender::new(Encoder::new(), 100);
+    /// let mut early: Receiver = Receiver::new(Limits::default());
+    /// for g in 0..3u32 {
+    ///     filter.insert(format!("generation {g}"));
+    ///     early.receive(&sender.next_frame(&filter).unwrap().to_bytes()).unwrap();
+    /// }
+    /// // A receiver that joins now gets generation 3 whole, then the deltas everyone gets.
+    /// let mut late: Receiver = Receiver::new(Limits::default());
+    /// let join = sender.full_frame().unwrap().unwrap().to_bytes();
+    /// assert_eq!(late.receive(&join).unwrap(), Update::Full { generation: 3, skipped: 0 });
+    /// filter.insert(b"fourth");
+    /// let delta = sender.next_frame(&filter).unwrap().to_bytes();
+    /// assert_eq!(late.receive(&delta).unwrap(), Update::Delta { generation: 4 });
+    /// assert_eq!(early.receive(&delta).unwrap(), Update::Delta { generation: 4 });
+    /// assert_eq!(late.filter(), early.filter());
+    /// ```
+    pub fn full_frame(&self) -> Option<Result<Frame>> {
+        let (last, _) = self.last.as_ref()?;
+        Some(
+            self.encoder
+                .encode_generation(last, self.generation)
+                .and_then(|frame| frame.with_restart(true)),
+        )
+    }
+
     /// The frame for the next generation of the filter: a delta against the previous
     /// generation when one is allowed and smaller (predicted, for a Bloom filter), a full
     /// frame otherwise. The sender's state advances only when a frame is returned.

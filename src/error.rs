@@ -119,6 +119,14 @@ pub enum Error {
         got: u8,
     },
 
+    /// A membership query (or an insert) on a filter of the opaque hash family (base hash
+    /// id 0, [`BaseHash::Opaque`](crate::BaseHash::Opaque)): its bits were placed by another
+    /// library, so bloomwire cannot tell where a key's bits are. Such a filter carries,
+    /// transfers, deltas and digests its bits; the application queries them with the library
+    /// that built them.
+    #[error("the filter's hash family is opaque (base hash 0): its bits were placed by another library, which must answer queries")]
+    OpaqueHashFamily,
+
     /// A delta for a generation the receiver does not hold: a frame was lost or reordered.
     /// Resynchronize with a full frame.
     #[error("delta applies to generation {base} but the receiver {}: resynchronize", held(.have))]

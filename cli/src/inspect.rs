@@ -293,6 +293,7 @@ impl Report {
             BaseHash::SipHash24 { k0, k1 } => {
                 ("hash", format!("siphash-2-4, key {}", siphash_key(k0, k1)))
             }
+            BaseHash::Opaque => ("hash", "opaque (another library's bits)".into()),
         });
         lines.push(("index scheme", scheme_name(p.family().scheme).into()));
         match h.counter_width {
@@ -390,6 +391,7 @@ impl Report {
         let (seed, key) = match p.family().base {
             BaseHash::Xxh64 { seed } => (Some(seed.to_string()), None),
             BaseHash::SipHash24 { k0, k1 } => (None, Some(siphash_key(k0, k1))),
+            BaseHash::Opaque => (None, None),
         };
         let fill = self.fill.as_ref();
         json!({
@@ -412,6 +414,7 @@ impl Report {
             "base_hash": match p.family().base {
                 BaseHash::Xxh64 { .. } => "xxh64",
                 BaseHash::SipHash24 { .. } => "siphash-2-4",
+                BaseHash::Opaque => "opaque",
             },
             "seed": seed,
             "siphash_key": key,

@@ -245,6 +245,11 @@ pub fn write_stdout(bytes: &[u8]) -> Result<()> {
 
 fn query(args: &QueryArgs) -> Result<()> {
     let filter = decode_file(&args.frame)?;
+    if let AnyFilter::Bloom(f) = &filter {
+        // Another library's bits (base hash 0): no answer bloomwire could give is honest.
+        f.try_contains([])
+            .map_err(|e| frame_error(&args.frame, e))?;
+    }
     let mut out = String::new();
     for key in &args.keys {
         let answer = if args.hex {

@@ -440,3 +440,21 @@ fn the_program_reads_frames_within_the_library_limits_unless_raised() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn query_refuses_an_opaque_frame() {
+    // Another library's bits (base hash 0): inspect shows them, query refuses to guess.
+    use bloomwire::{BitArray, BloomFilter, Encoder, HashFamily, Params};
+    let dir = temp_dir("opaque");
+    let mut bits = BitArray::new(4096);
+    (0..4096).step_by(3).for_each(|i| bits.set(i));
+    let params = Params::standard(4096, 7, HashFamily::opaque()).unwrap();
+    let filter = BloomFilter::from_parts(params, bits, 500).unwrap();
+    let frame = dir.join("opaque.blwr");
+    let wire = Encoder::new().encode(&filter).unwrap().to_bytes();
+    std::fs::write(&frame, &wire).unwrap();
+    assert!(ok(&["inspect", s(&frame)]).contains("opaque"));
+    let err = fails(&["query", s(&frame), "key-1"]);
+    assert!(err.contains("opaque"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -127,6 +127,7 @@ impl From<Error> for Failure {
                 vec![("reason", text(reason)), ("offset", int(offset))],
             ),
             Error::UnexpectedDelta => ("UnexpectedDelta", vec![]),
+            Error::OpaqueHashFamily => ("OpaqueHashFamily", vec![]),
             Error::UnexpectedFilterType { expected, got } => (
                 "UnexpectedFilterType",
                 vec![("expected", text(expected)), ("got", int(got))],
@@ -204,6 +205,7 @@ pub fn limits(max_m: u64, max_k: u32, max_payload: u64) -> DecodeLimits {
         max_m,
         max_k,
         max_payload,
+        ..Limits::default()
     }
 }
 
@@ -220,6 +222,7 @@ pub fn family(seed: u64, siphash_key: Option<[u8; 16]>) -> Family {
 pub fn describe(params: &Params) -> String {
     let base = match &params.family().base {
         BaseHash::Xxh64 { seed } => format!("xxh64 seed {seed}"),
+        BaseHash::Opaque => "opaque".to_string(),
         _ => "siphash".to_string(),
     };
     format!(
@@ -326,14 +329,14 @@ pub fn filter_params(f: &Filter) -> &Params {
     f.params()
 }
 
-/// Insert a key.
-pub fn insert(f: &mut Filter, key: &[u8]) {
-    f.insert(key)
+/// Insert a key (`OpaqueHashFamily` for another library's bits).
+pub fn insert(f: &mut Filter, key: &[u8]) -> Result<(), Failure> {
+    Ok(f.try_insert(key)?)
 }
 
-/// Whether a key may be in the filter.
-pub fn contains(f: &Filter, key: &[u8]) -> bool {
-    f.contains(key)
+/// Whether a key may be in the filter (`OpaqueHashFamily` for another library's bits).
+pub fn contains(f: &Filter, key: &[u8]) -> Result<bool, Failure> {
+    Ok(f.try_contains(key)?)
 }
 
 /// Keys inserted.

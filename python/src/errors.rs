@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! BloomwireError
-//! ├── InvalidParameter, Incompatible, OverBudget, UnexpectedDelta, UnexpectedFilterType
+//! ├── InvalidParameter, Incompatible, OverBudget, UnexpectedDelta, UnexpectedFilterType,
+//! │   OpaqueHashFamily
 //! ├── FrameError: the frame cannot be decoded
 //! │   ├── Incomplete (read more and try again), LimitExceeded
 //! │   └── BadMagic, UnsupportedVersion, InvalidField, BadVarint, ChecksumMismatch,
@@ -56,6 +57,13 @@ create_exception!(
     BloomwireError,
     "A counting filter where a Bloom filter was expected, or the other way round \
      (attributes expected, got)."
+);
+create_exception!(
+    bloomwire,
+    OpaqueHashFamily,
+    BloomwireError,
+    "A query or insert on a filter of the opaque hash family (base hash 0): another library \
+     placed its bits, and only that library can query them."
 );
 create_exception!(
     bloomwire,
@@ -163,6 +171,7 @@ fn class<'py>(py: Python<'py>, kind: &str) -> Bound<'py, PyType> {
         "OverBudget" => py.get_type::<OverBudget>(),
         "UnexpectedDelta" => py.get_type::<UnexpectedDelta>(),
         "UnexpectedFilterType" => py.get_type::<UnexpectedFilterType>(),
+        "OpaqueHashFamily" => py.get_type::<OpaqueHashFamily>(),
         "Incomplete" => py.get_type::<Incomplete>(),
         "LimitExceeded" => py.get_type::<LimitExceeded>(),
         "BadMagic" => py.get_type::<BadMagic>(),
@@ -223,6 +232,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         "OverBudget",
         "UnexpectedDelta",
         "UnexpectedFilterType",
+        "OpaqueHashFamily",
         "Incomplete",
         "LimitExceeded",
         "BadMagic",

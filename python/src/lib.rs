@@ -322,28 +322,28 @@ impl BloomFilter {
 
     /// Add a key.
     fn insert(&mut self, key: &Bound<'_, PyAny>) -> PyResult<()> {
-        api::insert(&mut self.inner, &key_bytes(key)?);
-        Ok(())
+        api::insert(&mut self.inner, &key_bytes(key)?).into_py()
     }
 
     /// Add every key of an iterable.
     fn insert_many(&mut self, keys: &Bound<'_, PyAny>) -> PyResult<()> {
         for key in keys.try_iter()? {
-            api::insert(&mut self.inner, &key_bytes(&key?)?);
+            api::insert(&mut self.inner, &key_bytes(&key?)?).into_py()?;
         }
         Ok(())
     }
 
-    /// Whether the key may be in the set: False means certainly not.
+    /// Whether the key may be in the set: False means certainly not. Raises
+    /// `OpaqueHashFamily` for a filter of another library's bits (base hash 0).
     fn contains(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
-        Ok(api::contains(&self.inner, &key_bytes(key)?))
+        api::contains(&self.inner, &key_bytes(key)?).into_py()
     }
 
     /// `contains` for every key of an iterable, as a list.
     fn contains_many<'py>(&self, keys: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
         let out = PyList::empty(keys.py());
         for key in keys.try_iter()? {
-            out.append(api::contains(&self.inner, &key_bytes(&key?)?))?;
+            out.append(api::contains(&self.inner, &key_bytes(&key?)?).into_py()?)?;
         }
         Ok(out)
     }

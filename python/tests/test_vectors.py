@@ -84,6 +84,14 @@ def test_accept_vector(manifest):
             assert decoded.count_ones() == man["ones"]
         assert decoded == bloomwire.decode(frame)
         filt = decoded
+    if man.get("query_refused"):
+        # Another library's bits (base hash 0): decoded and applied, never queried.
+        with pytest.raises(bloomwire.OpaqueHashFamily):
+            filt.contains(b"key-0")
+        with pytest.raises(bloomwire.OpaqueHashFamily):
+            assert b"key-0" in filt
+        with pytest.raises(bloomwire.OpaqueHashFamily):
+            filt.insert(b"key-0")
     for group in ("member_keys", "other_keys"):
         for entry in man[group]:
             key = bytes.fromhex(entry["key_hex"])

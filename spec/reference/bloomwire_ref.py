@@ -97,6 +97,11 @@ class CorruptPayload(BloomwireError):
     pass
 
 
+class OpaqueHashFamily(BloomwireError):
+    """§3.1: a membership query on a filter of base hash 0, whose bits another library
+    placed: refused."""
+
+
 # Field names used in InvalidField / LimitExceeded.  The spec names the error
 # explicitly only for frame kind, m, k, q0 and payload length; for the other
 # rows of the §2 table it says just "reject".  We use the table's "field"
@@ -122,6 +127,7 @@ F_TABLE_LENGTH = "table length"          # coding 4 only (§2, §4.7)
 F_FREQUENCY = "frequency"
 F_FREQUENCIES = "frequencies"
 F_CHUNK_SHIFT = "chunk shift"
+F_METADATA_LENGTH = "metadata length"    # flags bit 3 only (§2.5)
 
 
 # ---------------------------------------------------------------------------
@@ -341,11 +347,12 @@ def key_bit_indexes(header, key):
 DEFAULT_MAX_M = 1 << 28          # §2.3 recommended defaults
 DEFAULT_MAX_K = 64
 DEFAULT_MAX_PAYLOAD = 1 << 26
+DEFAULT_MAX_METADATA = 4096       # §2.3, §2.5
 HARD_MAX_M = 1 << 48             # §2.3 hard limits
 HARD_MAX_K_RAW = 1024 * 65536
 
 FILTER_TYPES = {0: "standard", 1: "partitioned", 2: "blocks", 3: "counting"}
-BASE_HASHES = {1: "xxh64", 2: "siphash24"}
+BASE_HASHES = {0: "opaque", 1: "xxh64", 2: "siphash24"}
 INDEX_SCHEMES = {0: "double", 1: "enhanced"}
 CODINGS = {0: "raw", 1: "adaptive", 2: "known-p", 3: "known-p-symbols",
            4: "known-counters", 5: "adaptive-counters", 6: "known-p-interleaved", 7: "positional"}
@@ -387,7 +394,7 @@ class _Reader:
 
 
 def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
-                 max_payload=DEFAULT_MAX_PAYLOAD):
+                 max_payload=DEFAULT_MAX_PAYLOAD, max_metadata=DEFAULT_MAX_METADATA):
     """§2, checks in the order of the table (§2.3).  Returns (header dict, header length).
 
     Nothing here allocates or loops in proportion to m, k, n or L (type 2 reads
@@ -406,10 +413,11 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
     if hdr["filter_type"] not in FILTER_TYPES:
         raise InvalidField(F_FILTER_TYPE, str(hdr["filter_type"]))
     hdr["base_hash"] = r.u8()
-    if hdr["base_hash"] not in BASE_HASHES:
+    opaque = hdr["base_hash"] == 0                # §3.1: another library's bits
+    if hdr["base_hash"] not in BASE_HASHES or (opaque and hdr["filter_type"] != 0):
         raise InvalidField(F_BASE_HASH, str(hdr["base_hash"]))
     hdr["index_scheme"] = r.u8()
-    if hdr["index_scheme"] not in INDEX_SCHEMES:
+    if hdr["index_scheme"] not in INDEX_SCHEMES or (opaque and hdr["index_scheme"] != 0):
         raise InvalidField(F_INDEX_SCHEME, str(hdr["index_scheme"]))
     hdr["coding"] = r.u8()
     counting = hdr["filter_type"] == 3
@@ -417,15 +425,17 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
         raise InvalidField(F_CODING, f"{hdr['coding']} with filter type {hdr['filter_type']}")
     hdr["flags"] = r.u8()
     # bit 0: chunked payload (§4.10), for codings 1, 2, 3, 6 and 7; bit 1: restart (§5.2), on
-    # full frames only; bits 2-7 reserved
+    # full frames only; bit 3: application metadata (§2.5); bits 2 and 4-7 reserved
     flags = hdr["flags"]
-    if (flags & ~3 or (flags & 1 and hdr["coding"] not in (1, 2, 3, 6, 7))
+    if (flags & ~0b1011 or (flags & 1 and hdr["coding"] not in (1, 2, 3, 6, 7))
             or (flags & 2 and hdr["frame_kind"] != 0)):
         raise InvalidField(F_FLAGS, hex(flags))
     hdr["restart"] = bool(flags & 2)
 
-    # seed: a varint for xxHash64, 16 bytes (k0 then k1) for SipHash-2-4
-    if hdr["base_hash"] == 1:
+    # seed: a varint for xxHash64, 16 bytes (k0 then k1) for SipHash-2-4, none for opaque
+    if opaque:
+        pass
+    elif hdr["base_hash"] == 1:
         hdr["seed"] = r.varint()
     else:
         hdr["k0"], hdr["k1"] = struct.unpack("<2Q", r.take(16))
@@ -477,6 +487,16 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
         if hdr["base_generation"] >= hdr["generation"]:
             raise InvalidField("base generation", str(hdr["base_generation"]))
         hdr["base_digest"], hdr["result_digest"] = struct.unpack("<2I", r.take(8))
+
+    # application metadata (§2.5): flags bit 3; at least 1 byte, then max_metadata, both
+    # checked before the bytes are read
+    if flags & 8:
+        length = r.varint()
+        if length == 0:
+            raise InvalidField(F_METADATA_LENGTH, "0 (an empty field is no field)")
+        if length > max_metadata:
+            raise LimitExceeded(F_METADATA_LENGTH, length, max_metadata)
+        hdr["metadata_hex"] = r.take(length).hex()
 
     hdr["q0"] = None
     if hdr["coding"] in (2, 3, 6):
@@ -973,7 +993,10 @@ class Frame:
         return (self.bits[i >> 3] >> (i & 7)) & 1
 
     def contains(self, key):
-        """§3.3: true when all the key's bits are 1 (possibly a false positive)."""
+        """§3.3: true when all the key's bits are 1 (possibly a false positive).  §3.1: a
+        filter of base hash 0 (opaque) refuses the query."""
+        if self.header["base_hash"] == 0:
+            raise OpaqueHashFamily("base hash 0: the bits are another library's")
         return all(self.bit(i) for i in key_bit_indexes(self.header, key))
 
 
@@ -1207,6 +1230,12 @@ def _check_accept(t, bin_path, json_path):
                 problems.append("result_counters_sha256 differs")
         elif hashlib.sha256(frame.bits).hexdigest() != man["result_bits_sha256"]:
             problems.append("result_bits_sha256 differs")
+    if man.get("query_refused"):                  # opaque (§3.1): queries are refused
+        try:
+            frame.contains(b"key-0")
+            problems.append("a query on an opaque filter was answered")
+        except OpaqueHashFamily:
+            pass
     for group in ("member_keys", "other_keys"):
         for entry in man.get(group, []):
             key = bytes.fromhex(entry["key_hex"])
@@ -1314,7 +1343,12 @@ def query(path, keys):
         return 1
     for k in keys:
         key = bytes.fromhex(k[4:]) if k.startswith("hex:") else k.encode()
-        print(f"{k}\t{'maybe' if frame.contains(key) else 'no'}")
+        try:
+            answer = frame.contains(key)
+        except OpaqueHashFamily as e:
+            print(f"query refused: {type(e).__name__}: {e}")
+            return 1
+        print(f"{k}\t{'maybe' if answer else 'no'}")
     return 0
 
 

@@ -97,7 +97,15 @@ impl BloomFilter {
         walk_indexes(&self.geometry, &self.params, key, f)
     }
 
-    /// The bit indexes of a key, in the order the hash functions produce them.
+    /// Whether the filter's hash family is opaque
+    /// ([`BaseHash::Opaque`](crate::BaseHash::Opaque)): another library placed its bits, bloomwire cannot query
+    /// them.
+    pub fn is_opaque(&self) -> bool {
+        self.params.family.base.is_opaque()
+    }
+
+    /// The bit indexes of a key, in the order the hash functions produce them (none for an
+    /// opaque filter).
     pub fn indexes(&self, key: impl AsRef<[u8]>) -> Vec<u64> {
         let mut out = Vec::new();
         self.for_each_index(key.as_ref(), |i| {
@@ -108,7 +116,13 @@ impl BloomFilter {
     }
 
     /// Insert a key.
+    ///
+    /// A filter of the opaque hash family ([`is_opaque`](Self::is_opaque)) has no place for
+    /// a key: there `insert` changes nothing. [`try_insert`](Self::try_insert) says so.
     pub fn insert(&mut self, key: impl AsRef<[u8]>) {
+        if self.is_opaque() {
+            return;
+        }
         let bits = &mut self.bits;
         walk_indexes(&self.geometry, &self.params, key.as_ref(), |i| {
             bits.set(i);
@@ -117,9 +131,52 @@ impl BloomFilter {
         self.n += 1;
     }
 
+    /// Insert a key, or fail with [`Error::OpaqueHashFamily`] for a filter of the opaque
+    /// hash family.
+    pub fn try_insert(&mut self, key: impl AsRef<[u8]>) -> Result<()> {
+        if self.is_opaque() {
+            return Err(Error::OpaqueHashFamily);
+        }
+        self.insert(key);
+        Ok(())
+    }
+
     /// Whether a key may be in the set: false means certainly not.
+    ///
+    /// A filter decoded from a peer may be of the opaque hash family
+    /// ([`is_opaque`](Self::is_opaque)), whose bits only the library that set them can
+    /// query: there `contains` answers true ("maybe") for every key, never a false negative
+    /// and never a panic, and tells nothing. Code that queries filters from peers it does
+    /// not control calls [`try_contains`](Self::try_contains), which refuses such a query.
     pub fn contains(&self, key: impl AsRef<[u8]>) -> bool {
         self.for_each_index(key.as_ref(), |i| self.bits.get(i))
+    }
+
+    /// Whether a key may be in the set, or [`Error::OpaqueHashFamily`] for a filter of the
+    /// opaque hash family (its bits were placed by another library).
+    ///
+    /// ```
+    /// use bloomwire::{decode, BloomFilter, Decoded, Encoder, Error, HashFamily, Limits, Params};
+    /// let mut f = BloomFilter::new(Params::standard(1000, 3, HashFamily::default()).unwrap());
+    /// f.insert(b"alpha");
+    /// assert_eq!(f.try_contains(b"alpha"), Ok(true));
+    /// // Another library's bits, carried as they are.
+    /// let other = BloomFilter::from_parts(
+    ///     Params::standard(1000, 3, HashFamily::opaque()).unwrap(),
+    ///     f.bits().clone(),
+    ///     1,
+    /// )
+    /// .unwrap();
+    /// let wire = Encoder::new().encode(&other).unwrap().to_bytes();
+    /// let back: Decoded = decode(&wire, &Limits::default()).unwrap();
+    /// assert_eq!(back.filter.bits(), f.bits());
+    /// assert_eq!(back.filter.try_contains(b"alpha"), Err(Error::OpaqueHashFamily));
+    /// ```
+    pub fn try_contains(&self, key: impl AsRef<[u8]>) -> Result<bool> {
+        if self.is_opaque() {
+            return Err(Error::OpaqueHashFamily);
+        }
+        Ok(self.contains(key))
     }
 
     fn check_compatible(&self, other: &BloomFilter) -> Result<()> {

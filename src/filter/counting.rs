@@ -69,6 +69,7 @@ impl CountingBloomFilter {
     /// An empty filter with counters of `width` bits (1 to 8; 4 is the usual choice).
     pub fn new(params: Params, width: u8) -> Result<Self> {
         check_width(width)?;
+        check_family(&params)?;
         let m = usize::try_from(params.m())
             .map_err(|_| invalid("m", "too many counters for this machine"))?;
         Ok(CountingBloomFilter {
@@ -84,6 +85,7 @@ impl CountingBloomFilter {
     /// `2^width - 1`; `n` is the number of keys it holds.
     pub fn from_counters(params: Params, width: u8, counters: Vec<u8>, n: u64) -> Result<Self> {
         check_width(width)?;
+        check_family(&params)?;
         if counters.len() as u64 != params.m() {
             return Err(Error::Incompatible("counter count differs from m"));
         }
@@ -317,6 +319,14 @@ pub(crate) fn unpack_counters(
         return Err("bits past the last counter are not zero");
     }
     Ok(out)
+}
+
+/// Counting filters are bloomwire's own: the opaque family has no counters (spec §3.1).
+fn check_family(params: &Params) -> Result<()> {
+    if params.family().base.is_opaque() {
+        return Err(Error::OpaqueHashFamily);
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -6,7 +6,11 @@
 //!
 //! * [`BaseHash::Xxh64`]: xxHash64 with a 64-bit seed (fast; for keys chosen by honest peers);
 //! * [`BaseHash::SipHash24`]: SipHash-2-4 with a per-filter 128-bit key (for peers that may
-//!   choose keys adversarially to fill a filter or to force false positives).
+//!   choose keys adversarially to fill a filter or to force false positives);
+//! * [`BaseHash::Opaque`]: no hash bloomwire knows: the bits were placed by another library
+//!   (fastbloom, Guava, a Redis module), and only that library can query them. bloomwire
+//!   carries such a filter's bits, deltas and digests, and refuses its membership queries
+//!   ([`Error::OpaqueHashFamily`](crate::Error::OpaqueHashFamily)).
 //!
 //! The 64-bit result `h` is expanded with the MurmurHash3 finalizer [`fmix64`] into as many
 //! independent-looking 64-bit words as the layout needs ([`stream`]): for block `j`,
@@ -45,6 +49,18 @@ pub enum BaseHash {
         /// SipHash `k1`.
         k1: u64,
     },
+    /// An application-defined hash family: the bits were placed by another library, whose
+    /// parameters (its hash, seed, number of hashes) the application sends on its own,
+    /// typically in the frame's metadata ([`Encoder::metadata`](crate::Encoder::metadata)).
+    /// Wire id 0, with no seed field and index scheme 0
+    /// ([`HashFamily::opaque`]); standard layout (filter type 0) only.
+    ///
+    /// bloomwire cannot place a key in such a filter:
+    /// [`BloomFilter::try_contains`](crate::BloomFilter::try_contains) and
+    /// [`try_insert`](crate::BloomFilter::try_insert)
+    /// fail with [`Error::OpaqueHashFamily`](crate::Error::OpaqueHashFamily),
+    /// [`HashFamily::indexes`] too.
+    Opaque,
 }
 
 impl BaseHash {
@@ -54,12 +70,16 @@ impl BaseHash {
     /// Wire id of SipHash-2-4.
     #[doc(hidden)]
     pub const SIPHASH24_ID: u8 = 2;
+    /// Wire id of the opaque family.
+    #[doc(hidden)]
+    pub const OPAQUE_ID: u8 = 0;
 
     /// The id this base hash has in frame headers.
     pub fn id(&self) -> u8 {
         match self {
             BaseHash::Xxh64 { .. } => Self::XXH64_ID,
             BaseHash::SipHash24 { .. } => Self::SIPHASH24_ID,
+            BaseHash::Opaque => Self::OPAQUE_ID,
         }
     }
 
@@ -72,7 +92,13 @@ impl BaseHash {
         }
     }
 
-    /// The 64-bit hash of a key.
+    /// Whether this is the opaque family ([`BaseHash::Opaque`]).
+    pub fn is_opaque(&self) -> bool {
+        matches!(self, BaseHash::Opaque)
+    }
+
+    /// The 64-bit hash of a key; 0 for [`BaseHash::Opaque`], which has no hash (filters
+    /// check [`is_opaque`](Self::is_opaque) before they hash).
     #[inline]
     pub fn hash(&self, key: &[u8]) -> u64 {
         match *self {
@@ -83,6 +109,7 @@ impl BaseHash {
                 h.write(key);
                 h.finish()
             }
+            BaseHash::Opaque => 0,
         }
     }
 }
@@ -146,12 +173,30 @@ impl HashFamily {
         HashFamily { base, scheme }
     }
 
+    /// The opaque family of another library's filter: [`BaseHash::Opaque`] with index
+    /// scheme 0, the one scheme byte its frames may carry.
+    ///
+    /// ```
+    /// use bloomwire::{BitArray, BloomFilter, Error, HashFamily, Params};
+    /// let params = Params::standard(1024, 7, HashFamily::opaque()).unwrap();
+    /// let mut bits = BitArray::new(1024);
+    /// bits.set(5);
+    /// let f = BloomFilter::from_parts(params, bits, 1).unwrap();
+    /// assert_eq!(f.try_contains(b"key"), Err(Error::OpaqueHashFamily));
+    /// ```
+    pub fn opaque() -> Self {
+        HashFamily::new(BaseHash::Opaque, IndexScheme::DoubleHashing)
+    }
+
     /// The first `count` indexes of a key in a range of `range` bits, as a standard filter
     /// of `range` bits with an integer k = `count` would set them. Useful for test vectors
     /// and for other implementations to check themselves against.
     pub fn indexes(&self, key: &[u8], count: u32, range: u64) -> Result<Vec<u64>> {
         if range == 0 {
             return Err(invalid("m", "must be at least 1"));
+        }
+        if self.base.is_opaque() {
+            return Err(crate::error::Error::OpaqueHashFamily);
         }
         let h = self.base.hash(key);
         let mut out = Vec::with_capacity(count as usize);

@@ -112,9 +112,26 @@ impl Params {
     ///
     /// Errors: m = 0 or above [`MAX_M`]; a partitioned layout whose sub-arrays would be
     /// empty (m < ceil(k)); a block layout with the wrong number of `k_j` or a total k
-    /// outside `[1, MAX_K]`.
+    /// outside `[1, MAX_K]`; the opaque family ([`HashFamily::opaque`]) with another layout
+    /// than the standard one or another index scheme than double hashing (its frames have
+    /// filter type 0 and index scheme 0; its k is the other library's number of hashes,
+    /// informational).
     pub fn new(m: u64, layout: Layout, family: HashFamily) -> Result<Self> {
         check_m(m)?;
+        if family.base.is_opaque() {
+            if !matches!(layout, Layout::Standard { .. }) {
+                return Err(invalid(
+                    "layout",
+                    "the opaque hash family has the standard layout only",
+                ));
+            }
+            if family.scheme != crate::filter::hashing::IndexScheme::DoubleHashing {
+                return Err(invalid(
+                    "index scheme",
+                    "the opaque hash family has index scheme 0 (double hashing) only",
+                ));
+            }
+        }
         match &layout {
             Layout::Standard { k } => {
                 HashCount::from_raw(k.raw())?;
@@ -231,6 +248,10 @@ pub(crate) fn walk_indexes(
     key: &[u8],
     mut f: impl FnMut(u64) -> bool,
 ) -> bool {
+    if params.family.base.is_opaque() {
+        // No index bloomwire knows (spec §3.1): a key has no bits to visit.
+        return true;
+    }
     let h = params.family.base.hash(key);
     let scheme = params.family.scheme;
     let m = params.m;

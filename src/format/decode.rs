@@ -9,7 +9,7 @@ use crate::filter::BloomFilter;
 
 use super::decoded::{Decoded, Delta, Message};
 use super::filters::{Filter, Part};
-use super::header::{FrameHeader, MAX_HEADER_LEN};
+use super::header::{max_header_len, FrameHeader};
 use super::ids::FrameKind;
 use super::limits::Limits;
 use super::view::FrameView;
@@ -162,12 +162,13 @@ pub fn decode_prefix<T: Decodable>(input: &[u8], limits: &Limits) -> Result<(T, 
 /// limit-checked length. Bytes a buffer does not expose count as not yet received.
 pub fn decode_buf<T: Decodable, B: Buf>(buf: &mut B, limits: &Limits) -> Result<T> {
     let (len, decoded) = {
-        let slices = exposed(buf, MAX_HEADER_LEN);
+        let max_header = max_header_len(limits);
+        let slices = exposed(buf, max_header);
         let chunks: Vec<&[u8]> = slices.iter().map(|s| &s[..]).collect();
         let first = chunks.first().copied().unwrap_or(&[]);
         let header = match FrameHeader::parse(first, limits) {
             Err(Error::Incomplete { .. }) if chunks.len() > 1 => {
-                FrameHeader::parse(&gather(&chunks, MAX_HEADER_LEN), limits)?
+                FrameHeader::parse(&gather(&chunks, max_header), limits)?
             }
             other => other?,
         };

@@ -195,6 +195,7 @@ impl Message {
             p_source: header.q0.map_or(PSource::Measured, PSource::Fixed),
             counter_table: header.counter_table.clone(),
             chunking: header.chunk_shift.map_or(Chunking::Never, Chunking::Shift),
+            metadata: header.metadata.clone(),
             ..Settings::default()
         };
         let counters = |counters| -> Result<CounterBody<'_>> {

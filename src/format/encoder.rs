@@ -110,6 +110,7 @@ pub struct Settings {
     pub(super) chunking: Chunking,
     pub(super) threads: Option<usize>,
     pub(super) try_all: bool,
+    pub(super) metadata: Option<Vec<u8>>,
 }
 
 /// Encodes filters, and deltas between two generations of a filter, into frames.
@@ -226,6 +227,25 @@ impl<F: Filter> Encoder<F> {
         self
     }
 
+    /// Attach this application metadata to every frame (flags bit 3, spec §2.5): bytes
+    /// of the application's (a sender id, a timestamp, another library's parameters),
+    /// covered by the checksum, exposed as [`FrameHeader::metadata`]. An empty field is no
+    /// field. A receiver refuses a field longer than its
+    /// [`Limits::max_metadata`](super::Limits::max_metadata) (4 KiB by default).
+    ///
+    /// ```
+    /// use bloomwire::{decode, BloomFilter, Encoder, HashFamily, Limits, Message, Params};
+    /// let f = BloomFilter::new(Params::standard(1000, 3, HashFamily::default()).unwrap());
+    /// let wire = Encoder::new().metadata(b"sender=7".to_vec()).encode(&f).unwrap().to_bytes();
+    /// let back: Message = decode(&wire, &Limits::default()).unwrap();
+    /// assert_eq!(back.header().metadata.as_deref(), Some(&b"sender=7"[..]));
+    /// ```
+    pub fn metadata(mut self, metadata: impl Into<Vec<u8>>) -> Self {
+        let metadata = metadata.into();
+        self.settings.metadata = (!metadata.is_empty()).then_some(metadata);
+        self
+    }
+
     /// Fail with [`Error::OverBudget`] unless the frame fits in `bytes`.
     pub fn budget(mut self, bytes: usize) -> Self {
         self.settings.budget = Some(bytes);
@@ -338,7 +358,8 @@ impl Settings {
             body.generation,
             (coding, q0, shift),
             payload.len(),
-        );
+        )
+        .with_metadata(self.metadata.as_deref());
         Frame { header, payload }
     }
 
@@ -359,6 +380,7 @@ impl Settings {
             (Coding::Raw, None, None),
             body.bits.byte_len(),
         )
+        .with_metadata(self.metadata.as_deref())
         .frame_len();
         let best = match self.coding {
             Some(Coding::Raw) => None,
@@ -428,7 +450,8 @@ impl Settings {
                     body.generation,
                     (c, q0, shift),
                     len as usize,
-                );
+                )
+                .with_metadata(self.metadata.as_deref());
                 (c, header.frame_len())
             })
             .collect();
@@ -499,7 +522,8 @@ impl Settings {
                     step.generation,
                     (Coding::Positional, None, None),
                     payload.len(),
-                );
+                )
+                .with_metadata(self.metadata.as_deref());
                 let frame = Frame { header, payload };
                 if self.budget.map_or(true, |b| frame.encoded_len() <= b) {
                     return Ok(frame);

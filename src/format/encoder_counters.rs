@@ -111,6 +111,7 @@ impl Settings {
         );
         header.counter_width = Some(body.width);
         header.counter_table = table;
+        header.metadata = self.metadata.clone();
         header.header_len = header.encoded_len();
         Ok(Frame { header, payload })
     }

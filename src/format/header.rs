@@ -10,8 +10,8 @@ use crate::filter::{Layout, Params, MAX_M};
 use crate::wire::{put_varint, varint_len, Reader};
 
 use super::ids::{
-    Coding, FrameKind, CHECKSUM_LEN, FILTER_TYPE_COUNTING, FLAG_CHUNKED, FLAG_RESTART, KIND_DELTA,
-    KIND_FULL, MAGIC, VERSION,
+    Coding, FrameKind, CHECKSUM_LEN, FILTER_TYPE_COUNTING, FLAG_CHUNKED, FLAG_METADATA,
+    FLAG_RESTART, KIND_DELTA, KIND_FULL, MAGIC, VERSION,
 };
 use super::limits::Limits;
 
@@ -41,6 +41,10 @@ pub struct FrameHeader {
     /// Flags bit 1, full frames only: the sender's numbering starts again with this frame
     /// (spec §5.2); a receiver applies it whatever generation it holds.
     pub restart: bool,
+    /// The application metadata field (flags bit 3, spec §2.5): bytes the sender attached
+    /// with [`Encoder::metadata`](super::Encoder::metadata) (a sender id, a timestamp,
+    /// another library's parameters), covered by the checksum; never empty when present.
+    pub metadata: Option<Vec<u8>>,
     /// Payload bytes.
     pub payload_len: usize,
     /// Header bytes (everything before the payload).
@@ -72,6 +76,7 @@ impl FrameHeader {
             counter_table: None,
             chunk_shift,
             restart: false,
+            metadata: None,
             payload_len,
             header_len: 0,
         };
@@ -96,8 +101,16 @@ impl FrameHeader {
             None => 0,
         };
         len as usize - self.payload_len - CHECKSUM_LEN
+            + self.metadata.as_deref().map_or(0, metadata_len)
             + counting
             + usize::from(self.chunk_shift.is_some())
+    }
+
+    /// The header with this application metadata (`None`, or an empty field, for none).
+    pub(super) fn with_metadata(mut self, metadata: Option<&[u8]>) -> Self {
+        self.metadata = metadata.filter(|m| !m.is_empty()).map(<[u8]>::to_vec);
+        self.header_len = self.encoded_len();
+        self
     }
 
     /// Whether the frame carries a counting filter (filter type 3).
@@ -144,13 +157,19 @@ impl FrameHeader {
             0
         };
         let restart = if self.restart { FLAG_RESTART } else { 0 };
-        buf.put_u8(chunked | restart);
+        let metadata = if self.metadata.is_some() {
+            FLAG_METADATA
+        } else {
+            0
+        };
+        buf.put_u8(chunked | restart | metadata);
         match p.family().base {
             BaseHash::Xxh64 { seed } => put_varint(buf, seed),
             BaseHash::SipHash24 { k0, k1 } => {
                 buf.put_u64_le(k0);
                 buf.put_u64_le(k1);
             }
+            BaseHash::Opaque => {}
         }
         put_varint(buf, p.m());
         if let Some(width) = self.counter_width {
@@ -172,6 +191,10 @@ impl FrameHeader {
             put_varint(buf, base_generation);
             buf.put_u32_le(base_digest);
             buf.put_u32_le(result_digest);
+        }
+        if let Some(metadata) = &self.metadata {
+            put_varint(buf, metadata.len() as u64);
+            buf.put_slice(metadata);
         }
         if let Some(q0) = self.q0 {
             buf.put_u16_le(q0);
@@ -218,13 +241,16 @@ impl FrameHeader {
         let counting = type_id == FILTER_TYPE_COUNTING;
         let off = r.offset();
         let hash_id = r.u8()?;
-        if hash_id != BaseHash::XXH64_ID && hash_id != BaseHash::SIPHASH24_ID {
+        let opaque = hash_id == BaseHash::OPAQUE_ID;
+        // The opaque family (3.1) carries another library's bits: a standard array only.
+        if hash_id > BaseHash::SIPHASH24_ID || (opaque && type_id != Layout::STANDARD_ID) {
             return Err(field("base hash", hash_id.into(), off));
         }
         let off = r.offset();
         let scheme_id = r.u8()?;
-        let scheme =
-            IndexScheme::from_id(scheme_id).ok_or(field("index scheme", scheme_id.into(), off))?;
+        let scheme = IndexScheme::from_id(scheme_id)
+            .filter(|s| !opaque || *s == IndexScheme::DoubleHashing)
+            .ok_or(field("index scheme", scheme_id.into(), off))?;
         let off = r.offset();
         let coding_id = r.u8()?;
         let coding = Coding::from_id(coding_id)
@@ -234,13 +260,16 @@ impl FrameHeader {
         let flags = r.u8()?;
         let chunked = flags & FLAG_CHUNKED != 0;
         let restart = flags & FLAG_RESTART != 0;
-        if flags & !(FLAG_CHUNKED | FLAG_RESTART) != 0
+        let has_metadata = flags & FLAG_METADATA != 0;
+        if flags & !(FLAG_CHUNKED | FLAG_RESTART | FLAG_METADATA) != 0
             || (chunked && !crate::entropy::chunks::chunkable(coding))
             || (restart && kind != KIND_FULL)
         {
             return Err(field("flags", flags.into(), off));
         }
-        let base = if hash_id == BaseHash::XXH64_ID {
+        let base = if opaque {
+            BaseHash::Opaque
+        } else if hash_id == BaseHash::XXH64_ID {
             BaseHash::Xxh64 {
                 seed: r.varint("seed")?,
             }
@@ -330,6 +359,26 @@ impl FrameHeader {
         } else {
             FrameKind::Full
         };
+        let metadata = if has_metadata {
+            let off = r.offset();
+            let len = r.varint("metadata length")?;
+            if len == 0 {
+                return Err(field("metadata length", 0, off));
+            }
+            if len > limits.max_metadata {
+                return Err(Error::LimitExceeded {
+                    field: "metadata length",
+                    value: len,
+                    limit: limits.max_metadata,
+                    offset: off,
+                });
+            }
+            // Checked against the limit before anything is read or copied; bytes the input
+            // does not hold yet are `Incomplete`.
+            Some(r.take(usize::try_from(len).unwrap_or(usize::MAX))?.to_vec())
+        } else {
+            None
+        };
         let q0 = if coding.has_q0() {
             let off = r.offset();
             let q0 = r.u16_le()?;
@@ -409,6 +458,7 @@ impl FrameHeader {
             counter_table,
             chunk_shift,
             restart,
+            metadata,
             payload_len: payload_len as usize,
             header_len: r.offset(),
         })
@@ -458,6 +508,12 @@ pub fn table_len(table: &CounterTable) -> usize {
     varint_len(f.len() as u64) + f.iter().map(|&x| varint_len(x.into())).sum::<usize>()
 }
 
+/// Bytes of an application metadata field of these bytes in the header: its length and the
+/// bytes (spec §2.5).
+pub fn metadata_len(metadata: &[u8]) -> usize {
+    varint_len(metadata.len() as u64) + metadata.len()
+}
+
 /// Bytes of the k field(s) of a layout.
 pub fn k_field_len(layout: &Layout) -> usize {
     match layout {
@@ -482,6 +538,7 @@ pub fn frame_len(
     let seed = match family.base {
         BaseHash::Xxh64 { seed } => varint_len(seed),
         BaseHash::SipHash24 { .. } => 16,
+        BaseHash::Opaque => 0,
     };
     let fixed = MAGIC.len() + 7 + seed + varint_len(m) + k_field_len + varint_len(n) + sequence_len;
     let q0 = if has_q0 { 2 } else { 0 };
@@ -492,6 +549,17 @@ pub fn frame_len(
 /// The largest header the format allows: fixed fields, a 16-byte SipHash key (an XXH64
 /// seed takes at most 10), m and n as 10-byte varints, the counted type and counter width,
 /// 48 block k's of up to 4 bytes, two generations and two digests, q0 or a counter table of
-/// 256 frequencies of up to 3 bytes, the chunk shift, and the payload length.
+/// 256 frequencies of up to 3 bytes, the chunk shift, and the payload length; plus, in a
+/// frame with application metadata (spec §2.5), that field: at most
+/// [`max_header_len`] for a receiver's limits.
 pub const MAX_HEADER_LEN: usize =
     4 + 7 + 16 + 10 + 2 + 48 * 4 + 10 + 2 * 10 + 8 + 2 + 256 * 3 + 1 + 10;
+
+/// The largest header a receiver with these limits accepts: [`MAX_HEADER_LEN`] and an
+/// application metadata field of up to `limits.max_metadata` bytes.
+pub fn max_header_len(limits: &Limits) -> usize {
+    let metadata = usize::try_from(limits.max_metadata).unwrap_or(usize::MAX);
+    MAX_HEADER_LEN
+        .saturating_add(crate::wire::MAX_VARINT_LEN)
+        .saturating_add(metadata)
+}

@@ -7,7 +7,7 @@ use crate::filter::MAX_M;
 ///
 /// The defaults suit cache digests and set summaries of up to tens of millions of keys:
 /// m up to 2^28 bits (32 MiB of filter; a counting filter of m counters takes m bytes), k up
-/// to 64, payloads up to 64 MiB.
+/// to 64, payloads up to 64 MiB, application metadata up to 4 KiB.
 ///
 /// The limits are what bounds a decoder's memory, not the frame's size: a 30-byte frame may
 /// legitimately declare the largest m allowed (a nearly empty filter codes to a few bytes).
@@ -29,6 +29,8 @@ pub struct Limits {
     pub max_k: u32,
     /// Largest payload accepted, in bytes.
     pub max_payload: u64,
+    /// Largest application metadata field accepted (flags bit 3, spec §2.5), in bytes.
+    pub max_metadata: u64,
 }
 
 impl Default for Limits {
@@ -37,6 +39,7 @@ impl Default for Limits {
             max_m: 1 << 28,
             max_k: 64,
             max_payload: 1 << 26,
+            max_metadata: 1 << 12,
         }
     }
 }
@@ -48,6 +51,7 @@ impl Limits {
             max_m: MAX_M,
             max_k: MAX_K,
             max_payload: u64::MAX,
+            max_metadata: u64::MAX,
         }
     }
 }

@@ -43,12 +43,12 @@ pub(crate) use encoder::{DeltaStep, Settings};
 pub use filters::Filter;
 pub(crate) use filters::Part;
 pub use header::{
-    frame_len, k_field_len, table_len, within_work_bound, FrameHeader, MAX_HEADER_LEN, WORK_SHIFT,
-    WORK_SLACK,
+    frame_len, k_field_len, max_header_len, metadata_len, table_len, within_work_bound,
+    FrameHeader, MAX_HEADER_LEN, WORK_SHIFT, WORK_SLACK,
 };
 pub use ids::{
     BitCoding, Coding, CounterCoding, FrameKind, CHECKSUM_LEN, FILTER_TYPE_COUNTING, FLAG_CHUNKED,
-    KIND_DELTA, KIND_FULL, MAGIC, VERSION,
+    FLAG_METADATA, KIND_DELTA, KIND_FULL, MAGIC, VERSION,
 };
 pub use limits::Limits;
 pub use view::FrameView;

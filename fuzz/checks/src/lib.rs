@@ -67,6 +67,7 @@ pub const LIMITS: Limits = Limits {
     max_m: 1 << 14,
     max_k: 64,
     max_payload: 1 << 16,
+    max_metadata: 1 << 8,
 };
 
 /// The largest m of the filters the targets build from keys (they are encoded and decoded
@@ -457,7 +458,12 @@ pub fn round_trip(data: &[u8], meter: &dyn Meter) {
         return;
     };
     let filter = case.build();
-    let encoder = Encoder::new().p_source(p_source);
+    // Application metadata (flags bit 3) on a third of the inputs, from bytes already read.
+    let metadata = match generation % 3 {
+        0 => generation.to_le_bytes().to_vec(),
+        _ => Vec::new(),
+    };
+    let encoder = Encoder::new().p_source(p_source).metadata(metadata);
     let mut frames: Vec<_> = BitCoding::ALL
         .iter()
         .map(|&c| (Some(c), encoder.encode_with(&filter, c).expect("no budget")))
@@ -497,6 +503,25 @@ pub fn round_trip(data: &[u8], meter: &dyn Meter) {
             assert!(d.filter.contains(key), "false negative after {coding:?}");
         }
     }
+    // The same bits as another library's (base hash 0): they decode to the same bits, and
+    // queries are refused.
+    let opaque = Params::new(
+        filter.m(),
+        Layout::Standard {
+            k: filter.params().k(),
+        },
+        HashFamily::opaque(),
+    )
+    .expect("a standard layout");
+    let opaque = BloomFilter::from_parts(opaque, filter.bits().clone(), filter.n()).expect("m");
+    let frame = encoder
+        .encode_generation(&opaque, generation)
+        .expect("no budget");
+    let Ok(Message::Full(d)) = check_frame(&frame.to_bytes(), meter) else {
+        panic!("opaque frame does not decode");
+    };
+    assert_eq!(d.filter, opaque);
+    assert_eq!(d.filter.try_contains(b"k"), Err(Error::OpaqueHashFamily));
 }
 
 /// A counting filter's frame: arbitrary bytes decoded as one with every check of

@@ -27,6 +27,7 @@ __all__ = [
     "InvalidField",
     "InvalidParameter",
     "LimitExceeded",
+    "OpaqueHashFamily",
     "OverBudget",
     "Plan",
     "Receiver",
@@ -144,11 +145,12 @@ class BloomFilter:
     def from_plan(plan: Plan) -> BloomFilter:
         """An empty filter with a plan's parameters."""
     def insert(self, key: _Key) -> None:
-        """Add a key."""
+        """Add a key; raises `OpaqueHashFamily` for another library's bits (base hash 0)."""
     def insert_many(self, keys: Iterable[_Key]) -> None:
         """Add every key of an iterable."""
     def contains(self, key: _Key) -> bool:
-        """Whether the key may be in the set: False means certainly not."""
+        """Whether the key may be in the set: False means certainly not. Raises
+        `OpaqueHashFamily` for another library's bits (base hash 0)."""
     def contains_many(self, keys: Iterable[_Key]) -> list[bool]:
         """`contains` for every key of an iterable."""
     def __contains__(self, key: _Key, /) -> bool: ...
@@ -427,6 +429,10 @@ class UnexpectedFilterType(BloomwireError):
     """A counting filter where a Bloom filter was expected, or the other way round."""
     expected: str
     got: int
+
+class OpaqueHashFamily(BloomwireError):
+    """A query or insert on a filter of the opaque hash family (base hash 0): another library
+    placed its bits, and only that library can query them."""
 
 class FrameError(BloomwireError):
     """A frame that cannot be decoded."""

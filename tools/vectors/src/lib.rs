@@ -47,6 +47,7 @@ fn family_json(f: &HashFamily) -> Value {
         BaseHash::SipHash24 { k0, k1 } => {
             json!({"base_hash": "siphash24", "k0": k0.to_string(), "k1": k1.to_string()})
         }
+        BaseHash::Opaque => json!({"base_hash": "opaque"}),
     };
     let mut v = base;
     v["index_scheme"] = json!(match f.scheme {
@@ -358,6 +359,9 @@ fn header_json(frame: &Frame) -> Value {
     if let Some(shift) = h.chunk_shift {
         params["chunk_shift"] = json!(shift);
     }
+    if let Some(metadata) = &h.metadata {
+        params["metadata_hex"] = json!(hex(metadata));
+    }
     if let FrameKind::Delta {
         base_generation,
         base_digest,
@@ -388,11 +392,18 @@ fn accept_files(
     members: core::ops::Range<u64>,
     base: Option<&str>,
 ) -> Vec<VectorFile> {
+    // An opaque filter's keys are the other library's: no query to check but its refusal.
+    let opaque = filter.is_opaque();
     let member_keys: Vec<Value> = members
-        .take(10)
+        .take(if opaque { 0 } else { 10 })
         .map(|i| json!({"key_hex": hex(&key(i)), "expected": true}))
         .collect();
-    let other_keys: Vec<Value> = (1_000_000..1_000_020u64)
+    let others = if opaque {
+        0..0
+    } else {
+        1_000_000..1_000_020u64
+    };
+    let other_keys: Vec<Value> = others
         .map(|i| json!({"key_hex": hex(&key(i)), "expected": filter.contains(key(i))}))
         .collect();
     let mut manifest = json!({
@@ -403,6 +414,9 @@ fn accept_files(
         "member_keys": member_keys,
         "other_keys": other_keys,
     });
+    if opaque {
+        manifest["query_refused"] = json!(true);
+    }
     if let Some(base) = base {
         manifest["base_frame"] = json!(base);
         manifest["result_bits_sha256"] = json!(sha256_hex(filter.bits()));
@@ -589,6 +603,81 @@ fn accept_vectors() -> Vec<VectorFile> {
             Some("gen7_base.bin"),
         ));
     }
+    out.extend(opaque_accept_vectors());
+    out
+}
+
+/// Two generations of another library's filter (base hash 0, spec 3.1): m = 4096 with
+/// k = 7 as that library states it, half its bits set by a fixed pseudo-random rule, and
+/// 60 more bits set in generation 2.
+fn opaque_generations() -> [BloomFilter; 2] {
+    let params = Params::standard(4096, 7, HashFamily::opaque()).expect("valid");
+    let mut bits = BitArray::new(4096);
+    for i in 0..4096u64 {
+        if bloomwire::internals::fmix64(i) & 1 == 1 {
+            bits.set(i);
+        }
+    }
+    let g1 = BloomFilter::from_parts(params.clone(), bits.clone(), 300).expect("valid");
+    for i in 0..60u64 {
+        bits.set(i * 67 % 4096);
+    }
+    let g2 = BloomFilter::from_parts(params, bits, 310).expect("valid");
+    [g1, g2]
+}
+
+/// Opaque frames (spec 3.1) and application metadata (flags bit 3, spec 2.5).
+fn opaque_accept_vectors() -> Vec<VectorFile> {
+    let mut out = Vec::new();
+    let [g1, g2] = opaque_generations();
+    out.extend(accept_files(
+        "opaque_raw",
+        &Encoder::new()
+            .encode_with(&g1, BitCoding::Raw)
+            .expect("a bit coding"),
+        g1.bits(),
+        &g1,
+        0..0,
+        None,
+    ));
+    let meta = Encoder::new()
+        .coding(BitCoding::KnownPInterleaved)
+        .metadata(b"fastbloom hashes=7 seed=42".to_vec());
+    out.extend(accept_files(
+        "opaque_gen1_metadata",
+        &meta.encode_generation(&g1, 1).expect("no budget"),
+        g1.bits(),
+        &g1,
+        0..0,
+        None,
+    ));
+    let delta = Encoder::new()
+        .coding(BitCoding::Positional)
+        .metadata(b"t=1700000060".to_vec())
+        .encode_delta(&g1, 1, &g2, 2)
+        .expect("no budget");
+    out.extend(accept_files(
+        "opaque_delta_gen2_metadata",
+        &delta,
+        &g2.xor(&g1).expect("same params"),
+        &g2,
+        0..0,
+        Some("opaque_gen1_metadata.bin"),
+    ));
+    // A filter of bloomwire's own family with metadata: queried as usual.
+    let params = Params::standard(1000, 3, xxh(0, IndexScheme::DoubleHashing)).expect("valid");
+    let f = filter_of(&params, 0..100);
+    out.extend(accept_files(
+        "metadata_known_p",
+        &Encoder::new()
+            .metadata(b"sender=7".to_vec())
+            .encode_with(&f, BitCoding::KnownP)
+            .expect("a bit coding"),
+        f.bits(),
+        &f,
+        0..100,
+        None,
+    ));
     out
 }
 
@@ -737,7 +826,59 @@ fn reject_vectors() -> Vec<VectorFile> {
             with(&|r| r.fixed[6] = 4),
             field("filter type"),
         ),
-        ("hash_id_0", with(&|r| r.fixed[7] = 0), field("base hash")),
+        // Base hash 0 (opaque, 3.1) has no seed field: the seed byte 0 is read as m.
+        ("opaque_with_seed", with(&|r| r.fixed[7] = 0), field("m")),
+        (
+            "opaque_index_scheme_1",
+            with(&|r| {
+                r.fixed[7] = 0;
+                r.fixed[8] = 1;
+                r.seed.clear();
+            }),
+            field("index scheme"),
+        ),
+        (
+            "opaque_partitioned",
+            with(&|r| {
+                r.fixed[6] = 1;
+                r.fixed[7] = 0;
+                r.seed.clear();
+            }),
+            field("base hash"),
+        ),
+        (
+            "opaque_counting",
+            with(&|r| {
+                r.fixed[6] = 3;
+                r.fixed[7] = 0;
+                r.seed.clear();
+            }),
+            field("base hash"),
+        ),
+        // Flags bit 3 with an empty metadata field: not canonical (2.5).
+        (
+            "metadata_empty",
+            with(&|r| {
+                r.fixed[10] = 0x08;
+                r.sequence.push(0);
+            }),
+            field("metadata length"),
+        ),
+        // 4097 bytes of metadata, one over the recommended limit; the frame is cut after
+        // the length, which is refused before the bytes are read.
+        (
+            "metadata_over_limit",
+            Truncated(
+                {
+                    let mut r = base.clone();
+                    r.fixed[10] = 0x08;
+                    r.sequence.extend(varint(4097));
+                    r
+                },
+                11 + 1 + 1 + 3 + 1 + 1 + 2,
+            ),
+            limit("metadata length"),
+        ),
         ("hash_id_3", with(&|r| r.fixed[7] = 3), field("base hash")),
         (
             "index_scheme_2",

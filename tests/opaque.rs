@@ -248,3 +248,23 @@ fn metadata_on_counting_frames_and_deltas() {
     assert_eq!(d.header.metadata.as_deref(), Some(&b"t=1"[..]));
     assert_eq!(d.apply(&a, 1).unwrap(), b);
 }
+
+#[test]
+fn decode_buf_reads_metadata_frames_in_pieces_under_any_limits() {
+    use bytes::Buf;
+    let mut f = BloomFilter::new(Params::standard(5000, 3, HashFamily::default()).unwrap());
+    (0..100u32).for_each(|i| f.insert(i.to_le_bytes()));
+    let wire = Encoder::new()
+        .metadata(vec![7u8; 300])
+        .encode(&f)
+        .unwrap()
+        .to_bytes();
+    for limits in [Limits::default(), Limits::unlimited()] {
+        for cut in [1, 20, 200, wire.len() - 1] {
+            let mut chain = (&wire[..cut]).chain(&wire[cut..]);
+            let back: Decoded = bloomwire::decode_buf(&mut chain, &limits).unwrap();
+            assert_eq!(back.filter, f);
+            assert_eq!(back.header.metadata.as_deref(), Some(&[7u8; 300][..]));
+        }
+    }
+}

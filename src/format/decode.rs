@@ -213,7 +213,10 @@ fn exposed<B: Buf>(buf: &B, want: usize) -> Vec<std::io::IoSlice<'_>> {
 
 /// The first `len` bytes of a sequence of chunks (fewer if they hold fewer).
 fn gather(chunks: &[&[u8]], len: usize) -> Vec<u8> {
-    let mut out = Vec::with_capacity(len);
+    // No more than the chunks hold: `len` may be a bound far above them (the largest header
+    // that unlimited limits allow, with metadata, is `usize::MAX`).
+    let shown: usize = chunks.iter().map(|c| c.len()).sum();
+    let mut out = Vec::with_capacity(len.min(shown));
     for c in chunks {
         let take = c.len().min(len - out.len());
         out.extend_from_slice(&c[..take]);

@@ -255,6 +255,8 @@ pub struct Plan {
     pub false_positive_rate: f64,
     /// Expected bits on the wire per key, `8 * expected_bytes / n`.
     pub bits_per_element: f64,
+    /// The receiver's memory for the decoded filter: its bit array, `ceil(m/8)` bytes.
+    pub receiver_bytes: u64,
     /// The best raw filter for the same budget or target, if there is one.
     pub uncompressed: Option<Uncompressed>,
 }
@@ -327,7 +329,7 @@ impl fmt::Display for Plan {
         if let Some(c) = self.changed {
             write!(f, ", delta for c = {c}")?;
         }
-        Ok(())
+        write!(f, "; {} bytes of receiver memory", self.receiver_bytes)
     }
 }
 

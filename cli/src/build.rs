@@ -73,12 +73,12 @@ const PROGRESS_EVERY: u64 = 1_000_000;
 
 pub fn run(args: &Args) -> Result<()> {
     let family = match (args.siphash_key, args.seed) {
-        (Some(key), _) => HashFamily::new(BaseHash::siphash(key), IndexScheme::DoubleHashing),
+        (Some(key), _) => HashFamily::new(BaseHash::siphash(key), IndexScheme::default()),
         (None, seed) => HashFamily::new(
             BaseHash::Xxh64 {
                 seed: seed.unwrap_or(0),
             },
-            IndexScheme::DoubleHashing,
+            IndexScheme::default(),
         ),
     };
     let progress = io::stderr().is_terminal();

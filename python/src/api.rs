@@ -207,13 +207,14 @@ pub fn limits(max_m: u64, max_k: u32, max_payload: u64) -> DecodeLimits {
     }
 }
 
-/// xxHash64 with a seed, or keyed SipHash-2-4; double hashing either way.
+/// xxHash64 with a seed, or keyed SipHash-2-4; enhanced double hashing (the crate's
+/// default index scheme) either way.
 pub fn family(seed: u64, siphash_key: Option<[u8; 16]>) -> Family {
     let base = match siphash_key {
         Some(key) => BaseHash::siphash(key),
         None => BaseHash::Xxh64 { seed },
     };
-    HashFamily::new(base, IndexScheme::DoubleHashing)
+    HashFamily::new(base, IndexScheme::default())
 }
 
 /// A short description of a filter's parameters: layout, m, k and hash family.

@@ -267,6 +267,8 @@ pub struct PlanInfo {
     pub epsilon: f64,
     /// Expected bits on the wire per key.
     pub bits_per_element: f64,
+    /// The receiver's memory for the decoded filter, `ceil(m/8)` bytes.
+    pub receiver_bytes: u64,
     /// The library's table of the plan.
     pub table: String,
     /// The filter's parameters.
@@ -294,6 +296,7 @@ fn plan_info(plan: bloomwire::Plan) -> PlanInfo {
         worst_case_bytes: plan.worst_case_bytes,
         epsilon: plan.epsilon,
         bits_per_element: plan.bits_per_element,
+        receiver_bytes: plan.receiver_bytes,
         table: plan.to_string(),
         params: plan.params,
     }

@@ -182,6 +182,20 @@ pub enum Error {
         /// Size of the raw frame.
         raw: usize,
     },
+
+    /// A plan would exceed the receiver's [`Limits`](crate::format::Limits) given to the
+    /// [`Optimizer`](crate::Optimizer): raise them with
+    /// [`Optimizer::limits`](crate::Optimizer::limits) (and on the receiver), or relax the
+    /// target.
+    #[error("the plan needs {name} = {needed}, above the receiver's limit {limit}: raise Limits::{name} with Optimizer::limits (and on the receiver), or relax the target")]
+    PlanExceedsLimits {
+        /// The limit: `max_m`, `max_k` or `max_payload`.
+        name: &'static str,
+        /// What the plan needs.
+        needed: u64,
+        /// The limit.
+        limit: u64,
+    },
 }
 
 /// Shorthand for results in this crate.

@@ -204,3 +204,42 @@ fn rational_k_against_integer_neighbours() {
         assert!(best_rational > best_integer * 0.97);
     }
 }
+
+/// The default index scheme at small n and large k (Kirsch and Mitzenmacher, Section 8):
+/// m/n = 16, n = 5 000, k = 11. Plain double hashing measures about 4% above the false
+/// positive rate its filters' fill predicts, enhanced double hashing (the default) within
+/// the error of the measurement. 200 filters of 250 000 queries each for the default: about
+/// 23 000 false positives, a relative standard error of 0.66% (measured +0.35% with 400
+/// filters, double hashing +4.11%); 100 filters for double hashing.
+#[test]
+fn the_default_index_scheme_keeps_its_false_positive_rate_at_small_n() {
+    assert_eq!(
+        HashFamily::default().scheme,
+        IndexScheme::EnhancedDoubleHashing
+    );
+    let (n, m, k) = (5_000u64, 80_000u64, 11);
+    let queries = 250_000u64;
+    let excess = |family: HashFamily, filters: u64| {
+        let params = Params::standard(m, k, family).unwrap();
+        let (mut hits, mut expected) = (0.0, 0.0);
+        for salt in 0..filters {
+            let (measured, predicted) = measure(params.clone(), n, queries, salt + 1);
+            hits += measured;
+            expected += predicted;
+        }
+        hits / expected - 1.0
+    };
+    let default = excess(HashFamily::default(), 200);
+    let double = excess(
+        HashFamily::new(BaseHash::Xxh64 { seed: 0 }, IndexScheme::DoubleHashing),
+        100,
+    );
+    eprintln!(
+        "m/n = 16, n = 5000, k = 11: enhanced {:+.2}%, double {:+.2}% against the fill's rate",
+        100.0 * default,
+        100.0 * double
+    );
+    assert!(default.abs() < 0.015, "enhanced: {default}");
+    // The measurement resolves the difference the default is chosen for.
+    assert!(double > 0.02, "double: {double}");
+}

@@ -5,7 +5,7 @@
 //! asserted to the printed precision after recomputing it from the formulas.
 
 use bloomwire::optimizer::{LayoutKind, Optimizer, PlanCoding, SizeModel, TailBound};
-use bloomwire::{BloomFilter, Encoder, Error, HashCount, Layout, Plan};
+use bloomwire::{BloomFilter, Encoder, Error, HashCount, Layout, Limits, Plan};
 use bloomwire_testkit::SplitMix64;
 
 /// Large enough that byte budgets resolve z/n to 1e-5 bits per element.
@@ -24,9 +24,11 @@ fn prints_as(x: f64, printed: &str) {
     assert!((x - want).abs() <= tol, "{x} does not print as {printed}");
 }
 
-/// The ideal optimizer with k fixed and m on a grid of `step` bits per element.
+/// The ideal optimizer with k fixed and m on a grid of `step` bits per element (m/n up to
+/// 1000, beyond the default receiver's limits).
 fn ideal(k_fixed: u32, m_per_n_step: f64, max_m_per_n: f64) -> Optimizer {
     Optimizer::new()
+        .limits(Limits::unlimited())
         .size_model(SizeModel::Ideal)
         .k_range(k(k_fixed), k(k_fixed))
         .m_multiple_of((m_per_n_step * N as f64) as u64)
@@ -486,5 +488,165 @@ fn constraints_are_respected() {
     assert!(plan.false_positive_rate <= raw.false_positive_rate);
     if plan.coding == PlanCoding::Raw {
         assert_eq!((plan.m(), plan.k()), (raw.m, raw.k));
+    }
+}
+
+/// Plans stay within the receiver's limits (default `Limits::default()`, m at most 2^28):
+/// constrained to fit, or refused with the m they would need and how to allow it.
+#[test]
+fn plans_stay_within_the_receivers_limits() {
+    let defaults = Limits::default();
+    // 20 million keys at 1%: without limits the sparse plan would take m of about 2^31.
+    let plan = Optimizer::new().plan_for_fpr(20_000_000, 0.01).unwrap();
+    assert!(plan.m() <= defaults.max_m, "{plan}");
+    assert!(plan.false_positive_rate <= 0.01);
+    assert_eq!(plan.receiver_bytes, plan.m().div_ceil(8));
+    let wide = Optimizer::new()
+        .limits(Limits::unlimited())
+        .plan_for_fpr(20_000_000, 0.01)
+        .unwrap();
+    assert!(wide.m() > defaults.max_m, "{wide}");
+    // A budget plan is constrained the same way.
+    let plan = Optimizer::new().plan(20_000_000, 20_000_000).unwrap();
+    assert!(plan.m() <= defaults.max_m);
+    // Out of reach within the limits: refused, naming the m it needs.
+    match Optimizer::new().plan_for_fpr(20_000_000, 1e-9) {
+        Err(Error::PlanExceedsLimits {
+            name: "max_m",
+            needed,
+            limit,
+        }) => {
+            assert_eq!(limit, defaults.max_m);
+            assert!(needed > limit);
+            // The least m that reaches the target with k <= 16: 50.0 bits a key, whose raw
+            // payload is above max_payload too.
+            let per_key = needed as f64 / 20e6;
+            assert!((49.5..50.5).contains(&per_key), "{per_key}");
+            let raised = Limits {
+                max_m: needed,
+                ..defaults
+            };
+            assert_eq!(
+                Optimizer::new()
+                    .limits(raised)
+                    .plan_for_fpr(20_000_000, 1e-9),
+                Err(Error::PlanExceedsLimits {
+                    name: "max_payload",
+                    needed: needed.div_ceil(8),
+                    limit: defaults.max_payload
+                })
+            );
+            let raised = Limits {
+                max_m: needed,
+                max_payload: needed.div_ceil(8),
+                ..defaults
+            };
+            let plan = Optimizer::new()
+                .limits(raised)
+                .plan_for_fpr(20_000_000, 1e-9)
+                .unwrap();
+            assert!(plan.m() <= needed);
+        }
+        other => panic!("{other:?}"),
+    }
+    // An explicit max_m above the limits is refused, not silently cut.
+    assert!(matches!(
+        Optimizer::new().max_m(1 << 30).plan(1000, 1000),
+        Err(Error::PlanExceedsLimits {
+            name: "max_m",
+            needed: 0x4000_0000,
+            ..
+        })
+    ));
+    // The limits' payload bound: a raw payload of at most max_payload bytes.
+    let small = Limits {
+        max_payload: 1 << 10,
+        ..defaults
+    };
+    let plan = Optimizer::new().limits(small).plan(100, 1 << 20).unwrap();
+    assert!(plan.m() <= 8 << 10);
+}
+
+/// Every plan reports the receiver's memory; a counting plan its counters too.
+#[test]
+fn plans_report_the_receivers_memory() {
+    let plan = Optimizer::new().plan_for_fpr(1_000_000, 0.01).unwrap();
+    assert_eq!(plan.receiver_bytes, plan.m().div_ceil(8));
+    assert!(plan
+        .to_string()
+        .contains(&format!("{} bytes of receiver memory", plan.receiver_bytes)));
+    let counting = Optimizer::new().plan_counting(10_000, 4, 16_000).unwrap();
+    assert_eq!(
+        counting.receiver_bytes,
+        counting.m() + counting.m().div_ceil(8)
+    );
+}
+
+/// `coding(Raw)` plans an uncompressed filter: 4 097 keys at f = 1e-4 in about 10 KB
+/// (19.2 bits a key, k = 13), not a sparse array of 5 MB sized for a coder.
+#[test]
+fn a_raw_plan_is_an_uncompressed_filter() {
+    let plan = Optimizer::new()
+        .coding(PlanCoding::Raw)
+        .plan_for_fpr(4_097, 1e-4)
+        .unwrap();
+    assert_eq!(plan.coding, PlanCoding::Raw);
+    assert_eq!(plan.k(), k(13));
+    assert!(plan.false_positive_rate <= 1e-4);
+    let m_per_n = plan.m() as f64 / 4_097.0;
+    assert!((19.0..19.5).contains(&m_per_n), "{plan}");
+    assert!(plan.worst_case_bytes < 10_000 + 32, "{plan}");
+    assert_eq!(plan.receiver_bytes, plan.m().div_ceil(8));
+    // The same budget plan: raw and within the budget.
+    let plan = Optimizer::new()
+        .coding(PlanCoding::Raw)
+        .plan(4_097, 10_000)
+        .unwrap();
+    assert_eq!(plan.coding, PlanCoding::Raw);
+    assert!(plan.worst_case_bytes <= 10_000);
+    // A compressed coding asked for is the plan's coding.
+    for coding in [PlanCoding::Adaptive, PlanCoding::KnownP] {
+        let plan = Optimizer::new()
+            .coding(coding)
+            .plan_for_fpr(4_097, 1e-4)
+            .unwrap();
+        assert_eq!(plan.coding, coding);
+    }
+}
+
+/// The default cap on k keeps plans on the sparse side: Table III's budget (z/n = 4,
+/// m/n at most 7) gives k = 1, not its dense mirror k = 14 with about the same f and size;
+/// `mirror_k(true)` allows it again.
+#[test]
+fn plans_do_not_take_the_dense_mirror_solution() {
+    let n = 10_000;
+    for model in [SizeModel::Ideal, SizeModel::Frame] {
+        let o = Optimizer::new().size_model(model).max_m(7 * n);
+        let plan = o.plan(n, n / 2).unwrap();
+        if model == SizeModel::Ideal {
+            assert_eq!(plan.k(), k(1), "{plan}");
+        }
+        assert!(
+            plan.k().to_f64() <= std::f64::consts::LN_2 * 7.0 + 1.0,
+            "{model:?}: {plan}"
+        );
+        let mirrored = o.mirror_k(true).plan(n, n / 2).unwrap();
+        eprintln!(
+            "{model:?}: capped k = {}, without the cap k = {}",
+            plan.k(),
+            mirrored.k()
+        );
+        assert!(mirrored.false_positive_rate <= plan.false_positive_rate);
+    }
+    // Every default plan keeps k <= ln 2 * m/n + 1.
+    for (n, fpr) in [
+        (1_000u64, 0.1),
+        (10_000, 0.01),
+        (100_000, 1e-4),
+        (1_000, 1e-6),
+    ] {
+        let plan = Optimizer::new().plan_for_fpr(n, fpr).unwrap();
+        let cap = std::f64::consts::LN_2 * plan.m() as f64 / n as f64 + 1.0;
+        assert!(plan.k().to_f64() <= cap, "{plan}");
     }
 }

@@ -199,6 +199,10 @@ fn reject_vectors_fail_with_the_named_error() {
         if let Some(want) = expect.get("field") {
             assert_eq!(field, want.as_str(), "{file}: {err}");
         }
+        if let Some(want) = expect.get("needed") {
+            let needed = usize::try_from(want.as_u64().unwrap()).unwrap();
+            assert_eq!(err, bloomwire::Error::Incomplete { needed }, "{file}");
+        }
     }
 }
 

@@ -4,9 +4,8 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, IsTerminal, Read};
 use std::path::{Path, PathBuf};
 
-use bloomwire::{
-    theory, BaseHash, BitCoding, BloomFilter, Encoder, HashFamily, IndexScheme, Optimizer,
-};
+use bloomwire::optimizer::PlanCoding;
+use bloomwire::{theory, BaseHash, BitCoding, BloomFilter, Encoder, HashFamily, IndexScheme};
 use clap::ValueEnum;
 
 use crate::{parse_hex, write_output, Context, Failure, Result};
@@ -74,12 +73,12 @@ const PROGRESS_EVERY: u64 = 1_000_000;
 
 pub fn run(args: &Args) -> Result<()> {
     let family = match (args.siphash_key, args.seed) {
-        (Some(key), _) => HashFamily::new(BaseHash::siphash(key), IndexScheme::DoubleHashing),
+        (Some(key), _) => HashFamily::new(BaseHash::siphash(key), IndexScheme::default()),
         (None, seed) => HashFamily::new(
             BaseHash::Xxh64 {
                 seed: seed.unwrap_or(0),
             },
-            IndexScheme::DoubleHashing,
+            IndexScheme::default(),
         ),
     };
     let progress = io::stderr().is_terminal();
@@ -100,13 +99,17 @@ pub fn run(args: &Args) -> Result<()> {
         return Err(Failure(format!("{}: no keys", source.name())));
     }
 
-    let optimizer = Optimizer::new()
-        .family(family)
-        .max_m(crate::plan::max_m(n, args.max_bits_per_element)?);
+    let mut optimizer = crate::plan::optimizer(n, args.max_bits_per_element)?.family(family);
+    if args.coding == CodingArg::Raw {
+        // A raw frame carries ceil(m/8) bytes: plan the uncompressed filter, not a sparse
+        // one sized for a coder.
+        optimizer = optimizer.coding(PlanCoding::Raw);
+    }
     let plan = match args.budget_bytes {
         Some(budget) => optimizer.plan(n, budget),
         None => optimizer.plan_for_fpr(n, args.fpr.unwrap_or(0.01)),
     }
+    .map_err(crate::plan::with_option)
     .context("cannot plan the filter")?;
 
     let mut filter = BloomFilter::new(plan.params.clone());

@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use bloomwire::optimizer::PlanCoding;
 use bloomwire::{theory, Optimizer, Plan};
 use clap::ValueEnum;
 use plotters::prelude::*;
@@ -30,6 +31,10 @@ pub struct Args {
     /// Whether k may be rational.
     #[arg(long, value_enum, default_value_t = KArg::Integer)]
     k: KArg,
+    /// Plan for this coding only; `raw` plans an uncompressed filter of `ceil(m/8)` bytes
+    /// [default: the smallest].
+    #[arg(long, value_enum, value_name = "CODING")]
+    coding: Option<PlanCodingArg>,
     /// Print one JSON object; n is a decimal string (like every value of the program's
     /// JSON that may exceed 2^53), the other values are numbers.
     #[arg(long)]
@@ -46,16 +51,37 @@ enum KArg {
     Rational,
 }
 
+/// The codings a plan can be made for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum PlanCodingArg {
+    Raw,
+    Adaptive,
+    KnownP,
+}
+
+impl From<PlanCodingArg> for PlanCoding {
+    fn from(c: PlanCodingArg) -> Self {
+        match c {
+            PlanCodingArg::Raw => PlanCoding::Raw,
+            PlanCodingArg::Adaptive => PlanCoding::Adaptive,
+            PlanCodingArg::KnownP => PlanCoding::KnownP,
+        }
+    }
+}
+
 pub fn run(args: &Args) -> Result<()> {
     let n = args.n;
-    let optimizer = Optimizer::new()
-        .max_m(max_m(n, args.max_bits_per_element)?)
-        .rational_k(args.k == KArg::Rational);
+    let mut optimizer =
+        optimizer(n, args.max_bits_per_element)?.rational_k(args.k == KArg::Rational);
+    if let Some(coding) = args.coding {
+        optimizer = optimizer.coding(coding.into());
+    }
     let plan = match (args.budget_bytes, args.fpr) {
         (Some(budget), _) => optimizer.plan(n, budget),
         (None, Some(fpr)) => optimizer.plan_for_fpr(n, fpr),
         (None, None) => unreachable!("clap requires one of them"),
     }
+    .map_err(with_option)
     .context("no plan")?;
 
     // The plot's bits per element: the budget's, or what the plan needs for its target.
@@ -73,6 +99,31 @@ pub fn run(args: &Args) -> Result<()> {
         format!("{plan}\n")
     };
     write_stdout(out.as_bytes())
+}
+
+/// The optimizer's error, naming the program's option that raises a limit the plan needs
+/// more of.
+pub fn with_option(e: bloomwire::Error) -> String {
+    match e {
+        bloomwire::Error::PlanExceedsLimits {
+            name,
+            needed,
+            limit,
+        } => format!(
+            "the plan needs {name} = {needed}, above the limit {limit}: raise it with --{} \
+             {needed} (the receiver needs the same limit), or relax the target",
+            name.replace('_', "-")
+        ),
+        e => e.to_string(),
+    }
+}
+
+/// The optimizer for n keys: the program's limits (those of the library unless raised
+/// with `--max-m` or `--max-payload`) and m at most `--max-bits-per-element` times n.
+pub fn optimizer(n: u64, max_bits_per_element: Option<f64>) -> Result<Optimizer> {
+    Ok(Optimizer::new()
+        .limits(limits())
+        .max_m(max_m(n, max_bits_per_element)?))
 }
 
 /// The largest m for n keys: `--max-bits-per-element` times n, within [`LIMITS`].
@@ -110,6 +161,7 @@ fn to_json(args: &Args, plan: &Plan) -> serde_json::Value {
         "k": plan.k().to_f64(),
         "m_per_n": plan.m() as f64 / n,
         "coding": plan.coding.to_string(),
+        "receiver_bytes": plan.receiver_bytes,
         "expected_bytes": plan.expected_bytes,
         "worst_case_bytes": plan.worst_case_bytes,
         "epsilon": plan.epsilon,

@@ -209,13 +209,14 @@ pub fn limits(max_m: u64, max_k: u32, max_payload: u64) -> DecodeLimits {
     }
 }
 
-/// xxHash64 with a seed, or keyed SipHash-2-4; double hashing either way.
+/// xxHash64 with a seed, or keyed SipHash-2-4; enhanced double hashing (the crate's
+/// default index scheme) either way.
 pub fn family(seed: u64, siphash_key: Option<[u8; 16]>) -> Family {
     let base = match siphash_key {
         Some(key) => BaseHash::siphash(key),
         None => BaseHash::Xxh64 { seed },
     };
-    HashFamily::new(base, IndexScheme::DoubleHashing)
+    HashFamily::new(base, IndexScheme::default())
 }
 
 /// A short description of a filter's parameters: layout, m, k and hash family.
@@ -269,6 +270,8 @@ pub struct PlanInfo {
     pub epsilon: f64,
     /// Expected bits on the wire per key.
     pub bits_per_element: f64,
+    /// The receiver's memory for the decoded filter, `ceil(m/8)` bytes.
+    pub receiver_bytes: u64,
     /// The library's table of the plan.
     pub table: String,
     /// The filter's parameters.
@@ -296,6 +299,7 @@ fn plan_info(plan: bloomwire::Plan) -> PlanInfo {
         worst_case_bytes: plan.worst_case_bytes,
         epsilon: plan.epsilon,
         bits_per_element: plan.bits_per_element,
+        receiver_bytes: plan.receiver_bytes,
         table: plan.to_string(),
         params: plan.params,
     }

@@ -211,6 +211,12 @@ impl Plan {
         self.info.bits_per_element
     }
 
+    /// The receiver's memory for the decoded filter, `ceil(m/8)` bytes.
+    #[getter]
+    fn receiver_bytes(&self) -> u64 {
+        self.info.receiver_bytes
+    }
+
     /// An empty Bloom filter with the planned parameters.
     fn new_filter(&self) -> BloomFilter {
         BloomFilter {

@@ -32,6 +32,7 @@ def test_plan_for_fpr():
     assert plan.m > 0 and plan.k >= 1 and plan.k_raw == round(plan.k * 65536)
     assert plan.worst_case_bytes >= plan.bytes > 0
     assert plan.bits_per_element == pytest.approx(8 * plan.bytes / plan.n)
+    assert plan.receiver_bytes == (plan.m + 7) // 8
     assert plan.layout == "standard" and plan.coding in ("raw", "adaptive", "known-p")
     assert "false positive" in str(plan) and repr(plan).startswith("Plan(")
     # A compressed filter beats the uncompressed one: fewer than 9.59 bits per key at 1%.

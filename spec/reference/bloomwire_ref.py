@@ -438,7 +438,9 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
     elif hdr["base_hash"] == 1:
         hdr["seed"] = r.varint()
     else:
-        hdr["k0"], hdr["k1"] = struct.unpack("<2Q", r.take(16))
+        # two fields (§2.3): input ending inside k0 needs the rest of k0 only
+        hdr["k0"] = struct.unpack("<Q", r.take(8))[0]
+        hdr["k1"] = struct.unpack("<Q", r.take(8))[0]
 
     # m: 1 ..= 2^48 (InvalidField), then the receiver's max_m (LimitExceeded)
     m = hdr["m"] = r.varint()
@@ -1263,6 +1265,8 @@ def _check_reject(t, reject_dir):
             got, field, msg = None, None, "accepted"
         except BloomwireError as e:
             got, field, msg = type(e).__name__, getattr(e, "field", None), str(e)
+            if "needed" in want and getattr(e, "needed", None) != want["needed"]:
+                got = f"{got}(needed {getattr(e, 'needed', None)})"
         t.ok(got == want["error"] and field == want.get("field"),
              f"reject/{name}: expected {want['error']}"
              + (f"({want['field']})" if "field" in want else "")

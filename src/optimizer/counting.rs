@@ -68,6 +68,10 @@ pub struct CountingPlan {
     pub packed_bytes: u64,
     /// Expected false positive rate (of the summarized Bloom filter).
     pub false_positive_rate: f64,
+    /// The receiver's memory for the decoded filter: m counters of one byte each, as
+    /// [`CountingBloomFilter`](crate::CountingBloomFilter) holds them, plus the
+    /// `ceil(m/8)` bytes of the Bloom filter it summarizes to.
+    pub receiver_bytes: u64,
 }
 
 impl CountingPlan {
@@ -161,6 +165,7 @@ impl Optimizer {
             epsilon: self.epsilon,
             packed_bytes: e.packed as u64,
             false_positive_rate: fpr,
+            receiver_bytes: m.saturating_add(m.div_ceil(8)),
         })
     }
 

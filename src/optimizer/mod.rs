@@ -135,9 +135,10 @@ pub const DEFAULT_EPSILON: f64 = 1e-6;
 /// Both f and `m H(p)` are symmetric under `p <-> 1 - p` (equation (1) of the paper), so every
 /// sparse solution has a dense mirror image with the same m, about the same f and size, and
 /// many more hash functions: Table I's m/n = 14, k = 2 (p = 0.867) mirrors to k = 28
-/// (p = 0.135, f = 0.0171, z/n = 7.995). Up to 16 the search stays clear of such mirrors for
-/// the usual budgets while still covering the uncompressed optimum up to about 23 bits per
-/// element.
+/// (p = 0.135, f = 0.0171, z/n = 7.995). A fixed cap alone does not keep them out (Table
+/// III's budget, m/n at most 7, mirrors k = 1 to k = 14), so plans also keep k at most
+/// `ln 2 * m/n + 1` unless [`Optimizer::mirror_k`] allows more. 16 covers the uncompressed
+/// optimum up to about 23 bits per element.
 pub const DEFAULT_MAX_K: u32 = 16;
 
 /// How a planned frame's payload is coded.
@@ -255,6 +256,8 @@ pub struct Plan {
     pub false_positive_rate: f64,
     /// Expected bits on the wire per key, `8 * expected_bytes / n`.
     pub bits_per_element: f64,
+    /// The receiver's memory for the decoded filter: its bit array, `ceil(m/8)` bytes.
+    pub receiver_bytes: u64,
     /// The best raw filter for the same budget or target, if there is one.
     pub uncompressed: Option<Uncompressed>,
 }
@@ -327,7 +330,7 @@ impl fmt::Display for Plan {
         if let Some(c) = self.changed {
             write!(f, ", delta for c = {c}")?;
         }
-        Ok(())
+        write!(f, "; {} bytes of receiver memory", self.receiver_bytes)
     }
 }
 

@@ -8,6 +8,7 @@ use crate::error::{invalid, Error, Result};
 use crate::filter::hashing::HashFamily;
 use crate::filter::rational::{HashCount, K_FRAC_BITS};
 use crate::filter::{Layout, Params, MAX_M};
+use crate::format::Limits;
 use crate::theory::entropy;
 
 use super::occupancy::{for_each_region, occupancy};
@@ -37,9 +38,15 @@ impl Eval {
 
     /// The compressed coding with the least expected size among those that fit `budget`
     /// (or among all when `budget` is `None`), preferring known p on ties.
-    fn best_compressed(&self, budget: Option<f64>) -> Option<(PlanCoding, f64, f64)> {
+    /// With `only`, that coding alone (none for [`PlanCoding::Raw`]).
+    fn best_compressed(
+        &self,
+        budget: Option<f64>,
+        only: Option<PlanCoding>,
+    ) -> Option<(PlanCoding, f64, f64)> {
         self.sizes[..2]
             .iter()
+            .filter(|s| only.map_or(true, |c| c == s.0))
             .filter(|s| budget.map_or(true, |b| s.2 <= b))
             .copied()
             .min_by(|a, b| a.1.total_cmp(&b.1).then(a.2.total_cmp(&b.2)))
@@ -74,7 +81,10 @@ pub(super) struct Candidate {
 /// ```
 #[derive(Debug, Clone)]
 pub struct Optimizer {
-    pub(super) max_m: u64,
+    pub(super) max_m: Option<u64>,
+    pub(super) limits: Limits,
+    pub(super) coding: Option<PlanCoding>,
+    pub(super) mirror_k: bool,
     pub(super) m_step: u64,
     pub(super) power_of_two_m: bool,
     pub(super) min_k: HashCount,
@@ -94,12 +104,17 @@ impl Default for Optimizer {
 }
 
 impl Optimizer {
-    /// Defaults: m up to [`MAX_M`], any m, integer k in `1..=`[`DEFAULT_MAX_K`], standard
-    /// layout, the default hash family, frame sizes, Gaussian tail, epsilon
-    /// [`DEFAULT_EPSILON`].
+    /// Defaults: the receiver's limits are [`Limits::default()`] (so m is at most `2^28`
+    /// bits, 32 MiB of receiver memory), any m, integer k in `1..=`[`DEFAULT_MAX_K`] and at
+    /// most `ln 2 * m/n + 1` (no mirror solutions, see [`Optimizer::mirror_k`]), any
+    /// coding, standard layout, the default hash family, frame sizes, Gaussian tail,
+    /// epsilon [`DEFAULT_EPSILON`].
     pub fn new() -> Self {
         Optimizer {
-            max_m: MAX_M,
+            max_m: None,
+            limits: Limits::default(),
+            coding: None,
+            mirror_k: false,
             m_step: 1,
             power_of_two_m: false,
             min_k: HashCount::new(1).expect("1 is a valid k"),
@@ -113,9 +128,72 @@ impl Optimizer {
         }
     }
 
-    /// The largest m the receiver accepts (memory after decoding), at most [`MAX_M`].
+    /// The largest m to plan for (memory after decoding), at most the receiver's
+    /// [`Limits::max_m`] (see [`Optimizer::limits`]); without it, that limit.
     pub fn max_m(mut self, max_m: u64) -> Self {
-        self.max_m = max_m;
+        self.max_m = Some(max_m);
+        self
+    }
+
+    /// The receiver's [`Limits`] (default [`Limits::default()`]): plans stay within them.
+    /// m is at most `max_m`, `ceil(k)` at most `max_k`, and the raw payload `ceil(m/8)` at
+    /// most `max_payload`. A plan that needs more is refused with
+    /// [`Error::PlanExceedsLimits`]; raise the limits here, and give the receiver the same
+    /// ones, to allow it.
+    ///
+    /// ```
+    /// use bloomwire::{Error, Limits, Optimizer};
+    ///
+    /// // 20 million keys at f = 1e-9 need more than the 2^28 bits a default receiver takes.
+    /// let err = Optimizer::new().plan_for_fpr(20_000_000, 1e-9).unwrap_err();
+    /// assert!(matches!(err, Error::PlanExceedsLimits { name: "max_m", .. }));
+    /// let limits = Limits { max_m: 1 << 31, max_payload: 1 << 28, ..Limits::default() };
+    /// let plan = Optimizer::new().limits(limits).plan_for_fpr(20_000_000, 1e-9).unwrap();
+    /// assert!(plan.m() > 1 << 28 && plan.m() <= 1 << 31);
+    /// // The default plan for 20 million keys at 1% stays within the default limits.
+    /// assert!(Optimizer::new().plan_for_fpr(20_000_000, 0.01).unwrap().m() <= 1 << 28);
+    /// ```
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Plan for this coding only. Without it the plan takes the smallest of the arithmetic
+    /// codings and the raw filter; with [`PlanCoding::Raw`] it plans an uncompressed filter
+    /// (`ceil(m/8)` payload bytes, k about `ln 2 * m/n`).
+    ///
+    /// ```
+    /// use bloomwire::optimizer::{Optimizer, PlanCoding};
+    ///
+    /// let plan = Optimizer::new().coding(PlanCoding::Raw).plan_for_fpr(4_097, 1e-4).unwrap();
+    /// assert_eq!(plan.coding, PlanCoding::Raw);
+    /// assert!(plan.worst_case_bytes < 10_000); // 19.2 bits a key, k = 13
+    /// assert_eq!(plan.receiver_bytes, plan.m().div_ceil(8));
+    /// ```
+    pub fn coding(mut self, coding: PlanCoding) -> Self {
+        self.coding = Some(coding);
+        self
+    }
+
+    /// Whether plans may use more than `ln 2 * m/n + 1` hash functions (default: no).
+    ///
+    /// Both f and `m H(p)` are symmetric under `p <-> 1 - p`, so every sparse plan
+    /// (`p > 1/2`, k below the uncompressed optimum `ln 2 * m/n`) has a dense mirror image
+    /// with the same m, about the same f and size, and many more hash functions: with at
+    /// most 4 bits a key on the wire and m/n at most 7 (Table III of the paper) the mirror
+    /// of k = 1 is k = 14. The paper recommends `k < ln 2 * m/n` for compressed filters;
+    /// the default keeps to it, with one hash function of slack for integer rounding, so
+    /// queries cost as few hashes as the sparse solution needs.
+    ///
+    /// ```
+    /// use bloomwire::optimizer::{Optimizer, SizeModel};
+    ///
+    /// let n = 10_000;
+    /// let o = Optimizer::new().size_model(SizeModel::Ideal).max_m(7 * n);
+    /// assert_eq!(o.plan(n, n / 2).unwrap().k().whole(), 1);
+    /// ```
+    pub fn mirror_k(mut self, yes: bool) -> Self {
+        self.mirror_k = yes;
         self
     }
 
@@ -212,17 +290,37 @@ impl Optimizer {
         if n == 0 {
             return Err(invalid("n", "a plan needs at least one key"));
         }
-        if self.max_m == 0 || self.max_m > MAX_M {
+        if self.limits.max_m == 0 || self.limits.max_m > MAX_M {
             return Err(invalid(
-                "max_m",
-                format!("{} is not in 1..={MAX_M}", self.max_m),
+                "limits.max_m",
+                format!("{} is not in 1..={MAX_M}", self.limits.max_m),
             ));
         }
-        if self.m_step == 0 || self.m_step > self.max_m {
+        if let Some(max_m) = self.max_m {
+            if max_m == 0 || max_m > MAX_M {
+                return Err(invalid("max_m", format!("{max_m} is not in 1..={MAX_M}")));
+            }
+            if max_m > self.limits.max_m {
+                return Err(Error::PlanExceedsLimits {
+                    name: "max_m",
+                    needed: max_m,
+                    limit: self.limits.max_m,
+                });
+            }
+        }
+        let max_m = self.max_m_allowed();
+        if self.m_step == 0 || self.m_step > max_m {
             return Err(invalid(
                 "m_multiple_of",
-                format!("{} is not in 1..=max_m ({})", self.m_step, self.max_m),
+                format!("{} is not in 1..=max_m ({max_m})", self.m_step),
             ));
+        }
+        if self.min_k.ceil() > self.limits.max_k {
+            return Err(Error::PlanExceedsLimits {
+                name: "max_k",
+                needed: u64::from(self.min_k.ceil()),
+                limit: u64::from(self.limits.max_k),
+            });
         }
         if self.power_of_two_m && !self.m_step.is_power_of_two() {
             return Err(invalid(
@@ -236,7 +334,7 @@ impl Optimizer {
                 format!("min {} is above max {}", self.min_k, self.max_k),
             ));
         }
-        if !self.rational_k && self.min_k.ceil() > self.max_k.whole() {
+        if !self.rational_k && self.min_k.ceil() > self.max_k_allowed().whole() {
             return Err(invalid(
                 "k_range",
                 format!(
@@ -260,24 +358,63 @@ impl Optimizer {
         Ok(())
     }
 
+    /// The largest m allowed: the caller's [`Optimizer::max_m`] within the limits, and a
+    /// raw payload of at most `max_payload` bytes.
+    pub(super) fn max_m_allowed(&self) -> u64 {
+        let by_payload = self.limits.max_payload.saturating_mul(8).max(1);
+        self.max_m
+            .unwrap_or(self.limits.max_m)
+            .min(self.limits.max_m)
+            .min(by_payload)
+    }
+
+    /// The largest k allowed: the caller's range within the limits' `ceil(k) <= max_k`.
+    pub(super) fn max_k_allowed(&self) -> HashCount {
+        match HashCount::new(self.limits.max_k) {
+            Ok(cap) if cap < self.max_k => cap,
+            _ => self.max_k,
+        }
+    }
+
     /// The integer k to scan.
     pub(super) fn integer_ks(&self) -> impl Iterator<Item = HashCount> {
-        (self.min_k.ceil()..=self.max_k.whole()).filter_map(|k| HashCount::new(k).ok())
+        (self.min_k.ceil()..=self.max_k_allowed().whole()).filter_map(|k| HashCount::new(k).ok())
     }
 
     /// Smallest and largest index of the m grid valid for k; m(i) is [`Self::m_at`].
     pub(super) fn m_index_range(&self, k: HashCount) -> Option<(u64, u64)> {
+        self.m_index_range_from(k, 1)
+    }
+
+    /// [`Self::m_index_range`] for a plan of n keys: without [`Optimizer::mirror_k`], m is
+    /// at least `(k - 1) n / ln 2` so that k is at most `ln 2 * m/n + 1`.
+    pub(super) fn m_index_range_for(&self, n: u64, k: HashCount) -> Option<(u64, u64)> {
+        let least = if self.mirror_k {
+            1
+        } else {
+            let m = (k.to_f64() - 1.0) * n as f64 / core::f64::consts::LN_2;
+            (m.ceil().min(u64::MAX as f64) as u64).max(1)
+        };
+        self.m_index_range_from(k, least)
+    }
+
+    fn m_index_range_from(&self, k: HashCount, least: u64) -> Option<(u64, u64)> {
+        let max_m = self.max_m_allowed();
         let min_m = match self.layout {
             LayoutKind::Partitioned => u64::from(k.ceil()),
             _ => 1,
-        };
+        }
+        .max(least);
+        if min_m > max_m {
+            return None;
+        }
         let (lo, hi) = if self.power_of_two_m {
             let lo = min_m.max(self.m_step).next_power_of_two().trailing_zeros();
-            (u64::from(lo), u64::from(63 - self.max_m.leading_zeros()))
+            (u64::from(lo), u64::from(63 - max_m.leading_zeros()))
         } else {
-            (min_m.div_ceil(self.m_step), self.max_m / self.m_step)
+            (min_m.div_ceil(self.m_step), max_m / self.m_step)
         };
-        (lo <= hi && self.m_at(hi) <= self.max_m).then_some((lo, hi))
+        (lo <= hi && self.m_at(hi) <= max_m).then_some((lo, hi))
     }
 
     pub(super) fn m_at(&self, i: u64) -> u64 {
@@ -415,17 +552,17 @@ impl Optimizer {
         budget: f64,
         sent: Sent,
     ) -> (Option<Candidate>, Option<Candidate>) {
-        let Some(range) = self.m_index_range(k) else {
+        let Some(range) = self.m_index_range_for(n, k) else {
             return (None, None);
         };
         let compressed = Self::largest(range, |i| {
             let e = self.eval(n, self.m_at(i), k, sent);
-            e.best_compressed(Some(budget)).is_some()
+            e.best_compressed(Some(budget), self.coding).is_some()
         })
         .and_then(|i| {
             let m = self.m_at(i);
             let e = self.eval(n, m, k, sent);
-            let (coding, expected, worst) = e.best_compressed(Some(budget))?;
+            let (coding, expected, worst) = e.best_compressed(Some(budget), self.coding)?;
             Some(Candidate {
                 m,
                 k,
@@ -481,7 +618,7 @@ impl Optimizer {
         target: f64,
         sent: Sent,
     ) -> (Option<Candidate>, Option<Candidate>) {
-        let Some(range) = self.m_index_range(k) else {
+        let Some(range) = self.m_index_range_for(n, k) else {
             return (None, None);
         };
         let Some(i) = Self::smallest(range, |i| self.eval(n, self.m_at(i), k, sent).fpr <= target)
@@ -498,7 +635,10 @@ impl Optimizer {
             worst,
             fpr: e.fpr,
         };
-        (e.best_compressed(None).map(cand), Some(cand(e.raw())))
+        (
+            e.best_compressed(None, self.coding).map(cand),
+            Some(cand(e.raw())),
+        )
     }
 
     /// The best compressed and the best uncompressed candidate over k: every integer k in
@@ -522,7 +662,7 @@ impl Optimizer {
         let mut ks: Vec<HashCount> = self.integer_ks().collect();
         if self.rational_k {
             ks.push(self.min_k);
-            ks.push(self.max_k);
+            ks.push(self.max_k_allowed());
         }
         for &k in &ks {
             consider(compressed_for(k), &mut best);
@@ -562,16 +702,13 @@ impl Optimizer {
             better,
             |k| self.for_k_budget(n, k, budget, sent).0,
             |k| {
-                self.m_index_range(k)
+                self.m_index_range_for(n, k)
                     .and_then(|range| self.raw_for_k_budget(n, k, budget, sent, range))
             },
             |c| c.fpr,
         );
         // The uncompressed filter is always a candidate.
-        let chosen = match (best, best_raw) {
-            (Some(c), Some(r)) => Some(if better(&r, &c) { r } else { c }),
-            (c, r) => c.or(r),
-        };
+        let chosen = self.choose(best, best_raw, better);
         let Some(chosen) = chosen else {
             return Err(self.over_budget(n, budget_bytes, sent));
         };
@@ -598,24 +735,80 @@ impl Optimizer {
             |k| self.for_k_target(n, k, target, sent).1,
             |c| c.expected,
         );
-        let chosen = match (best, best_raw) {
-            (Some(c), Some(r)) => Some(if better(&r, &c) { r } else { c }),
-            (c, r) => c.or(r),
-        };
+        let chosen = self.choose(best, best_raw, better);
         let Some(chosen) = chosen else {
-            let m = self.max_m;
-            let best_f = self
-                .integer_ks()
-                .chain([self.min_k, self.max_k])
-                .filter(|&k| self.m_index_range(k).is_some())
-                .map(|k| self.eval(n, m, k, sent).fpr)
-                .fold(1.0, f64::min);
-            return Err(invalid(
-                "target_fpr",
-                format!("{target} is out of reach with m <= {m}: the best is about {best_f:.3e}"),
-            ));
+            return Err(self.out_of_reach(n, target, sent));
         };
         self.finish(n, sent, chosen, best_raw)
+    }
+
+    /// The plan: the better of the best compressed and the best raw candidate, or the one
+    /// of the coding asked for.
+    fn choose(
+        &self,
+        best: Option<Candidate>,
+        best_raw: Option<Candidate>,
+        better: impl Fn(&Candidate, &Candidate) -> bool,
+    ) -> Option<Candidate> {
+        match (self.coding, best, best_raw) {
+            (Some(PlanCoding::Raw), _, r) => r,
+            (Some(_), c, _) => c,
+            (None, Some(c), Some(r)) => Some(if better(&r, &c) { r } else { c }),
+            (None, c, r) => c.or(r),
+        }
+    }
+
+    /// The error for a target no allowed m reaches: when the receiver's limits are what
+    /// stops it, [`Error::PlanExceedsLimits`] with the least m (or raw payload) that reaches
+    /// the target; otherwise the best false positive rate there is.
+    fn out_of_reach(&self, n: u64, target: f64, sent: Sent) -> Error {
+        let by_payload = self.limits.max_payload.saturating_mul(8);
+        let limit = self.limits.max_m.min(by_payload);
+        if limit < MAX_M && self.max_m.map_or(true, |m| m >= limit) {
+            let mut wide = self.clone();
+            wide.limits = Limits::unlimited();
+            wide.max_m = None;
+            let mut ks: Vec<HashCount> = wide.integer_ks().collect();
+            if wide.rational_k {
+                ks.extend([wide.min_k, wide.max_k_allowed()]);
+            }
+            let least = ks
+                .into_iter()
+                .filter_map(|k| {
+                    let range = wide.m_index_range_for(n, k)?;
+                    let i = Self::smallest(range, |i| {
+                        wide.eval(n, wide.m_at(i), k, sent).fpr <= target
+                    })?;
+                    Some(wide.m_at(i))
+                })
+                .min();
+            if let Some(needed) = least {
+                return if needed > self.limits.max_m {
+                    Error::PlanExceedsLimits {
+                        name: "max_m",
+                        needed,
+                        limit: self.limits.max_m,
+                    }
+                } else {
+                    Error::PlanExceedsLimits {
+                        name: "max_payload",
+                        needed: needed.div_ceil(8),
+                        limit: self.limits.max_payload,
+                    }
+                };
+            }
+        }
+        let m = self.max_m_allowed();
+        let best_f = self
+            .integer_ks()
+            .chain([self.min_k, self.max_k_allowed()])
+            .filter(|&k| self.m_index_range_for(n, k).is_some())
+            .map(|k| self.eval(n, m, k, sent).fpr)
+            .fold(1.0, f64::min);
+        invalid(
+            "target_fpr",
+            format!("{target} is out of reach with m <= {m}: the best is about {best_f:.3e}"),
+        )
     }
 
     /// Golden-section search on the 1/65536 grid of k around `center` (one unit either
@@ -629,7 +822,10 @@ impl Optimizer {
         const INV_PHI: f64 = 0.618_033_988_749_894_9;
         let one = 1u32 << K_FRAC_BITS;
         let mut a = center.raw().saturating_sub(one).max(self.min_k.raw());
-        let mut b = center.raw().saturating_add(one).min(self.max_k.raw());
+        let mut b = center
+            .raw()
+            .saturating_add(one)
+            .min(self.max_k_allowed().raw());
         let mut seen: Vec<(u32, f64, Option<Candidate>)> = Vec::new();
         let mut eval = |raw: u32| -> f64 {
             if let Some(&(_, v, _)) = seen.iter().find(|e| e.0 == raw) {
@@ -704,6 +900,7 @@ impl Optimizer {
             },
             false_positive_rate: chosen.fpr,
             bits_per_element: 8.0 * chosen.expected / n as f64,
+            receiver_bytes: chosen.m.div_ceil(8),
             uncompressed: raw.map(|r| Uncompressed {
                 m: r.m,
                 k: r.k,
@@ -723,7 +920,9 @@ impl Optimizer {
         let (compressed, raw) = match self.m_index_range(k) {
             Some((lo, _)) => {
                 let e = self.eval(n, self.m_at(lo), k, sent);
-                let c = e.best_compressed(None).map_or(f64::INFINITY, |c| c.2);
+                let c = e
+                    .best_compressed(None, self.coding)
+                    .map_or(f64::INFINITY, |c| c.2);
                 (c, e.raw().2)
             }
             None => (f64::INFINITY, f64::INFINITY),

@@ -608,14 +608,18 @@ fn apply_delta_bytes(data: &[u8], meter: &dyn Meter) {
         return;
     }
     let split = usize::from(u16::from_le_bytes([data[0], data[1]])).min(data.len() - 2);
-    let (base, delta) = data[2..].split_at(split);
+    let (base, delta_bytes) = data[2..].split_at(split);
     let (Ok(Message::Full(base)), Ok(Message::Delta(delta))) =
-        (check_frame(base, meter), check_frame(delta, meter))
+        (check_frame(base, meter), check_frame(delta_bytes, meter))
     else {
         return;
     };
     let kept = base.filter.clone();
-    let applied = delta.apply(&base.filter, delta.base_generation());
+    // Applying costs what decoding the delta frame may cost: the same heap and time bound.
+    let (max_bytes, work) = frame_cost(delta_bytes, &LIMITS);
+    let applied = run_metered(meter, "apply", max_bytes, work, || {
+        delta.apply(&base.filter, delta.base_generation())
+    });
     assert_eq!(base.filter, kept, "apply changed the base");
     let FrameKind::Delta {
         base_digest,
@@ -1013,6 +1017,9 @@ impl<'a> Arbitrary<'a> for OptimizerCase {
         let family = arbitrary_family(u)?;
         let power_of_two = u.arbitrary()?;
         let optimizer = Optimizer::new()
+            // The format's limits, so that every m and k of the settings is searched (the
+            // receiver's limits only narrow the range; `tests/optimizer.rs` covers them).
+            .limits(Limits::unlimited())
             .max_m(max_m)
             .m_multiple_of(step)
             .power_of_two_m(power_of_two)
@@ -1074,7 +1081,10 @@ impl OptimizerCase {
         let plan = match plan {
             Ok(plan) => plan,
             Err(
-                Error::InvalidParameter { .. } | Error::OverBudget { .. } | Error::Incompatible(_),
+                Error::InvalidParameter { .. }
+                | Error::OverBudget { .. }
+                | Error::Incompatible(_)
+                | Error::PlanExceedsLimits { .. },
             ) => return,
             Err(e) => panic!("unexpected optimizer error {e}"),
         };

@@ -105,6 +105,9 @@ class Plan:
     @property
     def bits_per_element(self) -> float:
         """Expected bits on the wire per key."""
+    @property
+    def receiver_bytes(self) -> int:
+        """The receiver's memory for the decoded filter, `ceil(m/8)` bytes."""
     def new_filter(self) -> BloomFilter:
         """An empty Bloom filter with the planned parameters."""
     def new_counting_filter(self, width: int = 4) -> CountingFilter:

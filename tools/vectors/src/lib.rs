@@ -452,6 +452,23 @@ fn other_shape() -> BloomFilter {
     filter_of(&params, 0..400)
 }
 
+/// Generation 7 with the same m, k and keys in another hash family: the seed 1, and
+/// enhanced double hashing (whose indexes equal double hashing's for k = 2, so the bits
+/// and their digest are the same: only the header tells them apart).
+fn other_families() -> [(&'static str, BloomFilter); 2] {
+    [
+        ("gen7_other_seed", xxh(1, IndexScheme::DoubleHashing)),
+        (
+            "gen7_other_scheme",
+            xxh(0, IndexScheme::EnhancedDoubleHashing),
+        ),
+    ]
+    .map(|(name, family)| {
+        let params = Params::standard(5000, 2, family).expect("valid");
+        (name, filter_of(&params, 0..400))
+    })
+}
+
 fn accept_vectors() -> Vec<VectorFile> {
     let mut out = Vec::new();
     for case in accept_cases() {
@@ -554,6 +571,9 @@ fn accept_vectors() -> Vec<VectorFile> {
         0..400,
         None,
     ));
+    for (name, f) in other_families() {
+        out.extend(accept_files(name, &full(&f), f.bits(), &f, 0..400, None));
+    }
     // A forged full frame numbered 2^64 - 1 (another filter, no restart flag), and the
     // sender's genuine full frame of generation 8 with the restart flag, which a receiver
     // holding the forgery applies (section 5.2).
@@ -821,6 +841,15 @@ fn reject_vectors() -> Vec<VectorFile> {
             }),
             field("base generation"),
         ),
+        // No delta has generation 0: its base generation would have to be smaller (5.2).
+        (
+            "delta_generation_0",
+            with(&|r| {
+                r.fixed[5] = 1;
+                r.sequence = [varint(0), varint(0), vec![0; 8]].concat();
+            }),
+            field("base generation"),
+        ),
         (
             "filter_type_4",
             with(&|r| r.fixed[6] = 4),
@@ -1002,6 +1031,25 @@ fn reject_vectors() -> Vec<VectorFile> {
             "truncated_header",
             Truncated(base.clone(), 14),
             plain("Incomplete"),
+        ),
+        // The payload length's limit is checked before its value (section 2.3): 2^40 is
+        // also the wrong length for a raw payload of 16 bits.
+        (
+            "raw_payload_over_default_limit",
+            with(&|r| r.len = varint(1 << 40)),
+            limit("payload length"),
+        ),
+        // Cut 3 bytes into the SipHash key's k0: the key is two fields (section 2.3), so
+        // 5 more bytes (the rest of k0), not 13 (the rest of the key).
+        (
+            "truncated_in_siphash_k0",
+            {
+                let mut r = base.clone();
+                r.fixed[7] = 2;
+                r.seed = (0u8..16).collect();
+                Truncated(r, 14)
+            },
+            json!({"error": "Incomplete", "needed": 5}),
         ),
         (
             "truncated_payload",
@@ -1375,6 +1423,19 @@ fn reject_vectors() -> Vec<VectorFile> {
             delta(&g7, 7, &g8, 8),
             "StaleGeneration",
             "accept/gen8_full.bin",
+        ),
+        // "Hash family" in section 5.2 covers the seed and the index scheme.
+        (
+            "delta_applied_to_other_seed",
+            delta(&g7, 7, &g8, 8),
+            "Incompatible",
+            "accept/gen7_other_seed.bin",
+        ),
+        (
+            "delta_applied_to_other_scheme",
+            delta(&g7, 7, &g8, 8),
+            "Incompatible",
+            "accept/gen7_other_scheme.bin",
         ),
         (
             "full_without_restart_after_forged",

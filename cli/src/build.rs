@@ -13,7 +13,7 @@ use crate::keys::{self, KeySource};
 use crate::progress::Progress;
 use crate::{parse_hex, write_output, AnyFilter, Context, Failure, Result};
 
-/// Build a filter from a file of keys.
+/// Build a filter from a file of keys and write it as a frame.
 ///
 /// The keys file holds one key per line, as bytes (not necessarily UTF-8). Lines end with
 /// `\n`, and a `\r` before it is removed; the newline after the last line is optional.

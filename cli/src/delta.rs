@@ -11,7 +11,9 @@ use crate::build::{ChunkArg, CodingArg};
 use crate::inspect::layout_name;
 use crate::{decode_full, decode_message, write_output, AnyFilter, Failure, Result};
 
-/// Write the delta frame that turns OLD into NEW: the XOR of their bit arrays (counter by
+/// Write the delta frame that turns one full frame into another of the same parameters.
+///
+/// The delta that turns OLD into NEW is the XOR of their bit arrays (counter by
 /// counter for counting filters), coded like a filter, with both filters' digests so that
 /// `apply` can tell whether it applies.
 ///
@@ -37,13 +39,12 @@ pub struct DiffArgs {
     chunks: ChunkArg,
 }
 
-/// Apply a delta frame to the full frame it was made from and write the result as a full
-/// frame (of the delta's generation).
+/// Apply a delta frame to the full frame it was made from; write the result as a full frame.
 ///
-/// Checked, in this order, each failure one line naming what differs: the delta's base
-/// generation against BASE's generation, the parameters, the digest of BASE's filter
-/// against the delta's base digest, and the digest of the result against the delta's
-/// result digest.
+/// The result carries the delta's generation. Checked, in this order, each failure one
+/// line naming what differs: the delta's base generation against BASE's generation, the
+/// parameters, the digest of BASE's filter against the delta's base digest, and the digest
+/// of the result against the delta's result digest.
 #[derive(Debug, clap::Args)]
 pub struct ApplyArgs {
     /// The full frame the delta was made from.

@@ -45,21 +45,16 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Build a filter from a file of keys and write it as a frame.
     Build(build::Args),
     /// Print every header field of a frame, its checksum status and how well it compresses.
     Inspect(inspect::Args),
-    /// Ask a frame whether it may contain keys: one line `KEY<TAB>maybe|no` per key.
     Query(query::Args),
     /// Write the packed bit array of a frame (bit i is `bytes[i / 8] >> (i % 8) & 1`), or
     /// of a counting filter its packed counters (b bits each, from bit i*b).
     Decode(DecodeArgs),
     /// Plan m and k for n keys and a byte budget or a false positive rate.
     Plan(plan::Args),
-    /// Write the delta frame that turns one full frame into another of the same parameters.
     Diff(delta::DiffArgs),
-    /// Apply a delta frame to the full frame it was made from; write the result as a full
-    /// frame.
     Apply(delta::ApplyArgs),
 }
 

@@ -10,7 +10,7 @@ use crate::{
     Result,
 };
 
-/// Ask a frame whether it may contain keys.
+/// Ask a frame whether it may contain keys: one line `KEY<TAB>maybe|no` per key.
 ///
 /// The keys are the arguments after the frame, or with --keys FILE one per line of FILE
 /// (`-` for standard input), read as `build` reads them (--binary-keys for length-prefixed

@@ -1015,3 +1015,26 @@ fn no_progress_bytes_when_stderr_is_not_a_terminal() {
     assert!(err.contains(": 150000 keys;"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn help_describes_the_commands() {
+    let help = ok(&["--help"]);
+    for command in ["build", "query", "diff", "apply"] {
+        assert!(help.contains(&format!("  {command} ")), "{help}");
+    }
+    let query = ok(&["query", "--help"]);
+    assert!(
+        query.contains("--keys <FILE>") && query.contains("decoded whole"),
+        "{query}"
+    );
+    assert!(query.contains("Exit status"), "{query}");
+    let build = ok(&["build", "--help"]);
+    for option in [
+        "--counting <BITS>",
+        "--layout",
+        "--binary-keys",
+        "--chunk-shift",
+    ] {
+        assert!(build.contains(option), "{build}");
+    }
+}

@@ -218,7 +218,7 @@ fn count_ones(bits: &BitArray, start: u64, end: u64) -> u64 {
     ones
 }
 
-fn layout_name(layout: &Layout) -> &'static str {
+pub fn layout_name(layout: &Layout) -> &'static str {
     match layout {
         Layout::Standard { .. } => "standard",
         Layout::Partitioned { .. } => "partitioned",

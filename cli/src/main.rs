@@ -12,12 +12,19 @@ use std::process::ExitCode;
 use std::sync::OnceLock;
 
 use bloomwire::internals::{CHECKSUM_LEN, MAX_HEADER_LEN, MAX_M};
-use bloomwire::{BloomFilter, CountingBloomFilter, Error, Limits, Message};
+use bloomwire::{
+    BloomFilter, Chunking, CounterCoding, CountingBloomFilter, Encoder, Error, Frame, FrameHeader,
+    Limits, Message, Params,
+};
 use clap::{Parser, Subcommand};
 
 mod build;
+mod delta;
 mod inspect;
+mod keys;
 mod plan;
+mod progress;
+mod query;
 
 /// Compressed Bloom filters on the wire.
 #[derive(Debug, Parser)]
@@ -38,29 +45,17 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Build a filter from a file of keys and write it as a frame.
     Build(build::Args),
     /// Print every header field of a frame, its checksum status and how well it compresses.
     Inspect(inspect::Args),
-    /// Ask a frame whether it may contain keys: one line `KEY<TAB>maybe|no` per key.
-    Query(QueryArgs),
+    Query(query::Args),
     /// Write the packed bit array of a frame (bit i is `bytes[i / 8] >> (i % 8) & 1`), or
     /// of a counting filter its packed counters (b bits each, from bit i*b).
     Decode(DecodeArgs),
     /// Plan m and k for n keys and a byte budget or a false positive rate.
     Plan(plan::Args),
-}
-
-#[derive(Debug, clap::Args)]
-struct QueryArgs {
-    /// The frame file.
-    frame: PathBuf,
-    /// The keys to look up.
-    #[arg(required = true)]
-    keys: Vec<String>,
-    /// The keys are given in hexadecimal.
-    #[arg(long)]
-    hex: bool,
+    Diff(delta::DiffArgs),
+    Apply(delta::ApplyArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -78,9 +73,11 @@ fn main() -> ExitCode {
     let result = result.and_then(|()| match cli.command {
         Command::Build(args) => build::run(&args),
         Command::Inspect(args) => inspect::run(&args),
-        Command::Query(args) => query(&args),
+        Command::Query(args) => query::run(&args),
         Command::Decode(args) => decode(&args),
         Command::Plan(args) => plan::run(&args),
+        Command::Diff(args) => delta::diff(&args),
+        Command::Apply(args) => delta::apply(&args),
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -99,6 +96,12 @@ impl Failure {
     /// A failure with this message.
     pub fn new(message: impl Display) -> Self {
         Failure(message.to_string())
+    }
+}
+
+impl Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
     }
 }
 
@@ -177,25 +180,86 @@ pub enum AnyFilter {
 }
 
 impl AnyFilter {
-    fn contains(&self, key: impl AsRef<[u8]>) -> bool {
+    /// Whether the filter may contain `key`.
+    pub fn contains(&self, key: impl AsRef<[u8]>) -> bool {
         match self {
             AnyFilter::Bloom(f) => f.contains(key),
             AnyFilter::Counting(f) => f.contains(key),
+        }
+    }
+
+    /// Insert a key.
+    pub fn insert(&mut self, key: impl AsRef<[u8]>) {
+        match self {
+            AnyFilter::Bloom(f) => f.insert(key),
+            AnyFilter::Counting(f) => f.insert(key),
+        }
+    }
+
+    /// The filter's parameters.
+    pub fn params(&self) -> &Params {
+        match self {
+            AnyFilter::Bloom(f) => f.params(),
+            AnyFilter::Counting(f) => f.params(),
+        }
+    }
+
+    /// A full frame of the filter carrying `generation`: `coding` and `chunking` for a
+    /// Bloom filter (for a counting filter auto or raw, never chunked), within `budget`
+    /// bytes if given.
+    pub fn encode(
+        &self,
+        coding: build::CodingArg,
+        chunking: Chunking,
+        budget: Option<u64>,
+        generation: u64,
+    ) -> bloomwire::Result<Frame> {
+        let budget = budget.map(|b| usize::try_from(b).unwrap_or(usize::MAX));
+        match self {
+            AnyFilter::Bloom(f) => {
+                let mut encoder = Encoder::new().chunking(chunking);
+                if let Some(coding) = coding.coding() {
+                    encoder = encoder.coding(coding);
+                }
+                if let Some(budget) = budget {
+                    encoder = encoder.budget(budget);
+                }
+                encoder.encode_generation(f, generation)
+            }
+            AnyFilter::Counting(f) => {
+                let mut encoder = Encoder::<CountingBloomFilter>::new();
+                if coding == build::CodingArg::Raw {
+                    encoder = encoder.coding(CounterCoding::Raw);
+                }
+                if let Some(budget) = budget {
+                    encoder = encoder.budget(budget);
+                }
+                encoder.encode_generation(f, generation)
+            }
         }
     }
 }
 
 /// Decode the one full frame a file holds.
 pub fn decode_file(path: &Path) -> Result<AnyFilter> {
-    let bytes = read_frame_file(path)?;
-    match bloomwire::decode::<Message>(&bytes, &limits()) {
-        Ok(Message::Full(d)) => Ok(AnyFilter::Bloom(d.filter)),
-        Ok(Message::Counting(d)) => Ok(AnyFilter::Counting(d.filter)),
-        Ok(Message::Delta(_) | Message::CountingDelta(_)) => {
+    decode_full(path).map(|(filter, _)| filter)
+}
+
+/// Decode the one full frame a file holds, with its header.
+pub fn decode_full(path: &Path) -> Result<(AnyFilter, FrameHeader)> {
+    match decode_message(path)? {
+        Message::Full(d) => Ok((AnyFilter::Bloom(d.filter), d.header)),
+        Message::Counting(d) => Ok((AnyFilter::Counting(d.filter), d.header)),
+        Message::Delta(_) | Message::CountingDelta(_) => {
             Err(frame_error(path, Error::UnexpectedDelta))
         }
-        Err(e) => Err(frame_error(path, e)),
     }
+}
+
+/// Decode the one frame a file holds, full or delta.
+pub fn decode_message(path: &Path) -> Result<Message> {
+    let bytes = read_frame_file(path)?;
+    bloomwire::decode::<Message>(&bytes, &limits()).map_err(|e| frame_error(path, e))
 }
 
 /// The message for a frame that does not decode.
@@ -241,27 +305,6 @@ pub fn write_stdout(bytes: &[u8]) -> Result<()> {
         Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(Failure(format!("stdout: {e}"))),
         _ => Ok(()),
     }
-}
-
-fn query(args: &QueryArgs) -> Result<()> {
-    let filter = decode_file(&args.frame)?;
-    if let AnyFilter::Bloom(f) = &filter {
-        // Another library's bits (base hash 0): no answer bloomwire could give is honest.
-        f.try_contains([])
-            .map_err(|e| frame_error(&args.frame, e))?;
-    }
-    let mut out = String::new();
-    for key in &args.keys {
-        let answer = if args.hex {
-            let bytes = parse_hex(key).ok_or_else(|| Failure(format!("{key:?} is not hex")))?;
-            filter.contains(bytes)
-        } else {
-            filter.contains(key)
-        };
-        out.push_str(key);
-        out.push_str(if answer { "\tmaybe\n" } else { "\tno\n" });
-    }
-    write_stdout(out.as_bytes())
 }
 
 fn decode(args: &DecodeArgs) -> Result<()> {

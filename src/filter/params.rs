@@ -198,6 +198,28 @@ impl Params {
             }
         }
     }
+
+    /// The bit indexes of a key, in the order the hash functions produce them: the same as
+    /// [`BloomFilter::indexes`](crate::BloomFilter::indexes), without a bit array, so that a
+    /// receiver can find which parts of a large frame to decode
+    /// ([`FrameView::decode_chunk_into`](crate::FrameView::decode_chunk_into)).
+    ///
+    /// ```
+    /// use bloomwire::{BloomFilter, HashFamily, Params};
+    /// let params = Params::standard(1 << 20, 3, HashFamily::default()).unwrap();
+    /// let mut f = BloomFilter::new(params.clone());
+    /// f.insert(b"alpha");
+    /// assert_eq!(params.indexes(b"alpha"), f.indexes(b"alpha"));
+    /// assert_eq!(params.indexes(b"alpha").len(), 3);
+    /// ```
+    pub fn indexes(&self, key: impl AsRef<[u8]>) -> Vec<u64> {
+        let mut out = Vec::new();
+        walk_indexes(&Geometry::of(self), self, key.as_ref(), |i| {
+            out.push(i);
+            true
+        });
+        out
+    }
 }
 
 /// Precomputed geometry, so that insert and query never divide.

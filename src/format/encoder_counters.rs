@@ -112,7 +112,7 @@ impl Settings {
         header.counter_width = Some(body.width);
         header.counter_table = table;
         header.header_len = header.encoded_len();
-        Ok(Frame { header, payload })
+        Ok(self.sealed(header, payload))
     }
 
     /// The requested or smallest counter coding, raw when that is not smaller, budget

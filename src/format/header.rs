@@ -9,6 +9,7 @@ use crate::filter::rational::{HashCount, K_FRAC_BITS, MAX_K};
 use crate::filter::{Layout, Params, MAX_M};
 use crate::wire::{put_varint, varint_len, Reader};
 
+use super::auth::{Tag, FLAG_TAGGED, TAG_LEN};
 use super::ids::{
     Coding, FrameKind, CHECKSUM_LEN, FILTER_TYPE_COUNTING, FLAG_CHUNKED, FLAG_RESTART, KIND_DELTA,
     KIND_FULL, MAGIC, VERSION,
@@ -41,6 +42,9 @@ pub struct FrameHeader {
     /// Flags bit 1, full frames only: the sender's numbering starts again with this frame
     /// (spec §5.2); a receiver applies it whatever generation it holds.
     pub restart: bool,
+    /// Flags bit 2 (spec §2.5): whether the frame carries an authentication tag after its
+    /// checksum, and whether the decoder checked it with its key.
+    pub tag: Tag,
     /// Payload bytes.
     pub payload_len: usize,
     /// Header bytes (everything before the payload).
@@ -48,9 +52,19 @@ pub struct FrameHeader {
 }
 
 impl FrameHeader {
-    /// Bytes of the whole frame: header, payload, checksum.
+    /// Bytes of the whole frame: header, payload, checksum and, for a tagged frame, the
+    /// tag.
     pub fn frame_len(&self) -> usize {
-        self.header_len + self.payload_len + CHECKSUM_LEN
+        self.header_len + self.payload_len + CHECKSUM_LEN + self.tag_len()
+    }
+
+    /// Bytes of the tag: [`TAG_LEN`] for a tagged frame, else 0.
+    pub(crate) fn tag_len(&self) -> usize {
+        if self.tag == Tag::Absent {
+            0
+        } else {
+            TAG_LEN
+        }
     }
 
     pub(super) fn new(
@@ -72,6 +86,7 @@ impl FrameHeader {
             counter_table: None,
             chunk_shift,
             restart: false,
+            tag: Tag::Absent,
             payload_len,
             header_len: 0,
         };
@@ -144,7 +159,12 @@ impl FrameHeader {
             0
         };
         let restart = if self.restart { FLAG_RESTART } else { 0 };
-        buf.put_u8(chunked | restart);
+        let tagged = if self.tag == Tag::Absent {
+            0
+        } else {
+            FLAG_TAGGED
+        };
+        buf.put_u8(chunked | restart | tagged);
         match p.family().base {
             BaseHash::Xxh64 { seed } => put_varint(buf, seed),
             BaseHash::SipHash24 { k0, k1 } => {
@@ -234,7 +254,12 @@ impl FrameHeader {
         let flags = r.u8()?;
         let chunked = flags & FLAG_CHUNKED != 0;
         let restart = flags & FLAG_RESTART != 0;
-        if flags & !(FLAG_CHUNKED | FLAG_RESTART) != 0
+        let tag = if flags & FLAG_TAGGED != 0 {
+            Tag::Unverified
+        } else {
+            Tag::Absent
+        };
+        if flags & !(FLAG_CHUNKED | FLAG_RESTART | FLAG_TAGGED) != 0
             || (chunked && !crate::entropy::chunks::chunkable(coding))
             || (restart && kind != KIND_FULL)
         {
@@ -409,6 +434,7 @@ impl FrameHeader {
             counter_table,
             chunk_shift,
             restart,
+            tag,
             payload_len: payload_len as usize,
             header_len: r.offset(),
         })

@@ -22,6 +22,7 @@
 //! assert!(back.filter.contains(7u32.to_le_bytes()));
 //! ```
 
+mod auth;
 mod decode;
 mod decoded;
 mod encoder;
@@ -32,6 +33,8 @@ mod ids;
 mod limits;
 mod view;
 
+pub(crate) use auth::FLAGS_OFFSET;
+pub use auth::{Checks, FrameKey, Tag, Verifier, FLAG_TAGGED, TAG_LEN};
 pub(crate) use decode::{check_whole, message_of};
 pub use decode::{decode, decode_buf, decode_prefix, Decodable};
 pub(crate) use decoded::check_delta_base;

@@ -31,7 +31,7 @@
 use bytes::{Buf, BytesMut};
 
 use crate::error::Error;
-use crate::format::{decode_prefix, Frame, Limits, Message};
+use crate::format::{decode_prefix, Frame, FrameKey, Limits, Message, Verifier};
 
 /// The most bytes the decoder reserves at once for an incomplete frame.
 pub const RESERVE_STEP: usize = 1 << 16;
@@ -49,15 +49,25 @@ pub enum CodecError {
 }
 
 /// Encodes [`Frame`]s and decodes [`Message`]s.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct FrameCodec {
     limits: Limits,
+    key: Option<FrameKey>,
 }
 
 impl FrameCodec {
     /// A codec that decodes within `limits`.
     pub fn new(limits: Limits) -> Self {
-        FrameCodec { limits }
+        FrameCodec { limits, key: None }
+    }
+
+    /// The same codec, decoding only frames tagged with `key` (spec §2.5): an untagged
+    /// frame is [`Error::MissingTag`], a wrong tag [`Error::BadTag`], both before the
+    /// payload is read. (The frames it encodes are tagged by their
+    /// [`Encoder`](crate::Encoder)'s [`key`](crate::Encoder::key).)
+    pub fn with_key(mut self, key: FrameKey) -> Self {
+        self.key = Some(key);
+        self
     }
 }
 
@@ -66,7 +76,11 @@ impl tokio_util::codec::Decoder for FrameCodec {
     type Error = CodecError;
 
     fn decode(&mut self, src: &mut BytesMut) -> Result<Option<Message>, CodecError> {
-        match decode_prefix::<Message>(src, &self.limits) {
+        let decoded = match &self.key {
+            None => decode_prefix::<Message>(src, &self.limits),
+            Some(key) => decode_prefix::<Message>(src, &Verifier::new(key.clone(), self.limits)),
+        };
+        match decoded {
             Ok((message, len)) => {
                 src.advance(len);
                 Ok(Some(message))

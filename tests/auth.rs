@@ -324,3 +324,31 @@ fn chunked_frames_are_tagged_too() {
         .unwrap();
     assert_eq!(&view, f.bits());
 }
+
+/// The tokio codec with a key: a tagged frame arriving a byte at a time decodes once whole
+/// (the tag's bytes awaited), an untagged one is refused.
+#[cfg(feature = "tokio")]
+#[test]
+fn the_codec_with_a_key_waits_for_the_tag_and_refuses_untagged_frames() {
+    use bloomwire::{CodecError, FrameCodec};
+    use tokio_util::codec::Decoder;
+    let params = Params::standard(8_000, 2, HashFamily::default()).unwrap();
+    let k = frame_key();
+    let f = keys(&params, 10, 0..400);
+    let wire = Encoder::new().key(k.clone()).encode(&f).unwrap().to_bytes();
+    let mut codec = FrameCodec::new(Limits::default()).with_key(k);
+    let mut buf = bytes::BytesMut::new();
+    for (i, b) in wire.iter().enumerate() {
+        buf.extend_from_slice(&[*b]);
+        let got = codec.decode(&mut buf).unwrap();
+        assert_eq!(got.is_some(), i + 1 == wire.len(), "byte {i}");
+        if let Some(m) = got {
+            assert_eq!(m.header().tag, Tag::Verified);
+        }
+    }
+    let mut plain = bytes::BytesMut::from(&Encoder::new().encode(&f).unwrap().to_bytes()[..]);
+    assert!(matches!(
+        codec.decode(&mut plain),
+        Err(CodecError::Frame(Error::MissingTag { .. }))
+    ));
+}

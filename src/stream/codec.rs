@@ -52,13 +52,17 @@ pub enum CodecError {
 #[derive(Debug, Clone, Default)]
 pub struct FrameCodec {
     limits: Limits,
-    key: Option<FrameKey>,
+    /// The limits and the key, when frames must be tagged with it.
+    verifier: Option<Verifier>,
 }
 
 impl FrameCodec {
     /// A codec that decodes within `limits`.
     pub fn new(limits: Limits) -> Self {
-        FrameCodec { limits, key: None }
+        FrameCodec {
+            limits,
+            verifier: None,
+        }
     }
 
     /// The same codec, decoding only frames tagged with `key` (spec §2.5): an untagged
@@ -66,7 +70,7 @@ impl FrameCodec {
     /// payload is read. (The frames it encodes are tagged by their
     /// [`Encoder`](crate::Encoder)'s [`key`](crate::Encoder::key).)
     pub fn with_key(mut self, key: FrameKey) -> Self {
-        self.key = Some(key);
+        self.verifier = Some(Verifier::new(key, self.limits));
         self
     }
 }
@@ -76,9 +80,9 @@ impl tokio_util::codec::Decoder for FrameCodec {
     type Error = CodecError;
 
     fn decode(&mut self, src: &mut BytesMut) -> Result<Option<Message>, CodecError> {
-        let decoded = match &self.key {
+        let decoded = match &self.verifier {
             None => decode_prefix::<Message>(src, &self.limits),
-            Some(key) => decode_prefix::<Message>(src, &Verifier::new(key.clone(), self.limits)),
+            Some(verifier) => decode_prefix::<Message>(src, verifier),
         };
         match decoded {
             Ok((message, len)) => {

@@ -84,6 +84,26 @@ pub enum Error {
         offset: usize,
     },
 
+    /// A decoder with a key (spec §2.5) was given a frame without an authentication tag
+    /// (flags bit 2 clear), or a [`Receiver`](crate::Receiver) with a key a message whose tag
+    /// was not verified. The frame is refused before its payload is read.
+    #[error(
+        "frame at offset {offset} (its flags) carries no authentication tag, and a key was given"
+    )]
+    MissingTag {
+        /// Byte offset of the flags field.
+        offset: usize,
+    },
+
+    /// The frame's authentication tag (spec §2.5) is not the one the decoder's key gives:
+    /// the frame was forged or changed, or made with another key. The frame is refused
+    /// before its payload is read.
+    #[error("authentication tag at offset {offset} does not match the frame and the key")]
+    BadTag {
+        /// Byte offset of the tag.
+        offset: usize,
+    },
+
     /// Bytes follow the frame in an input that was meant to hold exactly one frame.
     #[error("{count} trailing bytes after the frame at offset {offset}")]
     TrailingBytes {

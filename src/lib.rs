@@ -75,9 +75,9 @@ pub use filter::hashing::{BaseHash, HashFamily, IndexScheme};
 pub use filter::rational::HashCount;
 pub use filter::{BloomFilter, Layout, Params};
 pub use format::{
-    decode, decode_buf, decode_prefix, BitCoding, CheckedFrame, Chunking, Coding, CounterCoding,
-    Decodable, Decoded, Delta, Encoder, Filter, Frame, FrameHeader, FrameKind, FrameView, Limits,
-    Message, PSource,
+    decode, decode_buf, decode_prefix, BitCoding, CheckedFrame, Checks, Chunking, Coding,
+    CounterCoding, Decodable, Decoded, Delta, Encoder, Filter, Frame, FrameHeader, FrameKey,
+    FrameKind, FrameView, Limits, Message, PSource, Tag, Verifier,
 };
 pub use optimizer::{Optimizer, Plan, PlanCoding};
 #[cfg(feature = "tokio")]
@@ -104,8 +104,8 @@ pub mod internals {
     pub use crate::filter::{block_sizes, MAX_M};
     pub use crate::format::{
         frame_len, k_field_len, max_header_len, metadata_len, table_len, within_work_bound,
-        CHECKSUM_LEN, FILTER_TYPE_COUNTING, FLAG_CHUNKED, FLAG_METADATA, KIND_DELTA, KIND_FULL,
-        MAGIC, MAX_HEADER_LEN, VERSION, WORK_SHIFT, WORK_SLACK,
+        CHECKSUM_LEN, FILTER_TYPE_COUNTING, FLAG_CHUNKED, FLAG_METADATA, FLAG_TAGGED, KIND_DELTA,
+        KIND_FULL, MAGIC, MAX_HEADER_LEN, TAG_LEN, VERSION, WORK_SHIFT, WORK_SLACK,
     };
     #[cfg(feature = "tokio")]
     pub use crate::stream::codec::RESERVE_STEP;

@@ -20,9 +20,10 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use bloomwire::internals::{FLAG_TAGGED, TAG_LEN};
 use bloomwire::{
-    decode, BitCoding, BloomFilter, Coding, Encoder, Error, FrameHeader, HashFamily, Limits,
-    Message, Params,
+    decode, BitCoding, BloomFilter, Coding, Encoder, Error, FrameHeader, FrameKey, HashFamily,
+    Limits, Message, Params, Verifier,
 };
 use bloomwire_testkit::SplitMix64;
 
@@ -76,6 +77,7 @@ fn kind(e: &Error) -> &'static str {
         Error::ChecksumMismatch { .. } => "ChecksumMismatch",
         Error::TrailingBytes { .. } => "TrailingBytes",
         Error::CorruptPayload { .. } => "CorruptPayload",
+        Error::BadTag { .. } => "BadTag",
         _ => "other",
     }
 }
@@ -94,7 +96,16 @@ fn check_flips(name: &str, frame: &[u8], header_len: usize, flips: &[usize], tal
         bad[b / 8] ^= 1 << (b % 8);
     }
     let limits = Limits::default();
-    let err = match decode::<Message>(&bad, &limits) {
+    // An authenticated vector (spec 2.5) is decoded with its key, bytes 0 to 31: without
+    // one its tag is not checked, and a flip there would go unseen.
+    let tagged = frame[10] & FLAG_TAGGED != 0;
+    let verifier = Verifier::new(FrameKey::new(core::array::from_fn(|i| i as u8)), limits);
+    let decoded = if tagged {
+        decode::<Message>(&bad, &verifier)
+    } else {
+        decode::<Message>(&bad, &limits)
+    };
+    let err = match decoded {
         Ok(m) => panic!(
             "{name} with bits {flips:?} flipped decodes to a frame: {:?}",
             m.header()
@@ -117,7 +128,13 @@ fn check_flips(name: &str, frame: &[u8], header_len: usize, flips: &[usize], tal
             Err(e) => panic!("{name}: flips {flips:?}: parse says {e}, decode Incomplete"),
         }
     }
-    if flips.iter().all(|&b| b / 8 >= header_len) {
+    let tag_start = frame.len() - if tagged { TAG_LEN } else { 0 };
+    if tagged && flips.iter().all(|&b| b / 8 >= tag_start) {
+        assert!(
+            matches!(err, Error::BadTag { .. }),
+            "{name}: flips {flips:?} in the tag give {err}"
+        );
+    } else if flips.iter().all(|&b| b / 8 >= header_len) {
         assert!(
             matches!(err, Error::ChecksumMismatch { .. }),
             "{name}: flips {flips:?} outside the header give {err}"

@@ -1,7 +1,9 @@
 //! The committed test vectors are exactly what the generator produces, and the crate
 //! decodes every accept vector and rejects every reject vector with the named error.
 
-use bloomwire::{decode, CountingBloomFilter, Decoded, Error, Limits, Message, Receiver};
+use bloomwire::{
+    decode, CountingBloomFilter, Decoded, Error, FrameKey, Limits, Message, Receiver, Tag, Verifier,
+};
 use bloomwire_vectors as generator;
 use serde_json::Value;
 
@@ -64,6 +66,19 @@ fn accept_vectors_decode_to_their_manifests() {
         let frame = read("accept", manifest["frame"].as_str().unwrap());
         let message =
             decode::<Message>(&frame, &Limits::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        // An authenticated vector (spec 2.5): with its key it decodes to the same message,
+        // verified; without one its tag is skipped.
+        if let Some(key) = key_of(&manifest) {
+            let verified = decode::<Message>(&frame, &Verifier::new(key, Limits::default()))
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(verified.header().tag, Tag::Verified, "{name}");
+            assert_eq!(message.header().tag, Tag::Unverified, "{name}");
+            assert_eq!(
+                verified.to_frame().unwrap(),
+                message.to_frame().unwrap(),
+                "{name}"
+            );
+        }
         // Queries: a Bloom filter, or a counting filter (a key is in it when all its
         // counters are non-zero).
         let contains: Query = match message {
@@ -147,6 +162,12 @@ fn accept_vectors_decode_to_their_manifests() {
     assert!(seen >= 20, "{seen} accept vectors");
 }
 
+/// The key of an authenticated vector's manifest or manifest entry (`key_hex`).
+fn key_of(manifest: &Value) -> Option<FrameKey> {
+    let bytes = unhex(manifest.get("key_hex")?.as_str()?);
+    Some(FrameKey::new(bytes.try_into().expect("a 32-byte key")))
+}
+
 fn error_name(e: &Error) -> (String, Option<&'static str>) {
     match e {
         Error::InvalidField { field, .. } => ("InvalidField".into(), Some(field)),
@@ -192,7 +213,11 @@ fn reject_vectors_fail_with_the_named_error() {
                     err
                 }
             }
-            None => decode::<Decoded>(&frame, &Limits::default()).expect_err(file),
+            None => match key_of(expect) {
+                Some(key) => decode::<Decoded>(&frame, &Verifier::new(key, Limits::default()))
+                    .expect_err(file),
+                None => decode::<Decoded>(&frame, &Limits::default()).expect_err(file),
+            },
         };
         let (name, field) = error_name(&err);
         assert_eq!(name, expect["error"].as_str().unwrap(), "{file}: {err}");

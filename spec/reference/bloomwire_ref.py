@@ -20,6 +20,7 @@ As a module:
 
 import bisect
 import hashlib
+import hmac
 import json
 import os
 import struct
@@ -75,6 +76,22 @@ class ChecksumMismatch(BloomwireError):
 
 class TrailingBytes(BloomwireError):
     pass
+
+
+class MissingTag(BloomwireError):
+    """§2.5: a key was given, and the frame has no authentication tag (flags bit 2)."""
+
+
+class BadTag(BloomwireError):
+    """§2.5: the frame's tag is not keyed BLAKE2b-128 of its bytes under the key."""
+
+
+TAG_LEN = 16
+
+
+def frame_tag(key, data):
+    """§2.5: keyed BLAKE2b (RFC 7693) with a 16-byte digest of every byte before the tag."""
+    return hashlib.blake2b(data, key=key, digest_size=TAG_LEN).digest()
 
 
 class GenerationGap(BloomwireError):
@@ -425,12 +442,14 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
         raise InvalidField(F_CODING, f"{hdr['coding']} with filter type {hdr['filter_type']}")
     hdr["flags"] = r.u8()
     # bit 0: chunked payload (§4.10), for codings 1, 2, 3, 6 and 7; bit 1: restart (§5.2), on
-    # full frames only; bit 3: application metadata (§2.5); bits 2 and 4-7 reserved
+    # full frames only; bit 2: authentication tag (§2.5); bit 3: application metadata (§2.6);
+    # bits 4-7 reserved
     flags = hdr["flags"]
-    if (flags & ~0b1011 or (flags & 1 and hdr["coding"] not in (1, 2, 3, 6, 7))
+    if (flags & ~0b1111 or (flags & 1 and hdr["coding"] not in (1, 2, 3, 6, 7))
             or (flags & 2 and hdr["frame_kind"] != 0)):
         raise InvalidField(F_FLAGS, hex(flags))
     hdr["restart"] = bool(flags & 2)
+    hdr["tagged"] = bool(flags & 4)
 
     # seed: a varint for xxHash64, 16 bytes (k0 then k1) for SipHash-2-4, none for opaque
     if opaque:
@@ -490,7 +509,7 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
             raise InvalidField("base generation", str(hdr["base_generation"]))
         hdr["base_digest"], hdr["result_digest"] = struct.unpack("<2I", r.take(8))
 
-    # application metadata (§2.5): flags bit 3; at least 1 byte, then max_metadata, both
+    # application metadata (§2.6): flags bit 3; at least 1 byte, then max_metadata, both
     # checked before the bytes are read
     if flags & 8:
         length = r.varint()
@@ -1018,18 +1037,29 @@ class CountingFrame:
         return all(self.counters[i] for i in key_bit_indexes(self.header, key))
 
 
-def decode_frame_prefix(data, **limits):
+def decode_frame_prefix(data, key=None, **limits):
     """Stream decoding (§2.3): decode the frame at the start of `data`, return
-    (Frame, bytes consumed).  Raises Incomplete if `data` holds only part of it."""
+    (Frame, bytes consumed).  Raises Incomplete if `data` holds only part of it.
+    With a `key` (32 bytes) the frame must carry a tag made with it (§2.5); without one
+    a tag is skipped, and header["verified"] is False."""
     data = bytes(data)
     hdr, hlen = parse_header(data, **limits)
-    total = hlen + hdr["payload_len"] + 4
+    tag_len = TAG_LEN if hdr["tagged"] else 0
+    total = hlen + hdr["payload_len"] + 4 + tag_len
     if len(data) < total:
         raise Incomplete(total - len(data))
-    (stored,) = struct.unpack_from("<I", data, total - 4)
-    if crc32c(data[:total - 4]) != stored:
-        raise ChecksumMismatch(f"stored {stored:#010x}, computed {crc32c(data[:total - 4]):#010x}")
-    payload = data[hlen:total - 4]
+    end = total - tag_len                                   # end of the checksum
+    (stored,) = struct.unpack_from("<I", data, end - 4)
+    if crc32c(data[:end - 4]) != stored:
+        raise ChecksumMismatch(f"stored {stored:#010x}, computed {crc32c(data[:end - 4]):#010x}")
+    hdr["verified"] = False
+    if key is not None:                                     # §2.5, before the payload
+        if not hdr["tagged"]:
+            raise MissingTag("no authentication tag (flags bit 2), and a key was given")
+        if not hmac.compare_digest(frame_tag(key, data[:end]), data[end:total]):
+            raise BadTag(f"tag at offset {end} does not match")
+        hdr["verified"] = True
+    payload = data[hlen:end - 4]
     m = hdr["m"]
     coding = hdr["coding"]
     if hdr["filter_type"] == 3:
@@ -1047,9 +1077,9 @@ def decode_frame_prefix(data, **limits):
     return Frame(hdr, bits, total), total
 
 
-def decode_frame(data, **limits):
+def decode_frame(data, key=None, **limits):
     """Decode input that must hold exactly one frame (else TrailingBytes)."""
-    frame, used = decode_frame_prefix(data, **limits)
+    frame, used = decode_frame_prefix(data, key, **limits)
     if used != len(data):
         raise TrailingBytes(f"{len(data) - used} byte(s) after the frame")
     return frame
@@ -1199,8 +1229,13 @@ def _check_accept(t, bin_path, json_path):
         man = json.load(fh)
     with open(bin_path, "rb") as fh:
         data = fh.read()
+    key = bytes.fromhex(man["key_hex"]) if "key_hex" in man else None
     try:
-        frame = decode_frame(data)
+        frame = decode_frame(data, key)
+        if key is not None:                       # §2.5: without the key, read unverified
+            plain = decode_frame(data)
+            if plain.header["verified"] or plain.bits != getattr(frame, "bits", plain.bits):
+                t.ok(False, f"accept/{name}: differs when decoded without the key")
     except BloomwireError as e:
         t.ok(False, f"accept/{name}: rejected with {type(e).__name__}: {e}")
         return
@@ -1221,7 +1256,7 @@ def _check_accept(t, bin_path, json_path):
             problems.append(f"ones: decoded {ones}, manifest {man['ones']}")
     if "base_frame" in man:                       # a delta: apply it, query the result
         try:
-            base = _read_frame(os.path.join(os.path.dirname(bin_path), man["base_frame"]))
+            base = _read_frame(os.path.join(os.path.dirname(bin_path), man["base_frame"]), key)
             frame = receive(base, frame)
         except BloomwireError as e:
             t.ok(False, f"accept/{name}: applying to {man['base_frame']}: "
@@ -1257,10 +1292,12 @@ def _check_reject(t, reject_dir):
             continue
         with open(os.path.join(reject_dir, name), "rb") as fh:
             data = fh.read()
+        key = bytes.fromhex(want["key_hex"]) if "key_hex" in want else None
         try:
-            frame = decode_frame(data)
+            frame = decode_frame(data, key)
             if "apply_to" in want:                # a valid delta, applied to the wrong base
-                base = _read_frame(os.path.join(os.path.dirname(reject_dir), want["apply_to"]))
+                base = _read_frame(os.path.join(os.path.dirname(reject_dir), want["apply_to"]),
+                                   key)
                 receive(base, frame)
             got, field, msg = None, None, "accepted"
         except BloomwireError as e:
@@ -1294,9 +1331,9 @@ def check(vectors_dir):
 # Command line
 # ---------------------------------------------------------------------------
 
-def _read_frame(path):
+def _read_frame(path, key=None):
     with open(path, "rb") as fh:
-        return decode_frame(fh.read())
+        return decode_frame(fh.read(), key)
 
 
 def inspect(path):

@@ -6,13 +6,14 @@ use bytes::{Bytes, BytesMut};
 
 use crate::error::Result;
 
+use super::auth::Checks;
 use super::decode::{message_of, Decodable};
 use super::header::FrameHeader;
-use super::limits::Limits;
 use super::view::{check_frame, FrameView};
 
-/// One whole frame, its header checked against the receiver's [`Limits`] and its checksum
-/// verified; the payload is decoded on demand with [`CheckedFrame::decode`] or
+/// One whole frame, its header checked against the receiver's [`Limits`](crate::Limits), its
+/// checksum verified and, when the checks hold a key ([`Verifier`](crate::Verifier)), its
+/// authentication tag too; the payload is decoded on demand with [`CheckedFrame::decode`] or
 /// [`CheckedFrame::view`]. Cloning it is cheap (the bytes are shared), so one frame can be
 /// forwarded to many peers.
 ///
@@ -42,9 +43,10 @@ pub struct CheckedFrame {
 
 impl CheckedFrame {
     /// Check `input`, which holds exactly one frame (bytes after it are
-    /// [`Error::TrailingBytes`](crate::Error::TrailingBytes)).
-    pub fn new(input: Bytes, limits: &Limits) -> Result<CheckedFrame> {
-        let header = check_frame(&input, limits)?;
+    /// [`Error::TrailingBytes`](crate::Error::TrailingBytes)), against `checks`
+    /// ([`Limits`](crate::Limits), or a [`Verifier`](crate::Verifier) with a key).
+    pub fn new(input: Bytes, checks: &impl Checks) -> Result<CheckedFrame> {
+        let header = check_frame(&input, checks.limits(), checks.key())?;
         super::decode::check_whole(&input, header.frame_len())?;
         Ok(CheckedFrame {
             bytes: input,
@@ -56,8 +58,8 @@ impl CheckedFrame {
     /// [`Error::Incomplete`](crate::Error::Incomplete) and on every other error `buf` is
     /// left as it was; the header's fields are checked against `limits` as soon as they
     /// have arrived, so `needed` is never more than the limits allow.
-    pub fn split_from(buf: &mut BytesMut, limits: &Limits) -> Result<CheckedFrame> {
-        let header = check_frame(buf, limits)?;
+    pub fn split_from(buf: &mut BytesMut, checks: &impl Checks) -> Result<CheckedFrame> {
+        let header = check_frame(buf, checks.limits(), checks.key())?;
         let bytes = buf.split_to(header.frame_len()).freeze();
         Ok(CheckedFrame { bytes, header })
     }

@@ -7,16 +7,16 @@ use crate::error::{Error, Result};
 use crate::filter::counting::CountingBloomFilter;
 use crate::filter::BloomFilter;
 
+use super::auth::Checks;
 use super::decoded::{Decoded, Delta, Message};
 use super::filters::{Filter, Part};
 use super::header::{max_header_len, FrameHeader};
 use super::ids::FrameKind;
-use super::limits::Limits;
 use super::view::FrameView;
 
 /// The frame at the start of `input` and the bytes it took.
-fn message_prefix(input: &[u8], limits: &Limits) -> Result<(Message, usize)> {
-    let view = FrameView::parse(input, limits)?;
+fn message_prefix(input: &[u8], checks: &impl Checks) -> Result<(Message, usize)> {
+    let view = FrameView::parse(input, checks)?;
     let len = view.frame_len();
     Ok((message_of(view)?, len))
 }
@@ -134,8 +134,14 @@ pub(crate) mod sealed {
 /// ```
 ///
 /// Bytes after the frame are [`Error::TrailingBytes`]; [`decode_prefix`] leaves them alone.
-pub fn decode<T: Decodable>(input: &[u8], limits: &Limits) -> Result<T> {
-    let (message, len) = message_prefix(input, limits)?;
+///
+/// `checks` is the decoder's [`Limits`], or a [`Verifier`](crate::Verifier) that holds the
+/// limits and a key: then only frames authenticated with the key decode (spec §2.5), and
+/// the tag is checked before the payload is read. Without a key a tagged frame decodes
+/// too, its tag skipped: its header's [`tag`](FrameHeader::tag) says
+/// [`Tag::Unverified`](crate::Tag::Unverified).
+pub fn decode<T: Decodable>(input: &[u8], checks: &impl Checks) -> Result<T> {
+    let (message, len) = message_prefix(input, checks)?;
     if len != input.len() {
         return Err(Error::TrailingBytes {
             count: input.len() - len,
@@ -148,8 +154,8 @@ pub fn decode<T: Decodable>(input: &[u8], limits: &Limits) -> Result<T> {
 /// Decode the frame at the start of `input` (see [`decode`]); returns it and the bytes it
 /// took. Bytes after the frame are left alone (for streams). A short input gives
 /// [`Error::Incomplete`] with how many more bytes are needed.
-pub fn decode_prefix<T: Decodable>(input: &[u8], limits: &Limits) -> Result<(T, usize)> {
-    let (message, len) = message_prefix(input, limits)?;
+pub fn decode_prefix<T: Decodable>(input: &[u8], checks: &impl Checks) -> Result<(T, usize)> {
+    let (message, len) = message_prefix(input, checks)?;
     Ok((T::from_message(message)?, len))
 }
 
@@ -160,7 +166,8 @@ pub fn decode_prefix<T: Decodable>(input: &[u8], limits: &Limits) -> Result<(T, 
 /// (every byte for `Bytes`, `BytesMut`, `VecDeque<u8>` and chains of them, in any number of
 /// chunks); a frame split across chunks is gathered into one allocation of its
 /// limit-checked length. Bytes a buffer does not expose count as not yet received.
-pub fn decode_buf<T: Decodable, B: Buf>(buf: &mut B, limits: &Limits) -> Result<T> {
+pub fn decode_buf<T: Decodable, B: Buf>(buf: &mut B, checks: &impl Checks) -> Result<T> {
+    let limits = checks.limits();
     let (len, decoded) = {
         let max_header = max_header_len(limits);
         let slices = exposed(buf, max_header);
@@ -174,7 +181,7 @@ pub fn decode_buf<T: Decodable, B: Buf>(buf: &mut B, limits: &Limits) -> Result<
         };
         let len = header.frame_len();
         let decoded = if first.len() >= len {
-            decode_prefix(&first[..len], limits)?.0
+            decode_prefix(&first[..len], checks)?.0
         } else {
             let slices = exposed(buf, len);
             let chunks: Vec<&[u8]> = slices.iter().map(|s| &s[..]).collect();
@@ -184,7 +191,7 @@ pub fn decode_buf<T: Decodable, B: Buf>(buf: &mut B, limits: &Limits) -> Result<
                     needed: len - shown,
                 });
             }
-            decode_prefix(&gather(&chunks, len), limits)?.0
+            decode_prefix(&gather(&chunks, len), checks)?.0
         };
         (len, decoded)
     };

@@ -175,6 +175,9 @@ impl Message {
     /// table and chunk shift, the payload coded again. Every frame a decoder accepts is
     /// canonical (spec section 2.3), so for a decoded message these are exactly the bytes it
     /// was decoded from; a relay can forward what it decoded without keeping the input.
+    /// The frame is untagged whatever the message's [`tag`](FrameHeader::tag): a relay
+    /// that holds the key tags it again with [`Frame::with_key`] (the same bytes as the
+    /// tagged frame it decoded).
     ///
     /// Errors only for a message put together by hand whose header does not fit its
     /// contents: a counting message without a counter width, or whose counter table gives

@@ -12,6 +12,7 @@ use crate::filter::bits::BitArray;
 use crate::filter::counting::CountingBloomFilter;
 use crate::filter::{BloomFilter, Layout, Params};
 
+use super::auth::{FrameKey, Tag, TAG_LEN};
 use super::decoded::check_after;
 use super::filters::Filter;
 use super::header::FrameHeader;
@@ -22,6 +23,8 @@ use super::ids::{Coding, FrameKind};
 pub struct Frame {
     pub(super) header: FrameHeader,
     pub(super) payload: Vec<u8>,
+    /// The key that tags the frame when it is written (spec §2.5).
+    pub(super) key: Option<FrameKey>,
 }
 
 impl Frame {
@@ -59,12 +62,40 @@ impl Frame {
         Ok(self)
     }
 
+    /// Tag the frame with `key` (flags bit 2, spec §2.5), or with `None` send it untagged:
+    /// the frame grows or shrinks by [`TAG_LEN`](crate::internals::TAG_LEN) bytes. An
+    /// [`Encoder`] with a [`key`](Encoder::key) tags its frames itself; this is for a frame
+    /// made otherwise, such as [`Message::to_frame`](crate::Message::to_frame)'s.
+    ///
+    /// ```
+    /// use bloomwire::{decode, BloomFilter, Decoded, Encoder, FrameKey, HashFamily, Limits};
+    /// use bloomwire::{Params, Tag, Verifier};
+    /// let f = BloomFilter::new(Params::standard(1000, 3, HashFamily::default()).unwrap());
+    /// let key = FrameKey::new([9; 32]);
+    /// let frame = Encoder::new().encode(&f).unwrap();
+    /// let plain = frame.encoded_len();
+    /// let tagged = frame.with_key(Some(key.clone()));
+    /// assert_eq!(tagged.encoded_len(), plain + 16);
+    /// let back: Decoded = decode(&tagged.to_bytes(), &Verifier::new(key, Limits::default())).unwrap();
+    /// assert_eq!(back.header.tag, Tag::Verified);
+    /// ```
+    pub fn with_key(mut self, key: Option<FrameKey>) -> Frame {
+        self.header.tag = if key.is_some() {
+            Tag::Verified
+        } else {
+            Tag::Absent
+        };
+        self.key = key;
+        self
+    }
+
     /// Exact bytes [`write_to`](Self::write_to) writes.
     pub fn encoded_len(&self) -> usize {
         self.header.frame_len()
     }
 
-    /// Write the frame into any buffer.
+    /// Write the frame into any buffer: header, payload, checksum and, for a frame with a
+    /// key, its tag.
     pub fn write_to<B: BufMut>(&self, buf: &mut B) {
         let mut head = Vec::with_capacity(self.header.header_len);
         self.header.write(&mut head);
@@ -73,6 +104,9 @@ impl Frame {
         buf.put_slice(&head);
         buf.put_slice(&self.payload);
         buf.put_u32_le(crc);
+        if let Some(key) = &self.key {
+            buf.put_slice(&key.tag(&[&head, &self.payload, &crc.to_le_bytes()]));
+        }
     }
 
     /// The frame as bytes.
@@ -111,6 +145,7 @@ pub struct Settings {
     pub(super) threads: Option<usize>,
     pub(super) try_all: bool,
     pub(super) metadata: Option<Vec<u8>>,
+    pub(super) key: Option<FrameKey>,
 }
 
 /// Encodes filters, and deltas between two generations of a filter, into frames.
@@ -227,7 +262,7 @@ impl<F: Filter> Encoder<F> {
         self
     }
 
-    /// Attach this application metadata to every frame (flags bit 3, spec §2.5): bytes
+    /// Attach this application metadata to every frame (flags bit 3, spec §2.6): bytes
     /// of the application's (a sender id, a timestamp, another library's parameters),
     /// covered by the checksum, exposed as [`FrameHeader::metadata`]. An empty field is no
     /// field. A receiver refuses a field longer than its
@@ -243,6 +278,26 @@ impl<F: Filter> Encoder<F> {
     pub fn metadata(mut self, metadata: impl Into<Vec<u8>>) -> Self {
         let metadata = metadata.into();
         self.settings.metadata = (!metadata.is_empty()).then_some(metadata);
+        self
+    }
+
+    /// Tag every frame with `key` (flags bit 2, spec §2.5): a keyed BLAKE2b tag of
+    /// [`TAG_LEN`](crate::internals::TAG_LEN) bytes after the checksum, which receivers
+    /// holding the key check before they decode the payload. The budget counts the tag.
+    ///
+    /// ```
+    /// use bloomwire::{BloomFilter, Encoder, FrameKey, HashFamily, Limits, Params};
+    /// use bloomwire::{Receiver, Sender, Update};
+    /// let key = FrameKey::new([3; 32]);
+    /// let mut f = BloomFilter::new(Params::standard(10_000, 3, HashFamily::default()).unwrap());
+    /// let mut sender = Sender::new(Encoder::new().key(key.clone()), 10);
+    /// let mut receiver: Receiver = Receiver::new(Limits::default()).with_key(key);
+    /// f.insert(b"a");
+    /// let wire = sender.next_frame(&f).unwrap().to_bytes();
+    /// assert!(matches!(receiver.receive(&wire), Ok(Update::Full { .. })));
+    /// ```
+    pub fn key(mut self, key: FrameKey) -> Self {
+        self.settings.key = Some(key);
         self
     }
 
@@ -360,7 +415,26 @@ impl Settings {
             payload.len(),
         )
         .with_metadata(self.metadata.as_deref());
-        Frame { header, payload }
+        self.sealed(header, payload)
+    }
+
+    /// The frame of `header` and `payload`, tagged when this encoder has a key.
+    pub(super) fn sealed(&self, header: FrameHeader, payload: Vec<u8>) -> Frame {
+        Frame {
+            header,
+            payload,
+            key: None,
+        }
+        .with_key(self.key.clone())
+    }
+
+    /// Bytes of the tag this encoder adds to every frame.
+    fn tag_len(&self) -> usize {
+        if self.key.is_some() {
+            TAG_LEN
+        } else {
+            0
+        }
     }
 
     /// The requested or smallest coding, raw when that is not smaller, budget checked.
@@ -381,7 +455,8 @@ impl Settings {
             body.bits.byte_len(),
         )
         .with_metadata(self.metadata.as_deref())
-        .frame_len();
+        .frame_len()
+            + self.tag_len();
         let best = match self.coding {
             Some(Coding::Raw) => None,
             Some(c) => Some(self.frame(body, c)),
@@ -452,7 +527,7 @@ impl Settings {
                     len as usize,
                 )
                 .with_metadata(self.metadata.as_deref());
-                (c, header.frame_len())
+                (c, header.frame_len() + self.tag_len())
             })
             .collect();
         let smallest = predicted.iter().map(|&(_, len)| len).min()?;
@@ -524,7 +599,7 @@ impl Settings {
                     payload.len(),
                 )
                 .with_metadata(self.metadata.as_deref());
-                let frame = Frame { header, payload };
+                let frame = self.sealed(header, payload);
                 if self.budget.map_or(true, |b| frame.encoded_len() <= b) {
                     return Ok(frame);
                 }
@@ -645,7 +720,7 @@ mod tests {
             .encode(&f)
             .unwrap();
         let back: crate::format::Decoded =
-            crate::format::decode(&frame.to_bytes(), &Default::default()).unwrap();
+            crate::format::decode(&frame.to_bytes(), &crate::format::Limits::default()).unwrap();
         assert_eq!(back.filter, f);
     }
 }

@@ -113,7 +113,7 @@ impl Settings {
         header.counter_table = table;
         header.metadata = self.metadata.clone();
         header.header_len = header.encoded_len();
-        Ok(Frame { header, payload })
+        Ok(self.sealed(header, payload))
     }
 
     /// The requested or smallest counter coding, raw when that is not smaller, budget

@@ -9,6 +9,7 @@ use crate::filter::rational::{HashCount, K_FRAC_BITS, MAX_K};
 use crate::filter::{Layout, Params, MAX_M};
 use crate::wire::{put_varint, varint_len, Reader};
 
+use super::auth::{Tag, FLAG_TAGGED, TAG_LEN};
 use super::ids::{
     Coding, FrameKind, CHECKSUM_LEN, FILTER_TYPE_COUNTING, FLAG_CHUNKED, FLAG_METADATA,
     FLAG_RESTART, KIND_DELTA, KIND_FULL, MAGIC, VERSION,
@@ -41,10 +42,13 @@ pub struct FrameHeader {
     /// Flags bit 1, full frames only: the sender's numbering starts again with this frame
     /// (spec §5.2); a receiver applies it whatever generation it holds.
     pub restart: bool,
-    /// The application metadata field (flags bit 3, spec §2.5): bytes the sender attached
+    /// The application metadata field (flags bit 3, spec §2.6): bytes the sender attached
     /// with [`Encoder::metadata`](super::Encoder::metadata) (a sender id, a timestamp,
     /// another library's parameters), covered by the checksum; never empty when present.
     pub metadata: Option<Vec<u8>>,
+    /// Flags bit 2 (spec §2.5): whether the frame carries an authentication tag after its
+    /// checksum, and whether the decoder checked it with its key.
+    pub tag: Tag,
     /// Payload bytes.
     pub payload_len: usize,
     /// Header bytes (everything before the payload).
@@ -52,9 +56,19 @@ pub struct FrameHeader {
 }
 
 impl FrameHeader {
-    /// Bytes of the whole frame: header, payload, checksum.
+    /// Bytes of the whole frame: header, payload, checksum and, for a tagged frame, the
+    /// tag.
     pub fn frame_len(&self) -> usize {
-        self.header_len + self.payload_len + CHECKSUM_LEN
+        self.header_len + self.payload_len + CHECKSUM_LEN + self.tag_len()
+    }
+
+    /// Bytes of the tag: [`TAG_LEN`] for a tagged frame, else 0.
+    pub(crate) fn tag_len(&self) -> usize {
+        if self.tag == Tag::Absent {
+            0
+        } else {
+            TAG_LEN
+        }
     }
 
     pub(super) fn new(
@@ -77,6 +91,7 @@ impl FrameHeader {
             chunk_shift,
             restart: false,
             metadata: None,
+            tag: Tag::Absent,
             payload_len,
             header_len: 0,
         };
@@ -162,7 +177,12 @@ impl FrameHeader {
         } else {
             0
         };
-        buf.put_u8(chunked | restart | metadata);
+        let tagged = if self.tag == Tag::Absent {
+            0
+        } else {
+            FLAG_TAGGED
+        };
+        buf.put_u8(chunked | restart | tagged | metadata);
         match p.family().base {
             BaseHash::Xxh64 { seed } => put_varint(buf, seed),
             BaseHash::SipHash24 { k0, k1 } => {
@@ -261,7 +281,12 @@ impl FrameHeader {
         let chunked = flags & FLAG_CHUNKED != 0;
         let restart = flags & FLAG_RESTART != 0;
         let has_metadata = flags & FLAG_METADATA != 0;
-        if flags & !(FLAG_CHUNKED | FLAG_RESTART | FLAG_METADATA) != 0
+        let tag = if flags & FLAG_TAGGED != 0 {
+            Tag::Unverified
+        } else {
+            Tag::Absent
+        };
+        if flags & !(FLAG_CHUNKED | FLAG_RESTART | FLAG_TAGGED | FLAG_METADATA) != 0
             || (chunked && !crate::entropy::chunks::chunkable(coding))
             || (restart && kind != KIND_FULL)
         {
@@ -459,6 +484,7 @@ impl FrameHeader {
             chunk_shift,
             restart,
             metadata,
+            tag,
             payload_len: payload_len as usize,
             header_len: r.offset(),
         })
@@ -550,7 +576,7 @@ pub fn frame_len(
 /// seed takes at most 10), m and n as 10-byte varints, the counted type and counter width,
 /// 48 block k's of up to 4 bytes, two generations and two digests, q0 or a counter table of
 /// 256 frequencies of up to 3 bytes, the chunk shift, and the payload length; plus, in a
-/// frame with application metadata (spec §2.5), that field: at most
+/// frame with application metadata (spec §2.6), that field: at most
 /// [`max_header_len`] for a receiver's limits.
 pub const MAX_HEADER_LEN: usize =
     4 + 7 + 16 + 10 + 2 + 48 * 4 + 10 + 2 * 10 + 8 + 2 + 256 * 3 + 1 + 10;

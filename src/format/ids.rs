@@ -73,7 +73,7 @@ pub const FLAG_CHUNKED: u8 = 0x01;
 /// recovers.
 pub const FLAG_RESTART: u8 = 0x02;
 
-/// Flags bit 3: the header carries an application metadata field (spec §2.5).
+/// Flags bit 3: the header carries an application metadata field (spec §2.6).
 pub const FLAG_METADATA: u8 = 0x08;
 
 /// Which frames may use which coding: the coding ids themselves are the entropy coders'

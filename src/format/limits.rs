@@ -29,7 +29,7 @@ pub struct Limits {
     pub max_k: u32,
     /// Largest payload accepted, in bytes.
     pub max_payload: u64,
-    /// Largest application metadata field accepted (flags bit 3, spec §2.5), in bytes.
+    /// Largest application metadata field accepted (flags bit 3, spec §2.6), in bytes.
     pub max_metadata: u64,
 }
 

@@ -22,6 +22,7 @@
 //! assert!(back.filter.contains(7u32.to_le_bytes()));
 //! ```
 
+mod auth;
 mod checked;
 mod decode;
 mod decoded;
@@ -33,6 +34,8 @@ mod ids;
 mod limits;
 mod view;
 
+pub(crate) use auth::FLAGS_OFFSET;
+pub use auth::{Checks, FrameKey, Tag, Verifier, FLAG_TAGGED, TAG_LEN};
 pub use checked::CheckedFrame;
 pub(crate) use decode::{check_whole, message_of};
 pub use decode::{decode, decode_buf, decode_prefix, Decodable};

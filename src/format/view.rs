@@ -3,23 +3,33 @@
 use crate::error::{Error, Result};
 use crate::filter::bits::BitArray;
 
+use super::auth::{check_tag, Checks, FrameKey, Tag};
 use super::header::FrameHeader;
 use super::ids::{Coding, CHECKSUM_LEN, FILTER_TYPE_COUNTING};
 use super::limits::Limits;
 
 /// The header of the frame at the start of `input`, checked against `limits`, once the whole
-/// frame is there and its checksum matches: everything a frame is checked for before its
+/// frame is there, its checksum matches and, with a key, its authentication tag too (spec
+/// §2.5; without a key a tag is skipped): everything a frame is checked for before its
 /// payload is read.
-pub(super) fn check_frame(input: &[u8], limits: &Limits) -> Result<FrameHeader> {
-    let header = FrameHeader::parse(input, limits)?;
+pub(super) fn check_frame(
+    input: &[u8],
+    limits: &Limits,
+    key: Option<&FrameKey>,
+) -> Result<FrameHeader> {
+    let mut header = FrameHeader::parse(input, limits)?;
     let len = header.frame_len();
     if input.len() < len {
         return Err(Error::Incomplete {
             needed: len - input.len(),
         });
     }
-    let body_end = len - CHECKSUM_LEN;
-    let stored = u32::from_le_bytes(input[body_end..len].try_into().expect("4 bytes"));
+    let body_end = len - header.tag_len() - CHECKSUM_LEN;
+    let stored = u32::from_le_bytes(
+        input[body_end..body_end + CHECKSUM_LEN]
+            .try_into()
+            .expect("4 bytes"),
+    );
     let computed = crc32c::crc32c(&input[..body_end]);
     if stored != computed {
         return Err(Error::ChecksumMismatch {
@@ -28,6 +38,7 @@ pub(super) fn check_frame(input: &[u8], limits: &Limits) -> Result<FrameHeader> 
             offset: body_end,
         });
     }
+    header.tag = check_tag(input, len, header.tag != Tag::Absent, key)?;
     Ok(header)
 }
 
@@ -64,18 +75,29 @@ pub struct FrameView<'a> {
 
 impl<'a> FrameView<'a> {
     /// Check the frame at the start of `input` (bytes after it are left alone, see
-    /// [`FrameView::frame_len`]): its header against `limits`, its length, its checksum
-    /// and, for a chunked payload, its table of chunk lengths. The payload itself is
-    /// checked as it is decoded.
-    pub fn parse(input: &'a [u8], limits: &Limits) -> Result<Self> {
-        let header = check_frame(input, limits)?;
+    /// [`FrameView::frame_len`]): its header against the limits (`checks` is [`Limits`],
+    /// or a [`Verifier`](crate::Verifier) that also holds a key), its length, its
+    /// checksum, its authentication tag when `checks` has a key (spec §2.5; without one a
+    /// tag is skipped) and, for a chunked payload, its table of chunk lengths. The payload
+    /// itself is checked as it is decoded.
+    pub fn parse(input: &'a [u8], checks: &impl Checks) -> Result<Self> {
+        Self::parse_with(input, checks.limits(), checks.key())
+    }
+
+    /// [`FrameView::parse`] with the limits and the key apart.
+    pub(crate) fn parse_with(
+        input: &'a [u8],
+        limits: &Limits,
+        key: Option<&FrameKey>,
+    ) -> Result<Self> {
+        let header = check_frame(input, limits, key)?;
         FrameView::of_checked(header, input)
     }
 
-    /// The view of a frame whose header, length and checksum [`check_frame`] has checked:
-    /// the payload and its chunk table (checked here), without a second checksum pass.
+    /// The view of a frame whose header, length, checksum and tag [`check_frame`] has
+    /// checked: the payload and its chunk table (checked here), without a second pass.
     pub(super) fn of_checked(header: FrameHeader, input: &'a [u8]) -> Result<Self> {
-        let body_end = header.frame_len() - CHECKSUM_LEN;
+        let body_end = header.frame_len() - header.tag_len() - CHECKSUM_LEN;
         let payload = &input[header.header_len..body_end];
         let chunks = match header.chunk_shift {
             None => crate::entropy::chunks::ChunkTable::whole(payload),

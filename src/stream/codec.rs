@@ -48,7 +48,7 @@
 use bytes::BytesMut;
 
 use crate::error::Error;
-use crate::format::{CheckedFrame, Frame, Limits, Message};
+use crate::format::{CheckedFrame, Frame, FrameKey, Limits, Message, Verifier};
 
 /// The most bytes a decoder reserves at once for an incomplete frame.
 pub const RESERVE_STEP: usize = 1 << 16;
@@ -65,18 +65,32 @@ pub enum CodecError {
     Io(#[from] std::io::Error),
 }
 
-/// Splits a byte stream into [`CheckedFrame`]s (header within the limits, checksum
-/// verified), leaving the payloads undecoded; encodes [`Frame`]s and forwards
-/// [`CheckedFrame`]s as they are.
-#[derive(Debug, Clone, Copy, Default)]
+/// Splits a byte stream into [`CheckedFrame`]s (header within the limits, checksum and,
+/// with a key, authentication tag verified), leaving the payloads undecoded; encodes
+/// [`Frame`]s and forwards [`CheckedFrame`]s as they are.
+#[derive(Debug, Clone, Default)]
 pub struct FramingCodec {
     limits: Limits,
+    /// The limits and the key, when frames must be tagged with it.
+    verifier: Option<Verifier>,
 }
 
 impl FramingCodec {
     /// A codec that checks frames against `limits`.
     pub fn new(limits: Limits) -> Self {
-        FramingCodec { limits }
+        FramingCodec {
+            limits,
+            verifier: None,
+        }
+    }
+
+    /// The same codec, accepting only frames tagged with `key` (spec §2.5): an untagged
+    /// frame is [`Error::MissingTag`], a wrong tag [`Error::BadTag`], both before the
+    /// payload is read. (The frames it encodes are tagged by their
+    /// [`Encoder`](crate::Encoder)'s [`key`](crate::Encoder::key).)
+    pub fn with_key(mut self, key: FrameKey) -> Self {
+        self.verifier = Some(Verifier::new(key, self.limits));
+        self
     }
 }
 
@@ -85,7 +99,11 @@ impl tokio_util::codec::Decoder for FramingCodec {
     type Error = CodecError;
 
     fn decode(&mut self, src: &mut BytesMut) -> Result<Option<CheckedFrame>, CodecError> {
-        match CheckedFrame::split_from(src, &self.limits) {
+        let checked = match &self.verifier {
+            None => CheckedFrame::split_from(src, &self.limits),
+            Some(verifier) => CheckedFrame::split_from(src, verifier),
+        };
+        match checked {
             Ok(frame) => Ok(Some(frame)),
             Err(Error::Incomplete { needed }) => {
                 // `needed` is bounded by the limit-checked header fields, but it is only a
@@ -100,7 +118,7 @@ impl tokio_util::codec::Decoder for FramingCodec {
 
 /// Decodes [`Message`]s (framing as [`FramingCodec`] does, then decoding the payload in
 /// `poll`) and encodes [`Frame`]s.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct FrameCodec {
     framing: FramingCodec,
 }
@@ -111,6 +129,13 @@ impl FrameCodec {
         FrameCodec {
             framing: FramingCodec::new(limits),
         }
+    }
+
+    /// The same codec, decoding only frames tagged with `key`, as
+    /// [`FramingCodec::with_key`] checks them.
+    pub fn with_key(mut self, key: FrameKey) -> Self {
+        self.framing = self.framing.with_key(key);
+        self
     }
 }
 
@@ -125,7 +150,6 @@ impl tokio_util::codec::Decoder for FrameCodec {
         }
     }
 }
-
 /// Both codecs write frames the same way.
 macro_rules! frame_encoders {
     ($codec:ty) => {

@@ -4,7 +4,8 @@
 use crate::error::{Error, Result};
 use crate::filter::BloomFilter;
 use crate::format::{
-    check_whole, message_of, Filter, FrameHeader, FrameKind, FrameView, Limits, Message, Part,
+    check_whole, message_of, Filter, FrameHeader, FrameKey, FrameKind, FrameView, Limits, Message,
+    Part, Tag,
 };
 
 /// A frame of generation `got` is stale unless it is newer than `have`.
@@ -47,9 +48,16 @@ pub enum Update {
 /// on a mismatch the change is undone. Counting filters' deltas are decoded and applied to
 /// a copy. A full frame with the restart flag (spec §5.2) is applied whatever generation
 /// the receiver holds: the sender's numbering starts again there.
+///
+/// A receiver made [`with_key`](Receiver::with_key) accepts only frames authenticated with
+/// that key (spec §2.5): an untagged frame is [`Error::MissingTag`], a forged or altered one
+/// [`Error::BadTag`], both found before the payload is read and before any generation rule,
+/// so a forger can neither change the filter nor wedge the receiver with a generation
+/// number.
 #[derive(Debug, Clone)]
 pub struct Receiver<F: Filter = BloomFilter> {
     limits: Limits,
+    key: Option<FrameKey>,
     current: Option<Held<F>>,
 }
 
@@ -72,8 +80,28 @@ impl<F: Filter> Receiver<F> {
     pub fn new(limits: Limits) -> Self {
         Receiver {
             limits,
+            key: None,
             current: None,
         }
+    }
+
+    /// The same receiver, accepting only frames tagged with `key` (spec §2.5); messages
+    /// given to [`Receiver::apply`] must have been decoded with a
+    /// [`Verifier`](crate::Verifier) ([`Tag::Verified`]).
+    ///
+    /// ```
+    /// use bloomwire::{BloomFilter, Encoder, Error, FrameKey, HashFamily, Limits, Params, Receiver};
+    /// let f = BloomFilter::new(Params::standard(1000, 3, HashFamily::default()).unwrap());
+    /// let key = FrameKey::new([5; 32]);
+    /// let mut receiver: Receiver = Receiver::new(Limits::default()).with_key(key.clone());
+    /// let plain = Encoder::new().encode_generation(&f, 1).unwrap().to_bytes();
+    /// assert!(matches!(receiver.receive(&plain), Err(Error::MissingTag { .. })));
+    /// let tagged = Encoder::new().key(key).encode_generation(&f, 1).unwrap().to_bytes();
+    /// assert!(receiver.receive(&tagged).is_ok());
+    /// ```
+    pub fn with_key(mut self, key: FrameKey) -> Self {
+        self.key = Some(key);
+        self
     }
 
     /// The current filter, once a full frame has arrived.
@@ -97,7 +125,7 @@ impl<F: Filter> Receiver<F> {
     /// digest checked, and the bits flipped in place; other frames are decoded, then
     /// applied as by [`Receiver::apply`].
     pub fn receive(&mut self, frame: &[u8]) -> Result<Update> {
-        let view = FrameView::parse(frame, &self.limits)?;
+        let view = FrameView::parse_with(frame, &self.limits, self.key.as_ref())?;
         let len = view.frame_len();
         if F::IN_PLACE_POSITIONS {
             if let Some(positions) = view.delta_positions() {
@@ -138,8 +166,14 @@ impl<F: Filter> Receiver<F> {
         })
     }
 
-    /// Apply a decoded frame.
+    /// Apply a decoded frame. A receiver with a key refuses a message whose header does
+    /// not say [`Tag::Verified`] ([`Error::MissingTag`]).
     pub fn apply(&mut self, message: Message) -> Result<Update> {
+        if self.key.is_some() && message.header().tag != Tag::Verified {
+            return Err(Error::MissingTag {
+                offset: crate::format::FLAGS_OFFSET,
+            });
+        }
         let generation = message.header().generation;
         let got = message.header().filter_type();
         let restart = message.header().restart;

@@ -52,7 +52,7 @@
 use arbitrary::{Arbitrary, Unstructured};
 use bytes::Buf;
 
-use bloomwire::internals::{K_FRAC_BITS, MAX_COUNTER_BITS, MAX_K, MAX_M};
+use bloomwire::internals::{FLAG_TAGGED, K_FRAC_BITS, MAX_COUNTER_BITS, MAX_K, MAX_M, TAG_LEN};
 use bloomwire::optimizer::{LayoutKind, Optimizer, SizeModel, TailBound};
 use bloomwire::{
     decode, decode_buf, decode_prefix, BaseHash, BitCoding, BloomFilter, Chunking, Coding,
@@ -60,6 +60,7 @@ use bloomwire::{
     HashFamily, IndexScheme, Layout, Limits, Message, PSource, Params, Receiver, Sender, Update,
 };
 use bloomwire::{Error, Result};
+use bloomwire::{FrameKey, Tag, Verifier};
 
 /// The limits the targets decode with: small enough that a fuzzer runs tens of thousands of
 /// inputs a second, large enough for every layout, coding and renormalization path.
@@ -259,10 +260,22 @@ pub fn check_frame(data: &[u8], meter: &dyn Meter) -> Result<Message> {
         |d| frame_cost(d, &LIMITS),
         |d| decode::<Message>(d, &LIMITS),
         |m: &Message| {
-            m.to_frame()
+            let mut again = m
+                .to_frame()
                 .expect("a decoded message re-encodes")
                 .to_bytes()
-                .to_vec()
+                .to_vec();
+            // A tagged frame decoded without the key (spec 2.5) re-encodes untagged: the
+            // same bytes with the flag, the checksum recomputed, and the input's tag, which
+            // only the key could check (forge_tagged does).
+            if m.header().tag != Tag::Absent && data.len() >= TAG_LEN {
+                again[10] |= FLAG_TAGGED;
+                let body = again.len() - 4;
+                let crc = crc32c::crc32c(&again[..body]);
+                again[body..].copy_from_slice(&crc.to_le_bytes());
+                again.extend_from_slice(&data[data.len() - TAG_LEN..]);
+            }
+            again
         },
     );
     let prefix = decode_prefix::<Message>(data, &LIMITS);
@@ -1133,6 +1146,149 @@ impl OptimizerCase {
     }
 }
 
+/// The key [`forge_tagged`]'s genuine frames are tagged with (the forger does not know it).
+fn forge_key() -> FrameKey {
+    FrameKey::new(core::array::from_fn(|i| (i as u8).wrapping_mul(37) ^ 0x5C))
+}
+
+/// The genuine tagged frames [`forge_tagged`] starts from: a full frame (known-p), a
+/// positional delta from it, a chunked full frame, a counting frame and a raw full frame
+/// with the restart flag, all tagged with [`forge_key`].
+pub fn genuine_tagged() -> &'static [Vec<u8>] {
+    static FRAMES: std::sync::OnceLock<Vec<Vec<u8>>> = std::sync::OnceLock::new();
+    FRAMES.get_or_init(|| {
+        let params = Params::standard(3000, 3, HashFamily::default()).expect("valid");
+        let filter = |keys: core::ops::Range<u32>| {
+            let mut f = BloomFilter::new(params.clone());
+            keys.for_each(|i| f.insert(i.to_le_bytes()));
+            f
+        };
+        let (a, b) = (filter(0..200), filter(5..205));
+        let tagged = || Encoder::new().key(forge_key());
+        let mut counting = CountingBloomFilter::new(params.clone(), 4).expect("valid");
+        (0..150u32).for_each(|i| counting.insert(i.to_le_bytes()));
+        vec![
+            tagged()
+                .coding(BitCoding::KnownP)
+                .encode_generation(&a, 7)
+                .expect("no budget")
+                .to_bytes()
+                .to_vec(),
+            tagged()
+                .coding(BitCoding::Positional)
+                .encode_delta(&a, 7, &b, 8)
+                .expect("no budget")
+                .to_bytes()
+                .to_vec(),
+            tagged()
+                .chunking(Chunking::Shift(10))
+                .coding(BitCoding::KnownPInterleaved)
+                .encode_generation(&b, 9)
+                .expect("no budget")
+                .to_bytes()
+                .to_vec(),
+            Encoder::<CountingBloomFilter>::new()
+                .key(forge_key())
+                .encode_generation(&counting, 3)
+                .expect("no budget")
+                .to_bytes()
+                .to_vec(),
+            tagged()
+                .coding(BitCoding::Raw)
+                .encode_generation(&b, 10)
+                .expect("no budget")
+                .with_restart(true)
+                .expect("a full frame")
+                .to_bytes()
+                .to_vec(),
+        ]
+    })
+}
+
+/// A forger's attempt on an authenticated frame (spec 2.5): the first byte picks one of
+/// the [`genuine_tagged`] frames, the rest are edits of four bytes each (an operation, a
+/// 16-bit position, a value: XOR a byte, insert one, delete one, or cut the frame there).
+/// The checksum of the result is then made right again where its header (if it parses)
+/// says the checksum is, so the forgery gets past everything but the tag. A decoder with
+/// the key accepts exactly the genuine bytes and refuses everything else with an error
+/// that is not about the payload (the tag comes first); a keyed receiver that holds the
+/// genuine base refuses the forgery and is unchanged; a decoder without the key must not
+/// panic, and says `Tag::Unverified` of whatever tagged frame it accepts.
+pub fn forge_tagged(data: &[u8], meter: &dyn Meter) {
+    let Some((&pick, edits)) = data.split_first() else {
+        return;
+    };
+    let frames = genuine_tagged();
+    let genuine = &frames[usize::from(pick) % frames.len()];
+    let mut forged = genuine.clone();
+    for e in edits.chunks_exact(4).take(64) {
+        let pos = usize::from(u16::from_le_bytes([e[1], e[2]]));
+        match e[0] % 4 {
+            0 if !forged.is_empty() => {
+                let i = pos % forged.len();
+                forged[i] ^= e[3];
+            }
+            1 => forged.insert(pos % (forged.len() + 1), e[3]),
+            2 if !forged.is_empty() => {
+                forged.remove(pos % forged.len());
+            }
+            3 => forged.truncate(pos % (forged.len() + 1)),
+            _ => {}
+        }
+    }
+    if let Ok(h) = FrameHeader::parse(&forged, &LIMITS) {
+        let at = h.header_len + h.payload_len;
+        if at + 4 <= forged.len() {
+            let crc = crc32c::crc32c(&forged[..at]);
+            forged[at..at + 4].copy_from_slice(&crc.to_le_bytes());
+        }
+    }
+    let verifier = Verifier::new(forge_key(), LIMITS);
+    let (max_bytes, work) = frame_cost(&forged, &LIMITS);
+    let keyed = run_metered(meter, "keyed decode", max_bytes, work, || {
+        decode::<Message>(&forged, &verifier)
+    });
+    match keyed {
+        Ok(message) => {
+            assert!(
+                &forged == genuine,
+                "a forged frame of {} bytes passed the tag check",
+                forged.len()
+            );
+            assert_eq!(message.header().tag, Tag::Verified);
+        }
+        Err(e) => {
+            assert!(&forged != genuine, "the genuine frame was refused: {e}");
+            assert!(
+                !matches!(e, Error::CorruptPayload { .. }),
+                "a forgery's payload was read before its tag was checked: {e}"
+            );
+        }
+    }
+    // The keyed stream decoder agrees, and a keyed receiver holding the genuine full frame
+    // (the delta's base) is unchanged by a refused forgery.
+    let prefixed = decode_prefix::<Message>(&forged, &verifier);
+    if let Ok((_, used)) = prefixed {
+        assert_eq!(
+            &forged[..used],
+            &genuine[..],
+            "a forged prefix passed the tag check"
+        );
+    }
+    let mut receiver: Receiver = Receiver::new(LIMITS).with_key(forge_key());
+    receiver.receive(&frames[0]).expect("the genuine base");
+    let before = (receiver.generation(), receiver.digest());
+    if receiver.receive(&forged).is_err() {
+        assert_eq!((receiver.generation(), receiver.digest()), before);
+    } else {
+        assert!(&forged == genuine, "a keyed receiver applied a forgery");
+    }
+    // Without the key the tag is skipped, never trusted.
+    if let Ok(m) = decode::<Message>(&forged, &LIMITS) {
+        assert_ne!(m.header().tag, Tag::Verified);
+    }
+}
+
 /// The targets that decode frames and get every spec vector as a seed.
 pub const VECTOR_TARGETS: [&str; 1] = ["decode_frame"];
 
@@ -1223,6 +1379,15 @@ pub fn seeds(vectors: &std::path::Path) -> std::io::Result<Vec<(&'static str, St
         reversed.extend_from_slice(b);
     }
     out.push(("receiver_stream", "reordered".into(), reversed));
+    // Each genuine frame unchanged, and each with one byte changed.
+    for pick in 0..genuine_tagged().len() as u8 {
+        out.push(("forge_tagged", format!("genuine-{pick}"), vec![pick]));
+        out.push((
+            "forge_tagged",
+            format!("flip-{pick}"),
+            vec![pick, 0, 12 + pick, 0, 0x10],
+        ));
+    }
     let mut x = 0x9E37_79B9_7F4A_7C15u64;
     for len in [16usize, 64, 256, 1024] {
         let bytes: Vec<u8> = (0..len)
@@ -1248,8 +1413,9 @@ pub type Target = fn(&[u8], &dyn Meter);
 
 /// Every target's name and function, for replaying corpora. (The fuzz crate has one
 /// binary for each, named alike.)
-pub const TARGETS: [(&str, Target); 6] = [
+pub const TARGETS: [(&str, Target); 7] = [
     ("decode_frame", decode_frame),
+    ("forge_tagged", forge_tagged),
     ("decode_counting", decode_counting),
     ("round_trip", round_trip),
     ("apply_delta", apply_delta),

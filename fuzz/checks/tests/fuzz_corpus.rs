@@ -113,6 +113,11 @@ fn replay_decode_frame() {
 }
 
 #[test]
+fn replay_forge_tagged() {
+    replay("forge_tagged");
+}
+
+#[test]
 fn replay_decode_counting() {
     replay("decode_counting");
 }

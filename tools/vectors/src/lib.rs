@@ -11,11 +11,11 @@
 use std::path::{Path, PathBuf};
 
 use bloomwire::internals::positional::{self, GapParams};
-use bloomwire::internals::{pack_counters, put_varint};
+use bloomwire::internals::{pack_counters, put_varint, varint_len, FLAG_TAGGED, TAG_LEN};
 use bloomwire::{
     BaseHash, BitArray, BitCoding, BloomFilter, Chunking, Coding, CounterCoding,
-    CountingBloomFilter, Encoder, Frame, FrameKind, HashCount, HashFamily, IndexScheme, Layout,
-    PSource, Params,
+    CountingBloomFilter, Encoder, Frame, FrameKey, FrameKind, HashCount, HashFamily, IndexScheme,
+    Layout, PSource, Params, Tag,
 };
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
@@ -356,6 +356,9 @@ fn header_json(frame: &Frame) -> Value {
     if h.restart {
         params["restart"] = json!(true);
     }
+    if h.tag != Tag::Absent {
+        params["tagged"] = json!(true);
+    }
     if let Some(shift) = h.chunk_shift {
         params["chunk_shift"] = json!(shift);
     }
@@ -646,7 +649,7 @@ fn opaque_generations() -> [BloomFilter; 2] {
     [g1, g2]
 }
 
-/// Opaque frames (spec 3.1) and application metadata (flags bit 3, spec 2.5).
+/// Opaque frames (spec 3.1) and application metadata (flags bit 3, spec 2.6).
 fn opaque_accept_vectors() -> Vec<VectorFile> {
     let mut out = Vec::new();
     let [g1, g2] = opaque_generations();
@@ -884,7 +887,7 @@ fn reject_vectors() -> Vec<VectorFile> {
             }),
             field("base hash"),
         ),
-        // Flags bit 3 with an empty metadata field: not canonical (2.5).
+        // Flags bit 3 with an empty metadata field: not canonical (2.6).
         (
             "metadata_empty",
             with(&|r| {
@@ -1265,7 +1268,7 @@ fn reject_vectors() -> Vec<VectorFile> {
             "flags_reserved_bit_with_chunked",
             {
                 let mut r = chunked();
-                r.fixed[10] = 5;
+                r.fixed[10] = 0x81;
                 r.into()
             },
             field("flags"),
@@ -1482,6 +1485,7 @@ fn reject_vectors() -> Vec<VectorFile> {
         });
     }
     counting_reject_vectors(&mut manifest, &mut out);
+    tagged_reject_vectors(&mut manifest, &mut out);
     out.push(json_file("reject/manifest.json", &Value::Object(manifest)));
     out
 }
@@ -2013,8 +2017,161 @@ pub fn generate() -> Vec<VectorFile> {
     let mut out = vec![hash_index_vectors()];
     out.extend(accept_vectors());
     out.extend(counting_accept_vectors());
+    out.extend(tagged_accept_vectors());
     out.extend(reject_vectors());
     out
+}
+
+/// The key of the authenticated vectors (section 2.5): bytes 0x00 to 0x1f.
+fn vector_key() -> [u8; 32] {
+    core::array::from_fn(|i| i as u8)
+}
+
+/// [`accept_files`] for a frame tagged with [`vector_key`]: the manifest gives the key.
+fn tagged_accept_files(
+    name: &str,
+    frame: &Frame,
+    bits: &BitArray,
+    filter: &BloomFilter,
+    members: core::ops::Range<u64>,
+    base: Option<&str>,
+) -> Vec<VectorFile> {
+    let mut files = accept_files(name, frame, bits, filter, members, base);
+    let manifest = files.last_mut().expect("the manifest");
+    let mut v: Value = serde_json::from_slice(&manifest.bytes).expect("json");
+    v["key_hex"] = json!(hex(&vector_key()));
+    *manifest = json_file(&format!("accept/{name}.json"), &v);
+    files
+}
+
+/// Authenticated frames (flags bit 2, section 2.5): a full frame, the delta from it, and a
+/// counting frame, each tagged with [`vector_key`].
+fn tagged_accept_vectors() -> Vec<VectorFile> {
+    let [g7, g8, _, _] = delta_generations();
+    let tagged = || Encoder::new().key(FrameKey::new(vector_key()));
+    let mut out = tagged_accept_files(
+        "tagged_gen7_base",
+        &tagged()
+            .coding(BitCoding::KnownP)
+            .encode_generation(&g7, 7)
+            .expect("no budget"),
+        g7.bits(),
+        &g7,
+        0..400,
+        None,
+    );
+    let xor = g8.xor(&g7).expect("same params");
+    let delta = tagged()
+        .coding(BitCoding::Positional)
+        .encode_delta(&g7, 7, &g8, 8)
+        .expect("no budget");
+    assert_eq!(delta.coding(), Coding::Positional);
+    out.extend(tagged_accept_files(
+        "tagged_delta_gen8",
+        &delta,
+        &xor,
+        &g8,
+        20..420,
+        Some("tagged_gen7_base.bin"),
+    ));
+    out
+}
+
+/// Reject vectors of authenticated frames (section 2.5); each entry's `key_hex` is the
+/// decoder's key (none: a decoder without a key).
+fn tagged_reject_vectors(manifest: &mut serde_json::Map<String, Value>, out: &mut Vec<VectorFile>) {
+    let [g7, g8, _, _] = delta_generations();
+    let key = FrameKey::new(vector_key());
+    let key_hex = hex(&vector_key());
+    let full = |key: Option<FrameKey>| {
+        Encoder::new()
+            .coding(BitCoding::KnownP)
+            .encode_generation(&g7, 7)
+            .expect("no budget")
+            .with_key(key)
+            .to_bytes()
+            .to_vec()
+    };
+    let genuine = full(Some(key.clone()));
+    let tag_at = genuine.len() - TAG_LEN;
+    let crc_fixed = |mut frame: Vec<u8>, body_end: usize| {
+        let crc = crc32c::crc32c(&frame[..body_end]);
+        frame[body_end..body_end + 4].copy_from_slice(&crc.to_le_bytes());
+        frame
+    };
+    // The tag's last byte changed.
+    let mut wrong = genuine.clone();
+    wrong[tag_at + TAG_LEN - 1] ^= 0x80;
+    // The delta relabelled from generation 8 to 87 (issue: generations are not covered by
+    // the digests), its checksum recomputed: the tag covers the generation.
+    let delta = Encoder::new()
+        .key(key.clone())
+        .coding(BitCoding::KnownP)
+        .encode_delta(&g7, 7, &g8, 8)
+        .expect("no budget");
+    let mut relabelled = delta.to_bytes().to_vec();
+    let h = delta.header();
+    let at = 11
+        + varint_len(0)
+        + varint_len(h.params.m())
+        + varint_len(u64::from(h.params.k().raw()))
+        + varint_len(h.n);
+    assert_eq!(
+        (relabelled[at], relabelled[at + 1]),
+        (8, 7),
+        "generation, base"
+    );
+    relabelled[at] = 87;
+    let relabelled = crc_fixed(relabelled, tag_at_of(&delta));
+    // The genuine frame with its flag cleared (checksum recomputed): an untagged frame
+    // followed by 16 bytes.
+    let mut unflagged = genuine.clone();
+    unflagged[10] &= !FLAG_TAGGED;
+    let unflagged = crc_fixed(unflagged, tag_at - 4);
+    let other = full(Some(FrameKey::new([0xEE; 32])));
+    let cases: [(&str, Vec<u8>, &str, bool); 8] = [
+        ("tag_wrong", wrong, "BadTag", true),
+        ("tag_other_key", other, "BadTag", true),
+        ("tag_missing", full(None), "MissingTag", true),
+        ("tag_relabelled_generation", relabelled, "BadTag", true),
+        (
+            "tag_without_flag",
+            unflagged.clone(),
+            "TrailingBytes",
+            false,
+        ),
+        ("tag_without_flag_keyed", unflagged, "MissingTag", true),
+        (
+            "tag_truncated",
+            genuine[..genuine.len() - 5].to_vec(),
+            "Incomplete",
+            false,
+        ),
+        (
+            "tag_truncated_keyed",
+            genuine[..genuine.len() - 5].to_vec(),
+            "Incomplete",
+            true,
+        ),
+    ];
+    for (name, bytes, error, keyed) in cases {
+        let file = format!("{name}.bin");
+        let mut entry = json!({"error": error});
+        if keyed {
+            entry["key_hex"] = json!(key_hex);
+        }
+        manifest.insert(file.clone(), entry);
+        out.push(VectorFile {
+            path: format!("reject/{file}").into(),
+            bytes,
+        });
+    }
+}
+
+/// Where the checksum of a tagged frame ends (and its tag begins) minus 4: the end of its
+/// payload.
+fn tag_at_of(frame: &Frame) -> usize {
+    frame.encoded_len() - TAG_LEN - 4
 }
 
 /// The committed vectors directory, `spec/vectors/` at the repository's root.

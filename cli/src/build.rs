@@ -131,7 +131,7 @@ fn parse_siphash_key(s: &str) -> Result<[u8; 16], String> {
         .ok_or_else(|| "expected 32 hexadecimal digits".into())
 }
 
-/// Keys between progress updates.
+/// Keys (or bytes, while reading) between progress updates.
 const PROGRESS_EVERY: u64 = 1 << 16;
 
 pub fn run(args: &Args) -> Result<()> {
@@ -159,11 +159,13 @@ pub fn run(args: &Args) -> Result<()> {
     let mut progress = Progress::for_input(source.len());
 
     progress.stage("reading keys", Some(source.len()), "bytes");
-    let mut bytes = 0;
+    let (mut bytes, mut shown) = (0, 0);
     let stats = keys::for_each_key(&source, args.format, |key| {
+        // The line's bytes and its newline (a `\r` or a record's length prefix aside).
         bytes += key.len() as u64 + 1;
-        if bytes % PROGRESS_EVERY == 0 {
+        if bytes - shown >= PROGRESS_EVERY {
             progress.set(bytes);
+            shown = bytes;
         }
     })?;
     progress.finish();

@@ -549,14 +549,17 @@ fn plans_stay_within_the_receivers_limits() {
         }
         other => panic!("{other:?}"),
     }
-    // An explicit max_m above the limits is refused, not silently cut.
+    // An explicit max_m above the limits: m within both.
+    let plan = Optimizer::new()
+        .max_m(1 << 30)
+        .plan_for_fpr(20_000_000, 0.01)
+        .unwrap();
+    assert!(plan.m() <= defaults.max_m);
     assert!(matches!(
-        Optimizer::new().max_m(1 << 30).plan(1000, 1000),
-        Err(Error::PlanExceedsLimits {
-            name: "max_m",
-            needed: 0x4000_0000,
-            ..
-        })
+        Optimizer::new()
+            .max_m(1 << 30)
+            .plan_for_fpr(20_000_000, 1e-9),
+        Err(Error::PlanExceedsLimits { name: "max_m", .. })
     ));
     // The limits' payload bound: a raw payload of at most max_payload bytes.
     let small = Limits {

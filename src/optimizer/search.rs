@@ -128,8 +128,9 @@ impl Optimizer {
         }
     }
 
-    /// The largest m to plan for (memory after decoding), at most the receiver's
-    /// [`Limits::max_m`] (see [`Optimizer::limits`]); without it, that limit.
+    /// The largest m to plan for (memory after decoding), at most [`MAX_M`]. Plans also
+    /// keep within the receiver's [`Limits::max_m`] (see [`Optimizer::limits`]): m is at
+    /// most the smaller of the two.
     pub fn max_m(mut self, max_m: u64) -> Self {
         self.max_m = Some(max_m);
         self
@@ -299,13 +300,6 @@ impl Optimizer {
         if let Some(max_m) = self.max_m {
             if max_m == 0 || max_m > MAX_M {
                 return Err(invalid("max_m", format!("{max_m} is not in 1..={MAX_M}")));
-            }
-            if max_m > self.limits.max_m {
-                return Err(Error::PlanExceedsLimits {
-                    name: "max_m",
-                    needed: max_m,
-                    limit: self.limits.max_m,
-                });
             }
         }
         let max_m = self.max_m_allowed();

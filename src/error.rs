@@ -21,7 +21,7 @@ pub enum Error {
 
     /// Two filters that must agree on m, k, layout and hash family do not.
     #[error("filters are not compatible: {0}")]
-    Incompatible(&'static str),
+    Incompatible(String),
 
     /// The input ends before the frame does; `needed` more bytes are required at least.
     ///

@@ -224,15 +224,19 @@ fn mismatched_deltas_are_typed_errors_and_change_nothing() {
 
     // Deltas between filters of different shapes are refused at both ends.
     let wider = BloomFilter::new(Params::standard(10_001, 2, HashFamily::default()).unwrap());
-    assert!(matches!(
-        Encoder::new().encode_delta(&base, 1, &wider, 2),
-        Err(Error::Incompatible(_))
-    ));
+    // The error names the field and both values.
+    let Err(Error::Incompatible(why)) = Encoder::new().encode_delta(&base, 1, &wider, 2) else {
+        panic!("a delta between filters of different m")
+    };
+    assert_eq!(why, "m is 10001 in this filter and 10000 in the other");
     let Message::Delta(d) = decode::<Message>(&bytes, &Limits::default()).unwrap() else {
         panic!()
     };
     let k3 = BloomFilter::new(Params::standard(10_000, 3, HashFamily::default()).unwrap());
-    assert!(matches!(d.apply(&k3, 1), Err(Error::Incompatible(_))));
+    let Err(Error::Incompatible(why)) = d.apply(&k3, 1) else {
+        panic!("a delta applied to a filter of another k")
+    };
+    assert_eq!(why, "k is 3 in the base and 2 in the delta");
     assert!(Encoder::new().encode_delta(&base, 2, &next, 2).is_err());
 
     // A delta decoded where a full frame is expected.

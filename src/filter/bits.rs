@@ -216,7 +216,11 @@ impl BitArray {
 
     fn zip_with(&mut self, other: &BitArray, f: impl Fn(u64, u64) -> u64) -> Result<()> {
         if self.len != other.len {
-            return Err(Error::Incompatible("bit arrays differ in length"));
+            return Err(Error::Incompatible(format!(
+                "bit arrays of {} and {} bits",
+                self.len(),
+                other.len()
+            )));
         }
         for (a, b) in self.words.iter_mut().zip(&other.words) {
             *a = f(*a, *b);

@@ -45,7 +45,11 @@ impl BloomFilter {
     /// (informational: queries do not use it).
     pub fn from_parts(params: Params, bits: BitArray, n: u64) -> Result<Self> {
         if bits.len() != params.m {
-            return Err(Error::Incompatible("bit array length differs from m"));
+            return Err(Error::Incompatible(format!(
+                "a bit array of {} bits for m = {}",
+                bits.len(),
+                params.m()
+            )));
         }
         Ok(BloomFilter {
             geometry: Geometry::of(&params),
@@ -180,10 +184,10 @@ impl BloomFilter {
     }
 
     fn check_compatible(&self, other: &BloomFilter) -> Result<()> {
-        if self.params != other.params {
-            return Err(Error::Incompatible(
-                "filters differ in m, layout, k or hash family",
-            ));
+        if let Some((field, ours, theirs)) = self.params.difference(&other.params) {
+            return Err(Error::Incompatible(format!(
+                "{field} is {ours} in this filter and {theirs} in the other"
+            )));
         }
         Ok(())
     }

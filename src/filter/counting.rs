@@ -87,7 +87,11 @@ impl CountingBloomFilter {
         check_width(width)?;
         check_family(&params)?;
         if counters.len() as u64 != params.m() {
-            return Err(Error::Incompatible("counter count differs from m"));
+            return Err(Error::Incompatible(format!(
+                "{} counters for m = {}",
+                counters.len(),
+                params.m()
+            )));
         }
         let max = (((1u16) << width) - 1) as u8;
         if let Some(i) = counters.iter().position(|&c| c > max) {
@@ -207,6 +211,21 @@ impl CountingBloomFilter {
         crc32c::crc32c(&self.packed())
     }
 
+    /// [`Params::difference`], then the counter width: what keeps two counting filters
+    /// from being combined, named with its two values.
+    pub(crate) fn difference(
+        &self,
+        other_params: &Params,
+        other_width: u8,
+    ) -> Option<(&'static str, String, String)> {
+        self.params.difference(other_params).or_else(|| {
+            (self.width != other_width).then(|| {
+                let width = self.width.to_string();
+                ("counter width", width, other_width.to_string())
+            })
+        })
+    }
+
     /// The counter-wise XOR `self ^ base`: what a delta frame carries. Errors with
     /// [`Error::Incompatible`] unless both filters have the same parameters and counter
     /// width.
@@ -217,10 +236,10 @@ impl CountingBloomFilter {
     /// frames are 4-7% smaller for replaced keys, differences 3-5% smaller when keys are
     /// only inserted or only deleted.)
     pub fn xor(&self, base: &CountingBloomFilter) -> Result<Vec<u8>> {
-        if self.params != base.params || self.width != base.width {
-            return Err(Error::Incompatible(
-                "counting filters differ in m, layout, k, hash family or counter width",
-            ));
+        if let Some((field, ours, theirs)) = self.difference(&base.params, base.width) {
+            return Err(Error::Incompatible(format!(
+                "{field} is {ours} in this filter and {theirs} in the base"
+            )));
         }
         Ok(self
             .counters
@@ -234,7 +253,11 @@ impl CountingBloomFilter {
     /// within the width), holding `n` keys: the inverse of [`xor`](Self::xor).
     pub fn apply_xor(&self, xor: &[u8], n: u64) -> Result<CountingBloomFilter> {
         if xor.len() != self.counters.len() {
-            return Err(Error::Incompatible("XOR length differs from m"));
+            return Err(Error::Incompatible(format!(
+                "an XOR of {} counters for m = {}",
+                xor.len(),
+                self.counters.len()
+            )));
         }
         let mask = self.max_count();
         Ok(CountingBloomFilter {

@@ -108,6 +108,32 @@ pub struct Params {
 }
 
 impl Params {
+    /// The first of m, layout, k, base hash (with its seed) and index scheme in which
+    /// `other` differs from these parameters: its name, its value here and in `other`, for
+    /// the errors that refuse to combine two filters (`None` when the parameters are equal).
+    pub(crate) fn difference(&self, other: &Params) -> Option<(&'static str, String, String)> {
+        let (a, b) = (self, other);
+        if a.m != b.m {
+            Some(("m", a.m.to_string(), b.m.to_string()))
+        } else if a.layout.id() != b.layout.id() {
+            Some((
+                "layout",
+                a.layout.id().to_string(),
+                b.layout.id().to_string(),
+            ))
+        } else if a.layout != b.layout {
+            Some(("k", a.k().to_string(), b.k().to_string()))
+        } else if a.family.base != b.family.base {
+            let base = |f: &HashFamily| format!("{:?}", f.base);
+            Some(("base hash", base(&a.family), base(&b.family)))
+        } else if a.family.scheme != b.family.scheme {
+            let scheme = |f: &HashFamily| format!("{:?}", f.scheme);
+            Some(("index scheme", scheme(&a.family), scheme(&b.family)))
+        } else {
+            None
+        }
+    }
+
     /// Check and assemble filter parameters.
     ///
     /// Errors: m = 0 or above [`MAX_M`]; a partitioned layout whose sub-arrays would be

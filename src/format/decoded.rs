@@ -24,7 +24,7 @@ pub(super) fn check_after(base_generation: u64, generation: u64) -> Result<()> {
 /// generation, the shape, the base digest. Returns the result digest to check.
 pub(crate) fn check_delta_base(
     header: &FrameHeader,
-    same_shape: bool,
+    difference: Option<(&'static str, String, String)>,
     base_generation: u64,
     base_digest: impl FnOnce() -> u32,
 ) -> Result<u32> {
@@ -42,10 +42,10 @@ pub(crate) fn check_delta_base(
             base: wanted,
         });
     }
-    if !same_shape {
-        return Err(Error::Incompatible(
-            "delta and base differ in m, layout, k, hash family or counter width",
-        ));
+    if let Some((field, base, delta)) = difference {
+        return Err(Error::Incompatible(format!(
+            "{field} is {base} in the base and {delta} in the delta"
+        )));
     }
     let actual = base_digest();
     if actual != expected {
@@ -108,10 +108,10 @@ pub(super) fn apply_counters(
     base: &CountingBloomFilter,
     base_generation: u64,
 ) -> Result<CountingBloomFilter> {
-    let same_shape =
-        base.params() == &delta.header.params && Some(base.width()) == delta.header.counter_width;
+    let width = delta.header.counter_width.unwrap_or(0);
+    let difference = base.difference(&delta.header.params, width);
     let result_digest =
-        check_delta_base(&delta.header, same_shape, base_generation, || base.digest())?;
+        check_delta_base(&delta.header, difference, base_generation, || base.digest())?;
     let result = base.apply_xor(&delta.xor, delta.header.n)?;
     let actual = result.digest();
     if actual != result_digest {
@@ -130,8 +130,8 @@ pub(super) fn apply_bits(
     base: &BloomFilter,
     base_generation: u64,
 ) -> Result<BloomFilter> {
-    let same_shape = base.params() == &delta.header.params;
-    let result_digest = check_delta_base(&delta.header, same_shape, base_generation, || {
+    let difference = base.params().difference(&delta.header.params);
+    let result_digest = check_delta_base(&delta.header, difference, base_generation, || {
         base.bits().digest()
     })?;
     let mut bits = base.bits().clone();

@@ -21,8 +21,8 @@ pub(crate) fn apply(
     base_generation: u64,
     change: impl FnOnce(&mut BitArray, u32) -> core::result::Result<u32, Refused>,
 ) -> Result<u32> {
-    let same_shape = held.params() == &header.params;
-    let result_digest = check_delta_base(header, same_shape, base_generation, || held_digest)?;
+    let difference = held.params().difference(&header.params);
+    let result_digest = check_delta_base(header, difference, base_generation, || held_digest)?;
     match change(held.bits_mut(), result_digest) {
         Ok(digest) => {
             held.set_n(header.n);

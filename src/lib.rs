@@ -103,9 +103,9 @@ pub mod internals {
     pub use crate::filter::rational::{K_FRAC_BITS, MAX_K};
     pub use crate::filter::{block_sizes, MAX_M};
     pub use crate::format::{
-        frame_len, k_field_len, table_len, within_work_bound, CHECKSUM_LEN, FILTER_TYPE_COUNTING,
-        FLAG_CHUNKED, KIND_DELTA, KIND_FULL, MAGIC, MAX_HEADER_LEN, VERSION, WORK_SHIFT,
-        WORK_SLACK,
+        frame_len, k_field_len, payloads_coded, table_len, within_work_bound, CHECKSUM_LEN,
+        FILTER_TYPE_COUNTING, FLAG_CHUNKED, KIND_DELTA, KIND_FULL, MAGIC, MAX_HEADER_LEN, VERSION,
+        WORK_SHIFT, WORK_SLACK,
     };
     #[cfg(feature = "tokio")]
     pub use crate::stream::codec::RESERVE_STEP;

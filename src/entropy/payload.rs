@@ -258,6 +258,27 @@ pub(crate) fn decode_bits(
     len: u64,
     out: &mut [u64],
 ) -> Result<(), PayloadError> {
+    decode_bits_over(models, payload, len, out, false)
+}
+
+/// [`decode_bits`] into an `out` the caller has just zeroed: the positional coding then
+/// writes only its one bits (the frame decoder's fresh array is not zeroed twice).
+pub(crate) fn decode_bits_zeroed(
+    models: &Models,
+    payload: &[u8],
+    len: u64,
+    out: &mut [u64],
+) -> Result<(), PayloadError> {
+    decode_bits_over(models, payload, len, out, true)
+}
+
+fn decode_bits_over(
+    models: &Models,
+    payload: &[u8],
+    len: u64,
+    out: &mut [u64],
+    zeroed: bool,
+) -> Result<(), PayloadError> {
     let bits = match (models.coding, models.get(len)) {
         (Coding::KnownPInterleaved, Model::Interleaved(model)) => {
             return rans::decode(payload, len, model, out)
@@ -266,6 +287,9 @@ pub(crate) fn decode_bits(
             return symbols::decode_symbols_into(payload, len, model, out)
         }
         (Coding::Raw, _) => return raw_into(payload, len, out),
+        (Coding::Positional, _) if zeroed => {
+            return positional::decode_into_zeroed(payload, len, out)
+        }
         (Coding::Positional, _) => return positional::decode_into(payload, len, out),
         (Coding::Adaptive, _) => range::decode_adaptive(payload, len)?,
         (Coding::KnownP, _) => range::decode_known_p(payload, len, models.q0)?,

@@ -78,7 +78,7 @@ impl BitArray {
 
     /// Number of one bits.
     pub fn count_ones(&self) -> u64 {
-        self.words.iter().map(|w| u64::from(w.count_ones())).sum()
+        crate::accel::popcount::count_ones(&self.words)
     }
 
     /// Number of zero bits.

@@ -613,10 +613,7 @@ pub fn predicted_payload_len(
         bytes.max(0.0).ceil() as u64
     };
     let popcount = |from: u64, to: u64| -> u64 {
-        words[(from / 64) as usize..to.div_ceil(64) as usize]
-            .iter()
-            .map(|w| u64::from(w.count_ones()))
-            .sum()
+        crate::accel::popcount::count_ones(&words[(from / 64) as usize..to.div_ceil(64) as usize])
     };
     match shift {
         None => chunk(m, ones.unwrap_or_else(|| bits.count_ones())),

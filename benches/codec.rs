@@ -8,6 +8,11 @@
 //! uncompressed filter (m / 8) per second. Before the timings, a table of sizes compares each
 //! coding with the entropy bound m * H(p_hat) / 8, p_hat the measured zero fraction.
 //!
+//! A third size, `m=140000/paper`, is the filter of the paper's simulation: n = 10 000 keys,
+//! m = 140 000 bits, k = 2 (p0 about 0.867). Every case also has the `default` coder: the
+//! frame `Encoder::new()` chooses (encode: the encoder's whole work, choice included, into
+//! `Bytes`; decode: that frame).
+//!
 //! The `chunked` group codes a bit array of m = 10^9 bits (each bit one with probability
 //! 26/256, p0 = 0.898) as a chunked coding-6 frame on 1 and 2 threads (encode from the
 //! filter; decode from the frame into a reused array).
@@ -41,11 +46,14 @@ const SIZES: [u64; 2] = [140_000, 8_000_000];
 const P0S: [f64; 4] = [0.5, 0.9, 0.99, 0.999];
 const CHUNKED_M: u64 = 1_000_000_000;
 const K: u32 = 2;
+/// The keys of the paper's filter (m = 140 000, k = 2).
+const PAPER_N: u64 = 10_000;
 const ARCODE_PRECISION: u64 = 48;
 
-/// A standard filter of m bits, k = 2, filled so that about a fraction p0 of its bits is zero.
-fn filter(m: u64, p0: f64) -> BloomFilter {
-    let n = (-(m as f64) * p0.ln() / f64::from(K)).round() as u64;
+/// A standard filter of m bits, k = 2, filled so that about a fraction p0 of its bits is zero
+/// (with `n` keys if given).
+fn filter(m: u64, p0: f64, n: Option<u64>) -> BloomFilter {
+    let n = n.unwrap_or_else(|| (-(m as f64) * p0.ln() / f64::from(K)).round() as u64);
     let mut f = BloomFilter::new(Params::standard(m, K, HashFamily::default()).expect("params"));
     let mut state = m ^ p0.to_bits();
     for _ in 0..n {
@@ -60,6 +68,11 @@ fn encode_frame(filter: &BloomFilter, coding: BitCoding) -> Vec<u8> {
         .unwrap()
         .to_bytes()
         .to_vec()
+}
+
+/// The default encoder's frame, as bytes to send.
+fn encode_default(filter: &BloomFilter) -> bytes::Bytes {
+    Encoder::new().encode(filter).unwrap().to_bytes()
 }
 
 fn zstd_compress(data: &[u8], level: i32) -> Vec<u8> {
@@ -120,10 +133,13 @@ fn arcode_decode(data: &[u8], m: u64) -> Vec<u8> {
 /// Everything one (m, p0) case needs, built once.
 struct Case {
     m: u64,
-    p0: f64,
+    /// `p0=...` or `paper`.
+    label: String,
     filter: BloomFilter,
     packed: Vec<u8>,
     frames: Vec<(BitCoding, Vec<u8>)>,
+    /// The frame the default encoder chooses.
+    default: Vec<u8>,
     zstd3: Vec<u8>,
     zstd19: Vec<u8>,
     brotli11: Vec<u8>,
@@ -131,14 +147,22 @@ struct Case {
 }
 
 impl Case {
-    fn new(m: u64, p0: f64) -> Case {
-        let filter = filter(m, p0);
+    fn new(m: u64, p0: f64, n: Option<u64>) -> Case {
+        let filter = filter(m, p0, n);
+        let label = match n {
+            Some(_) => "paper".to_string(),
+            None => format!("p0={p0}"),
+        };
         let packed = filter.bits().to_bytes();
         let frames: Vec<_> = BitCoding::ALL
             .iter()
             .map(|&c| (c, encode_frame(&filter, c)))
             .collect();
-        for (c, bytes) in &frames {
+        let default = encode_default(&filter).to_vec();
+        for (c, bytes) in frames
+            .iter()
+            .chain([(BitCoding::Raw, default.clone())].iter())
+        {
             let back = bloomwire::decode::<Decoded>(bytes, &Limits::default()).expect("decode");
             assert_eq!(back.filter.bits(), filter.bits(), "{c} round trip");
         }
@@ -152,10 +176,11 @@ impl Case {
         assert_eq!(arcode_decode(&arcode, m), packed);
         Case {
             m,
-            p0,
+            label,
             filter,
             packed,
             frames,
+            default,
             zstd3,
             zstd19,
             brotli11,
@@ -169,6 +194,7 @@ impl Case {
             .iter()
             .map(|(c, b)| (c.to_string(), b.len()))
             .collect();
+        rows.push(("default".into(), self.default.len()));
         rows.push(("zstd-3".into(), self.zstd3.len()));
         rows.push(("zstd-19".into(), self.zstd19.len()));
         rows.push(("brotli-11".into(), self.brotli11.len()));
@@ -184,9 +210,9 @@ impl Case {
         let p_hat = self.filter.fraction_of_zeros();
         let bound = self.bound();
         println!(
-            "sizes m={} p0={} (n={}, p_hat={:.5}): entropy bound {:.0} bytes, packed {} bytes",
+            "sizes m={} {} (n={}, p_hat={:.5}): entropy bound {:.0} bytes, packed {} bytes",
             self.m,
-            self.p0,
+            self.label,
             self.filter.n(),
             p_hat,
             bound,
@@ -213,8 +239,10 @@ static ROWS: std::sync::Mutex<Vec<Row>> = std::sync::Mutex::new(Vec::new());
 
 /// Whether the command line's filter (the first argument not starting with `-`, as
 /// criterion reads it) may select a benchmark of `group`, so that cases nobody asked for are
-/// not built (brotli -11 alone takes seconds on 8 Mbit). Alternatives (`|`) that name a case
-/// (`m=...`, `chunked`) select the cases whose name holds them; any other filter builds all.
+/// not built (brotli -11 alone takes seconds on 8 Mbit). Alternatives (`|` at the top level)
+/// that name a case (`m=...`, `chunked`) select the cases whose name holds them up to the
+/// first `(` (so `m=140000/paper/(en|de)code/(default|zstd)` builds only the paper's case);
+/// any other filter builds all.
 fn wanted(group: &str) -> bool {
     let Some(filter) = std::env::args()
         .skip(1)
@@ -224,23 +252,44 @@ fn wanted(group: &str) -> bool {
     };
     let path = format!("{group}/");
     let case = format!("{}/", group.trim_start_matches("codec/"));
-    filter.split('|').any(|alt| {
+    // The alternatives at the top level (a `|` inside parentheses is part of one).
+    let mut alternatives = vec![String::new()];
+    let mut depth = 0i32;
+    for ch in filter.chars() {
+        match ch {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            '|' if depth == 0 => {
+                alternatives.push(String::new());
+                continue;
+            }
+            _ => {}
+        }
+        alternatives.last_mut().expect("one at least").push(ch);
+    }
+    alternatives.iter().any(|alt| {
+        let alt = alt.split('(').next().unwrap_or("");
         let names_a_case = alt.contains("m=") || alt.contains("chunked");
         !names_a_case || path.contains(alt) || format!("{alt}/").contains(&case)
     })
 }
 
 fn bench_codec(c: &mut Criterion<CpuTime>) {
+    let paper = (SIZES[0], 0.867, Some(PAPER_N));
     let cases: Vec<Case> = SIZES
         .iter()
-        .flat_map(|&m| P0S.iter().map(move |&p0| (m, p0)))
-        .filter(|&(m, p0)| wanted(&format!("codec/m={m}/p0={p0}")))
-        .map(|(m, p0)| Case::new(m, p0))
+        .flat_map(|&m| P0S.iter().map(move |&p0| (m, p0, None)))
+        .chain([paper])
+        .filter(|&(m, p0, n)| match n {
+            Some(_) => wanted(&format!("codec/m={m}/paper")),
+            None => wanted(&format!("codec/m={m}/p0={p0}")),
+        })
+        .map(|(m, p0, n)| Case::new(m, p0, n))
         .collect();
     println!("== frame and compressor sizes (frame bytes include header and checksum) ==");
     for case in &cases {
         case.print_sizes();
-        let group = format!("codec/m={}/p0={}", case.m, case.p0);
+        let group = format!("codec/m={}/{}", case.m, case.label);
         let mut rows = ROWS.lock().unwrap();
         for (name, bytes) in case.sizes() {
             rows.push(Row {
@@ -252,7 +301,7 @@ fn bench_codec(c: &mut Criterion<CpuTime>) {
         }
     }
     for case in &cases {
-        let mut g = c.benchmark_group(format!("codec/m={}/p0={}", case.m, case.p0));
+        let mut g = c.benchmark_group(format!("codec/m={}/{}", case.m, case.label));
         g.sample_size(10)
             .warm_up_time(Duration::from_secs(1))
             .measurement_time(Duration::from_secs(2))
@@ -271,6 +320,15 @@ fn bench_codec(c: &mut Criterion<CpuTime>) {
                 })
             });
         }
+        g.bench_function("encode/default", |b| {
+            b.iter(|| encode_default(black_box(&case.filter)))
+        });
+        g.bench_function("decode/default", |b| {
+            b.iter(|| {
+                bloomwire::decode::<Decoded>(black_box(&case.default), &Limits::default())
+                    .expect("decode")
+            })
+        });
         let packed = &case.packed;
         g.bench_function("encode/zstd-3", |b| {
             b.iter(|| zstd_compress(black_box(packed), 3))

@@ -55,9 +55,12 @@
 //! the sealed trait [`Filter`]; the codings an encoder takes are typed by the filter kind
 //! ([`BitCoding`], [`CounterCoding`]), and [`PlanCoding`] converts into the former.
 
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+// The one module allowed `unsafe`: CPU kernels behind runtime detection (see its docs).
+#[allow(unsafe_code)]
+mod accel;
 mod entropy;
 mod error;
 mod filter;
@@ -103,9 +106,10 @@ pub mod internals {
     pub use crate::filter::rational::{K_FRAC_BITS, MAX_K};
     pub use crate::filter::{block_sizes, MAX_M};
     pub use crate::format::{
-        frame_len, k_field_len, max_header_len, metadata_len, table_len, within_work_bound,
-        CHECKSUM_LEN, FILTER_TYPE_COUNTING, FLAG_CHUNKED, FLAG_METADATA, FLAG_TAGGED, KIND_DELTA,
-        KIND_FULL, MAGIC, MAX_HEADER_LEN, TAG_LEN, VERSION, WORK_SHIFT, WORK_SLACK,
+        frame_len, k_field_len, max_header_len, metadata_len, payloads_coded, table_len,
+        within_work_bound, CHECKSUM_LEN, FILTER_TYPE_COUNTING, FLAG_CHUNKED, FLAG_METADATA,
+        FLAG_TAGGED, KIND_DELTA, KIND_FULL, MAGIC, MAX_HEADER_LEN, TAG_LEN, VERSION, WORK_SHIFT,
+        WORK_SLACK,
     };
     #[cfg(feature = "tokio")]
     pub use crate::stream::codec::RESERVE_STEP;

@@ -15,7 +15,7 @@
 
 use core::num::NonZeroU32;
 
-use constriction::stream::model::{DecoderModel, EncoderModel, EntropyModel};
+use constriction::stream::model::{EncoderModel, EntropyModel};
 
 /// Precision of the per-bit models: probabilities are multiples of `2^-16`.
 pub const BIT_PRECISION: usize = 16;
@@ -125,11 +125,7 @@ pub struct SymbolTable {
     width: u32,
     /// `cum[v]` = sum of the frequencies of symbols below `v`; `cum[2^width] = 2^24`.
     cum: Vec<u32>,
-    /// For each of the 4096 slices of `[0, 2^24)`, the symbol containing the slice's start.
-    lookup: Vec<u16>,
 }
-
-const LOOKUP_BITS: u32 = 12;
 
 impl SymbolTable {
     /// Build the table for symbols of `width` bits (1 to 8) from `q0 = P(0) * 2^16`.
@@ -147,9 +143,9 @@ impl SymbolTable {
         let q1 = u128::from(BIT_TOTAL) - q0;
         let n = 1usize << width;
         let shift_total = 16 * width; // weights are out of 2^(16 width)
-        let mut freq: Vec<u64> = (0..n)
-            .map(|v| {
-                let ones = (v as u32).count_ones();
+                                      // The frequency depends on the count of ones alone: width + 1 values.
+        let by_ones: Vec<u64> = (0..=width)
+            .map(|ones| {
                 let w = q0.pow(width - ones) * q1.pow(ones);
                 let f = if shift_total >= SYMBOL_PRECISION as u32 {
                     w >> (shift_total - SYMBOL_PRECISION as u32)
@@ -158,6 +154,9 @@ impl SymbolTable {
                 };
                 (f as u64).max(1)
             })
+            .collect();
+        let mut freq: Vec<u64> = (0..n)
+            .map(|v| by_ones[(v as u32).count_ones() as usize])
             .collect();
         let sum: u64 = freq.iter().sum();
         let top = (0..n)
@@ -175,16 +174,7 @@ impl SymbolTable {
             cum.push(acc);
         }
         debug_assert_eq!(acc, SYMBOL_TOTAL);
-        let mut lookup = Vec::with_capacity(1 << LOOKUP_BITS);
-        let mut s = 0usize;
-        for slice in 0..1u32 << LOOKUP_BITS {
-            let start = slice << (SYMBOL_PRECISION as u32 - LOOKUP_BITS);
-            while cum[s + 1] <= start {
-                s += 1;
-            }
-            lookup.push(s as u16);
-        }
-        Some(SymbolTable { width, cum, lookup })
+        Some(SymbolTable { width, cum })
     }
 
     /// Bits per symbol.
@@ -203,15 +193,11 @@ impl SymbolTable {
         self.cum[v + 1] - self.cum[v]
     }
 
-    /// The symbol whose interval contains `quantile` (< 2^24), with its interval.
-    #[inline]
+    /// The symbol whose interval contains `quantile` (< 2^24), with its interval (a binary
+    /// search: decoders use the tables of `rans::DecTable`).
+    #[cfg(test)]
     pub(crate) fn find(&self, quantile: u32) -> (usize, u32, u32) {
-        let mut s = usize::from(
-            self.lookup[(quantile >> (SYMBOL_PRECISION as u32 - LOOKUP_BITS)) as usize],
-        );
-        while self.cum[s + 1] <= quantile {
-            s += 1;
-        }
+        let s = self.cum.partition_point(|&c| c <= quantile) - 1;
         (s, self.cum[s], self.cum[s + 1] - self.cum[s])
     }
 }
@@ -230,18 +216,6 @@ impl EncoderModel<SYMBOL_PRECISION> for &SymbolTable {
         let v = *symbol.borrow();
         let left = *self.cum.get(v)?;
         Some((left, NonZeroU32::new(*self.cum.get(v + 1)? - left)?))
-    }
-}
-
-impl DecoderModel<SYMBOL_PRECISION> for &SymbolTable {
-    #[inline]
-    fn quantile_function(&self, quantile: u32) -> (usize, u32, NonZeroU32) {
-        let (s, left, f) = self.find(quantile);
-        (
-            s,
-            left,
-            NonZeroU32::new(f).expect("every frequency is at least 1"),
-        )
     }
 }
 

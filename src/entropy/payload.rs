@@ -5,7 +5,6 @@
 //! of a coding, and check a payload's length against what its coder can write.
 
 use crate::entropy::counters::{self, packed_len, CounterTable};
-use crate::entropy::model::SymbolTable;
 use crate::entropy::{positional, range, rans, symbols, PayloadError};
 use crate::error::Result;
 use crate::filter::bits::BitArray;
@@ -130,7 +129,7 @@ pub(crate) fn encode_bits(coding: Coding, q0: Option<u16>, bits: &BitArray, out:
         Coding::Raw | Coding::KnownCounters | Coding::AdaptiveCounters => bits.to_bytes(),
         Coding::Adaptive => range::encode_adaptive(bits),
         Coding::KnownP => range::encode_known_p(bits, q0),
-        Coding::KnownPSymbols => symbols::encode_symbols(bits, q0),
+        Coding::KnownPSymbols => return symbols::encode_symbols(bits, q0, out),
         Coding::KnownPInterleaved => {
             return rans::encode_interleaved(bits.words(), bits.len(), q0, out)
         }
@@ -199,7 +198,7 @@ enum Model {
     /// Codings without tables to build.
     Plain,
     Interleaved(rans::DecModel),
-    Symbols(SymbolTable, Option<SymbolTable>),
+    Symbols(rans::DecModel),
 }
 
 /// Decoding models for the chunks of a frame, built once and shared by all chunks (and
@@ -223,10 +222,7 @@ impl Models {
             }
             let model = match coding {
                 Coding::KnownPInterleaved => Model::Interleaved(rans::DecModel::new(q0, len)),
-                Coding::KnownPSymbols => {
-                    let (full, tail) = crate::entropy::model::symbol_tables(q0, len);
-                    Model::Symbols(full, tail)
-                }
+                Coding::KnownPSymbols => Model::Symbols(rans::DecModel::new(q0, len)),
                 // (Counting frames never get here: `FrameView` decodes bit arrays only.)
                 Coding::Raw
                 | Coding::Positional
@@ -262,14 +258,38 @@ pub(crate) fn decode_bits(
     len: u64,
     out: &mut [u64],
 ) -> Result<(), PayloadError> {
+    decode_bits_over(models, payload, len, out, false)
+}
+
+/// [`decode_bits`] into an `out` the caller has just zeroed: the positional coding then
+/// writes only its one bits (the frame decoder's fresh array is not zeroed twice).
+pub(crate) fn decode_bits_zeroed(
+    models: &Models,
+    payload: &[u8],
+    len: u64,
+    out: &mut [u64],
+) -> Result<(), PayloadError> {
+    decode_bits_over(models, payload, len, out, true)
+}
+
+fn decode_bits_over(
+    models: &Models,
+    payload: &[u8],
+    len: u64,
+    out: &mut [u64],
+    zeroed: bool,
+) -> Result<(), PayloadError> {
     let bits = match (models.coding, models.get(len)) {
         (Coding::KnownPInterleaved, Model::Interleaved(model)) => {
             return rans::decode(payload, len, model, out)
         }
-        (Coding::KnownPSymbols, Model::Symbols(full, tail)) => {
-            return symbols::decode_symbols_into(payload, len, full, tail.as_ref(), out)
+        (Coding::KnownPSymbols, Model::Symbols(model)) => {
+            return symbols::decode_symbols_into(payload, len, model, out)
         }
         (Coding::Raw, _) => return raw_into(payload, len, out),
+        (Coding::Positional, _) if zeroed => {
+            return positional::decode_into_zeroed(payload, len, out)
+        }
         (Coding::Positional, _) => return positional::decode_into(payload, len, out),
         (Coding::Adaptive, _) => range::decode_adaptive(payload, len)?,
         (Coding::KnownP, _) => range::decode_known_p(payload, len, models.q0)?,

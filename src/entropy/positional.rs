@@ -579,10 +579,21 @@ pub fn positions(payload: &[u8], m: u64) -> Result<Vec<u64>, PayloadError> {
 /// overwritten entirely (zeros, then the one bits), and bits past `m` are zero. On error the
 /// contents of `out` are unspecified.
 pub fn decode_into(payload: &[u8], m: u64, out: &mut [u64]) -> Result<(), PayloadError> {
+    out.fill(0);
+    decode_into_zeroed(payload, m, out)
+}
+
+/// [`decode_into`] for an `out` the caller has just zeroed (a frame decoder's fresh array):
+/// only the one bits are written, so the array is not zeroed twice.
+pub(crate) fn decode_into_zeroed(
+    payload: &[u8],
+    m: u64,
+    out: &mut [u64],
+) -> Result<(), PayloadError> {
     if out.len() as u64 != m.div_ceil(64) {
         return Err("positional: output is not ceil(m / 64) words");
     }
-    out.fill(0);
+    debug_assert!(out.iter().all(|&w| w == 0), "out must be zeroed");
     for_each_one(payload, m, |p| out[(p >> 6) as usize] |= 1u64 << (p & 63))?;
     Ok(())
 }

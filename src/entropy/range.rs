@@ -377,7 +377,7 @@ pub(crate) fn decode_adaptive(payload: &[u8], m: u64) -> Result<BitArray, Payloa
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::entropy::symbols::{decode_symbols, encode_symbols};
+    use crate::entropy::symbols::{decode_symbols, encode_symbols_constriction as encode_symbols};
     use crate::entropy::testing::pseudo_random_bits;
     use constriction::stream::queue::DefaultRangeDecoder;
     use constriction::stream::{Decode, Encode};

@@ -50,10 +50,11 @@ const SLICE_BITS: u32 = 12;
 /// bounds check.
 const CUM_LEN: usize = 512;
 
-/// Decoding table for one symbol width.
-struct DecTable {
+/// Decoding table for one symbol width (shared with the one-state decoder of coding 3).
+pub(crate) struct DecTable {
     /// For each slice of `2^(24 - 12)` slots, the symbol whose interval holds its first
-    /// slot, packed with its interval: `cum | freq << 24 | symbol << 56`.
+    /// slot, packed with its interval: `cum | symbol << 24 | freq << 40` (the frequency,
+    /// below `2^24`, takes one shift to extract: it is on the state's dependency chain).
     first: [u64; 1 << SLICE_BITS],
     /// `cum[v]`, then `2^24` for every index past the alphabet.
     cum: [u32; CUM_LEN],
@@ -71,7 +72,7 @@ impl DecTable {
             while cum[s + 1] <= start {
                 s += 1;
             }
-            *entry = u64::from(cum[s]) | u64::from(cum[s + 1] - cum[s]) << 24 | (s as u64) << 56;
+            *entry = u64::from(cum[s]) | (s as u64) << 24 | u64::from(cum[s + 1] - cum[s]) << 40;
         }
         Box::new(DecTable { first, cum })
     }
@@ -79,11 +80,10 @@ impl DecTable {
     /// The symbol whose interval holds the slot of state `x`, and the state before
     /// renormalization.
     #[inline(always)]
-    fn symbol(&self, x: u64) -> (u64, u64) {
+    pub(crate) fn symbol(&self, x: u64) -> (u64, u64) {
         let slot = (x & SLOT_MASK) as u32;
         let e = self.first[(slot >> (PRECISION - SLICE_BITS)) as usize];
-        let (mut s, mut lo, mut freq) =
-            (e >> 56, e as u32 & 0xFF_FFFF, (e >> 24) as u32 & 0x1FF_FFFF);
+        let (mut s, mut lo, mut freq) = ((e >> 24) & 0xFF, e as u32 & 0xFF_FFFF, (e >> 40) as u32);
         if slot - lo >= freq {
             (s, lo, freq) = self.later_symbol(s as usize, slot);
         }
@@ -207,8 +207,8 @@ impl EncTable {
 
 /// The decoding model for bit arrays of a given `q0` and length.
 pub(crate) struct DecModel {
-    full: Box<DecTable>,
-    tail: Option<Box<DecTable>>,
+    pub(crate) full: Box<DecTable>,
+    pub(crate) tail: Option<Box<DecTable>>,
 }
 
 impl DecModel {

@@ -78,7 +78,7 @@ impl BitArray {
 
     /// Number of one bits.
     pub fn count_ones(&self) -> u64 {
-        self.words.iter().map(|w| u64::from(w.count_ones())).sum()
+        crate::accel::popcount::count_ones(&self.words)
     }
 
     /// Number of zero bits.
@@ -102,7 +102,17 @@ impl BitArray {
     pub(crate) fn assign_packed(&mut self, bytes: &[u8], len: u64) {
         debug_assert_eq!(bytes.len() as u64, len.div_ceil(8));
         self.words.clear();
-        self.words.extend(packed_words(bytes));
+        self.words.reserve(bytes.len().div_ceil(8));
+        // Whole words through an exact-size iterator (a plain copy loop), then the tail.
+        let whole = bytes.chunks_exact(8);
+        let tail = whole.remainder();
+        self.words
+            .extend(whole.map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))));
+        if !tail.is_empty() {
+            let mut buf = [0u8; 8];
+            buf[..tail.len()].copy_from_slice(tail);
+            self.words.push(u64::from_le_bytes(buf));
+        }
         self.len = len;
     }
 
@@ -179,8 +189,10 @@ impl BitArray {
     pub fn write_bytes(&self, out: &mut Vec<u8>) {
         let n = self.byte_len();
         let start = out.len();
-        for w in &self.words {
-            out.extend_from_slice(&w.to_le_bytes());
+        // Sized once, then filled word by word (a plain copy loop on little-endian machines).
+        out.resize(start + 8 * self.words.len(), 0);
+        for (b, w) in out[start..].chunks_exact_mut(8).zip(&self.words) {
+            b.copy_from_slice(&w.to_le_bytes());
         }
         out.truncate(start + n);
     }

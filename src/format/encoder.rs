@@ -18,6 +18,18 @@ use super::filters::Filter;
 use super::header::FrameHeader;
 use super::ids::{Coding, FrameKind};
 
+std::thread_local! {
+    /// Payloads coded by this thread's encoders (whole filters or deltas, chunked or not).
+    static FRAMES_CODED: core::cell::Cell<u64> = const { core::cell::Cell::new(0) };
+}
+
+/// How many payloads the encoders of the calling thread have coded so far: the test that
+/// the default encoder codes a filter once reads it before and after.
+#[doc(hidden)]
+pub fn payloads_coded() -> u64 {
+    FRAMES_CODED.with(|c| c.get())
+}
+
 /// An encoded frame, ready to write; its exact length is known before writing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Frame {
@@ -356,8 +368,9 @@ impl Encoder<CountingBloomFilter> {
 }
 
 impl Settings {
-    /// The chunk shift this encoder uses for `bits` coded with `coding`, if it chunks.
-    fn chunk_shift(&self, bits: &BitArray, coding: Coding) -> Option<u8> {
+    /// The chunk shift this encoder uses for `bits` coded with `coding`, if it chunks
+    /// (`zeros`: the count of zero bits, counted once by the caller, or `None`).
+    fn chunk_shift(&self, bits: &BitArray, coding: Coding, zeros: Option<u64>) -> Option<u8> {
         let m = bits.len();
         if !crate::entropy::chunks::chunkable(coding) {
             return None;
@@ -371,13 +384,17 @@ impl Settings {
             }
             Chunking::Auto if m < crate::entropy::chunks::CHUNK_FROM_BITS => None,
             Chunking::Auto => {
-                crate::entropy::chunks::default_chunk_shift(m, bits.count_zeros() as f64 / m as f64)
+                let zeros = zeros.unwrap_or_else(|| bits.count_zeros());
+                crate::entropy::chunks::default_chunk_shift(m, zeros as f64 / m as f64)
             }
         }
     }
 
-    fn q0(&self, body: &Body<'_>) -> u16 {
-        let measured = || KnownP::measured(body.bits.count_zeros(), body.bits.len());
+    fn q0(&self, body: &Body<'_>, zeros: Option<u64>) -> u16 {
+        let measured = || {
+            let zeros = zeros.unwrap_or_else(|| body.bits.count_zeros());
+            KnownP::measured(zeros, body.bits.len())
+        };
         match self.p_source {
             PSource::Measured => measured(),
             PSource::Theory => body.theory_p.map_or_else(measured, KnownP::quantize),
@@ -386,9 +403,16 @@ impl Settings {
     }
 
     pub(super) fn frame(&self, body: &Body<'_>, coding: Coding) -> Frame {
+        self.frame_counted(body, coding, None)
+    }
+
+    /// [`Settings::frame`] with the count of zero bits if the caller has it (so that the
+    /// array is not counted again for `q0` and the chunk shift).
+    fn frame_counted(&self, body: &Body<'_>, coding: Coding, zeros: Option<u64>) -> Frame {
         let bits = body.bits;
-        let q0 = coding.has_q0().then(|| self.q0(body));
-        let shift = self.chunk_shift(bits, coding);
+        let q0 = coding.has_q0().then(|| self.q0(body, zeros));
+        let shift = self.chunk_shift(bits, coding, zeros);
+        FRAMES_CODED.with(|c| c.set(c.get() + 1));
         let payload = match shift {
             Some(shift) => {
                 let threads = self.threads.unwrap_or_else(chunks::all_cores);
@@ -404,7 +428,7 @@ impl Settings {
         // bound allows (spec §2.2) is sent with the positional coding, which has a bound of
         // its own and is the small coding of such arrays (the usual raw fallback follows).
         if !super::header::within_work_bound(coding, bits.len(), None, payload.len() as u64) {
-            return self.frame(body, Coding::Positional);
+            return self.frame_counted(body, Coding::Positional, zeros);
         }
         let header = FrameHeader::new(
             body.kind,
@@ -496,7 +520,10 @@ impl Settings {
     /// the smallest prediction (raw: `None`); coded once.
     fn predicted_choice(&self, body: &Body<'_>, raw_len: usize) -> Option<Frame> {
         let bits = body.bits;
+        // The one pass over the array before coding: every prediction, q0 and the chunk
+        // shift come from this count.
         let (m, ones) = (bits.len(), bits.count_ones());
+        let zeros = Some(m - ones);
         let order = if ones <= m / 16 {
             [
                 Coding::Positional,
@@ -512,12 +539,13 @@ impl Settings {
                 Coding::Adaptive,
             ]
         };
+        let measured_q0 = self.q0(body, zeros);
         let predicted: Vec<(Coding, usize)> = order
             .into_iter()
             .map(|c| {
-                let q0 = c.has_q0().then(|| self.q0(body));
-                let shift = self.chunk_shift(bits, c);
-                let len = predicted_payload_len(c, q0, bits, shift);
+                let q0 = c.has_q0().then_some(measured_q0);
+                let shift = self.chunk_shift(bits, c, zeros);
+                let len = predicted_payload_len(c, q0, bits, shift, Some(ones));
                 let header = FrameHeader::new(
                     body.kind,
                     body.params.clone(),
@@ -541,7 +569,7 @@ impl Settings {
             .copied()
             .find(|&(_, len)| len <= smallest + margin && fits(len))
             .or_else(|| predicted.iter().copied().min_by_key(|&(_, len)| len))?;
-        Some(self.frame(body, coding))
+        Some(self.frame_counted(body, coding, zeros))
     }
 
     pub(super) fn full_body(filter: &BloomFilter, generation: u64) -> Body<'_> {
@@ -641,13 +669,15 @@ pub(crate) struct DeltaStep<'a> {
 
 /// Predicted payload bytes of `bits` in `coding` (with `q0` for the codings that have one,
 /// chunked with `shift` or not), from the counts of ones (per chunk) alone: the cross
-/// entropy of the bits under the coding's model plus the coding's fixed costs. Floats; for
+/// entropy of the bits under the coding's model plus the coding's fixed costs. `ones` is
+/// the array's count of ones if the caller has it (it is counted otherwise). Floats; for
 /// choosing a coding, never for decoding.
 pub fn predicted_payload_len(
     coding: Coding,
     q0: Option<u16>,
     bits: &BitArray,
     shift: Option<u8>,
+    ones: Option<u64>,
 ) -> u64 {
     let m = bits.len();
     let words = bits.words();
@@ -682,13 +712,10 @@ pub fn predicted_payload_len(
         bytes.max(0.0).ceil() as u64
     };
     let popcount = |from: u64, to: u64| -> u64 {
-        words[(from / 64) as usize..to.div_ceil(64) as usize]
-            .iter()
-            .map(|w| u64::from(w.count_ones()))
-            .sum()
+        crate::accel::popcount::count_ones(&words[(from / 64) as usize..to.div_ceil(64) as usize])
     };
     match shift {
-        None => chunk(m, bits.count_ones()),
+        None => chunk(m, ones.unwrap_or_else(|| bits.count_ones())),
         Some(s) => {
             let size = 1u64 << s;
             (0..m.div_ceil(size))

@@ -41,7 +41,7 @@ pub(crate) use decode::{check_whole, message_of};
 pub use decode::{decode, decode_buf, decode_prefix, Decodable};
 pub(crate) use decoded::check_delta_base;
 pub use decoded::{Decoded, Delta, Message};
-pub use encoder::{Chunking, Encoder, Frame, PSource};
+pub use encoder::{payloads_coded, Chunking, Encoder, Frame, PSource};
 pub(crate) use encoder::{DeltaStep, Settings};
 pub use filters::Filter;
 pub(crate) use filters::Part;

@@ -278,7 +278,13 @@ impl<'a> FrameView<'a> {
         let result = match h.chunk_shift {
             None => {
                 let models = self.models(&[m])?;
-                crate::entropy::payload::decode_bits(&models, self.payload, m, out.words_mut())
+                // `out` was zeroed just above: the positional coding does not zero it again.
+                crate::entropy::payload::decode_bits_zeroed(
+                    &models,
+                    self.payload,
+                    m,
+                    out.words_mut(),
+                )
             }
             Some(shift) => crate::entropy::chunks::decode_chunked(
                 (h.coding, h.q0),

@@ -32,9 +32,14 @@ pub enum Error {
         needed: usize,
     },
 
-    /// The frame does not start with the bloomwire magic.
-    #[error("bad magic at offset 0: not a bloomwire frame")]
-    BadMagic,
+    /// The frame does not start with the bloomwire magic: the first byte that differs.
+    #[error("bad magic: byte {byte:#04x} at offset {offset}, not a bloomwire frame")]
+    BadMagic {
+        /// The byte found.
+        byte: u8,
+        /// Its offset (0 to 3).
+        offset: usize,
+    },
 
     /// The format version is not one this decoder implements.
     #[error("unsupported format version {0} at offset 4")]

@@ -69,7 +69,7 @@ fn distinct(rng: &mut SplitMix64, bits: usize, count: usize) -> Vec<usize> {
 fn kind(e: &Error) -> &'static str {
     match e {
         Error::Incomplete { .. } => "Incomplete",
-        Error::BadMagic => "BadMagic",
+        Error::BadMagic { .. } => "BadMagic",
         Error::UnsupportedVersion(_) => "UnsupportedVersion",
         Error::InvalidField { .. } => "InvalidField",
         Error::BadVarint { .. } => "BadVarint",
@@ -225,4 +225,28 @@ fn an_invalid_k_is_reported_with_its_raw_value() {
         ),
         "{err}"
     );
+}
+
+#[test]
+fn bad_magic_names_the_first_byte_that_differs() {
+    let f = BloomFilter::new(Params::standard(1000, 2, HashFamily::default()).unwrap());
+    let mut wire = Encoder::new().encode(&f).unwrap().to_bytes().to_vec();
+    wire[2] = b'X';
+    let err = decode::<Message>(&wire, &Limits::default()).unwrap_err();
+    assert_eq!(
+        err,
+        Error::BadMagic {
+            byte: b'X',
+            offset: 2
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "bad magic: byte 0x58 at offset 2, not a bloomwire frame"
+    );
+    // Two bytes are enough to tell.
+    assert!(matches!(
+        decode::<Message>(b"BX", &Limits::default()),
+        Err(Error::BadMagic { offset: 1, .. })
+    ));
 }

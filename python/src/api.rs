@@ -74,7 +74,13 @@ impl From<Error> for Failure {
             ),
             Error::Incompatible(reason) => ("Incompatible", vec![("reason", text(reason))]),
             Error::Incomplete { needed } => ("Incomplete", vec![("needed", int(needed))]),
-            Error::BadMagic => ("BadMagic", vec![("offset", int(0u64))]),
+            Error::BadMagic { byte, offset } => (
+                "BadMagic",
+                vec![
+                    ("byte", int(u64::from(byte))),
+                    ("offset", int(offset as u64)),
+                ],
+            ),
             Error::UnsupportedVersion(v) => ("UnsupportedVersion", vec![("version", int(v))]),
             Error::InvalidField {
                 field,

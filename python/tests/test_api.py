@@ -188,8 +188,9 @@ def test_decode_inputs_and_errors(planned):
         bloomwire.decode(corrupt)
     assert caught.value.offset == len(frame) - 4
     assert caught.value.stored != caught.value.computed
-    with pytest.raises(bloomwire.BadMagic):
-        bloomwire.decode(b"XXXX" + frame[4:])
+    with pytest.raises(bloomwire.BadMagic) as caught:
+        bloomwire.decode(b"BLXX" + frame[4:])
+    assert (caught.value.byte, caught.value.offset) == (ord("X"), 2)
     with pytest.raises(bloomwire.LimitExceeded) as caught:
         bloomwire.decode(frame, max_payload=100)
     assert caught.value.field == "payload length"

@@ -235,8 +235,11 @@ impl FrameHeader {
     pub fn parse(input: &[u8], limits: &Limits) -> Result<FrameHeader> {
         let mut r = Reader::new(input);
         let have = input.len().min(MAGIC.len());
-        if input[..have] != MAGIC[..have] {
-            return Err(Error::BadMagic);
+        if let Some(offset) = (0..have).find(|&i| input[i] != MAGIC[i]) {
+            return Err(Error::BadMagic {
+                byte: input[offset],
+                offset,
+            });
         }
         r.take(MAGIC.len())?;
         let version = r.u8()?;

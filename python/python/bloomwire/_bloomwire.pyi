@@ -452,7 +452,8 @@ class LimitExceeded(FrameError):
     offset: int
 
 class BadMagic(FrameError):
-    """Not a bloomwire frame."""
+    """Not a bloomwire frame: the first byte that differs from the magic, and its offset."""
+    byte: int
     offset: int
 
 class UnsupportedVersion(FrameError):

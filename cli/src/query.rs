@@ -2,12 +2,17 @@
 
 use std::path::{Path, PathBuf};
 
-use bloomwire::{Error, FrameKind, FrameView};
+use std::cmp::Ordering;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+
+use bloomwire::internals::{max_header_len, CHECKSUM_LEN, TAG_LEN};
+use bloomwire::{Error, FrameHeader, FrameKind, FrameView, Tag};
 
 use crate::keys::{self, KeySource};
 use crate::{
-    decode_file, frame_error, limits, parse_hex, read_frame_file, write_stdout, AnyFilter, Failure,
-    Result,
+    decode_file, frame_error, limits, parse_hex, read_frame_file, write_stdout, AnyFilter, Context,
+    Failure, Result,
 };
 
 /// Ask a frame whether it may contain keys: one line `KEY<TAB>maybe|no` per key.
@@ -20,9 +25,10 @@ use crate::{
 ///
 /// A chunked frame (`build` chunks filters of 2^26 bits or more) is not decoded whole: the
 /// keys' bit indexes are grouped by chunk, and each chunk that holds one is decoded once,
-/// one chunk at a time, so memory is the frame file, one chunk and the keys of a batch of
-/// 2^20. An unchunked frame (smaller filters, raw frames) and a counting frame are decoded
-/// whole. Only the chunks decoded are checked beyond the frame's header, chunk table and
+/// one chunk at a time, read from the file after its checksum was verified in a streaming
+/// pass, so memory is one chunk and the keys of a batch of 2^20, not the frame file. An
+/// unchunked frame (smaller filters, raw frames) and a counting frame are decoded whole.
+/// Only the chunks decoded are checked beyond the frame's header, chunk table and
 /// checksum.
 ///
 /// Exit status: 0 when every key was answered, whatever the answers; 1 when the frame or
@@ -55,24 +61,28 @@ pub struct Args {
 const BATCH: usize = 1 << 20;
 
 /// How the keys are answered.
-enum Lookup<'a> {
+enum Lookup {
     /// The whole filter, decoded.
     Whole(AnyFilter),
-    /// A chunked frame, decoded chunk by chunk as the keys need.
+    /// A chunked frame, its checksum verified while streaming the file, its chunks read
+    /// from the file and decoded one at a time as the keys need them.
     Chunked {
-        view: FrameView<'a>,
+        file: File,
+        /// The frame's length, zeroed, holding only the header and the chunk table: the
+        /// system commits no memory for the pages never written.
+        frame: Vec<u8>,
         shift: u8,
         /// Chunk decodes so far (a chunk is decoded once per batch that needs it).
         decoded: u64,
-        /// Reused for every chunk.
+        /// Reused for every chunk: its coded bytes and its decoded words.
+        bytes: Vec<u8>,
         words: Vec<u64>,
     },
 }
 
 pub fn run(args: &Args) -> Result<()> {
     let path = &args.frame;
-    let bytes = read_frame_file(path)?;
-    let mut lookup = open(path, &bytes)?;
+    let mut lookup = open(path)?;
 
     let mut totals = (0u64, 0u64);
     let mut out = Vec::new();
@@ -161,10 +171,26 @@ pub fn run(args: &Args) -> Result<()> {
     write_stdout(&out)
 }
 
-/// The way to answer keys from this frame file.
-fn open<'a>(path: &Path, bytes: &'a [u8]) -> Result<Lookup<'a>> {
-    let view = FrameView::parse(bytes, &limits()).map_err(|e| frame_error(path, e))?;
-    let header = view.header();
+/// The way to answer keys from this frame file: a chunked Bloom filter frame chunk by
+/// chunk from the file, any other frame decoded whole.
+fn open(path: &Path) -> Result<Lookup> {
+    let mut file = File::open(path).context(path.display())?;
+    let len = file.metadata().context(path.display())?.len();
+    let max = limits()
+        .max_payload
+        .saturating_add((max_header_len(&limits()) + CHECKSUM_LEN + TAG_LEN) as u64);
+    if len > max {
+        // As `read_frame_file` says it.
+        read_frame_file(path)?;
+    }
+    let mut prefix = vec![0; (len as usize).min(max_header_len(&limits()))];
+    file.read_exact(&mut prefix).context(path.display())?;
+    let header = match FrameHeader::parse(&prefix, &limits()) {
+        Err(Error::Incomplete { needed }) if prefix.len() as u64 == len => {
+            return Err(frame_error(path, Error::Incomplete { needed }))
+        }
+        other => other.map_err(|e| frame_error(path, e))?,
+    };
     if header.kind != FrameKind::Full {
         return Err(frame_error(path, Error::UnexpectedDelta));
     }
@@ -172,38 +198,95 @@ fn open<'a>(path: &Path, bytes: &'a [u8]) -> Result<Lookup<'a>> {
         // Another library's bits (base hash 0): no answer bloomwire could give is honest.
         return Err(frame_error(path, Error::OpaqueHashFamily));
     }
-    if bytes.len() > view.frame_len() {
+    let frame_len = header.frame_len();
+    match (len as usize).cmp(&frame_len) {
+        Ordering::Less => {
+            let needed = frame_len - len as usize;
+            return Err(frame_error(path, Error::Incomplete { needed }));
+        }
+        Ordering::Greater => {
+            let count = len as usize - frame_len;
+            let offset = frame_len;
+            return Err(frame_error(path, Error::TrailingBytes { count, offset }));
+        }
+        Ordering::Equal => {}
+    }
+    let shift = match header.chunk_shift {
+        Some(shift) if !header.is_counting() => shift,
+        _ => return Ok(Lookup::Whole(decode_file(path)?)),
+    };
+    verify_checksum(path, &mut file, &header)?;
+    // The header and the chunk table (a varint of at most 10 bytes a chunk) in a buffer of
+    // the frame's length whose other pages stay uncommitted.
+    let chunks = header.params.m().div_ceil(1 << shift);
+    let table = (chunks.saturating_mul(10)).min(header.payload_len as u64) as usize;
+    let mut frame = vec![0; frame_len];
+    file.seek(SeekFrom::Start(0)).context(path.display())?;
+    file.read_exact(&mut frame[..header.header_len + table])
+        .context(path.display())?;
+    FrameView::parse_verified_elsewhere(&frame, &limits()).map_err(|e| frame_error(path, e))?;
+    Ok(Lookup::Chunked {
+        file,
+        frame,
+        shift,
+        decoded: 0,
+        bytes: Vec::new(),
+        words: Vec::new(),
+    })
+}
+
+/// The frame's CRC-32C, computed while reading the file in blocks, against the one it
+/// stores (a tag, if any, is skipped: the program holds no key).
+fn verify_checksum(path: &Path, file: &mut File, header: &FrameHeader) -> Result<()> {
+    let tag = if header.tag == Tag::Absent {
+        0
+    } else {
+        TAG_LEN
+    };
+    let body = header.frame_len() - tag - CHECKSUM_LEN;
+    file.seek(SeekFrom::Start(0)).context(path.display())?;
+    let mut block = vec![0; 1 << 20];
+    let (mut computed, mut left) = (0, body);
+    while left > 0 {
+        let take = left.min(block.len());
+        file.read_exact(&mut block[..take])
+            .context(path.display())?;
+        computed = crc32c::crc32c_append(computed, &block[..take]);
+        left -= take;
+    }
+    let mut stored = [0; CHECKSUM_LEN];
+    file.read_exact(&mut stored).context(path.display())?;
+    let stored = u32::from_le_bytes(stored);
+    if stored != computed {
+        let offset = body;
         return Err(frame_error(
             path,
-            Error::TrailingBytes {
-                count: bytes.len() - view.frame_len(),
-                offset: view.frame_len(),
+            Error::ChecksumMismatch {
+                stored,
+                computed,
+                offset,
             },
         ));
     }
-    match header.chunk_shift {
-        Some(shift) if !header.is_counting() && view.chunk_count() > 1 => Ok(Lookup::Chunked {
-            view,
-            shift,
-            decoded: 0,
-            words: Vec::new(),
-        }),
-        _ => Ok(Lookup::Whole(decode_file(path)?)),
-    }
+    Ok(())
 }
 
-impl Lookup<'_> {
+impl Lookup {
     /// Whether each key may be in the filter.
     fn answer(&mut self, path: &Path, keys: &[Vec<u8>]) -> Result<Vec<bool>> {
-        let (view, shift, decoded, words) = match self {
+        let (file, frame, shift, decoded, bytes, words) = match self {
             Lookup::Whole(filter) => return Ok(keys.iter().map(|k| filter.contains(k)).collect()),
             Lookup::Chunked {
-                view,
+                file,
+                frame,
                 shift,
                 decoded,
+                bytes,
                 words,
-            } => (view, *shift, decoded, words),
+            } => (file, &*frame, *shift, decoded, bytes, words),
         };
+        let view = FrameView::parse_verified_elsewhere(frame, &limits())
+            .map_err(|e| frame_error(path, e))?;
         let params = &view.header().params;
         // (bit index, key): sorted, the indexes of one chunk are together.
         let mut wanted: Vec<(u64, u32)> = Vec::new();
@@ -218,7 +301,14 @@ impl Lookup<'_> {
             let bits = view.chunk_bits(chunk);
             words.clear();
             words.resize((bits.end - bits.start).div_ceil(64) as usize, 0);
-            view.decode_chunk_into(chunk, words)
+            let range = view
+                .chunk_byte_range(chunk)
+                .map_err(|e| frame_error(path, e))?;
+            bytes.resize(range.len(), 0);
+            file.seek(SeekFrom::Start(range.start as u64))
+                .and_then(|_| file.read_exact(bytes))
+                .context(path.display())?;
+            view.decode_chunk_from(chunk, bytes, words)
                 .map_err(|e| frame_error(path, e))?;
             *decoded += 1;
             while let Some(&(bit, key)) = wanted.get(at) {
@@ -247,15 +337,17 @@ impl Lookup<'_> {
                 }
             ),
             Lookup::Chunked {
-                view,
+                frame,
                 shift,
                 decoded,
                 ..
-            } => format!(
-                "decoded {decoded} chunk(s) of {} (2^{shift} bits each, {} bits in all)",
-                view.chunk_count(),
-                view.header().params.m()
-            ),
+            } => {
+                let m = FrameHeader::parse(frame, &limits()).map_or(0, |h| h.params.m());
+                format!(
+                    "decoded {decoded} chunk(s) of {} (2^{shift} bits each, {m} bits in all)",
+                    m.div_ceil(1 << shift)
+                )
+            }
         }
     }
 }

@@ -903,6 +903,11 @@ fn query_keys_from_files_and_stdin_decodes_only_the_chunks_needed() {
     let bad = dir.join("bad.blwr");
     std::fs::write(&bad, &corrupt).unwrap();
     assert!(fails(&["query", s(&bad), "--keys", s(&keys)]).contains("checksum"));
+    // The file is read in pieces, so its length is checked against the header's.
+    std::fs::write(&bad, &bytes[..bytes.len() - 1]).unwrap();
+    assert!(fails(&["query", s(&bad), "key-1"]).contains("truncated"));
+    std::fs::write(&bad, [&bytes[..], b"x"].concat()).unwrap();
+    assert!(fails(&["query", s(&bad), "key-1"]).contains("trailing"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

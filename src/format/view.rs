@@ -84,6 +84,23 @@ impl<'a> FrameView<'a> {
         Self::parse_with(input, checks.limits(), checks.key())
     }
 
+    /// The view of a frame whose checksum (and tag) the caller has verified itself, say
+    /// while streaming the frame from a file: the header is checked against `limits` and
+    /// the chunk table read, and nothing else. `input` must be the frame's length, but only
+    /// the header, the chunk table and the chunks decoded from it are read, so a reader
+    /// that keeps a large frame on disk passes a zeroed buffer (whose pages the system
+    /// does not commit until written) holding just those bytes.
+    #[doc(hidden)]
+    pub fn parse_verified_elsewhere(input: &'a [u8], limits: &Limits) -> Result<Self> {
+        let header = FrameHeader::parse(input, limits)?;
+        if input.len() < header.frame_len() {
+            return Err(Error::Incomplete {
+                needed: header.frame_len() - input.len(),
+            });
+        }
+        FrameView::of_checked(header, input)
+    }
+
     /// [`FrameView::parse`] with the limits and the key apart.
     pub(crate) fn parse_with(
         input: &'a [u8],
@@ -174,12 +191,50 @@ impl<'a> FrameView<'a> {
         i: usize,
         out: &mut [u64],
     ) -> Result<()> {
-        let Some(range) = self.chunks.range(i) else {
+        let range = self.chunk_range(i)?;
+        self.decode_chunk_bytes(models, i, &self.payload[range], out)
+    }
+
+    /// The bytes of chunk `i` in the payload.
+    fn chunk_range(&self, i: usize) -> Result<core::ops::Range<usize>> {
+        self.chunks.range(i).ok_or_else(|| {
+            crate::error::invalid("chunk", format!("{i} of {} chunks", self.chunks.len()))
+        })
+    }
+
+    /// Where chunk `i`'s coded bytes are, as offsets from the frame's first byte: for a
+    /// reader that keeps a large frame on disk and reads only the chunks it decodes, with
+    /// [`FrameView::decode_chunk_from`] (the program's chunk-wise `query` does).
+    #[doc(hidden)]
+    pub fn chunk_byte_range(&self, i: usize) -> Result<core::ops::Range<usize>> {
+        let range = self.chunk_range(i)?;
+        let start = self.header.header_len;
+        Ok(start + range.start..start + range.end)
+    }
+
+    /// [`FrameView::decode_chunk_into`] from the chunk's coded bytes given apart (`bytes`
+    /// are the frame's bytes at [`FrameView::chunk_byte_range`]).
+    #[doc(hidden)]
+    pub fn decode_chunk_from(&self, i: usize, bytes: &[u8], out: &mut [u64]) -> Result<()> {
+        let range = self.chunk_byte_range(i)?;
+        if bytes.len() != range.len() {
             return Err(crate::error::invalid(
-                "chunk",
-                format!("{i} of {} chunks", self.chunks.len()),
+                "bytes",
+                format!("{} bytes for a chunk of {}", bytes.len(), range.len()),
             ));
-        };
+        }
+        let bits = self.chunk_bits(i);
+        let models = self.models(&[bits.end - bits.start])?;
+        self.decode_chunk_bytes(&models, i, bytes, out)
+    }
+
+    fn decode_chunk_bytes(
+        &self,
+        models: &crate::entropy::payload::Models,
+        i: usize,
+        bytes: &[u8],
+        out: &mut [u64],
+    ) -> Result<()> {
         let bits = self.chunk_bits(i);
         let len = bits.end - bits.start;
         if out.len() != crate::filter::bits::words_for(len) {
@@ -188,8 +243,7 @@ impl<'a> FrameView<'a> {
                 format!("{} words for a chunk of {len} bits", out.len()),
             ));
         }
-        crate::entropy::payload::decode_bits(models, &self.payload[range], len, out)
-            .map_err(self.corrupt(i))
+        crate::entropy::payload::decode_bits(models, bytes, len, out).map_err(self.corrupt(i))
     }
 
     /// For a delta of a Bloom filter whose payload lists positions (the positional

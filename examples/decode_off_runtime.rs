@@ -1,8 +1,9 @@
 //! Decoding large frames off the runtime thread: `FramingCodec` checks each frame (header,
 //! limits, checksum) in `poll` and hands it over undecoded, and the payload is decoded on
-//! `spawn_blocking`. The same stream read with `FrameCodec`, which decodes in `poll`, is
-//! shown beside it. A ticker task on the same single-threaded runtime measures how long the
-//! runtime thread was kept from running other tasks (its longest gap between ticks).
+//! `spawn_blocking`. Beside it, the same frames decoded on the runtime thread, as
+//! `FrameCodec` does inside `poll`. A ticker task on the same single-threaded runtime
+//! measures how long the runtime thread was kept from running other tasks (its longest gap
+//! between ticks).
 //!
 //! ```text
 //! cargo run --release --features tokio --example decode_off_runtime
@@ -13,8 +14,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bloomwire::{
-    BloomFilter, Encoder, FrameCodec, FramingCodec, HashFamily, Limits, Message, Params, Receiver,
-    Sender,
+    BloomFilter, Encoder, FramingCodec, HashFamily, Limits, Message, Params, Receiver, Sender,
 };
 use futures::StreamExt;
 use tokio::io::AsyncWriteExt;
@@ -86,33 +86,9 @@ struct Run {
     receiver: Receiver,
 }
 
-/// Decode in `poll`.
-async fn in_poll(wire: Arc<Vec<u8>>) -> Result<Run, Box<dyn std::error::Error>> {
-    let longest = Arc::new(AtomicU64::new(0));
-    let tick = ticker(longest.clone()).await;
-    let mut frames = FramedRead::new(connection(wire).await?, FrameCodec::new(Limits::default()));
-    let mut receiver = Receiver::new(Limits::default());
-    let (mut count, mut decode) = (0, Duration::ZERO);
-    loop {
-        let start = Instant::now();
-        let Some(message) = frames.next().await else {
-            break;
-        };
-        decode += start.elapsed(); // reading and decoding, all on the runtime thread
-        receiver.apply(message?)?;
-        count += 1;
-    }
-    let stall = stop(tick, &longest).await;
-    Ok(Run {
-        frames: count,
-        decode,
-        stall,
-        receiver,
-    })
-}
-
-/// Frame in `poll`, decode on the blocking pool.
-async fn off_runtime(wire: Arc<Vec<u8>>) -> Result<Run, Box<dyn std::error::Error>> {
+/// Read the stream with the framing-only codec and decode each frame on the runtime thread
+/// (what `FrameCodec` does inside `poll`) or on the blocking pool.
+async fn read(wire: Arc<Vec<u8>>, off_runtime: bool) -> Result<Run, Box<dyn std::error::Error>> {
     let longest = Arc::new(AtomicU64::new(0));
     let tick = ticker(longest.clone()).await;
     let mut frames = FramedRead::new(
@@ -124,7 +100,11 @@ async fn off_runtime(wire: Arc<Vec<u8>>) -> Result<Run, Box<dyn std::error::Erro
     while let Some(frame) = frames.next().await {
         let frame = frame?;
         let start = Instant::now();
-        let message: Message = tokio::task::spawn_blocking(move || frame.decode()).await??;
+        let message: Message = if off_runtime {
+            tokio::task::spawn_blocking(move || frame.decode()).await??
+        } else {
+            frame.decode()?
+        };
         decode += start.elapsed();
         receiver.apply(message)?;
         count += 1;
@@ -148,14 +128,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     println!(
         "\n{:<36} {:>6} {:>12} {:>22}",
-        "codec", "frames", "decode ms", "longest stall ms"
+        "FramingCodec, then", "frames", "decode ms", "longest stall ms"
     );
     for (name, run) in [
-        ("FrameCodec (decodes in poll)", in_poll(wire.clone()).await?),
         (
-            "FramingCodec + spawn_blocking",
-            off_runtime(wire.clone()).await?,
+            "decoded on the runtime thread",
+            read(wire.clone(), false).await?,
         ),
+        ("decoded on spawn_blocking", read(wire.clone(), true).await?),
     ] {
         assert_eq!(run.receiver.filter(), Some(&last));
         println!(

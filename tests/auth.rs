@@ -9,19 +9,8 @@ use bloomwire::{
     Encoder, Error, FrameKey, FrameView, HashFamily, Limits, Message, Params, Receiver, Sender,
     Tag, Update, Verifier,
 };
-use bloomwire_testkit::{mix64, GAMMA};
-
-fn key(seed: u64, i: u64) -> [u8; 8] {
-    mix64(seed.wrapping_mul(GAMMA).wrapping_add(i)).to_le_bytes()
-}
-
-fn keys(params: &Params, seed: u64, range: core::ops::Range<u64>) -> BloomFilter {
-    let mut f = BloomFilter::new(params.clone());
-    for i in range {
-        f.insert(key(seed, i));
-    }
-    f
-}
+mod common;
+use common::{key, keys};
 
 fn frame_key() -> FrameKey {
     FrameKey::new(core::array::from_fn(|i| i as u8 * 7 + 1))

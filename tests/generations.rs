@@ -6,20 +6,10 @@ use bloomwire::{
     decode, BloomFilter, Encoder, Error, HashFamily, Limits, Message, Params, Receiver, Sender,
     Update,
 };
+mod common;
 use bloomwire_testkit::{mix64, GAMMA};
+use common::keys;
 use quickcheck::{QuickCheck, TestResult};
-
-fn key(seed: u64, i: u64) -> [u8; 8] {
-    mix64(seed.wrapping_mul(GAMMA).wrapping_add(i)).to_le_bytes()
-}
-
-fn keys(params: &Params, seed: u64, range: core::ops::Range<u64>) -> BloomFilter {
-    let mut f = BloomFilter::new(params.clone());
-    for i in range {
-        f.insert(key(seed, i));
-    }
-    f
-}
 
 /// What a receiver holds, to compare before and after a frame.
 fn state(r: &Receiver) -> (Option<u64>, Option<BloomFilter>, Option<u32>) {

@@ -271,7 +271,7 @@ fn counting_frames_inspect_query_decode() {
 }
 
 /// Runs with `stdin` as standard input and expects success.
-fn ok_with_stdin(args: &[&str], stdin: &[u8]) -> String {
+fn succeeds_with_stdin(args: &[&str], stdin: &[u8]) -> std::process::Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_bloomwire"))
         .args(args)
         .stdin(Stdio::piped())
@@ -289,7 +289,12 @@ fn ok_with_stdin(args: &[&str], stdin: &[u8]) -> String {
         "{args:?} failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    String::from_utf8(out.stderr).unwrap()
+    out
+}
+
+/// Runs with `stdin` as standard input and expects success; returns stderr.
+fn ok_with_stdin(args: &[&str], stdin: &[u8]) -> String {
+    String::from_utf8(succeeds_with_stdin(args, stdin).stderr).unwrap()
 }
 
 /// Every key answers "maybe" in the frame.
@@ -479,24 +484,7 @@ fn inspect(frame: &Path) -> Value {
 
 /// Runs with `stdin` as standard input and expects success; returns stdout.
 fn stdout_with_stdin(args: &[&str], stdin: &[u8]) -> String {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_bloomwire"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut pipe = child.stdin.take().unwrap();
-    let input = stdin.to_vec();
-    let writer = std::thread::spawn(move || pipe.write_all(&input));
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap().unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    String::from_utf8(succeeds_with_stdin(args, stdin).stdout).unwrap()
 }
 
 #[test]

@@ -13,15 +13,9 @@ use crate::theory::entropy;
 
 use super::occupancy::{for_each_region, occupancy};
 use super::size::{
-    coded_payload_bytes, frame_bytes_from, k_field_bytes, normal_upper_quantile, CODER_LOSS_PER_BIT,
+    coded_payload_bytes, frame_bytes_from, k_field_bytes, normal_upper_quantile, Sent,
+    CODER_LOSS_PER_BIT,
 };
-
-/// What is sent: the filter itself, or the XOR of two generations.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(super) enum Sent {
-    Filter,
-    Delta { changed: f64 },
-}
 
 /// Sizes and false positive rate of one candidate (m, k).
 #[derive(Debug, Clone, Copy)]

@@ -7,7 +7,12 @@ use crate::filter::{proportional_block_ks, Params};
 use crate::format;
 use crate::wire::varint_len;
 
-use super::search::Sent;
+/// What is sent: the filter itself, or the XOR of two generations.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Sent {
+    Filter,
+    Delta { changed: f64 },
+}
 
 /// Bits lost per coded bit by the range coder at precision 16 (upper bound).
 pub(super) const CODER_LOSS_PER_BIT: f64 = 1e-5;

@@ -312,14 +312,7 @@ impl FrameHeader {
         if m == 0 || m > MAX_M {
             return Err(field("m", m, m_off));
         }
-        if m > limits.max_m {
-            return Err(Error::LimitExceeded {
-                field: "m",
-                value: m,
-                limit: limits.max_m,
-                offset: m_off,
-            });
-        }
+        within_limit("m", m, limits.max_m, m_off)?;
         let (layout_id, counter_width) = if counting {
             let off = r.offset();
             let counted = r.u8()?;
@@ -363,14 +356,7 @@ impl FrameHeader {
         let params = Params::new(m, layout, HashFamily::new(base, scheme))
             .map_err(|_| field("k", k_raw, k_off))?;
         let k = params.k();
-        if k.ceil() > limits.max_k {
-            return Err(Error::LimitExceeded {
-                field: "k",
-                value: k.ceil().into(),
-                limit: limits.max_k.into(),
-                offset: k_off,
-            });
-        }
+        within_limit("k", k.ceil().into(), limits.max_k.into(), k_off)?;
         let n = r.varint("n")?;
         let generation = r.varint("generation")?;
         let kind = if kind == KIND_DELTA {
@@ -393,14 +379,7 @@ impl FrameHeader {
             if len == 0 {
                 return Err(field("metadata length", 0, off));
             }
-            if len > limits.max_metadata {
-                return Err(Error::LimitExceeded {
-                    field: "metadata length",
-                    value: len,
-                    limit: limits.max_metadata,
-                    offset: off,
-                });
-            }
+            within_limit("metadata length", len, limits.max_metadata, off)?;
             // Checked against the limit before anything is read or copied; bytes the input
             // does not hold yet are `Incomplete`.
             Some(r.take(usize::try_from(len).unwrap_or(usize::MAX))?.to_vec())
@@ -453,14 +432,7 @@ impl FrameHeader {
         };
         let len_off = r.offset();
         let payload_len = r.varint("payload length")?;
-        if payload_len > limits.max_payload {
-            return Err(Error::LimitExceeded {
-                field: "payload length",
-                value: payload_len,
-                limit: limits.max_payload,
-                offset: len_off,
-            });
-        }
+        within_limit("payload length", payload_len, limits.max_payload, len_off)?;
         let well_formed = match (coding, chunk_shift) {
             // A length of at least one byte per chunk; each chunk is checked when decoded.
             (_, Some(shift)) => payload_len >= crate::entropy::chunks::chunk_count(m, shift),
@@ -591,4 +563,17 @@ pub fn max_header_len(limits: &Limits) -> usize {
     MAX_HEADER_LEN
         .saturating_add(crate::wire::MAX_VARINT_LEN)
         .saturating_add(metadata)
+}
+
+/// [`Error::LimitExceeded`] when a field's value is above the receiver's limit on it.
+fn within_limit(field: &'static str, value: u64, limit: u64, offset: usize) -> Result<()> {
+    if value > limit {
+        return Err(Error::LimitExceeded {
+            field,
+            value,
+            limit,
+            offset,
+        });
+    }
+    Ok(())
 }

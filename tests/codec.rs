@@ -38,21 +38,39 @@ fn check(messages: Vec<Message>, filters: &[BloomFilter]) {
     }
 }
 
+/// Everything `codec` decodes from `bytes` arriving in two pieces, cut at `split`; nothing
+/// may be left over.
+fn decode_split<D>(codec: &mut D, bytes: &[u8], split: usize) -> Vec<D::Item>
+where
+    D: Decoder,
+    D::Error: std::fmt::Debug,
+{
+    let mut buf = BytesMut::from(&bytes[..split]);
+    let mut out = Vec::new();
+    while let Some(item) = codec.decode(&mut buf).unwrap() {
+        out.push(item);
+    }
+    buf.extend_from_slice(&bytes[split..]);
+    while let Some(item) = codec.decode(&mut buf).unwrap() {
+        out.push(item);
+    }
+    assert!(buf.is_empty());
+    out
+}
+
+/// The first 18 bytes of a frame whose m field claims 2^40 bits.
+fn claim_over_max_m() -> BytesMut {
+    let f = BloomFilter::new(Params::standard(64, 2, HashFamily::default()).unwrap());
+    let mut bytes = Encoder::new().encode(&f).unwrap().to_bytes().to_vec();
+    bytes.splice(12..13, [0x80, 0x80, 0x80, 0x80, 0x80, 0x20]);
+    BytesMut::from(&bytes[..18])
+}
+
 #[test]
 fn decoder_handles_every_split_point() {
     let (bytes, filters) = stream();
     for split in 0..=bytes.len() {
-        let mut codec = FrameCodec::new(Limits::default());
-        let mut buf = BytesMut::from(&bytes[..split]);
-        let mut out = Vec::new();
-        while let Some(m) = codec.decode(&mut buf).unwrap() {
-            out.push(m);
-        }
-        buf.extend_from_slice(&bytes[split..]);
-        while let Some(m) = codec.decode(&mut buf).unwrap() {
-            out.push(m);
-        }
-        assert!(buf.is_empty());
+        let out = decode_split(&mut FrameCodec::new(Limits::default()), &bytes, split);
         check(out, &filters);
     }
 }
@@ -84,11 +102,8 @@ async fn frames_cross_a_loopback_socket_split_at_every_byte() {
 #[test]
 fn limits_apply_before_the_frame_is_complete() {
     // A header claiming m = 2^40: refused as soon as m has arrived, with nothing buffered.
-    let f = BloomFilter::new(Params::standard(64, 2, HashFamily::default()).unwrap());
-    let mut bytes = Encoder::new().encode(&f).unwrap().to_bytes().to_vec();
-    bytes.splice(12..13, [0x80, 0x80, 0x80, 0x80, 0x80, 0x20]);
     let mut codec = FrameCodec::new(Limits::default());
-    let mut buf = BytesMut::from(&bytes[..18]);
+    let mut buf = claim_over_max_m();
     assert!(matches!(
         codec.decode(&mut buf),
         Err(CodecError::Frame(Error::LimitExceeded { field: "m", .. }))
@@ -101,16 +116,7 @@ fn framing_codec_splits_checks_and_forwards_without_decoding() {
     let (bytes, filters) = stream();
     for split in 0..=bytes.len() {
         let mut codec = FramingCodec::new(Limits::default());
-        let mut buf = BytesMut::from(&bytes[..split]);
-        let mut frames = Vec::new();
-        while let Some(f) = codec.decode(&mut buf).unwrap() {
-            frames.push(f);
-        }
-        buf.extend_from_slice(&bytes[split..]);
-        while let Some(f) = codec.decode(&mut buf).unwrap() {
-            frames.push(f);
-        }
-        assert!(buf.is_empty());
+        let frames = decode_split(&mut codec, &bytes, split);
         // Forwarded as they are, the frames are the stream byte for byte.
         let mut out = BytesMut::new();
         for f in &frames {
@@ -139,10 +145,7 @@ fn framing_codec_refuses_a_bad_checksum_and_a_claim_over_the_limits() {
     ));
     assert_eq!(buf.len(), bytes.len(), "the buffer is left as it was");
 
-    let f = BloomFilter::new(Params::standard(64, 2, HashFamily::default()).unwrap());
-    let mut claim = Encoder::new().encode(&f).unwrap().to_bytes().to_vec();
-    claim.splice(12..13, [0x80, 0x80, 0x80, 0x80, 0x80, 0x20]);
-    let mut buf = BytesMut::from(&claim[..18]);
+    let mut buf = claim_over_max_m();
     assert!(matches!(
         codec.decode(&mut buf),
         Err(CodecError::Frame(Error::LimitExceeded { field: "m", .. }))

@@ -138,3 +138,14 @@ fn the_default_encoder_codes_a_filter_once() {
         assert_eq!(back.filter, f);
     }
 }
+
+#[test]
+fn an_all_ones_array_is_not_sent_raw_when_a_coding_fits_the_work_bound() {
+    // 278 529 ones: coding 3 would need 4 bytes, one byte short of the work bound's
+    // m <= 2^12 * (L + 64); the encoder once predicted it, broke the bound, and fell back
+    // to raw (34 844 bytes) where coding 6 takes 59 (found by the property test above).
+    let (coding, len, best, smallest) = chosen_against_smallest(278_529, 1.0, 0);
+    assert_eq!((coding, len), (best, smallest));
+    assert_eq!(coding, Coding::KnownPInterleaved);
+    assert!(len < 64, "{len} bytes");
+}

@@ -569,7 +569,24 @@ impl Settings {
             .copied()
             .find(|&(_, len)| len <= smallest + margin && fits(len))
             .or_else(|| predicted.iter().copied().min_by_key(|&(_, len)| len))?;
-        Some(self.frame_counted(body, coding, zeros))
+        // The chosen coding, then the others from the smallest prediction up: a payload
+        // that breaks the work bound (spec 2.2) comes back in another coding (an all-ones
+        // array codes to a few bytes that may not carry its m bits), and the next one is
+        // tried. Almost always the first is kept, and the array is coded once.
+        let mut rest: Vec<(Coding, usize)> = predicted
+            .into_iter()
+            .filter(|&(c, _)| c != coding)
+            .collect();
+        rest.sort_by_key(|&(_, len)| len);
+        let mut fallback = None;
+        for c in std::iter::once(coding).chain(rest.into_iter().map(|(c, _)| c)) {
+            let frame = self.frame_counted(body, c, zeros);
+            if frame.coding() == c {
+                return Some(frame);
+            }
+            fallback.get_or_insert(frame);
+        }
+        fallback
     }
 
     pub(super) fn full_body(filter: &BloomFilter, generation: u64) -> Body<'_> {

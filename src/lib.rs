@@ -98,6 +98,13 @@ pub mod internals {
     pub use crate::entropy::counters::{
         histogram_entropy, AdaptiveCounters, ADAPTIVE_INCREMENT, ADAPTIVE_LIMIT, TABLE_TOTAL,
     };
+    /// Coding 8's payload functions (spec 4.12), and its scalar and SIMD decoders side by
+    /// side, for fuzzing and benches; frames reach it through `BitCoding::Dense`.
+    pub mod dense {
+        pub use crate::entropy::dense::{
+            decode_payload, decode_twins, encode_payload, encode_twins,
+        };
+    }
     /// The positional coding's payload functions (spec 4.11), for the vectors, fuzzing and
     /// benches; frames reach it through `BitCoding::Positional`.
     pub use crate::entropy::positional;

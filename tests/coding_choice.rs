@@ -1,6 +1,6 @@
 //! The default encoder's choice of coding, predicted from counts and coded once, against the
-//! smallest frame the crate can make (every coding tried), and the positional coding in
-//! frames: full, chunked, by range, and as a delta.
+//! smallest frame the crate can make (every coding tried), the dense coding's size against
+//! the entropy, and the positional coding in frames: full, chunked, by range, and as a delta.
 
 use bloomwire::internals::fmix64;
 use bloomwire::{
@@ -68,8 +68,39 @@ fn sparse_filters_choose_the_positional_coding() {
         assert_eq!(coding, Coding::Positional, "m {m} p1 {p1}");
         println!("m {m} p1 {p1}: {coding} {len} B; smallest {best} {smallest} B");
     }
-    let (coding, ..) = chosen_against_smallest(1_000_000, 0.3, 2);
-    assert_eq!(coding, Coding::KnownPInterleaved);
+}
+
+#[test]
+fn large_dense_filters_choose_the_dense_coding() {
+    // Coding 8 decodes fastest; its 32 states (about 110 bytes) keep it to large arrays.
+    for (m, p1) in [(4_000_000u64, 0.3), (8_000_000, 0.2), (4_000_000, 0.1)] {
+        let (coding, ..) = chosen_against_smallest(m, p1, 2);
+        assert_eq!(coding, Coding::Dense, "m {m} p1 {p1}");
+    }
+    // The paper's size (m = 140 000, p0 about 0.87): the states would cost 1%.
+    let (coding, ..) = chosen_against_smallest(140_000, 0.133, 2);
+    assert_ne!(coding, Coding::Dense);
+}
+
+#[test]
+fn dense_payloads_are_within_0_05_percent_and_16_bytes_of_the_entropy() {
+    // Print with `cargo test --all-features --test coding_choice dense_payloads -- --nocapture`.
+    let m = 8_000_000;
+    for p1 in [0.5, 0.3, 0.1, 0.05] {
+        let f = filter_with(random_bits(m, p1, 3));
+        let frame = Encoder::new().encode_with(&f, BitCoding::Dense).unwrap();
+        assert_eq!(frame.coding(), Coding::Dense);
+        let p = f.bits().count_ones() as f64 / m as f64;
+        let bound = m as f64 * -(p * p.log2() + (1.0 - p) * (1.0 - p).log2()) / 8.0;
+        let over = frame.payload().len() as f64 - bound;
+        println!(
+            "p0 {:.2}: payload {} B, m H(p) / 8 = {bound:.0} B, {over:+.0} B ({:+.4}%)",
+            1.0 - p1,
+            frame.payload().len(),
+            over / bound * 100.0
+        );
+        assert!(over <= bound * 0.0005 + 16.0, "p1 {p1}: {over:.0} B over");
+    }
 }
 
 #[test]

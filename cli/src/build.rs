@@ -123,6 +123,7 @@ pub enum CodingArg {
     KnownPSymbols,
     KnownPInterleaved,
     Positional,
+    Dense,
 }
 
 fn parse_siphash_key(s: &str) -> Result<[u8; 16], String> {
@@ -333,6 +334,7 @@ impl CodingArg {
             CodingArg::KnownPSymbols => Some(BitCoding::KnownPSymbols),
             CodingArg::KnownPInterleaved => Some(BitCoding::KnownPInterleaved),
             CodingArg::Positional => Some(BitCoding::Positional),
+            CodingArg::Dense => Some(BitCoding::Dense),
         }
     }
 }

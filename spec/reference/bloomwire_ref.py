@@ -372,8 +372,9 @@ FILTER_TYPES = {0: "standard", 1: "partitioned", 2: "blocks", 3: "counting"}
 BASE_HASHES = {0: "opaque", 1: "xxh64", 2: "siphash24"}
 INDEX_SCHEMES = {0: "double", 1: "enhanced"}
 CODINGS = {0: "raw", 1: "adaptive", 2: "known-p", 3: "known-p-symbols",
-           4: "known-counters", 5: "adaptive-counters", 6: "known-p-interleaved", 7: "positional"}
-BIT_CODINGS = (0, 1, 2, 3, 6, 7)     # valid with filter types 0, 1, 2 (§2)
+           4: "known-counters", 5: "adaptive-counters", 6: "known-p-interleaved", 7: "positional",
+           8: "dense"}
+BIT_CODINGS = (0, 1, 2, 3, 6, 7, 8)     # valid with filter types 0, 1, 2 (§2)
 COUNTER_CODINGS = (0, 4, 5)          # valid with filter type 3 (§2)
 
 
@@ -441,11 +442,11 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
     if hdr["coding"] not in (COUNTER_CODINGS if counting else BIT_CODINGS):
         raise InvalidField(F_CODING, f"{hdr['coding']} with filter type {hdr['filter_type']}")
     hdr["flags"] = r.u8()
-    # bit 0: chunked payload (§4.10), for codings 1, 2, 3, 6 and 7; bit 1: restart (§5.2), on
+    # bit 0: chunked payload (§4.10), for codings 1, 2, 3, 6, 7 and 8; bit 1: restart (§5.2), on
     # full frames only; bit 2: authentication tag (§2.5); bit 3: application metadata (§2.6);
     # bits 4-7 reserved
     flags = hdr["flags"]
-    if (flags & ~0b1111 or (flags & 1 and hdr["coding"] not in (1, 2, 3, 6, 7))
+    if (flags & ~0b1111 or (flags & 1 and hdr["coding"] not in (1, 2, 3, 6, 7, 8))
             or (flags & 2 and hdr["frame_kind"] != 0)):
         raise InvalidField(F_FLAGS, hex(flags))
     hdr["restart"] = bool(flags & 2)
@@ -520,7 +521,7 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
         hdr["metadata_hex"] = r.take(length).hex()
 
     hdr["q0"] = None
-    if hdr["coding"] in (2, 3, 6):
+    if hdr["coding"] in (2, 3, 6, 8):
         (hdr["q0"],) = struct.unpack("<H", r.take(2))
         if hdr["q0"] == 0:
             raise InvalidField(F_Q0, "0")
@@ -564,6 +565,9 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
     elif coding == 6:
         if length % 4 or length < 32:
             raise InvalidField(F_PAYLOAD_LENGTH, f"{length} (must be a multiple of 4, >= 32)")
+    elif coding == 8:
+        if length % 2 or length < DENSE_STATE_BYTES:
+            raise InvalidField(F_PAYLOAD_LENGTH, f"{length} (must be even, >= 128)")
     elif coding == 7:
         if length < 1:
             raise InvalidField(F_PAYLOAD_LENGTH, "0 (positional needs the count)")
@@ -571,7 +575,7 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
         if length % 4:
             raise InvalidField(F_PAYLOAD_LENGTH, f"{length} (must be a multiple of 4)")
 
-    # the work bound (§2.2): at most 2^12 (L + 64) symbols for codings 1 to 6; raw has a
+    # the work bound (§2.2): at most 2^12 (L + 64) symbols for codings 1 to 6 and 8; raw has a
     # fixed length and a known-counters table of one value decodes by filling
     table = hdr.get("counter_table")
     exempt = coding == 0 or (coding == 4 and table is not None and len(table) == 1)
@@ -950,6 +954,103 @@ def decode_positional(payload, m):
 
 
 # ---------------------------------------------------------------------------
+# §4.12 Coding 8: dense (nibbles, precision 13, 16-bucket alias table; 32 lanes of
+# 32-bit rANS, states in [2^15, 2^31), 16-bit little-endian words after the 32 states)
+# ---------------------------------------------------------------------------
+
+DENSE_LANES = 32
+DENSE_STATE_BYTES = 4 * DENSE_LANES        # 32 u32le states before the words
+DENSE_PRECISION = 13                       # f(v) sum to 2^13
+DENSE_BUCKET = 512                         # 16 buckets of 512 slots
+DENSE_LOWER = 1 << 15                      # states in [2^15, 2^31)
+DENSE_UPPER = 1 << 31
+
+
+def dense_model(q0):
+    """§4.12: nibble frequencies at precision 13 and the alias table.
+
+    Returns (f, div, alias, second), lists indexed by nibble / bucket 0 .. 15: bucket b's
+    first div[b] slots are nibble b's (numbers 0 .. div[b]-1), the rest nibble alias[b]'s,
+    numbered from second[b] on."""
+    q1 = 65536 - q0
+    f = []
+    for v in range(16):
+        o = bin(v).count("1")
+        weight = q0 ** (4 - o) * q1 ** o                   # exact, < 2^64
+        f.append(max(1, weight >> (64 - DENSE_PRECISION)))  # floor(weight / 2^51)
+    s = sum(f)
+    t = f.index(max(f))                                    # smallest v with the largest f
+    f[t] += (1 << DENSE_PRECISION) - s
+    assert 1 <= f[t] <= (1 << DENSE_PRECISION) - 15
+
+    rem = list(f)
+    div = [DENSE_BUCKET] * 16
+    alias = list(range(16))
+    small = [v for v in range(16) if f[v] < DENSE_BUCKET]  # stacks: push/pop at the end
+    large = [v for v in range(16) if f[v] > DENSE_BUCKET]
+    while small:
+        sv = small.pop()
+        lv = large[-1]
+        div[sv] = rem[sv]
+        alias[sv] = lv
+        rem[lv] -= DENSE_BUCKET - rem[sv]
+        if rem[lv] <= DENSE_BUCKET:
+            large.pop()
+            if rem[lv] < DENSE_BUCKET:
+                small.append(lv)
+    assert all(1 <= d <= DENSE_BUCKET for d in div)
+
+    # slot numbering: nibble v's own part of bucket v first (0 .. div(v)-1), then the
+    # second parts of the buckets b = 0 .. 15 in order
+    nxt = list(div)
+    second = []
+    for b in range(16):
+        second.append(nxt[alias[b]])
+        nxt[alias[b]] += DENSE_BUCKET - div[b]
+    assert nxt == f
+    return f, div, alias, second
+
+
+def decode_dense(payload, m, q0):
+    """§4.12: the packed bits (ceil(m/8) bytes) of a dense payload (length checked, §2.2)."""
+    if len(payload) % 2 or len(payload) < DENSE_STATE_BYTES:
+        raise CorruptPayload(f"dense: bad payload length {len(payload)}")
+    x = list(struct.unpack(f"<{DENSE_LANES}I", payload[:DENSE_STATE_BYTES]))
+    if any(not DENSE_LOWER <= state < DENSE_UPPER for state in x):
+        raise CorruptPayload("dense: an initial state is outside [2^15, 2^31)")
+    rest = payload[DENSE_STATE_BYTES:]
+    w = struct.unpack(f"<{len(rest) // 2}H", rest)
+    pos = 0
+    f, div, alias, second = dense_model(q0)
+    mask = (1 << DENSE_PRECISION) - 1
+    n = (m + 3) // 4                                       # nibbles
+    bits = bytearray((m + 7) // 8)
+    for r0 in range(0, n, DENSE_LANES):                    # round r: nibbles 32r .. 32r+31
+        for l in range(DENSE_LANES):
+            t = r0 + 4 * (l % 8) + l // 8
+            if t >= n:
+                continue                                   # last round: lane idle
+            slot = x[l] & mask
+            b, r = slot >> 9, slot % DENSE_BUCKET
+            if r < div[b]:
+                v, i = b, r
+            else:
+                v, i = alias[b], second[b] + r - div[b]
+            x[l] = f[v] * (x[l] >> DENSE_PRECISION) + i    # < 2^31
+            if x[l] < DENSE_LOWER:
+                if pos == len(w):
+                    raise CorruptPayload("dense: payload ends before the last nibble")
+                x[l] = (x[l] << 16) | w[pos]
+                pos += 1
+            bits[t >> 1] |= v << (4 * (t & 1))             # even t: low nibble, odd: high
+    if any(state != DENSE_LOWER for state in x) or pos != len(w):
+        raise CorruptPayload("dense: states not at 2^15 or words left")
+    if m % 8 and bits[-1] >> (m % 8):
+        raise CorruptPayload("dense: bits past m are set")
+    return bits
+
+
+# ---------------------------------------------------------------------------
 # §4.10 Chunked payloads
 # ---------------------------------------------------------------------------
 
@@ -961,6 +1062,8 @@ def _payload_length_ok(coding, length):
         return length % 4 == 0 and length >= 32
     if coding == 7:
         return length >= 1
+    if coding == 8:
+        return length % 2 == 0 and length >= DENSE_STATE_BYTES
     return True                                    # codings 1 and 2: any length
 
 
@@ -978,6 +1081,8 @@ def decode_payload(coding, payload, m, q0):
         return decode_ans(payload, m, q0)
     if coding == 7:
         return decode_positional(payload, m)
+    if coding == 8:
+        return decode_dense(payload, m, q0)
     return decode_interleaved(payload, m, q0)
 
 

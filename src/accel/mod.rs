@@ -2,4 +2,8 @@
 //! baseline, each behind runtime feature detection with a safe scalar twin it is tested
 //! against. One file per kernel.
 
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod dense_avx2;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod dense_encode_avx2;
 pub(crate) mod popcount;

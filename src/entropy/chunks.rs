@@ -57,6 +57,7 @@ pub fn chunkable(coding: Coding) -> bool {
             | Coding::KnownP
             | Coding::KnownPSymbols
             | Coding::KnownPInterleaved
+            | Coding::Dense
             | Coding::Positional
     )
 }

@@ -2,6 +2,7 @@
 
 pub mod chunks;
 pub mod counters;
+pub(crate) mod dense;
 pub mod model;
 pub(crate) mod payload;
 pub mod positional;

@@ -494,6 +494,7 @@ pub fn within_work_bound(
         | Coding::KnownP
         | Coding::KnownPSymbols
         | Coding::KnownPInterleaved
+        | Coding::Dense
         | Coding::KnownCounters
         | Coding::AdaptiveCounters => {
             m <= payload_len

@@ -166,6 +166,7 @@ fn accept_cases() -> Vec<AcceptCase> {
         ("std_1000_symbols", Coding::KnownPSymbols),
         ("std_1000_interleaved", Coding::KnownPInterleaved),
         ("std_1000_positional", Coding::Positional),
+        ("std_1000_dense", Coding::Dense),
     ] {
         add(name, std(1000, 3.0, f0), 100, coding, PSource::Measured);
     }
@@ -202,6 +203,27 @@ fn accept_cases() -> Vec<AcceptCase> {
         std(13, 2.0, f0),
         3,
         Coding::KnownPInterleaved,
+        PSource::Measured,
+    );
+    add(
+        "m13_dense",
+        std(13, 2.0, f0),
+        3,
+        Coding::Dense,
+        PSource::Measured,
+    );
+    add(
+        "empty_dense",
+        std(4093, 4.0, f0),
+        0,
+        Coding::Dense,
+        PSource::Measured,
+    );
+    add(
+        "std_dense_half",
+        std(4000, 1.0, f0),
+        2800,
+        Coding::Dense,
         PSource::Measured,
     );
     add(
@@ -503,6 +525,7 @@ fn accept_vectors() -> Vec<VectorFile> {
         ("chunked_known_p", 200, 20, Coding::KnownP, 6),
         ("chunked_symbols", 3001, 250, Coding::KnownPSymbols, 9),
         ("chunked_positional", 5003, 100, Coding::Positional, 10),
+        ("chunked_dense", 5003, 400, Coding::Dense, 10),
     ] {
         let params = Params::standard(m, 3, f0).expect("valid");
         let f = filter_of(&params, 0..n);
@@ -918,7 +941,7 @@ fn reject_vectors() -> Vec<VectorFile> {
             field("index scheme"),
         ),
         ("coding_4", with(&|r| r.fixed[9] = 4), field("coding")),
-        ("coding_8", with(&|r| r.fixed[9] = 8), field("coding")),
+        ("coding_255", with(&|r| r.fixed[9] = 255), field("coding")),
         ("flags_set", with(&|r| r.fixed[10] = 0x80), field("flags")),
         ("m_zero", with(&|r| r.varints[0] = varint(0)), field("m")),
         (
@@ -1169,6 +1192,96 @@ fn reject_vectors() -> Vec<VectorFile> {
         ),
     ];
     cases.extend(interleaved);
+    // Coding 8 (section 4.12): each check of the decoder, on the small filter's payload.
+    let dense = [
+        (
+            "dense_length_odd",
+            coded_with(Coding::Dense, &|r| {
+                r.payload.push(1);
+            }),
+            field("payload length"),
+        ),
+        (
+            "dense_shorter_than_states",
+            coded_with(Coding::Dense, &|r| {
+                r.payload.truncate(126);
+            }),
+            field("payload length"),
+        ),
+        (
+            "dense_state_below_2_15",
+            coded_with(Coding::Dense, &|r| {
+                r.payload[8..12].copy_from_slice(&0x7FFFu32.to_le_bytes());
+            }),
+            plain("CorruptPayload"),
+        ),
+        (
+            "dense_state_at_2_31",
+            coded_with(Coding::Dense, &|r| {
+                r.payload[8..12].copy_from_slice(&0x8000_0000u32.to_le_bytes());
+            }),
+            plain("CorruptPayload"),
+        ),
+        (
+            "dense_word_left",
+            coded_with(Coding::Dense, &|r| {
+                r.payload.extend_from_slice(&[1, 0]);
+            }),
+            plain("CorruptPayload"),
+        ),
+        (
+            "dense_ends_early",
+            {
+                // The small filter's payload is only its states; this one has words after.
+                let mut f = BloomFilter::new(
+                    Params::standard(1000, 3, xxh(0, IndexScheme::DoubleHashing)).expect("valid"),
+                );
+                (0..100).for_each(|i| f.insert(key(i)));
+                let mut r = RawFrame::from_frame(&f, Coding::Dense);
+                assert!(r.payload.len() > 130, "words after the states");
+                r.payload.truncate(r.payload.len() - 2);
+                r.len = varint(r.payload.len() as u64);
+                r.into()
+            },
+            plain("CorruptPayload"),
+        ),
+        (
+            "dense_final_state_off",
+            coded_with(Coding::Dense, &|r| {
+                r.payload[1] ^= 1;
+            }),
+            plain("CorruptPayload"),
+        ),
+        (
+            "dense_bit_past_m",
+            {
+                // A filter of 102 bits whose payload codes 104, bit 103 set: the last
+                // nibble's bits past m.
+                let xh = xxh(0, IndexScheme::DoubleHashing);
+                let mut f = BloomFilter::new(Params::standard(102, 2, xh).expect("valid"));
+                (0..10).for_each(|i| f.insert(key(i)));
+                let mut r = RawFrame::from_frame(&f, Coding::Dense);
+                let q0 = u16::from_le_bytes([r.q0[0], r.q0[1]]);
+                let mut bits = BitArray::new(104);
+                (0..102)
+                    .filter(|&i| f.bits().get(i))
+                    .for_each(|i| bits.set(i));
+                bits.set(103);
+                let params = Params::standard(104, 2, xh).expect("valid");
+                let g = BloomFilter::from_parts(params, bits, 10).expect("valid");
+                let frame = Encoder::new()
+                    .p_source(PSource::Fixed(q0))
+                    .encode_with(&g, BitCoding::Dense)
+                    .expect("a bit coding");
+                assert_eq!(frame.coding(), Coding::Dense);
+                r.payload = frame.payload().to_vec();
+                r.len = varint(r.payload.len() as u64);
+                r.into()
+            },
+            plain("CorruptPayload"),
+        ),
+    ];
+    cases.extend(dense);
     // Coding 7 (section 4.11): each check of the decoder, on the small filter's positions.
     let ones: Vec<u64> = (0..100).filter(|&i| small.bits().get(i)).collect();
     let c = ones.len() as u64;

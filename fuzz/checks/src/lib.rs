@@ -1408,12 +1408,49 @@ pub fn seeds(vectors: &std::path::Path) -> std::io::Result<Vec<(&'static str, St
     Ok(out)
 }
 
+/// Coding 8's two decoders (spec 4.12), the scalar one and the fastest this CPU has (AVX2),
+/// on the same payload: equal words or equal errors. The input is q0 (2 bytes), m (3
+/// bytes, at most 2^21 bits) and a mode byte, then either a payload (mode even) or bits
+/// that are coded, by the scalar and the fastest encoder (equal payloads), and then have
+/// one byte of their payload changed (mode odd).
+pub fn dense_twins(data: &[u8], meter: &dyn Meter) {
+    use bloomwire::internals::dense::{decode_twins, encode_twins};
+    let [q0a, q0b, m0, m1, m2, mode, rest @ ..] = data else {
+        return;
+    };
+    let q0 = u16::from_le_bytes([*q0a, *q0b]).max(1);
+    let m = 1 + (u64::from(*m0) | u64::from(*m1) << 8 | u64::from(*m2 & 0x1F) << 16);
+    let mut payload = rest.to_vec();
+    if mode % 2 == 1 {
+        let mut words = vec![0u64; m.div_ceil(64) as usize];
+        for (i, b) in rest.iter().enumerate().take(m.div_ceil(8) as usize) {
+            words[i / 8] |= u64::from(*b) << (8 * (i % 8));
+        }
+        if m % 64 != 0 {
+            let last = words.len() - 1;
+            words[last] &= (1u64 << (m % 64)) - 1;
+        }
+        let (scalar, fast) = encode_twins(&words, m, q0);
+        assert_eq!(scalar, fast, "the two encoders of coding 8 disagree");
+        payload = fast;
+        let (a, b) = decode_twins(&payload, m, q0);
+        assert_eq!(a.as_deref(), Ok(&words[..]), "the scalar decoder");
+        assert_eq!(b.as_deref(), Ok(&words[..]), "the fast decoder");
+        let at = usize::from(*mode >> 1) * 7 % payload.len();
+        payload[at] ^= m2 >> 5 | 1;
+    }
+    let mut results = None;
+    meter.measure(&mut || results = Some(decode_twins(&payload, m, q0)));
+    let (a, b) = results.unwrap_or_else(|| decode_twins(&payload, m, q0));
+    assert_eq!(a, b, "the two decoders of coding 8 disagree");
+}
+
 /// A fuzz target: an input and the meter to check its cost with.
 pub type Target = fn(&[u8], &dyn Meter);
 
 /// Every target's name and function, for replaying corpora. (The fuzz crate has one
 /// binary for each, named alike.)
-pub const TARGETS: [(&str, Target); 7] = [
+pub const TARGETS: [(&str, Target); 8] = [
     ("decode_frame", decode_frame),
     ("forge_tagged", forge_tagged),
     ("decode_counting", decode_counting),
@@ -1421,6 +1458,7 @@ pub const TARGETS: [(&str, Target); 7] = [
     ("apply_delta", apply_delta),
     ("receiver_stream", receiver_stream),
     ("optimizer", optimizer),
+    ("dense_twins", dense_twins),
 ];
 
 #[cfg(test)]

@@ -118,6 +118,11 @@ fn replay_forge_tagged() {
 }
 
 #[test]
+fn replay_dense_twins() {
+    replay("dense_twins");
+}
+
+#[test]
 fn replay_decode_counting() {
     replay("decode_counting");
 }

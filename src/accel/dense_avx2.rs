@@ -10,6 +10,7 @@
 
 use core::arch::x86_64::*;
 
+use super::lanes_avx2::{available, halves, load_lanes, lookup, store_lanes};
 use crate::entropy::dense::{DecModel, LANES};
 
 /// For each mask of 8 lanes: a byte shuffle that puts lane `i`'s word (word
@@ -32,11 +33,6 @@ static SPREAD: [[u8; 32]; 256] = {
     }
     t
 };
-
-/// Whether this CPU runs [`decode_rounds`].
-pub(crate) fn available() -> bool {
-    std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("popcnt")
-}
 
 /// Decode rounds of 32 symbols (two words of `out` each) while 64 bytes of the payload are
 /// left at `*pos`, as `decode_rounds_scalar` does; returns the rounds done. Returns 0
@@ -83,15 +79,8 @@ unsafe fn step<const SHIFT: i32>(
     // of x, shifted to the sign).
     let bucket = _mm256_srli_epi32::<9>(xv);
     let top = _mm256_slli_epi32::<19>(xv);
-    let look = |[lo, hi]: [__m256i; 2]| {
-        _mm256_castps_si256(_mm256_blendv_ps(
-            _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(lo, bucket)),
-            _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(hi, bucket)),
-            _mm256_castsi256_ps(top),
-        ))
-    };
-    let d = look(t.first);
-    let a = look(t.second);
+    // SAFETY: the caller's CPU has AVX2.
+    let (d, a) = unsafe { (lookup(t.first, bucket, top), lookup(t.second, bucket, top)) };
     let r = _mm256_and_si256(xv, _mm256_set1_epi32(0x1FF));
     let own = _mm256_cmpgt_epi32(_mm256_srli_epi32::<17>(d), r);
     let e = _mm256_blendv_epi8(a, d, own);
@@ -127,24 +116,15 @@ unsafe fn rounds(
     pos: &mut usize,
     out: &mut [u64],
 ) -> usize {
-    let half = |t: &[u32; 16], h: usize| {
-        // SAFETY: `t` is 16 u32; each half is 8, one unaligned vector.
-        unsafe { _mm256_loadu_si256(t[8 * h..].as_ptr().cast()) }
+    // SAFETY: this function's CPU has AVX2.
+    let t = unsafe {
+        Tables {
+            first: halves(&model.first),
+            second: halves(&model.second),
+        }
     };
-    let t = Tables {
-        first: [half(&model.first, 0), half(&model.first, 1)],
-        second: [half(&model.second, 0), half(&model.second, 1)],
-    };
-    // SAFETY (loads and stores of the states): `x` is 32 u32, four unaligned vectors.
-    let xp = x.as_mut_ptr().cast::<__m256i>();
-    let [mut s0, mut s1, mut s2, mut s3] = unsafe {
-        [
-            _mm256_loadu_si256(xp),
-            _mm256_loadu_si256(xp.add(1)),
-            _mm256_loadu_si256(xp.add(2)),
-            _mm256_loadu_si256(xp.add(3)),
-        ]
-    };
+    // SAFETY: as above.
+    let [mut s0, mut s1, mut s2, mut s3] = unsafe { load_lanes(x) };
     let mut p = *pos;
     let mut done = 0;
     for ws in out.chunks_exact_mut(2) {
@@ -168,12 +148,8 @@ unsafe fn rounds(
         ws[1] = _mm_extract_epi64::<1>(piece) as u64;
         done += 1;
     }
-    // SAFETY: as for the loads.
-    unsafe {
-        for (g, state) in [s0, s1, s2, s3].iter().enumerate() {
-            _mm256_storeu_si256(xp.add(g), *state);
-        }
-    }
+    // SAFETY: this function's CPU has AVX2.
+    unsafe { store_lanes(x, [s0, s1, s2, s3]) };
     *pos = p;
     done
 }

@@ -6,4 +6,6 @@
 pub(crate) mod dense_avx2;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod dense_encode_avx2;
+#[cfg(target_arch = "x86_64")]
+mod lanes_avx2;
 pub(crate) mod popcount;

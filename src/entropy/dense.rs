@@ -464,14 +464,7 @@ pub(crate) fn decode_scalar(
     model: &DecModel,
     out: &mut [u64],
 ) -> Result<(), PayloadError> {
-    debug_assert_eq!(out.len(), crate::filter::bits::words_for(m));
-    let mut x = initial_states(payload)?;
-    let mut pos = STATE_BYTES;
-    let n = m.div_ceil(4) as usize;
-    let rounds = n / ROUND;
-    let done = decode_rounds_scalar(model, &mut x, payload, &mut pos, &mut out[..rounds * 2]);
-    decode_tail(model, &mut x, payload, &mut pos, out, done, n);
-    final_checks(&x, pos, payload, m, out)
+    decode_with(payload, m, model, out, false)
 }
 
 /// Decode a coding-8 payload of `m` bits into `out` (exactly `ceil(m / 64)` words, every one
@@ -483,34 +476,45 @@ pub(crate) fn decode(
     model: &DecModel,
     out: &mut [u64],
 ) -> Result<(), PayloadError> {
+    decode_with(payload, m, model, out, true)
+}
+
+/// [`decode`], with the vector decoder for whole rounds if `simd` (and the CPU has it).
+fn decode_with(
+    payload: &[u8],
+    m: u64,
+    model: &DecModel,
+    out: &mut [u64],
+    simd: bool,
+) -> Result<(), PayloadError> {
+    debug_assert_eq!(out.len(), crate::filter::bits::words_for(m));
+    let mut x = initial_states(payload)?;
+    let mut pos = STATE_BYTES;
+    let n = m.div_ceil(4) as usize;
+    let rounds = n / ROUND;
+    let mut done = 0;
     #[cfg(target_arch = "x86_64")]
-    {
-        debug_assert_eq!(out.len(), crate::filter::bits::words_for(m));
-        let mut x = initial_states(payload)?;
-        let mut pos = STATE_BYTES;
-        let n = m.div_ceil(4) as usize;
-        let rounds = n / ROUND;
-        let done = crate::accel::dense_avx2::decode_rounds(
+    if simd {
+        done = crate::accel::dense_avx2::decode_rounds(
             model,
             &mut x,
             payload,
             &mut pos,
             &mut out[..rounds * 2],
         );
-        // Without AVX2 (done = 0) or near the end of the payload, the scalar rounds.
-        let done = done
-            + decode_rounds_scalar(
-                model,
-                &mut x,
-                payload,
-                &mut pos,
-                &mut out[done * 2..rounds * 2],
-            );
-        decode_tail(model, &mut x, payload, &mut pos, out, done, n);
-        final_checks(&x, pos, payload, m, out)
     }
     #[cfg(not(target_arch = "x86_64"))]
-    decode_scalar(payload, m, model, out)
+    let _ = simd;
+    // Without AVX2 (done = 0) or near the end of the payload, the scalar rounds.
+    done += decode_rounds_scalar(
+        model,
+        &mut x,
+        payload,
+        &mut pos,
+        &mut out[done * 2..rounds * 2],
+    );
+    decode_tail(model, &mut x, payload, &mut pos, out, done, n);
+    final_checks(&x, pos, payload, m, out)
 }
 
 /// The payload of coding 8 for the first `m` bits of `words` (`ceil(m / 64)` words, bits

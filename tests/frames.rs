@@ -413,3 +413,53 @@ fn decode_buf_takes_a_frame_in_any_number_of_pieces() {
         assert_eq!(short.remaining(), wire.len() - 1);
     }
 }
+
+/// A raw frame is decoded in one pass over its payload, checksum and copy together: the
+/// same filter, and on a flipped bit the same error, as the checked view decodes, at lengths
+/// around the kernel's blocks of 6 144 bytes (three stripes of 2 048).
+#[test]
+fn raw_frames_decode_in_one_pass_as_the_view_does() {
+    let block_bits = 8 * 6144;
+    let mut rng = SplitMix64(41);
+    for m in [
+        1,
+        63,
+        64,
+        65,
+        block_bits - 3,
+        block_bits,
+        3 * block_bits + 77,
+        1_000_003,
+    ] {
+        let f = filled(
+            Params::standard(m, 1, HashFamily::default()).unwrap(),
+            m / 3,
+            m,
+        );
+        let bytes = Encoder::new()
+            .encode_with(&f, BitCoding::Raw)
+            .unwrap()
+            .to_bytes();
+        let limits = Limits::default();
+        let one_pass = decode::<Decoded>(&bytes, &limits).unwrap();
+        assert_eq!(one_pass.filter, f, "m = {m}");
+        let view = bloomwire::FrameView::parse(&bytes, &limits).unwrap();
+        assert_eq!(view.decode().unwrap(), *f.bits(), "m = {m}");
+        // A flip anywhere in the payload: the checksum's error, the same one.
+        let header_len = one_pass.header.header_len;
+        let payload_bits = 8 * (bytes.len() - header_len - 4) as u64;
+        let mut bad = bytes.to_vec();
+        let bit = 8 * header_len as u64 + rng.next_u64() % payload_bits;
+        bad[(bit / 8) as usize] ^= 1 << (bit % 8);
+        let err = decode::<Decoded>(&bad, &limits).unwrap_err();
+        assert!(
+            matches!(err, Error::ChecksumMismatch { .. }),
+            "m = {m}: {err}"
+        );
+        assert_eq!(
+            err,
+            bloomwire::FrameView::parse(&bad, &limits).unwrap_err(),
+            "m = {m}"
+        );
+    }
+}

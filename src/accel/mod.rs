@@ -2,6 +2,7 @@
 //! baseline, each behind runtime feature detection with a safe scalar twin it is tested
 //! against. One file per kernel.
 
+pub(crate) mod crc_copy;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod dense_avx2;
 #[cfg(target_arch = "x86_64")]

@@ -4,6 +4,7 @@ use bytes::Buf;
 
 use crate::entropy::payload;
 use crate::error::{Error, Result};
+use crate::filter::bits::BitArray;
 use crate::filter::counting::CountingBloomFilter;
 use crate::filter::BloomFilter;
 
@@ -11,14 +12,26 @@ use super::auth::Checks;
 use super::decoded::{Decoded, Delta, Message};
 use super::filters::{Filter, Part};
 use super::header::{max_header_len, FrameHeader};
-use super::ids::FrameKind;
-use super::view::FrameView;
+use super::ids::{FrameKind, CHECKSUM_LEN};
+use super::view::{check_frame_copying_raw, FrameView};
 
 /// The frame at the start of `input` and the bytes it took.
 fn message_prefix(input: &[u8], checks: &impl Checks) -> Result<(Message, usize)> {
-    let view = FrameView::parse(input, checks)?;
-    let len = view.frame_len();
-    Ok((message_of(view)?, len))
+    let (header, raw) = check_frame_copying_raw(input, checks.limits(), checks.key())?;
+    let len = header.frame_len();
+    let message = match raw {
+        // A raw bit array, its words copied in the checksum's pass: what is left of its
+        // decoding is the payload's one rule (spec §4.1).
+        Some(words) => {
+            let (m, at) = (header.params.m(), header.header_len);
+            let payload = &input[at..len - header.tag_len() - CHECKSUM_LEN];
+            payload::check_raw(payload, m)
+                .map_err(|reason| Error::CorruptPayload { reason, offset: at })?;
+            bits_message(header, BitArray::from_words(words, m)?)?
+        }
+        None => message_of(FrameView::of_checked(header, input)?)?,
+    };
+    Ok((message, len))
 }
 
 /// The message a checked frame carries, its payload decoded.
@@ -55,7 +68,11 @@ pub(crate) fn message_of(view: FrameView<'_>) -> Result<Message> {
         return Ok(message);
     }
     let bits = view.decode()?;
-    let header = view.header;
+    bits_message(view.header, bits)
+}
+
+/// The message of a bit array's frame: a filter, or the XOR a delta carries.
+fn bits_message(header: FrameHeader, bits: BitArray) -> Result<Message> {
     let message = match header.kind {
         FrameKind::Full => Message::Full(Decoded {
             filter: BloomFilter::from_parts(header.params.clone(), bits, header.n)?,

@@ -17,6 +17,28 @@ pub(super) fn check_frame(
     limits: &Limits,
     key: Option<&FrameKey>,
 ) -> Result<FrameHeader> {
+    check_frame_with(input, limits, key, false).map(|(header, _)| header)
+}
+
+/// [`check_frame`], and for a raw bit array (coding 0, any filter type but counting) the
+/// payload's words, copied in the same pass over the payload as its checksum
+/// (`accel::crc_copy`): decoding such a frame is then one pass. The words of a frame that
+/// fails a check are dropped with it; there are `ceil(m / 64)` of them for the
+/// `ceil(m / 8)` bytes of the payload the input holds.
+pub(super) fn check_frame_copying_raw(
+    input: &[u8],
+    limits: &Limits,
+    key: Option<&FrameKey>,
+) -> Result<(FrameHeader, Option<Vec<u64>>)> {
+    check_frame_with(input, limits, key, true)
+}
+
+fn check_frame_with(
+    input: &[u8],
+    limits: &Limits,
+    key: Option<&FrameKey>,
+    copy_raw: bool,
+) -> Result<(FrameHeader, Option<Vec<u64>>)> {
     let mut header = FrameHeader::parse(input, limits)?;
     let len = header.frame_len();
     if input.len() < len {
@@ -30,7 +52,16 @@ pub(super) fn check_frame(
             .try_into()
             .expect("4 bytes"),
     );
-    let computed = crc32c::crc32c(&input[..body_end]);
+    let raw_bits = header.coding == Coding::Raw && header.counter_width.is_none();
+    let (computed, words) = if copy_raw && raw_bits {
+        let head = crc32c::crc32c(&input[..header.header_len]);
+        let mut words = Vec::new();
+        let payload = &input[header.header_len..body_end];
+        let crc = crate::accel::crc_copy::append_words(head, payload, &mut words);
+        (crc, Some(words))
+    } else {
+        (crc32c::crc32c(&input[..body_end]), None)
+    };
     if stored != computed {
         return Err(Error::ChecksumMismatch {
             stored,
@@ -39,7 +70,7 @@ pub(super) fn check_frame(
         });
     }
     header.tag = check_tag(input, len, header.tag != Tag::Absent, key)?;
-    Ok(header)
+    Ok((header, words))
 }
 
 /// A frame whose header, length, checksum and chunk table have been checked, its payload

@@ -60,7 +60,7 @@ use bloomwire::{
     HashFamily, IndexScheme, Layout, Limits, Message, PSource, Params, Receiver, Sender, Update,
 };
 use bloomwire::{Error, Result};
-use bloomwire::{FrameKey, Tag, Verifier};
+use bloomwire::{FrameKey, FrameView, Tag, Verifier};
 
 /// The limits the targets decode with: small enough that a fuzzer runs tens of thousands of
 /// inputs a second, large enough for every layout, coding and renormalization path.
@@ -341,13 +341,29 @@ pub fn check_frame(data: &[u8], meter: &dyn Meter) -> Result<Message> {
                     assert_eq!(delta.xor.len() as u64, header.params.m());
                 }
             }
+            // The checked view decodes the same bits: for a raw frame, the plain copy
+            // against the one-shot decoder's copy in the checksum's pass.
+            let bits = match message {
+                Message::Full(d) => Some(d.filter.bits()),
+                Message::Delta(delta) => Some(&delta.xor),
+                _ => None,
+            };
+            if let Some(bits) = bits {
+                let view = FrameView::parse(data, &LIMITS).expect("the view of a frame");
+                assert_eq!(view.decode().as_ref(), Ok(bits));
+            }
         }
         Err(Error::TrailingBytes { offset, .. }) => {
             let (message, len) = prefix.expect("the frame before the trailing bytes decodes");
             assert_eq!(len, *offset);
             assert_eq!(decode::<Message>(&data[..len], &LIMITS), Ok(message));
         }
-        Err(e) => assert_eq!(prefix.err().as_ref(), Some(e)),
+        Err(e) => {
+            assert_eq!(prefix.err().as_ref(), Some(e));
+            if let Error::ChecksumMismatch { .. } = e {
+                assert_eq!(FrameView::parse(data, &LIMITS).err().as_ref(), Some(e));
+            }
+        }
     }
     result
 }

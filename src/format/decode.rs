@@ -12,7 +12,7 @@ use super::auth::Checks;
 use super::decoded::{Decoded, Delta, Message};
 use super::filters::{Filter, Part};
 use super::header::{max_header_len, FrameHeader};
-use super::ids::{FrameKind, CHECKSUM_LEN};
+use super::ids::FrameKind;
 use super::view::{check_frame_copying_raw, FrameView};
 
 /// The frame at the start of `input` and the bytes it took.
@@ -24,7 +24,7 @@ fn message_prefix(input: &[u8], checks: &impl Checks) -> Result<(Message, usize)
         // decoding is the payload's one rule (spec §4.1).
         Some(words) => {
             let (m, at) = (header.params.m(), header.header_len);
-            let payload = &input[at..len - header.tag_len() - CHECKSUM_LEN];
+            let payload = &input[at..at + header.payload_len];
             payload::check_raw(payload, m)
                 .map_err(|reason| Error::CorruptPayload { reason, offset: at })?;
             bits_message(header, BitArray::from_words(words, m)?)?

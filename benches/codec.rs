@@ -206,6 +206,8 @@ impl Case {
             .iter()
             .map(|(c, b)| (c.to_string(), b.len()))
             .collect();
+        let raw = self.frames.iter().find(|(c, _)| *c == BitCoding::Raw);
+        rows.push(("raw-two-passes".into(), raw.map_or(0, |(_, b)| b.len())));
         rows.push(("dense-payload".into(), self.dense.1.len()));
         rows.push(("default".into(), self.default.len()));
         rows.push(("zstd-3".into(), self.zstd3.len()));
@@ -332,6 +334,17 @@ fn bench_codec(c: &mut Criterion<CpuTime>) {
                         .expect("decode")
                 })
             });
+            if *coding == BitCoding::Raw {
+                // The checked view's two passes (checksum, then copy) beside the one-shot
+                // decoder's one.
+                g.bench_function("decode/raw-two-passes", |b| {
+                    b.iter(|| {
+                        bloomwire::FrameView::parse(black_box(bytes), &Limits::default())
+                            .and_then(|v| v.decode())
+                            .expect("decode")
+                    })
+                });
+            }
         }
         g.bench_function("encode/default", |b| {
             b.iter(|| encode_default(black_box(&case.filter)))

@@ -124,6 +124,7 @@ pub enum CodingArg {
     KnownPInterleaved,
     Positional,
     Dense,
+    Small,
 }
 
 fn parse_siphash_key(s: &str) -> Result<[u8; 16], String> {
@@ -335,6 +336,7 @@ impl CodingArg {
             CodingArg::KnownPInterleaved => Some(BitCoding::KnownPInterleaved),
             CodingArg::Positional => Some(BitCoding::Positional),
             CodingArg::Dense => Some(BitCoding::Dense),
+            CodingArg::Small => Some(BitCoding::Small),
         }
     }
 }

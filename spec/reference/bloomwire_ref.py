@@ -373,8 +373,8 @@ BASE_HASHES = {0: "opaque", 1: "xxh64", 2: "siphash24"}
 INDEX_SCHEMES = {0: "double", 1: "enhanced"}
 CODINGS = {0: "raw", 1: "adaptive", 2: "known-p", 3: "known-p-symbols",
            4: "known-counters", 5: "adaptive-counters", 6: "known-p-interleaved", 7: "positional",
-           8: "dense"}
-BIT_CODINGS = (0, 1, 2, 3, 6, 7, 8)     # valid with filter types 0, 1, 2 (§2)
+           8: "dense", 9: "small"}
+BIT_CODINGS = (0, 1, 2, 3, 6, 7, 8, 9)  # valid with filter types 0, 1, 2 (§2)
 COUNTER_CODINGS = (0, 4, 5)          # valid with filter type 3 (§2)
 
 
@@ -521,7 +521,7 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
         hdr["metadata_hex"] = r.take(length).hex()
 
     hdr["q0"] = None
-    if hdr["coding"] in (2, 3, 6, 8):
+    if hdr["coding"] in (2, 3, 6, 8, 9):
         (hdr["q0"],) = struct.unpack("<H", r.take(2))
         if hdr["q0"] == 0:
             raise InvalidField(F_Q0, "0")
@@ -568,6 +568,9 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
     elif coding == 8:
         if length % 2 or length < DENSE_STATE_BYTES:
             raise InvalidField(F_PAYLOAD_LENGTH, f"{length} (must be even, >= 128)")
+    elif coding == 9:
+        if length < SMALL_MIN_LEN:
+            raise InvalidField(F_PAYLOAD_LENGTH, f"{length} (must be >= 6)")
     elif coding == 7:
         if length < 1:
             raise InvalidField(F_PAYLOAD_LENGTH, "0 (positional needs the count)")
@@ -575,7 +578,7 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
         if length % 4:
             raise InvalidField(F_PAYLOAD_LENGTH, f"{length} (must be a multiple of 4)")
 
-    # the work bound (§2.2): at most 2^12 (L + 64) symbols for codings 1 to 6 and 8; raw has a
+    # the work bound (§2.2): at most 2^12 (L + 64) symbols for codings 1 to 6, 8 and 9; raw has a
     # fixed length and a known-counters table of one value decodes by filling
     table = hdr.get("counter_table")
     exempt = coding == 0 or (coding == 4 and table is not None and len(table) == 1)
@@ -1051,6 +1054,77 @@ def decode_dense(payload, m, q0):
 
 
 # ---------------------------------------------------------------------------
+# §4.13 Coding 9: small
+# ---------------------------------------------------------------------------
+SMALL_PRECISION = 12                       # f(v) sum to 4096, the table's size
+SMALL_SIZE = 1 << SMALL_PRECISION
+SMALL_STRIDE = 2563
+SMALL_STATES = 4
+SMALL_MIN_LEN = 6                          # the four 12-bit states
+
+
+def small_model(q0):
+    """§4.13: the nibble model at precision 12 and the table (sym, nb, base per position)."""
+    q1 = 65536 - q0
+    f = []
+    for v in range(16):
+        o = bin(v).count("1")
+        weight = q0 ** (4 - o) * q1 ** o                   # exact, < 2^64
+        f.append(max(1, weight >> (64 - SMALL_PRECISION)))  # floor(weight / 2^52)
+    t = f.index(max(f))                                    # smallest v with the largest f
+    f[t] += SMALL_SIZE - sum(f)
+    sym = [0] * SMALL_SIZE
+    pos = 0
+    for v in range(16):
+        for _ in range(f[v]):
+            sym[pos] = v
+            pos = (pos + SMALL_STRIDE) % SMALL_SIZE
+    assert pos == 0
+    nxt = list(f)
+    nb, base = [0] * SMALL_SIZE, [0] * SMALL_SIZE
+    for u in range(SMALL_SIZE):                            # increasing u
+        k = nxt[sym[u]]
+        nxt[sym[u]] = k + 1
+        nb[u] = SMALL_PRECISION - (k.bit_length() - 1)     # 12 - floor(log2 k)
+        base[u] = (k << nb[u]) - SMALL_SIZE
+    return sym, nb, base
+
+
+def decode_small(payload, m, q0):
+    """§4.13: the packed bits (ceil(m/8) bytes) of a small payload (length checked, §2.2)."""
+    if len(payload) < SMALL_MIN_LEN:
+        raise CorruptPayload(f"small: bad payload length {len(payload)}")
+    stream = int.from_bytes(payload, "little")             # bit j is bit j of the stream
+    total = 8 * len(payload)
+    j = 0
+
+    def read(c):
+        nonlocal j
+        if j + c > total:
+            raise CorruptPayload("small: a read past the end of the payload")
+        value = (stream >> j) & ((1 << c) - 1)             # first bit read is the lowest
+        j += c
+        return value
+
+    sym, nb, base = small_model(q0)
+    u = [read(SMALL_PRECISION) for _ in range(SMALL_STATES)]
+    n = (m + 3) // 4
+    bits = bytearray((m + 7) // 8)
+    for t in range(n):
+        s = t % SMALL_STATES
+        v = sym[u[s]]
+        u[s] = base[u[s]] + read(nb[u[s]])
+        bits[t >> 1] |= v << (4 * (t & 1))                 # even t: low nibble, odd: high
+    if any(u) or (j + 7) // 8 != len(payload):
+        raise CorruptPayload("small: states not at 0 or bytes left")
+    if stream >> j:
+        raise CorruptPayload("small: padding bits are set")
+    if m % 8 and bits[-1] >> (m % 8):
+        raise CorruptPayload("small: bits past m are set")
+    return bits
+
+
+# ---------------------------------------------------------------------------
 # §4.10 Chunked payloads
 # ---------------------------------------------------------------------------
 
@@ -1083,6 +1157,8 @@ def decode_payload(coding, payload, m, q0):
         return decode_positional(payload, m)
     if coding == 8:
         return decode_dense(payload, m, q0)
+    if coding == 9:
+        return decode_small(payload, m, q0)
     return decode_interleaved(payload, m, q0)
 
 

@@ -59,41 +59,13 @@ pub(crate) const fn nibble_of_lane(l: usize) -> usize {
 
 /// The nibble model at precision 13 (spec §4.12): `f(v)` for the 16 nibble values.
 pub(crate) fn frequencies(q0: u16) -> [u32; 16] {
-    let (q0, q1) = (u64::from(q0), 65536 - u64::from(q0));
-    let mut f = [0u32; 16];
-    for (v, fv) in f.iter_mut().enumerate() {
-        let o = (v as u32).count_ones();
-        // q0 and q1 are below 2^16: the product is below 2^64.
-        let weight = u128::from(q0).pow(4 - o) * u128::from(q1).pow(o);
-        *fv = ((weight >> (64 - PRECISION)) as u32).max(1);
-    }
-    let sum: u32 = f.iter().sum();
-    let mut top = 0;
-    for v in 1..16 {
-        if f[v] > f[top] {
-            top = v;
-        }
-    }
-    // Each floor is at most its weight and 15 were raised to at most 1, so the sum is at
-    // most 2^13 + 15 and the largest (at least 2^13 / 16) stays at least 1 after this.
-    f[top] = f[top] + (1 << PRECISION) - sum;
-    f
+    crate::entropy::model::nibble_frequencies(q0, PRECISION)
 }
 
 /// Expected bits per nibble that the precision-13 model of `q0` costs over the nibble
 /// model with the same `q0` (for the encoder's size model; floats, never in a decoder).
 pub(crate) fn excess_bits(q0: u16) -> f64 {
-    let f = frequencies(q0);
-    let p = f64::from(q0) / 65536.0;
-    let (lp, lq) = (p.log2(), (1.0 - p).log2());
-    let mut excess = 0.0;
-    for (v, &fv) in f.iter().enumerate() {
-        let o = (v as u32).count_ones() as i32;
-        let pv = p.powi(4 - o) * (1.0 - p).powi(o);
-        let own = -(f64::from(4 - o) * lp + f64::from(o) * lq);
-        excess += pv * (f64::from(PRECISION) - f64::from(fv).log2() - own);
-    }
-    excess.max(0.0)
+    crate::entropy::model::nibble_excess_bits(q0, PRECISION)
 }
 
 /// The alias table of a frequency table: bucket `b` holds the slots `512 b .. 512 b + 511`;

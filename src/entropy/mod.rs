@@ -9,6 +9,7 @@ pub mod positional;
 pub(crate) mod range;
 pub(crate) mod rans;
 pub(crate) mod symbols;
+pub(crate) mod tans;
 
 /// Why a payload did not decode. The frame layer adds the byte offset.
 pub(crate) type PayloadError = &'static str;

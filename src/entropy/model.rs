@@ -12,6 +12,8 @@
 //!   whole bytes, fewer for the last byte) whose frequencies, out of `2^24`, are the
 //!   products of the bit probabilities, rounded down, at least 1, with the rounding
 //!   remainder given to the most probable symbol.
+//! * [`nibble_frequencies`]: the same rule on 4-bit symbols at a small precision (codings 8
+//!   and 9), for coders whose tables have one entry per slot.
 
 use core::num::NonZeroU32;
 
@@ -225,6 +227,48 @@ pub(crate) fn symbol_tables(q0: u16, m: u64) -> (SymbolTable, Option<SymbolTable
     let full = SymbolTable::new(q0, 8).expect("q0 >= 1");
     let tail = (m % 8 != 0).then(|| SymbolTable::new(q0, (m % 8) as u32).expect("q0 >= 1"));
     (full, tail)
+}
+
+/// The nibble model of `q0` at `precision` bits (spec §4.12 at 13, §4.13 at 12): for each
+/// nibble `v` with `o` ones, `f(v) = max(1, floor(q0^(4 - o) q1^o / 2^(64 - precision)))`,
+/// and the rounding remainder to the first largest.
+pub(crate) fn nibble_frequencies(q0: u16, precision: u32) -> [u32; 16] {
+    debug_assert!((8..=16).contains(&precision));
+    let (q0, q1) = (u64::from(q0), 65536 - u64::from(q0));
+    let mut f = [0u32; 16];
+    for (v, fv) in f.iter_mut().enumerate() {
+        let o = (v as u32).count_ones();
+        // q0 and q1 are below 2^16: the product is below 2^64.
+        let weight = u128::from(q0).pow(4 - o) * u128::from(q1).pow(o);
+        *fv = ((weight >> (64 - precision)) as u32).max(1);
+    }
+    let sum: u32 = f.iter().sum();
+    let mut top = 0;
+    for v in 1..16 {
+        if f[v] > f[top] {
+            top = v;
+        }
+    }
+    // Each floor is at most its weight and 15 were raised to at most 1, so the sum is at
+    // most 2^precision + 15 and the largest (at least 2^precision / 16) stays at least 1.
+    f[top] = f[top] + (1 << precision) - sum;
+    f
+}
+
+/// Expected bits per nibble that the model of `q0` at `precision` costs over the nibble
+/// model with the same `q0` (for the encoder's size model; floats, never in a decoder).
+pub(crate) fn nibble_excess_bits(q0: u16, precision: u32) -> f64 {
+    let f = nibble_frequencies(q0, precision);
+    let p = f64::from(q0) / 65536.0;
+    let (lp, lq) = (p.log2(), (1.0 - p).log2());
+    let mut excess = 0.0;
+    for (v, &fv) in f.iter().enumerate() {
+        let o = (v as u32).count_ones() as i32;
+        let pv = p.powi(4 - o) * (1.0 - p).powi(o);
+        let own = -(f64::from(4 - o) * lp + f64::from(o) * lq);
+        excess += pv * (f64::from(precision) - f64::from(fv).log2() - own);
+    }
+    excess.max(0.0)
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 //! of a coding, and check a payload's length against what its coder can write.
 
 use crate::entropy::counters::{self, packed_len, CounterTable};
-use crate::entropy::{dense, positional, range, rans, symbols, PayloadError};
+use crate::entropy::{dense, positional, range, rans, symbols, tans, PayloadError};
 use crate::error::Result;
 use crate::filter::bits::BitArray;
 
@@ -38,12 +38,16 @@ pub enum Coding {
     /// 32-bit rANS states decoded through a 16-bucket alias table (spec 4.12): the fastest
     /// coding of large dense filters (p0 from 0.5 to 0.95), 128 bytes of final states.
     Dense = 8,
+    /// The bits as nibbles with a binomial model at precision 12, coded by four interleaved
+    /// tANS states over one bit stream (spec 4.13): the fastest coding of small dense
+    /// arrays, a few bytes of final states.
+    Small = 9,
 }
 
 impl Coding {
     /// Every coding of a Bloom filter's bit array (filter types 0 to 2), in id order.
     #[doc(hidden)]
-    pub const ALL: [Coding; 7] = [
+    pub const ALL: [Coding; 8] = [
         Coding::Raw,
         Coding::Adaptive,
         Coding::KnownP,
@@ -51,6 +55,7 @@ impl Coding {
         Coding::KnownPInterleaved,
         Coding::Positional,
         Coding::Dense,
+        Coding::Small,
     ];
 
     /// Every coding of a counting filter's counters (filter type 3), in id order; raw means
@@ -77,7 +82,11 @@ impl Coding {
     pub fn has_q0(self) -> bool {
         matches!(
             self,
-            Coding::KnownP | Coding::KnownPSymbols | Coding::KnownPInterleaved | Coding::Dense
+            Coding::KnownP
+                | Coding::KnownPSymbols
+                | Coding::KnownPInterleaved
+                | Coding::Dense
+                | Coding::Small
         )
     }
 }
@@ -94,6 +103,7 @@ impl core::fmt::Display for Coding {
             Coding::KnownPInterleaved => "known-p-interleaved",
             Coding::Positional => "positional",
             Coding::Dense => "dense",
+            Coding::Small => "small",
         })
     }
 }
@@ -119,6 +129,8 @@ pub(crate) fn well_formed_len(
         }
         // 32 32-bit final states, then whole 16-bit words.
         Coding::Dense => payload_len % 2 == 0 && payload_len >= dense::STATE_BYTES as u64,
+        // Four 12-bit states, then a stream of bits.
+        Coding::Small => payload_len >= tans::MIN_LEN as u64,
         // The count of ones, at least one byte.
         Coding::Positional => payload_len >= 1,
         // Range-coded payloads end at any byte.
@@ -143,6 +155,7 @@ pub(crate) fn encode_bits(coding: Coding, q0: Option<u16>, bits: &BitArray, out:
         }
         Coding::Positional => return positional::encode(bits.words(), bits.len(), out),
         Coding::Dense => return dense::encode_dense(bits.words(), bits.len(), q0, out),
+        Coding::Small => return tans::encode(bits.words(), bits.len(), q0, out),
     };
     // The usual case, a whole filter into an empty payload, takes the vector without a copy.
     if out.is_empty() {
@@ -211,6 +224,7 @@ enum Model {
     Plain,
     Interleaved(rans::DecModel),
     Dense(dense::DecModel),
+    Small(tans::DecModel),
     Symbols(rans::DecModel),
 }
 
@@ -236,6 +250,7 @@ impl Models {
             let model = match coding {
                 Coding::KnownPInterleaved => Model::Interleaved(rans::DecModel::new(q0, len)),
                 Coding::Dense => Model::Dense(dense::DecModel::new(q0)),
+                Coding::Small => Model::Small(tans::DecModel::new(q0)),
                 Coding::KnownPSymbols => Model::Symbols(rans::DecModel::new(q0, len)),
                 // (Counting frames never get here: `FrameView` decodes bit arrays only.)
                 Coding::Raw
@@ -298,6 +313,7 @@ fn decode_bits_over(
             return rans::decode(payload, len, model, out)
         }
         (Coding::Dense, Model::Dense(model)) => return dense::decode(payload, len, model, out),
+        (Coding::Small, Model::Small(model)) => return tans::decode(payload, len, model, out),
         (Coding::KnownPSymbols, Model::Symbols(model)) => {
             return symbols::decode_symbols_into(payload, len, model, out)
         }

@@ -495,6 +495,7 @@ pub fn within_work_bound(
         | Coding::KnownPSymbols
         | Coding::KnownPInterleaved
         | Coding::Dense
+        | Coding::Small
         | Coding::KnownCounters
         | Coding::AdaptiveCounters => {
             m <= payload_len

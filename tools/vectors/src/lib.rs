@@ -167,6 +167,7 @@ fn accept_cases() -> Vec<AcceptCase> {
         ("std_1000_interleaved", Coding::KnownPInterleaved),
         ("std_1000_positional", Coding::Positional),
         ("std_1000_dense", Coding::Dense),
+        ("std_1000_small", Coding::Small),
     ] {
         add(name, std(1000, 3.0, f0), 100, coding, PSource::Measured);
     }
@@ -210,6 +211,27 @@ fn accept_cases() -> Vec<AcceptCase> {
         std(13, 2.0, f0),
         3,
         Coding::Dense,
+        PSource::Measured,
+    );
+    add(
+        "m13_small",
+        std(13, 2.0, f0),
+        3,
+        Coding::Small,
+        PSource::Measured,
+    );
+    add(
+        "empty_small",
+        std(4093, 4.0, f0),
+        0,
+        Coding::Small,
+        PSource::Measured,
+    );
+    add(
+        "std_small_dense",
+        std(4000, 1.0, f0),
+        600,
+        Coding::Small,
         PSource::Measured,
     );
     add(
@@ -1282,6 +1304,111 @@ fn reject_vectors() -> Vec<VectorFile> {
         ),
     ];
     cases.extend(dense);
+    // Coding 9 (section 4.13): each check of the decoder.
+    let longer = || {
+        let mut f = BloomFilter::new(
+            Params::standard(1000, 3, xxh(0, IndexScheme::DoubleHashing)).expect("valid"),
+        );
+        (0..100).for_each(|i| f.insert(key(i)));
+        RawFrame::from_frame(&f, Coding::Small)
+    };
+    let small_cases = [
+        (
+            "small_shorter_than_states",
+            coded_with(Coding::Small, &|r| {
+                r.payload.truncate(5);
+            }),
+            field("payload length"),
+        ),
+        (
+            "small_state_off",
+            {
+                // The first of state 0's bits whose flip the decoder refuses (another may
+                // decode to another array: every state is a valid start).
+                let mut r = coded(Coding::Small);
+                let flip = (0..12)
+                    .find(|&b| {
+                        let mut t = r.clone();
+                        t.payload[b / 8] ^= 1 << (b % 8);
+                        bloomwire::decode::<bloomwire::Message>(
+                            &t.bytes(),
+                            &bloomwire::Limits::default(),
+                        )
+                        .is_err()
+                    })
+                    .expect("a refused flip");
+                r.payload[flip / 8] ^= 1 << (flip % 8);
+                r.into()
+            },
+            plain("CorruptPayload"),
+        ),
+        (
+            "small_byte_left",
+            coded_with(Coding::Small, &|r| {
+                r.payload.push(0);
+            }),
+            plain("CorruptPayload"),
+        ),
+        (
+            "small_ends_early",
+            {
+                let mut r = longer();
+                r.payload.truncate(r.payload.len() - 1);
+                r.len = varint(r.payload.len() as u64);
+                r.into()
+            },
+            plain("CorruptPayload"),
+        ),
+        (
+            "small_padding_set",
+            {
+                // The stream ends inside its last byte; the byte's top bit is padding.
+                let mut r = longer();
+                let last = r.payload.len() - 1;
+                assert!(r.payload[last] < 0x80, "padding in the last byte");
+                r.payload[last] |= 0x80;
+                r.into()
+            },
+            plain("CorruptPayload"),
+        ),
+        (
+            "small_bit_past_m",
+            {
+                // A filter of 102 bits whose payload codes 104, bit 103 set.
+                let xh = xxh(0, IndexScheme::DoubleHashing);
+                let mut f = BloomFilter::new(Params::standard(102, 2, xh).expect("valid"));
+                (0..10).for_each(|i| f.insert(key(i)));
+                let mut r = RawFrame::from_frame(&f, Coding::Small);
+                let q0 = u16::from_le_bytes([r.q0[0], r.q0[1]]);
+                let mut bits = BitArray::new(104);
+                (0..102)
+                    .filter(|&i| f.bits().get(i))
+                    .for_each(|i| bits.set(i));
+                bits.set(103);
+                let params = Params::standard(104, 2, xh).expect("valid");
+                let g = BloomFilter::from_parts(params, bits, 10).expect("valid");
+                let frame = Encoder::new()
+                    .p_source(PSource::Fixed(q0))
+                    .encode_with(&g, BitCoding::Small)
+                    .expect("a bit coding");
+                assert_eq!(frame.coding(), Coding::Small);
+                r.payload = frame.payload().to_vec();
+                r.len = varint(r.payload.len() as u64);
+                r.into()
+            },
+            plain("CorruptPayload"),
+        ),
+        (
+            "chunked_small",
+            {
+                let mut r = coded(Coding::Small);
+                r.fixed[10] = 1;
+                r.into()
+            },
+            field("flags"),
+        ),
+    ];
+    cases.extend(small_cases);
     // Coding 7 (section 4.11): each check of the decoder, on the small filter's positions.
     let ones: Vec<u64> = (0..100).filter(|&i| small.bits().get(i)).collect();
     let c = ones.len() as u64;

@@ -1,0 +1,436 @@
+//! Coding 9, *small*: the nibbles of a bit array coded by four interleaved tabled ANS
+//! (tANS) states over one bit stream, at precision 12 (spec §4.13).
+//!
+//! Coding 3 (one rANS state, [`symbols`](super::symbols)) costs a few bytes over the
+//! entropy but decodes one dependent chain of a lookup, a 64-bit multiply and a refill per
+//! byte; codings 6 and 8 run several chains but their final states cost 32 and 128 bytes,
+//! too many for a frame of a few kilobytes. A tANS state is an index into a table of 4096
+//! entries, so its flush is 12 bits and the encoder's starting state costs nothing, and a
+//! decoding step is a lookup, a shift of the bit buffer and an add, with no multiply:
+//!
+//! * **Nibble symbols** with the binomial model of coding 8 at precision 12
+//!   ([`nibble_frequencies`](super::model::nibble_frequencies)), dealt to the 4096
+//!   positions with a stride of 2563 (zstd's FSE spreads its tables the same way).
+//! * **Four states**, nibble `t` on state `t mod 4`: four independent chains, and four
+//!   nibbles (at most 48 bits) read from one 64-bit load of the stream.
+//! * The stream is read least significant bit first; the encoder writes it backwards
+//!   (last nibble first) and reverses its pushes once at the end.
+//!
+//! A payload is canonical: the decoder accepts it only if every state ends at 0 (where the
+//! encoder starts), the bits read fill the payload to its last byte and the padding is zero.
+
+use crate::entropy::model::nibble_frequencies;
+use crate::entropy::PayloadError;
+
+/// Precision of the model: frequencies sum to `2^12`, the table's size.
+pub(crate) const PRECISION: u32 = 12;
+
+const SIZE: usize = 1 << PRECISION;
+
+/// The stride that deals the positions to the nibbles (odd, so it visits them all).
+const STRIDE: usize = 2563;
+
+/// Interleaved states.
+pub(crate) const STATES: usize = 4;
+
+/// Bytes of the four 12-bit states every payload starts with: the smallest payload.
+pub(crate) const MIN_LEN: usize = 6;
+
+/// The nibble of each table position.
+fn spread(f: &[u32; 16]) -> [u8; SIZE] {
+    let mut sym = [0u8; SIZE];
+    let mut pos = 0;
+    for (v, &fv) in f.iter().enumerate() {
+        for _ in 0..fv {
+            sym[pos] = v as u8;
+            pos = (pos + STRIDE) % SIZE;
+        }
+    }
+    debug_assert_eq!(pos, 0);
+    sym
+}
+
+/// The decoding table of one `q0`: per position `u`,
+/// `nibble | nb << 4 | base << 8 | (2^nb - 1) << 20` (the mask spares the step a shift and a
+/// subtraction on its dependency chain).
+pub(crate) struct DecModel {
+    table: Box<[u32; SIZE]>,
+}
+
+impl DecModel {
+    pub(crate) fn new(q0: u16) -> Self {
+        let f = nibble_frequencies(q0, PRECISION);
+        let mut next = f;
+        let mut table = Box::new([0u32; SIZE]);
+        for (entry, &v) in table.iter_mut().zip(spread(&f).iter()) {
+            let k = next[usize::from(v)];
+            next[usize::from(v)] = k + 1;
+            // f(v) <= k < 2 f(v) <= 2^13: nb in 0 ..= 12, base below 4096.
+            let nb = PRECISION - k.ilog2();
+            let base = (k << nb) - SIZE as u32;
+            *entry = u32::from(v) | nb << 4 | base << 8 | ((1 << nb) - 1) << 20;
+        }
+        DecModel { table }
+    }
+}
+
+/// The encoding tables of one `q0`.
+pub(crate) struct EncModel {
+    /// Per nibble: `f(v)`, `cum(v)` and `12 - floor(log2 f(v))`, the most bits it pushes.
+    f: [u32; 16],
+    cum: [u32; 16],
+    most: [u32; 16],
+    /// `position[cum(v) + i]`: the `i`-th position of nibble `v`, in increasing order.
+    position: Box<[u16; SIZE]>,
+}
+
+impl EncModel {
+    pub(crate) fn new(q0: u16) -> Self {
+        let f = nibble_frequencies(q0, PRECISION);
+        let mut cum = [0u32; 16];
+        for v in 1..16 {
+            cum[v] = cum[v - 1] + f[v - 1];
+        }
+        let most = f.map(|fv| PRECISION - fv.ilog2());
+        let mut next = cum;
+        let mut position = Box::new([0u16; SIZE]);
+        for (u, &v) in spread(&f).iter().enumerate() {
+            position[next[usize::from(v)] as usize & (SIZE - 1)] = u as u16;
+            next[usize::from(v)] += 1;
+        }
+        EncModel {
+            f,
+            cum,
+            most,
+            position,
+        }
+    }
+
+    /// Code nibble `v` onto state `x` (in `[2^12, 2^13)`): the bits it pushes and their
+    /// count.
+    #[inline(always)]
+    fn put(&self, x: &mut u32, v: usize) -> (u64, u32) {
+        let (f, most) = (self.f[v], self.most[v]);
+        // x >> most is in [2^hb, 2^(hb + 1)), hb = floor(log2 f): one bit fewer when that
+        // falls below f.
+        let c = most - u32::from(*x >> most < f);
+        let bits = u64::from(*x & ((1 << c) - 1));
+        let i = self.cum[v] + (*x >> c) - f;
+        *x = SIZE as u32 + u32::from(self.position[i as usize & (SIZE - 1)]);
+        (bits, c)
+    }
+}
+
+/// Nibble `t` of `words`.
+#[inline(always)]
+fn nibble(words: &[u64], t: usize) -> usize {
+    (words[t / 16] >> (4 * (t % 16))) as usize & 15
+}
+
+/// A run of pushes, as the decoder reads them: `bits | count << 56`, the bit read first
+/// lowest, `count` at most 48.
+#[inline(always)]
+fn run(bits: u64, count: u32) -> u64 {
+    bits | u64::from(count) << 56
+}
+
+/// Append the coding-9 payload of the first `m` bits of `words` (bits past `m` zero) to
+/// `out`.
+pub(crate) fn encode(words: &[u64], m: u64, q0: u16, out: &mut Vec<u8>) {
+    debug_assert_eq!(words.len(), crate::filter::bits::words_for(m));
+    let model = EncModel::new(q0);
+    let n = m.div_ceil(4) as usize;
+    // The encoder's pushes, last nibble first; a group of four nibbles as one run, whose
+    // first pushed bits the decoder reads last.
+    let mut runs: Vec<u64> = Vec::with_capacity(n / 4 + 4);
+    let mut x = [SIZE as u32; STATES];
+    for t in (4 * (n / 4)..n).rev() {
+        let (bits, c) = model.put(&mut x[t % STATES], nibble(words, t));
+        runs.push(run(bits, c));
+    }
+    let [mut x0, mut x1, mut x2, mut x3] = x;
+    for g in (0..n / 4).rev() {
+        let v = (words[g / 4] >> (16 * (g % 4))) as usize;
+        let (b3, c3) = model.put(&mut x3, v >> 12 & 15);
+        let (b2, c2) = model.put(&mut x2, v >> 8 & 15);
+        let (b1, c1) = model.put(&mut x1, v >> 4 & 15);
+        let (b0, c0) = model.put(&mut x0, v & 15);
+        let bits = b0 | b1 << c0 | b2 << (c0 + c1) | b3 << (c0 + c1 + c2);
+        runs.push(run(bits, c0 + c1 + c2 + c3));
+    }
+    // The four states, state 0 read first.
+    let states = [x0, x1, x2, x3].map(|s| u64::from(s) - SIZE as u64);
+    runs.push(run(
+        states[0] | states[1] << 12 | states[2] << 24 | states[3] << 36,
+        4 * PRECISION,
+    ));
+    // The runs last to first: each stores the eight bytes from its first unfinished byte
+    // and moves past the bytes it finished (no branch to mispredict).
+    let bits: u64 = runs.iter().map(|r| r >> 56).sum();
+    let (start, len) = (out.len(), bits.div_ceil(8) as usize);
+    out.resize(start + len + 8, 0);
+    let buf = &mut out[start..];
+    let (mut acc, mut held, mut pos) = (0u64, 0u32, 0usize);
+    for r in runs.iter().rev() {
+        // held is at most 7 and a run at most 48 bits: k is at most 6.
+        acc |= (r & ((1 << 56) - 1)) << held;
+        held += (r >> 56) as u32;
+        buf[pos..pos + 8].copy_from_slice(&acc.to_le_bytes());
+        let k = held / 8;
+        pos += k as usize;
+        acc >>= 8 * k;
+        held %= 8;
+    }
+    out.truncate(start + len);
+}
+
+/// The 64 bits of the stream from bit `at` on, zeros past the payload's end.
+#[inline(always)]
+fn peek(payload: &[u8], at: u64) -> u64 {
+    let byte = (at / 8) as usize;
+    let word = match payload.get(byte..byte + 8) {
+        Some(b) => u64::from_le_bytes(b.try_into().expect("8 bytes")),
+        None => {
+            let mut b = [0u8; 8];
+            let rest = payload.get(byte..).unwrap_or(&[]);
+            b[..rest.len()].copy_from_slice(rest);
+            u64::from_le_bytes(b)
+        }
+    };
+    word >> (at % 8)
+}
+
+/// One decoding step of state `s`, whose bits start `*used` bits into `bits`: its nibble.
+#[inline(always)]
+fn step(table: &[u32; SIZE], s: &mut usize, bits: u64, used: &mut u32) -> u64 {
+    // A state is below 4096: `base + read(nb)` is below `(k + 1) 2^nb <= 8192`, less
+    // 4096 (the mask only spares a bounds check).
+    let e = table[*s & (SIZE - 1)];
+    *s = (e >> 8 & 0xFFF) as usize + ((bits >> *used) as u32 & e >> 20) as usize;
+    *used += (e >> 4) & 15;
+    u64::from(e & 15)
+}
+
+/// Decode a coding-9 payload of `m` bits into `out` (exactly `ceil(m / 64)` words, every
+/// one overwritten; bits past `m` are zero). On error `out` holds garbage.
+pub(crate) fn decode(
+    payload: &[u8],
+    m: u64,
+    model: &DecModel,
+    out: &mut [u64],
+) -> Result<(), PayloadError> {
+    debug_assert_eq!(out.len(), crate::filter::bits::words_for(m));
+    if payload.len() < MIN_LEN {
+        return Err("small payload is shorter than its four states");
+    }
+    let table = &*model.table;
+    let mut at = 0u64;
+    let mut u = [0usize; STATES];
+    for s in u.iter_mut() {
+        *s = (peek(payload, at) & ((1 << PRECISION) - 1)) as usize;
+        at += u64::from(PRECISION);
+    }
+    let n = m.div_ceil(4) as usize;
+    // Whole words (16 nibbles, four from each state) with the states in locals, so that
+    // their four chains stay in registers; each group of four nibbles comes from one load
+    // (at most 4 * 12 bits past a shift of at most 7).
+    let whole = n / 16;
+    let [mut s0, mut s1, mut s2, mut s3] = u;
+    for word in out[..whole].iter_mut() {
+        let mut v = 0u64;
+        for q in 0..4 {
+            let bits = peek(payload, at);
+            let mut used = 0;
+            let g = step(table, &mut s0, bits, &mut used)
+                | step(table, &mut s1, bits, &mut used) << 4
+                | step(table, &mut s2, bits, &mut used) << 8
+                | step(table, &mut s3, bits, &mut used) << 12;
+            at += u64::from(used);
+            v |= g << (16 * q);
+        }
+        *word = v;
+    }
+    let mut u = [s0, s1, s2, s3];
+    // The last, partial word, a nibble at a time.
+    if let Some(last) = out.get_mut(whole) {
+        let mut v = 0u64;
+        for t in 16 * whole..n {
+            let mut used = 0;
+            v |= step(table, &mut u[t % STATES], peek(payload, at), &mut used) << (4 * (t % 16));
+            at += u64::from(used);
+        }
+        *last = v;
+    }
+    let len = payload.len() as u64;
+    if at > 8 * len {
+        return Err("small payload ends before the last nibble");
+    }
+    if u != [0; STATES] || at.div_ceil(8) != len {
+        return Err("small payload does not end where the encoder starts");
+    }
+    if at % 8 != 0 && payload[payload.len() - 1] >> (at % 8) != 0 {
+        return Err("small payload's padding bits are not zero");
+    }
+    if m % 64 != 0 {
+        if let Some(last) = out.last() {
+            if last >> (m % 64) != 0 {
+                return Err("bits past m are not zero");
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::filter::bits::words_for;
+
+    fn random_words(m: u64, p1: f64, seed: u64) -> Vec<u64> {
+        let mut x = seed;
+        let mut words = vec![0u64; words_for(m)];
+        for i in 0..m {
+            x = crate::filter::hashing::fmix64(x + 1);
+            if ((x >> 11) as f64) < p1 * (1u64 << 53) as f64 {
+                words[(i / 64) as usize] |= 1 << (i % 64);
+            }
+        }
+        words
+    }
+
+    fn enc(words: &[u64], m: u64, q0: u16) -> Vec<u8> {
+        let mut out = Vec::new();
+        encode(words, m, q0, &mut out);
+        out
+    }
+
+    fn dec(payload: &[u8], m: u64, q0: u16) -> Result<Vec<u64>, PayloadError> {
+        let mut out = vec![0u64; words_for(m)];
+        decode(payload, m, &DecModel::new(q0), &mut out).map(|()| out)
+    }
+
+    /// The decoder of §4.13 as written: the table built by its pseudocode, one bit at a
+    /// time, every check.
+    fn spec_decode(payload: &[u8], m: u64, q0: u16) -> Option<Vec<u64>> {
+        let f = nibble_frequencies(q0, 12);
+        let mut sym = [0usize; 4096];
+        let mut pos = 0;
+        for (v, &fv) in f.iter().enumerate() {
+            for _ in 0..fv {
+                sym[pos] = v;
+                pos = (pos + 2563) % 4096;
+            }
+        }
+        let mut next = f;
+        let (mut nb, mut base) = ([0u32; 4096], [0u32; 4096]);
+        for u in 0..4096 {
+            let k = next[sym[u]];
+            next[sym[u]] += 1;
+            nb[u] = 12 - (31 - k.leading_zeros());
+            base[u] = k * (1 << nb[u]) - 4096;
+        }
+        let total = 8 * payload.len() as u64;
+        let mut j = 0u64;
+        let mut read = |c: u32| -> Option<u32> {
+            let mut r = 0;
+            for i in 0..c {
+                if j >= total {
+                    return None;
+                }
+                r |= u32::from((payload[(j / 8) as usize] >> (j % 8)) & 1) << i;
+                j += 1;
+            }
+            Some(r)
+        };
+        let mut u = [0u32; 4];
+        for s in u.iter_mut() {
+            *s = read(12)?;
+        }
+        let mut words = vec![0u64; words_for(m)];
+        for t in 0..m.div_ceil(4) as usize {
+            let s = t % 4;
+            let v = sym[u[s] as usize];
+            u[s] = base[u[s] as usize] + read(nb[u[s] as usize])?;
+            words[t / 16] |= (v as u64) << (4 * (t % 16));
+        }
+        let ok = u == [0; 4]
+            && j.div_ceil(8) == payload.len() as u64
+            && (j % 8 == 0 || payload[payload.len() - 1] >> (j % 8) == 0)
+            && (m % 64 == 0 || words[words.len() - 1] >> (m % 64) == 0);
+        ok.then_some(words)
+    }
+
+    #[test]
+    fn round_trips_and_agrees_with_the_spec_decoder() {
+        for (i, &(m, p1)) in [
+            (1u64, 0.5),
+            (3, 0.3),
+            (4, 0.1),
+            (5, 0.5),
+            (63, 0.2),
+            (64, 0.13),
+            (65, 0.13),
+            (1000, 0.5),
+            (4099, 0.05),
+            (140_000, 0.133),
+            (100_003, 0.01),
+        ]
+        .iter()
+        .enumerate()
+        {
+            let words = random_words(m, p1, i as u64);
+            let ones: u64 = words.iter().map(|w| u64::from(w.count_ones())).sum();
+            let q0 = (((m - ones) * 65536 / m) as u16).clamp(1, 65535);
+            for q0 in [q0, 1, 32768, 65535] {
+                let p = enc(&words, m, q0);
+                assert!(p.len() >= MIN_LEN);
+                assert_eq!(dec(&p, m, q0).as_deref(), Ok(&words[..]), "m {m} q0 {q0}");
+                assert_eq!(spec_decode(&p, m, q0).as_deref(), Some(&words[..]));
+            }
+        }
+    }
+
+    #[test]
+    fn every_flip_is_rejected_or_another_array_with_another_payload() {
+        let m = 3001;
+        let words = random_words(m, 0.2, 9);
+        let p = enc(&words, m, 52000);
+        for bit in 0..8 * p.len() {
+            let mut bad = p.clone();
+            bad[bit / 8] ^= 1 << (bit % 8);
+            let (fast, spec) = (dec(&bad, m, 52000).ok(), spec_decode(&bad, m, 52000));
+            assert_eq!(fast, spec, "flip {bit}");
+            if let Some(other) = fast {
+                assert_ne!(other, words, "flip {bit}");
+                assert_eq!(enc(&other, m, 52000), bad, "flip {bit}: not canonical");
+            }
+        }
+        // Cut short, one byte more, a state off.
+        assert!(dec(&p[..p.len() - 1], m, 52000).is_err());
+        let mut longer = p.clone();
+        longer.push(0);
+        assert!(dec(&longer, m, 52000).is_err());
+        assert!(dec(&[0u8; 5], 4, 52000).is_err());
+    }
+
+    #[test]
+    fn the_table_deals_every_position_and_sizes_hold() {
+        for q0 in [1u16, 2, 1000, 32768, 57000, 65000, 65535] {
+            let f = nibble_frequencies(q0, PRECISION);
+            let sym = spread(&f);
+            for (v, &fv) in f.iter().enumerate() {
+                let dealt = sym.iter().filter(|&&s| usize::from(s) == v).count();
+                assert_eq!(dealt as u32, fv, "q0 {q0} nibble {v}");
+            }
+        }
+        // A 17.5 KB array of the paper's density: a few bytes over the bound.
+        let m = 140_000;
+        let words = random_words(m, 0.1334, 3);
+        let ones: u64 = words.iter().map(|w| u64::from(w.count_ones())).sum();
+        let q0 = ((m - ones) * 65536 / m) as u16;
+        let p = (ones as f64) / m as f64;
+        let bound = m as f64 * crate::theory::entropy(p) / 8.0;
+        let len = enc(&words, m, q0).len() as f64;
+        assert!(len > bound && len < bound + 16.0, "{len} against {bound}");
+    }
+}

@@ -969,22 +969,27 @@ DENSE_LOWER = 1 << 15                      # states in [2^15, 2^31)
 DENSE_UPPER = 1 << 31
 
 
+def nibble_frequencies(q0, precision):
+    """§4.12 and §4.13: f(v) of the 16 nibbles at `precision` bits (13 for coding 8, 12 for 9)."""
+    q1 = 65536 - q0
+    f = []
+    for v in range(16):
+        o = bin(v).count("1")
+        weight = q0 ** (4 - o) * q1 ** o                   # exact, < 2^64
+        f.append(max(1, weight >> (64 - precision)))        # floor(weight / 2^(64 - precision))
+    t = f.index(max(f))                                    # smallest v with the largest f
+    f[t] += (1 << precision) - sum(f)
+    assert 1 <= f[t] <= (1 << precision) - 15
+    return f
+
+
 def dense_model(q0):
     """§4.12: nibble frequencies at precision 13 and the alias table.
 
     Returns (f, div, alias, second), lists indexed by nibble / bucket 0 .. 15: bucket b's
     first div[b] slots are nibble b's (numbers 0 .. div[b]-1), the rest nibble alias[b]'s,
     numbered from second[b] on."""
-    q1 = 65536 - q0
-    f = []
-    for v in range(16):
-        o = bin(v).count("1")
-        weight = q0 ** (4 - o) * q1 ** o                   # exact, < 2^64
-        f.append(max(1, weight >> (64 - DENSE_PRECISION)))  # floor(weight / 2^51)
-    s = sum(f)
-    t = f.index(max(f))                                    # smallest v with the largest f
-    f[t] += (1 << DENSE_PRECISION) - s
-    assert 1 <= f[t] <= (1 << DENSE_PRECISION) - 15
+    f = nibble_frequencies(q0, DENSE_PRECISION)
 
     rem = list(f)
     div = [DENSE_BUCKET] * 16
@@ -1065,14 +1070,7 @@ SMALL_MIN_LEN = 6                          # the four 12-bit states
 
 def small_model(q0):
     """§4.13: the nibble model at precision 12 and the table (sym, nb, base per position)."""
-    q1 = 65536 - q0
-    f = []
-    for v in range(16):
-        o = bin(v).count("1")
-        weight = q0 ** (4 - o) * q1 ** o                   # exact, < 2^64
-        f.append(max(1, weight >> (64 - SMALL_PRECISION)))  # floor(weight / 2^52)
-    t = f.index(max(f))                                    # smallest v with the largest f
-    f[t] += SMALL_SIZE - sum(f)
+    f = nibble_frequencies(q0, SMALL_PRECISION)
     sym = [0] * SMALL_SIZE
     pos = 0
     for v in range(16):

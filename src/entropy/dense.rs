@@ -342,14 +342,7 @@ pub(crate) fn final_checks(
     if x.iter().any(|&s| s != LOWER) || pos != payload.len() {
         return Err("dense payload does not end where the encoder starts");
     }
-    if m % 64 != 0 {
-        if let Some(last) = out.last() {
-            if last >> (m % 64) != 0 {
-                return Err("bits past m are not zero");
-            }
-        }
-    }
-    Ok(())
+    crate::entropy::check_past_m(out, m)
 }
 
 /// Decode whole rounds (two output words each) while 64 bytes of words are left at `*pos`:

@@ -14,6 +14,15 @@ pub(crate) mod tans;
 /// Why a payload did not decode. The frame layer adds the byte offset.
 pub(crate) type PayloadError = &'static str;
 
+/// The last check of a coder whose symbols span `m`'s end (codings 8 and 9 code whole
+/// nibbles): no bit past `m` is set in the decoded words.
+pub(crate) fn check_past_m(out: &[u64], m: u64) -> Result<(), PayloadError> {
+    match out.last() {
+        Some(last) if m % 64 != 0 && last >> (m % 64) != 0 => Err("bits past m are not zero"),
+        _ => Ok(()),
+    }
+}
+
 /// Bit arrays for the coders' tests.
 #[cfg(test)]
 pub(crate) mod testing {

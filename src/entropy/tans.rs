@@ -271,14 +271,7 @@ pub(crate) fn decode(
     if at % 8 != 0 && payload[payload.len() - 1] >> (at % 8) != 0 {
         return Err("small payload's padding bits are not zero");
     }
-    if m % 64 != 0 {
-        if let Some(last) = out.last() {
-            if last >> (m % 64) != 0 {
-                return Err("bits past m are not zero");
-            }
-        }
-    }
-    Ok(())
+    crate::entropy::check_past_m(out, m)
 }
 
 #[cfg(test)]
@@ -286,16 +279,11 @@ mod tests {
     use super::*;
     use crate::filter::bits::words_for;
 
-    fn random_words(m: u64, p1: f64, seed: u64) -> Vec<u64> {
-        let mut x = seed;
-        let mut words = vec![0u64; words_for(m)];
-        for i in 0..m {
-            x = crate::filter::hashing::fmix64(x + 1);
-            if ((x >> 11) as f64) < p1 * (1u64 << 53) as f64 {
-                words[(i / 64) as usize] |= 1 << (i % 64);
-            }
-        }
-        words
+    /// `m` bits, each one with probability `ones_per_1024 / 1024`, as words.
+    fn random_words(m: u64, ones_per_1024: u64, seed: u64) -> Vec<u64> {
+        crate::entropy::testing::pseudo_random_bits(m, ones_per_1024, seed)
+            .words()
+            .to_vec()
     }
 
     fn enc(words: &[u64], m: u64, q0: u16) -> Vec<u8> {
@@ -362,23 +350,23 @@ mod tests {
 
     #[test]
     fn round_trips_and_agrees_with_the_spec_decoder() {
-        for (i, &(m, p1)) in [
-            (1u64, 0.5),
-            (3, 0.3),
-            (4, 0.1),
-            (5, 0.5),
-            (63, 0.2),
-            (64, 0.13),
-            (65, 0.13),
-            (1000, 0.5),
-            (4099, 0.05),
-            (140_000, 0.133),
-            (100_003, 0.01),
+        for (i, &(m, ones)) in [
+            (1u64, 512),
+            (3, 307),
+            (4, 102),
+            (5, 512),
+            (63, 205),
+            (64, 136),
+            (65, 136),
+            (1000, 512),
+            (4099, 51),
+            (140_000, 136),
+            (100_003, 10),
         ]
         .iter()
         .enumerate()
         {
-            let words = random_words(m, p1, i as u64);
+            let words = random_words(m, ones, i as u64);
             let ones: u64 = words.iter().map(|w| u64::from(w.count_ones())).sum();
             let q0 = (((m - ones) * 65536 / m) as u16).clamp(1, 65535);
             for q0 in [q0, 1, 32768, 65535] {
@@ -393,7 +381,7 @@ mod tests {
     #[test]
     fn every_flip_is_rejected_or_another_array_with_another_payload() {
         let m = 3001;
-        let words = random_words(m, 0.2, 9);
+        let words = random_words(m, 205, 9);
         let p = enc(&words, m, 52000);
         for bit in 0..8 * p.len() {
             let mut bad = p.clone();
@@ -425,7 +413,7 @@ mod tests {
         }
         // A 17.5 KB array of the paper's density: a few bytes over the bound.
         let m = 140_000;
-        let words = random_words(m, 0.1334, 3);
+        let words = random_words(m, 137, 3);
         let ones: u64 = words.iter().map(|w| u64::from(w.count_ones())).sum();
         let q0 = ((m - ones) * 65536 / m) as u16;
         let p = (ones as f64) / m as f64;

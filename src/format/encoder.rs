@@ -846,24 +846,17 @@ mod tests {
     #[test]
     fn small_fixed_cost_is_measured() {
         // Print with `cargo test --lib small_fixed_cost -- --nocapture`.
-        for (m, p1) in [
-            (140_000u64, 0.133),
-            (140_000, 0.3),
-            (140_000, 0.05),
-            (40_000, 0.2),
-            (1_000_003, 0.1),
-            (300_001, 0.02),
+        for (m, ones) in [
+            (140_000u64, 136),
+            (140_000, 307),
+            (140_000, 51),
+            (40_000, 205),
+            (1_000_003, 102),
+            (300_001, 20),
         ] {
             let (mut sum, mut worst) = (0i64, 0i64);
             for seed in 0..20 {
-                let mut bits = BitArray::new(m);
-                let mut s = seed;
-                for i in 0..m {
-                    s = crate::filter::hashing::fmix64(s + i);
-                    if (s >> 11) as f64 / (1u64 << 53) as f64 <= p1 {
-                        bits.set(i);
-                    }
-                }
+                let bits = crate::entropy::testing::pseudo_random_bits(m, ones, seed);
                 let q0 = KnownP::measured(bits.count_zeros(), m);
                 let mut payload = Vec::new();
                 payload::encode_bits(Coding::Small, Some(q0), &bits, &mut payload);
@@ -873,12 +866,12 @@ mod tests {
                 worst = worst.max(d.abs());
             }
             println!(
-                "m {m} p1 {p1}: actual - predicted, mean {:.1} B, worst {worst} B",
+                "m {m} ones {ones}/1024: actual - predicted, mean {:.1} B, worst {worst} B",
                 sum as f64 / 20.0
             );
             assert!(
                 worst < 8 + (m / 40_000) as i64,
-                "m {m} p1 {p1}: off by {worst}"
+                "m {m} ones {ones}/1024: off by {worst}"
             );
         }
     }

@@ -1214,6 +1214,30 @@ fn reject_vectors() -> Vec<VectorFile> {
         ),
     ];
     cases.extend(interleaved);
+    // A filter of 102 bits whose payload, in a nibble coding (8 or 9), codes 104 with bit
+    // 103 set: the last nibble's bits past m.
+    let bit_past_m = |coding: BitCoding| -> Truncated {
+        let xh = xxh(0, IndexScheme::DoubleHashing);
+        let mut f = BloomFilter::new(Params::standard(102, 2, xh).expect("valid"));
+        (0..10).for_each(|i| f.insert(key(i)));
+        let mut r = RawFrame::from_frame(&f, Coding::from(coding));
+        let q0 = u16::from_le_bytes([r.q0[0], r.q0[1]]);
+        let mut bits = BitArray::new(104);
+        (0..102)
+            .filter(|&i| f.bits().get(i))
+            .for_each(|i| bits.set(i));
+        bits.set(103);
+        let params = Params::standard(104, 2, xh).expect("valid");
+        let g = BloomFilter::from_parts(params, bits, 10).expect("valid");
+        let frame = Encoder::new()
+            .p_source(PSource::Fixed(q0))
+            .encode_with(&g, coding)
+            .expect("a bit coding");
+        assert_eq!(frame.coding(), Coding::from(coding));
+        r.payload = frame.payload().to_vec();
+        r.len = varint(r.payload.len() as u64);
+        r.into()
+    };
     // Coding 8 (section 4.12): each check of the decoder, on the small filter's payload.
     let dense = [
         (
@@ -1276,30 +1300,7 @@ fn reject_vectors() -> Vec<VectorFile> {
         ),
         (
             "dense_bit_past_m",
-            {
-                // A filter of 102 bits whose payload codes 104, bit 103 set: the last
-                // nibble's bits past m.
-                let xh = xxh(0, IndexScheme::DoubleHashing);
-                let mut f = BloomFilter::new(Params::standard(102, 2, xh).expect("valid"));
-                (0..10).for_each(|i| f.insert(key(i)));
-                let mut r = RawFrame::from_frame(&f, Coding::Dense);
-                let q0 = u16::from_le_bytes([r.q0[0], r.q0[1]]);
-                let mut bits = BitArray::new(104);
-                (0..102)
-                    .filter(|&i| f.bits().get(i))
-                    .for_each(|i| bits.set(i));
-                bits.set(103);
-                let params = Params::standard(104, 2, xh).expect("valid");
-                let g = BloomFilter::from_parts(params, bits, 10).expect("valid");
-                let frame = Encoder::new()
-                    .p_source(PSource::Fixed(q0))
-                    .encode_with(&g, BitCoding::Dense)
-                    .expect("a bit coding");
-                assert_eq!(frame.coding(), Coding::Dense);
-                r.payload = frame.payload().to_vec();
-                r.len = varint(r.payload.len() as u64);
-                r.into()
-            },
+            bit_past_m(BitCoding::Dense),
             plain("CorruptPayload"),
         ),
     ];
@@ -1373,29 +1374,7 @@ fn reject_vectors() -> Vec<VectorFile> {
         ),
         (
             "small_bit_past_m",
-            {
-                // A filter of 102 bits whose payload codes 104, bit 103 set.
-                let xh = xxh(0, IndexScheme::DoubleHashing);
-                let mut f = BloomFilter::new(Params::standard(102, 2, xh).expect("valid"));
-                (0..10).for_each(|i| f.insert(key(i)));
-                let mut r = RawFrame::from_frame(&f, Coding::Small);
-                let q0 = u16::from_le_bytes([r.q0[0], r.q0[1]]);
-                let mut bits = BitArray::new(104);
-                (0..102)
-                    .filter(|&i| f.bits().get(i))
-                    .for_each(|i| bits.set(i));
-                bits.set(103);
-                let params = Params::standard(104, 2, xh).expect("valid");
-                let g = BloomFilter::from_parts(params, bits, 10).expect("valid");
-                let frame = Encoder::new()
-                    .p_source(PSource::Fixed(q0))
-                    .encode_with(&g, BitCoding::Small)
-                    .expect("a bit coding");
-                assert_eq!(frame.coding(), Coding::Small);
-                r.payload = frame.payload().to_vec();
-                r.len = varint(r.payload.len() as u64);
-                r.into()
-            },
+            bit_past_m(BitCoding::Small),
             plain("CorruptPayload"),
         ),
         (

@@ -171,10 +171,13 @@ pub struct Settings {
 /// For a Bloom filter it predicts by default the frame size of every coding of bits from
 /// counts alone (the ones, m, q0 and the chunking; see [`predicted_payload_len`]) and codes
 /// once, with the fastest coding whose predicted frame is within 0.08% + 6 bytes of the
-/// smallest prediction: raw, then positional, known-p interleaved and known-p symbols for
-/// sparse arrays (at most one bit in 16 set; for denser ones the two table-driven codings
-/// first, then positional), then adaptive. [`Encoder::smallest`] instead codes with every
-/// coding and keeps the smallest frame. Whatever the coding asked for, it sends the raw bit
+/// smallest prediction: raw, then positional, dense, known-p interleaved, small and known-p
+/// symbols for sparse arrays (at most one bit in 40 set; for denser ones positional after
+/// the four table-driven codings), then known-p and adaptive. A frame that comes out more
+/// than 0.1% + 6 bytes over the smallest prediction (a near tie and two errors) is coded
+/// once more in the next coding within the margin, and the smaller kept, so that the frame
+/// is within 0.1% + 8 bytes of the smallest the crate makes. [`Encoder::smallest`] instead
+/// codes with every coding and keeps the smallest frame. Whatever the coding asked for, it sends the raw bit
 /// array instead when compression would not be smaller.
 ///
 /// For a counting filter it picks among [`CounterCoding::Known`](super::CounterCoding::Known)
@@ -539,7 +542,9 @@ impl Settings {
         // coding 8's 505, 1 140 MB/s at 1%). Coding 9 decodes about as fast as coding 6
         // and encodes at half its speed: it comes after it, for the small frames whose
         // 32 bytes of coding-6 states are more than the margin (measured at m = 10^6,
-        // p0 = 0.9: 281 against 298 MB/s decoding, 147 against 305 encoding).
+        // p0 = 0.9: 281 against 298 MB/s decoding, 147 against 305 encoding). Known-p,
+        // the binary coder, is about as small as adaptive and twice as fast (46 against
+        // 25 MB/s decoding in the README's table): it comes before it.
         let order = if ones <= m / 40 {
             [
                 Coding::Positional,
@@ -547,6 +552,7 @@ impl Settings {
                 Coding::KnownPInterleaved,
                 Coding::Small,
                 Coding::KnownPSymbols,
+                Coding::KnownP,
                 Coding::Adaptive,
             ]
         } else {
@@ -556,6 +562,7 @@ impl Settings {
                 Coding::Small,
                 Coding::KnownPSymbols,
                 Coding::Positional,
+                Coding::KnownP,
                 Coding::Adaptive,
             ]
         };
@@ -581,22 +588,31 @@ impl Settings {
                     body.generation,
                     (c, q0, shift),
                     len as usize,
-                )
-                .with_metadata(self.metadata.as_deref());
-                (c, header.frame_len() + self.tag_len())
+                );
+                (c, header.frame_len())
             })
             .collect();
-        let smallest = predicted.iter().map(|&(_, len)| len).min()?;
+        // The frames without the metadata and the tag, the same bytes in every coding: the
+        // choice does not depend on them.
+        let extra = self
+            .metadata
+            .as_deref()
+            .filter(|m| !m.is_empty())
+            .map_or(0, crate::format::header::metadata_len)
+            + self.tag_len();
+        let (smallest_coding, smallest) = predicted.iter().copied().min_by_key(|&(_, len)| len)?;
         let margin = smallest / 1250 + 6;
-        if raw_len <= smallest + margin {
+        if raw_len <= smallest + extra + margin {
             return None;
         }
         let fits = |len: usize| self.budget.map_or(true, |b| len <= b);
-        let (coding, _) = predicted
+        // The codings within the margin, fastest first; the smallest if none is.
+        let mut within = predicted
             .iter()
-            .copied()
-            .find(|&(_, len)| len <= smallest + margin && fits(len))
-            .or_else(|| predicted.iter().copied().min_by_key(|&(_, len)| len))?;
+            .filter(|&&(_, len)| len <= smallest + margin && fits(len + extra))
+            .map(|&(c, _)| c);
+        let coding = within.next().unwrap_or(smallest_coding);
+        let second = within.next().unwrap_or(smallest_coding);
         // The chosen coding, then the others from the smallest prediction up: a payload
         // that breaks the work bound (spec 2.2) comes back in another coding (an all-ones
         // array codes to a few bytes that may not carry its m bits), and the next one is
@@ -607,12 +623,28 @@ impl Settings {
             .collect();
         rest.sort_by_key(|&(_, len)| len);
         let mut fallback = None;
-        for c in std::iter::once(coding).chain(rest.into_iter().map(|(c, _)| c)) {
+        for c in std::iter::once(coding).chain(rest.iter().map(|&(c, _)| c)) {
             let frame = self.frame_counted(body, c, zeros);
-            if frame.coding() == c {
-                return Some(frame);
+            if frame.coding() != c {
+                fallback.get_or_insert(frame);
+                continue;
             }
-            fallback.get_or_insert(frame);
+            // Predictions err by a few bytes either way (the test `fixed_costs_are_measured`):
+            // a frame that came out further over the smallest prediction than the choice
+            // promises (0.1% + 8 bytes of the smallest frame, less 2 bytes for that
+            // prediction's own error) is coded once more in the next coding within the
+            // margin (the smallest if there is none), and the smaller kept. Rare: it takes a
+            // near tie and errors both ways.
+            if c == coding
+                && c != second
+                && frame.encoded_len() > smallest + extra + smallest / 1000 + 6
+            {
+                let other = self.frame_counted(body, second, zeros);
+                if other.coding() == second && other.encoded_len() < frame.encoded_len() {
+                    return Some(other);
+                }
+            }
+            return Some(frame);
         }
         fallback
     }
@@ -741,9 +773,11 @@ pub fn predicted_payload_len(
                 return len.div_ceil(8)
             }
             Coding::Positional => return crate::entropy::positional::estimate_len(len, ones),
-            // Four final states, little of them message, and the last word (measured).
-            Coding::KnownPInterleaved => cross / 8.0 + 28.0,
-            Coding::KnownPSymbols | Coding::KnownP => cross / 8.0 + 3.0,
+            // Four final states, little of them message, and the last word; one final state;
+            // the binary coder's termination (measured by `fixed_costs_are_measured`).
+            Coding::KnownPInterleaved => cross / 8.0 + INTERLEAVED_FIXED,
+            Coding::KnownPSymbols => cross / 8.0 + SYMBOLS_FIXED,
+            Coding::KnownP => cross / 8.0,
             // The precision-13 model's excess over the bits' own model, per nibble, and 32
             // final states of which a little is message (measured).
             Coding::Dense => {
@@ -752,14 +786,15 @@ pub fn predicted_payload_len(
                         / 8.0
                     + DENSE_FIXED
             }
-            // The same at precision 12, and four 12-bit final states with the padding.
+            // The same at precision 12 with the table's own loss (its spread of states is not
+            // the ideal one), and four 12-bit final states with the padding.
             Coding::Small => {
                 cross / 8.0
                     + len.div_ceil(4) as f64
-                        * crate::entropy::model::nibble_excess_bits(
+                        * (crate::entropy::model::nibble_excess_bits(
                             q0.unwrap_or(1),
                             crate::entropy::tans::PRECISION,
-                        )
+                        ) + SMALL_SPREAD_BITS)
                         / 8.0
                     + SMALL_FIXED
             }
@@ -770,7 +805,7 @@ pub fn predicted_payload_len(
                 if ones > 0 && ones < len {
                     b -= 0.5 * (2.0 * std::f64::consts::PI * len as f64 * p * (1.0 - p)).log2();
                 }
-                b / 8.0 + 3.0
+                b / 8.0
             }
         };
         bytes.max(0.0).ceil() as u64
@@ -799,8 +834,23 @@ pub fn predicted_payload_len(
 const DENSE_FIXED: f64 = 112.0;
 
 /// Bytes a coding-9 payload takes over its symbols' cost: four 12-bit final states less
-/// what they carry, and the padding (measured by the test `small_fixed_cost_is_measured`).
+/// what they carry, and the padding (measured by the test `fixed_costs_are_measured`).
 const SMALL_FIXED: f64 = 6.0;
+
+/// Bits per nibble that coding 9's table costs over its model: the spread by a stride is
+/// not the ideal one, and the loss depends on the frequencies. Measured at 10^6 bits: 1 to
+/// 7 bytes per 250 000 nibbles, the most at skewed densities (the test
+/// `fixed_costs_are_measured`); this is the high end, so that the choice errs away
+/// from coding 9.
+const SMALL_SPREAD_BITS: f64 = 0.000_25;
+
+/// Bytes a coding-6 payload takes over its symbols' cost: four 64-bit final states less
+/// what they carry, and the last word (measured by the test `fixed_costs_are_measured`).
+const INTERLEAVED_FIXED: f64 = 24.0;
+
+/// Bytes a coding-3 payload takes over its symbols' cost: its final state (measured by the
+/// test `fixed_costs_are_measured`).
+const SYMBOLS_FIXED: f64 = 4.0;
 
 #[cfg(test)]
 mod tests {
@@ -844,35 +894,58 @@ mod tests {
     }
 
     #[test]
-    fn small_fixed_cost_is_measured() {
-        // Print with `cargo test --lib small_fixed_cost -- --nocapture`.
-        for (m, ones) in [
-            (140_000u64, 136),
-            (140_000, 307),
-            (140_000, 51),
-            (40_000, 205),
-            (1_000_003, 102),
-            (300_001, 20),
+    fn fixed_costs_are_measured() {
+        // The size model of every coding that has a fixed cost, against its payloads, at
+        // densities over the whole range (skewed ones where coding 9's table loses most).
+        // Print with `cargo test --lib fixed_costs_are_measured -- --nocapture`.
+        let codings = [
+            Coding::Adaptive,
+            Coding::KnownP,
+            Coding::KnownPSymbols,
+            Coding::KnownPInterleaved,
+            Coding::Small,
+        ];
+        for (m, seeds) in [
+            (1_510u64, 16u32),
+            (26_415, 16),
+            (140_000, 16),
+            (1_000_000, 4),
         ] {
-            let (mut sum, mut worst) = (0i64, 0i64);
-            for seed in 0..20 {
-                let bits = crate::entropy::testing::pseudo_random_bits(m, ones, seed);
-                let q0 = KnownP::measured(bits.count_zeros(), m);
-                let mut payload = Vec::new();
-                payload::encode_bits(Coding::Small, Some(q0), &bits, &mut payload);
-                let predicted = predicted_payload_len(Coding::Small, Some(q0), &bits, None, None);
-                let d = payload.len() as i64 - predicted as i64;
-                sum += d;
-                worst = worst.max(d.abs());
+            for ones in [14u64, 47, 124, 307, 600, 800, 950, 1010] {
+                let mut line = format!("m {m} ones {ones}/1024, actual - predicted:");
+                for c in codings {
+                    let (mut sum, mut worst) = (0i64, 0i64);
+                    for seed in 0..seeds {
+                        let bits =
+                            crate::entropy::testing::pseudo_random_bits(m, ones, u64::from(seed));
+                        let q0 = c.has_q0().then(|| KnownP::measured(bits.count_zeros(), m));
+                        let mut payload = Vec::new();
+                        payload::encode_bits(c, q0, &bits, &mut payload);
+                        let predicted = predicted_payload_len(c, q0, &bits, None, None);
+                        let d = payload.len() as i64 - predicted as i64;
+                        sum += d;
+                        worst = if d.abs() > worst.abs() { d } else { worst };
+                    }
+                    let mean = sum as f64 / f64::from(seeds);
+                    line += &format!(" {c} {mean:.1} (worst {worst})");
+                    // Errors of a few bytes either way, and coding 9's allowance for its
+                    // table's loss on the safe side: the encoder's margin (4 bytes + 0.08%)
+                    // and the property test's (8 bytes + 0.1%) rely on it.
+                    let allowance = match c {
+                        Coding::Small => m as f64 / 32.0 * SMALL_SPREAD_BITS,
+                        _ => 0.0,
+                    };
+                    assert!(
+                        (-2.0 - allowance..=2.0).contains(&mean),
+                        "m {m} ones {ones}: {c} off by {mean} on average"
+                    );
+                    assert!(
+                        (worst.unsigned_abs() as f64) <= 6.0 + m as f64 / 1e5 + allowance,
+                        "m {m} ones {ones}: {c} off by {worst}"
+                    );
+                }
+                println!("{line}");
             }
-            println!(
-                "m {m} ones {ones}/1024: actual - predicted, mean {:.1} B, worst {worst} B",
-                sum as f64 / 20.0
-            );
-            assert!(
-                worst < 8 + (m / 40_000) as i64,
-                "m {m} ones {ones}/1024: off by {worst}"
-            );
         }
     }
 

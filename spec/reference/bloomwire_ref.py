@@ -1107,14 +1107,23 @@ def decode_small(payload, m, q0):
     sym, nb, base = small_model(q0)
     u = [read(SMALL_PRECISION) for _ in range(SMALL_STATES)]
     n = (m + 3) // 4
+    first_carried = max(0, n - 3 * SMALL_STATES)           # the states carry the last 12
     bits = bytearray((m + 7) // 8)
-    for t in range(n):
+    for t in range(first_carried):
         s = t % SMALL_STATES
         v = sym[u[s]]
         u[s] = base[u[s]] + read(nb[u[s]])
         bits[t >> 1] |= v << (4 * (t & 1))                 # even t: low nibble, odd: high
-    if any(u) or (j + 7) // 8 != len(payload):
-        raise CorruptPayload("small: states not at 0 or bytes left")
+    carried = [0] * SMALL_STATES
+    for t in range(first_carried, n):
+        s = t % SMALL_STATES
+        v = (u[s] >> (4 * ((t - first_carried) // SMALL_STATES))) & 15
+        carried[s] += 1
+        bits[t >> 1] |= v << (4 * (t & 1))
+    if any(u[s] >> (4 * carried[s]) for s in range(SMALL_STATES)):
+        raise CorruptPayload("small: a state holds more than its carried nibbles")
+    if (j + 7) // 8 != len(payload):
+        raise CorruptPayload("small: bytes left")
     if stream >> j:
         raise CorruptPayload("small: padding bits are set")
     if m % 8 and bits[-1] >> (m % 8):

@@ -789,7 +789,8 @@ pub fn predicted_payload_len(
             // The same at precision 12 with the table's own loss (its spread of states is not
             // the ideal one), and four 12-bit final states with the padding.
             Coding::Small => {
-                cross / 8.0
+                let carried = (len.min(4 * crate::entropy::tans::CARRIED as u64)) as f64;
+                cross * (1.0 - carried / len as f64) / 8.0
                     + len.div_ceil(4) as f64
                         * (crate::entropy::model::nibble_excess_bits(
                             q0.unwrap_or(1),

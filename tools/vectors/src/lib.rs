@@ -1324,21 +1324,15 @@ fn reject_vectors() -> Vec<VectorFile> {
         (
             "small_state_off",
             {
-                // The first of state 0's bits whose flip the decoder refuses (another may
-                // decode to another array: every state is a valid start).
-                let mut r = coded(Coding::Small);
-                let flip = (0..12)
-                    .find(|&b| {
-                        let mut t = r.clone();
-                        t.payload[b / 8] ^= 1 << (b % 8);
-                        bloomwire::decode::<bloomwire::Message>(
-                            &t.bytes(),
-                            &bloomwire::Limits::default(),
-                        )
-                        .is_err()
-                    })
-                    .expect("a refused flip");
-                r.payload[flip / 8] ^= 1 << (flip % 8);
+                // m = 13: four nibbles, one in each state, whose bits 4 .. 11 must be zero;
+                // state 0's bit 4 set.
+                let mut f = BloomFilter::new(
+                    Params::standard(13, 2, xxh(0, IndexScheme::DoubleHashing)).expect("valid"),
+                );
+                (0..3).for_each(|i| f.insert(key(i)));
+                let mut r = RawFrame::from_frame(&f, Coding::Small);
+                assert_eq!(r.payload.len(), 6, "the states alone");
+                r.payload[0] ^= 1 << 4;
                 r.into()
             },
             plain("CorruptPayload"),

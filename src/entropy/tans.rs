@@ -95,12 +95,13 @@ impl DecModel {
 
 /// The encoding tables of one `q0`.
 pub(crate) struct EncModel {
-    /// Per nibble: `f(v)`, `cum(v)` and `12 - floor(log2 f(v))`, the most bits it pushes.
-    f: [u32; 16],
-    cum: [u32; 16],
-    most: [u32; 16],
-    /// `position[cum(v) + i]`: the `i`-th position of nibble `v`, in increasing order.
-    position: Box<[u16; SIZE]>,
+    /// Per nibble v, `(most << 16) - (f(v) << most)` with `most = 12 - floor(log2 f(v))`,
+    /// the most bits it pushes: `(X + that) >> 16` is the count it pushes from state `X`
+    /// (one fewer when `X >> most` falls below `f(v)`; zstd's FSE counts the same way); and
+    /// `cum(v) - f(v)`, where `X >> count` (in `f(v) .. 2 f(v)`) indexes `next`.
+    push: [(u32, i32); 16],
+    /// `next[cum(v) + i]`: `4096 +` the `i`-th position of nibble `v`, in increasing order.
+    next: Box<[u16; SIZE]>,
 }
 
 impl EncModel {
@@ -110,32 +111,31 @@ impl EncModel {
         for v in 1..16 {
             cum[v] = cum[v - 1] + f[v - 1];
         }
-        let most = f.map(|fv| PRECISION - fv.ilog2());
-        let mut next = cum;
-        let mut position = Box::new([0u16; SIZE]);
+        let push = std::array::from_fn(|v| {
+            let most = PRECISION - f[v].ilog2();
+            ((most << 16) - (f[v] << most), cum[v] as i32 - f[v] as i32)
+        });
+        let mut at = cum;
+        let mut next = Box::new([0u16; SIZE]);
         for (u, &v) in spread(&f).iter().enumerate() {
-            position[next[usize::from(v)] as usize & (SIZE - 1)] = u as u16;
-            next[usize::from(v)] += 1;
+            next[at[usize::from(v)] as usize & (SIZE - 1)] = (SIZE + u) as u16;
+            at[usize::from(v)] += 1;
         }
-        EncModel {
-            f,
-            cum,
-            most,
-            position,
-        }
+        EncModel { push, next }
     }
 
     /// Code nibble `v` onto state `x` (in `[2^12, 2^13)`): the bits it pushes and their
     /// count.
     #[inline(always)]
     fn put(&self, x: &mut u32, v: usize) -> (u64, u32) {
-        let (f, most) = (self.f[v], self.most[v]);
-        // x >> most is in [2^hb, 2^(hb + 1)), hb = floor(log2 f): one bit fewer when that
-        // falls below f.
-        let c = most - u32::from(*x >> most < f);
+        let (delta_bits, delta_find) = self.push[v];
+        // x - (f(v) << most) is in (-2^13, 2^13) and most >= 1 (f(v) < 2^12): the sum is
+        // positive and its top half is most or most - 1; the index is in
+        // cum(v) .. cum(v) + f(v), below 4096.
+        let c = (*x + delta_bits) >> 16;
         let bits = u64::from(*x & ((1 << c) - 1));
-        let i = self.cum[v] + (*x >> c) - f;
-        *x = SIZE as u32 + u32::from(self.position[i as usize & (SIZE - 1)]);
+        let i = (*x >> c) as i32 + delta_find;
+        *x = u32::from(self.next[i as usize & (SIZE - 1)]);
         (bits, c)
     }
 }

@@ -177,8 +177,8 @@ pub struct Settings {
 /// than 0.1% + 6 bytes over the smallest prediction (a near tie and two errors) is coded
 /// once more in the next coding within the margin, and the smaller kept, so that the frame
 /// is within 0.1% + 8 bytes of the smallest the crate makes. [`Encoder::smallest`] instead
-/// codes with every coding and keeps the smallest frame. Whatever the coding asked for, it sends the raw bit
-/// array instead when compression would not be smaller.
+/// codes with every coding and keeps the smallest frame. Whatever the coding asked for, it
+/// sends the raw bit array instead when compression would not be smaller.
 ///
 /// For a counting filter it picks among [`CounterCoding::Known`](super::CounterCoding::Known)
 /// and [`CounterCoding::Adaptive`](super::CounterCoding::Adaptive) by coding both, the packed
@@ -787,9 +787,10 @@ pub fn predicted_payload_len(
                     + DENSE_FIXED
             }
             // The same at precision 12 with the table's own loss (its spread of states is not
-            // the ideal one), and four 12-bit final states with the padding.
+            // the ideal one), less the last nibbles, which the four 12-bit final states carry
+            // uncoded, and those states with the padding.
             Coding::Small => {
-                let carried = (len.min(4 * crate::entropy::tans::CARRIED as u64)) as f64;
+                let carried = len.min(4 * crate::entropy::tans::CARRIED as u64) as f64;
                 cross * (1.0 - carried / len as f64) / 8.0
                     + len.div_ceil(4) as f64
                         * (crate::entropy::model::nibble_excess_bits(

@@ -36,20 +36,20 @@ static COMPRESS: [[u8; 16]; 256] = {
 };
 
 /// Encode the whole rounds `rounds - 1` down to 0 of `words` onto the states `x`, pushing
-/// words into `buf` below `*at` as the scalar encoder does (`*at >= ROOM` plus one word per
+/// words (little-endian, `*at` counting words) into `buf` below `*at` as the scalar encoder does (`*at >= ROOM` plus one word per
 /// nibble left). Returns false, doing nothing, when the CPU lacks AVX2.
 pub(crate) fn encode_rounds(
     model: &EncModel,
     x: &mut [u32; LANES],
     words: &[u64],
     rounds: usize,
-    buf: &mut [u16],
+    buf: &mut [u8],
     at: &mut usize,
 ) -> bool {
     if !available() {
         return false;
     }
-    assert!(words.len() >= 2 * rounds && *at >= ROOM + LANES * rounds && *at <= buf.len());
+    assert!(words.len() >= 2 * rounds && *at >= ROOM + LANES * rounds && 2 * *at <= buf.len());
     // SAFETY: the CPU has AVX2 and POPCNT (checked above); the bounds just asserted.
     unsafe { rounds_avx2(model, x, words, rounds, buf, at) };
     true
@@ -68,14 +68,15 @@ struct Tables<'a> {
 ///
 /// # Safety
 ///
-/// The CPU has AVX2 and POPCNT; `out` holds at least `*top` words and `*top >= ROOM`.
+/// The CPU has AVX2 and POPCNT; `out` holds at least `*top` words (`2 * *top` bytes) and
+/// `*top >= ROOM`.
 #[target_feature(enable = "avx2,popcnt")]
 #[inline]
 unsafe fn step<const G: i32>(
     t: &Tables<'_>,
     pieces: __m256i,
     state: &mut __m256i,
-    out: *mut u16,
+    out: *mut u8,
     top: &mut usize,
 ) {
     let xv = *state;
@@ -102,7 +103,12 @@ unsafe fn step<const G: i32>(
     let order = unsafe { _mm_loadu_si128(COMPRESS[emit].as_ptr().cast()) };
     // SAFETY: the caller's bound: the 16 bytes below `top` are inside `out`, and the ones
     // under the new words are written again later.
-    unsafe { _mm_storeu_si128(out.add(*top - ROOM).cast(), _mm_shuffle_epi8(packed, order)) };
+    unsafe {
+        _mm_storeu_si128(
+            out.add(2 * (*top - ROOM)).cast(),
+            _mm_shuffle_epi8(packed, order),
+        )
+    };
     *top -= emit.count_ones() as usize;
     let y = _mm256_blendv_epi8(_mm256_srli_epi32::<16>(xv), xv, keep);
     // floor(y / f): the high halves of y * rcp, even and odd lanes, then the shift.
@@ -134,7 +140,7 @@ unsafe fn rounds_avx2(
     x: &mut [u32; LANES],
     words: &[u64],
     rounds: usize,
-    buf: &mut [u16],
+    buf: &mut [u8],
     at: &mut usize,
 ) {
     // SAFETY: this function's CPU has AVX2.

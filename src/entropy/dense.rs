@@ -216,11 +216,11 @@ impl EncModel {
     /// written whatever the state, and `*at` moves only when it is one: no branch to
     /// mispredict.
     #[inline(always)]
-    fn put(&self, x: &mut u32, v: usize, buf: &mut [u16], at: &mut usize) {
+    fn put(&self, x: &mut u32, v: usize, buf: &mut [u8], at: &mut usize) {
         let (meta, rcp) = (self.meta[v], self.rcp[v]);
         let f = meta & 0x1FFF;
         let emit = *x >= f << 18;
-        buf[*at - 1] = *x as u16;
+        buf[2 * *at - 2..2 * *at].copy_from_slice(&(*x as u16).to_le_bytes());
         *at -= usize::from(emit);
         let y = if emit { *x >> 16 } else { *x };
         let q = ((u64::from(y) * u64::from(rcp)) >> 32) as u32 >> ((meta >> 27) & 15);
@@ -249,10 +249,11 @@ fn encode_with(words: &[u64], m: u64, model: &EncModel, out: &mut Vec<u8>, simd:
     debug_assert_eq!(words.len(), crate::filter::bits::words_for(m));
     let n = m.div_ceil(4) as usize;
     let mut x = [LOWER; LANES];
-    // At most one word per symbol, written from the end backwards (no reversal after),
-    // with room below for the vector encoder's stores.
-    let mut buf = vec![0u16; ROOM + n + 1];
-    let mut at = buf.len();
+    // At most one word per symbol, written little-endian from the end backwards (no
+    // reversal after: the payload's words are one copy), with room below for the vector
+    // encoder's stores.
+    let mut buf = vec![0u8; 2 * (ROOM + n + 1)];
+    let mut at = ROOM + n + 1;
     // Last to first: the last round's lanes whose nibble is past the end skipped, then the
     // whole rounds, the lanes of each in reverse order.
     let whole = n / ROUND;
@@ -298,13 +299,11 @@ fn encode_with(words: &[u64], m: u64, model: &EncModel, out: &mut Vec<u8>, simd:
             x[8 * g..8 * g + 8].copy_from_slice(&lanes);
         }
     }
-    out.reserve(STATE_BYTES + 2 * (buf.len() - at));
+    out.reserve(STATE_BYTES + buf.len() - 2 * at);
     for s in x {
         out.extend_from_slice(&s.to_le_bytes());
     }
-    for w in &buf[at..] {
-        out.extend_from_slice(&w.to_le_bytes());
-    }
+    out.extend_from_slice(&buf[2 * at..]);
 }
 
 /// Code the `m` bits of `words` with coding 8.

@@ -6,7 +6,7 @@
 //! `rans_word_sse41` and htscodecs' `rANS_static32x16pr_avx2`).
 //!
 //! It decodes exactly what [`decode_rounds_scalar`](crate::entropy::dense) decodes: the
-//! tests and the fuzz target `dense_twins` compare the two on random and hostile payloads.
+//! tests and the fuzz target `kernel_twins` compare the two on random and hostile payloads.
 
 use core::arch::x86_64::*;
 

@@ -10,3 +10,5 @@ pub(crate) mod dense_encode_avx2;
 #[cfg(target_arch = "x86_64")]
 mod lanes_avx2;
 pub(crate) mod popcount;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod tans_bmi2;

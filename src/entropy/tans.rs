@@ -69,15 +69,28 @@ fn spread(f: &[u32; 16]) -> [u8; SIZE] {
     sym
 }
 
-/// The decoding table of one `q0`: per position `u`,
-/// `nibble | nb << 4 | base << 8 | (2^nb - 1) << 20` (the mask spares the step a shift and a
-/// subtraction on its dependency chain).
+/// The decoding table of one `q0`: per position `u`, `nb | nibble << 6 | base << 10`. A
+/// shift by the entry itself is a shift by `nb` (x86 and the `wrapping_shr` below take the
+/// count mod 64): the four steps of a group pass the group's bits along with one shift
+/// each, and nothing else of the entry is on that chain.
 pub(crate) struct DecModel {
     table: Box<[u32; SIZE]>,
 }
 
 impl DecModel {
+    /// The table of `q0`, built with BMI2 where the CPU has it.
     pub(crate) fn new(q0: u16) -> Self {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(model) = crate::accel::tans_bmi2::model(q0) {
+            return model;
+        }
+        Self::portable(q0)
+    }
+
+    /// [`DecModel::new`] in the target's baseline instructions (inlined into the BMI2
+    /// kernel too, which compiles this same code with BMI2).
+    #[inline(always)]
+    pub(crate) fn portable(q0: u16) -> Self {
         let f = nibble_frequencies(q0, PRECISION);
         let mut next = f;
         let mut table = Box::new([0u32; SIZE]);
@@ -87,7 +100,7 @@ impl DecModel {
             // f(v) <= k < 2 f(v) <= 2^13: nb in 0 ..= 12, base below 4096.
             let nb = PRECISION - k.ilog2();
             let base = (k << nb) - SIZE as u32;
-            *entry = u32::from(v) | nb << 4 | base << 8 | ((1 << nb) - 1) << 20;
+            *entry = nb | u32::from(v) << 6 | base << 10;
         }
         DecModel { table }
     }
@@ -224,20 +237,38 @@ fn peek(payload: &[u8], at: u64) -> u64 {
     word >> (at % 8)
 }
 
-/// One decoding step of state `s`, whose bits start `*used` bits into `bits`: its nibble.
+/// One decoding step of state `s` from the low bits of `*bits`: its nibble and bit count,
+/// `*bits` moved past what it read.
 #[inline(always)]
-fn step(table: &[u32; SIZE], s: &mut usize, bits: u64, used: &mut u32) -> u64 {
+fn step(table: &[u32; SIZE], s: &mut usize, bits: &mut u64) -> (u64, u32) {
     // A state is below 4096: `base + read(nb)` is below `(k + 1) 2^nb <= 8192`, less
     // 4096 (the mask only spares a bounds check).
     let e = table[*s & (SIZE - 1)];
-    *s = (e >> 8 & 0xFFF) as usize + ((bits >> *used) as u32 & e >> 20) as usize;
-    *used += (e >> 4) & 15;
-    u64::from(e & 15)
+    let nb = e & 15;
+    *s = (e >> 10) as usize + (*bits & ((1 << nb) - 1)) as usize;
+    *bits = bits.wrapping_shr(e);
+    (u64::from(e >> 6 & 15), nb)
 }
 
 /// Decode a coding-9 payload of `m` bits into `out` (exactly `ceil(m / 64)` words, every
-/// one overwritten; bits past `m` are zero). On error `out` holds garbage.
+/// one overwritten; bits past `m` are zero), with BMI2 where the CPU has it. On error
+/// `out` holds garbage.
 pub(crate) fn decode(
+    payload: &[u8],
+    m: u64,
+    model: &DecModel,
+    out: &mut [u64],
+) -> Result<(), PayloadError> {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(result) = crate::accel::tans_bmi2::decode(payload, m, model, out) {
+        return result;
+    }
+    decode_portable(payload, m, model, out)
+}
+
+/// [`decode`] in the target's baseline instructions (inlined into the BMI2 kernel too).
+#[inline(always)]
+pub(crate) fn decode_portable(
     payload: &[u8],
     m: u64,
     model: &DecModel,
@@ -264,14 +295,13 @@ pub(crate) fn decode(
     for word in out[..whole].iter_mut() {
         let mut v = 0u64;
         for q in 0..4 {
-            let bits = peek(payload, at);
-            let mut used = 0;
-            let g = step(table, &mut s0, bits, &mut used)
-                | step(table, &mut s1, bits, &mut used) << 4
-                | step(table, &mut s2, bits, &mut used) << 8
-                | step(table, &mut s3, bits, &mut used) << 12;
-            at += u64::from(used);
-            v |= g << (16 * q);
+            let mut bits = peek(payload, at);
+            let (a, na) = step(table, &mut s0, &mut bits);
+            let (b, nb) = step(table, &mut s1, &mut bits);
+            let (c, nc) = step(table, &mut s2, &mut bits);
+            let (d, nd) = step(table, &mut s3, &mut bits);
+            at += u64::from(na + nb + nc + nd);
+            v |= (a | b << 4 | c << 8 | d << 12) << (16 * q);
         }
         *word = v;
     }
@@ -280,10 +310,9 @@ pub(crate) fn decode(
     // the carried ones, which the states hold.
     out[whole..].fill(0);
     for t in 16 * whole..coded {
-        let mut used = 0;
-        out[t / 16] |=
-            step(table, &mut u[t % STATES], peek(payload, at), &mut used) << (4 * (t % 16));
-        at += u64::from(used);
+        let (v, nb) = step(table, &mut u[t % STATES], &mut peek(payload, at));
+        out[t / 16] |= v << (4 * (t % 16));
+        at += u64::from(nb);
     }
     let mut left = u;
     for t in coded..n {
@@ -305,6 +334,33 @@ pub(crate) fn decode(
         return Err("small payload's padding bits are not zero");
     }
     crate::entropy::check_past_m(out, m)
+}
+
+/// The coding-9 payload of the first `m` bits of `words` (`ceil(m / 64)` words, bits past
+/// `m` zero) with the model of `q0` (at least 1): for fuzzing.
+pub fn encode_payload(words: &[u64], m: u64, q0: u16) -> Vec<u8> {
+    let mut out = Vec::new();
+    encode(words, m, q0.max(1), &mut out);
+    out
+}
+
+/// A payload of `m` bits decoded by the portable decoder (its table built portably) and by
+/// the fastest this CPU has (the same where it has no BMI2), `q0` at least 1: the two
+/// results must be equal, words or error.
+#[allow(clippy::type_complexity)]
+pub fn decode_twins(
+    payload: &[u8],
+    m: u64,
+    q0: u16,
+) -> (
+    Result<Vec<u64>, &'static str>,
+    Result<Vec<u64>, &'static str>,
+) {
+    let words = crate::filter::bits::words_for(m);
+    let (mut a, mut b) = (vec![0u64; words], vec![0u64; words]);
+    let ra = decode_portable(payload, m, &DecModel::portable(q0.max(1)), &mut a).map(|()| a);
+    let rb = decode(payload, m, &DecModel::new(q0.max(1)), &mut b).map(|()| b);
+    (ra, rb)
 }
 
 #[cfg(test)]
@@ -415,6 +471,38 @@ mod tests {
                 assert!(p.len() >= MIN_LEN);
                 assert_eq!(dec(&p, m, q0).as_deref(), Ok(&words[..]), "m {m} q0 {q0}");
                 assert_eq!(spec_decode(&p, m, q0).as_deref(), Some(&words[..]));
+            }
+        }
+    }
+
+    #[test]
+    fn the_bmi2_and_portable_kernels_agree() {
+        for q0 in (1..=65535u16).step_by(97).chain([65535]) {
+            assert_eq!(
+                DecModel::new(q0).table,
+                DecModel::portable(q0).table,
+                "q0 {q0}"
+            );
+        }
+        for seed in 0..40u64 {
+            let m = 1 + seed * seed * 37 + seed % 5;
+            let ones = crate::filter::hashing::fmix64(seed) % 1025;
+            let words = random_words(m, ones, seed);
+            let q0 = crate::entropy::model::KnownP::measured(
+                m - words.iter().map(|w| u64::from(w.count_ones())).sum::<u64>(),
+                m,
+            );
+            let p = encode_payload(&words, m, q0);
+            let (a, b) = decode_twins(&p, m, q0);
+            assert_eq!(a.as_deref(), Ok(&words[..]), "seed {seed}");
+            assert_eq!(a, b, "seed {seed}");
+            for i in 0..p.len().min(64) {
+                let mut bad = p.clone();
+                bad[(i * 7919) % p.len()] ^= 1 << (i % 8);
+                let (a, b) = decode_twins(&bad, m, q0);
+                assert_eq!(a, b, "seed {seed} flip {i}");
+                let (a, b) = decode_twins(&p[..p.len() - 1 - i % p.len().min(8)], m, q0);
+                assert_eq!(a, b, "seed {seed} cut {i}");
             }
         }
     }

@@ -1426,19 +1426,20 @@ pub fn seeds(vectors: &std::path::Path) -> std::io::Result<Vec<(&'static str, St
     Ok(out)
 }
 
-/// Coding 8's two decoders (spec 4.12), the scalar one and the fastest this CPU has (AVX2),
-/// on the same payload: equal words or equal errors. The input is q0 (2 bytes), m (3
+/// Each kernel against its portable twin on the same input: coding 8's scalar and AVX2
+/// encoders and decoders (spec 4.12), coding 9's portable and BMI2 decoders (spec 4.13):
+/// equal payloads, and equal words or equal errors. The input is q0 (2 bytes), m (3
 /// bytes, at most 2^21 bits) and a mode byte, then either a payload (mode even) or bits
-/// that are coded, by the scalar and the fastest encoder (equal payloads), and then have
-/// one byte of their payload changed (mode odd).
-pub fn dense_twins(data: &[u8], meter: &dyn Meter) {
-    use bloomwire::internals::dense::{decode_twins, encode_twins};
+/// that are coded (both encoders of coding 8 must agree) and then have one byte of their
+/// payload changed (mode odd); the payload goes to both codings' decoders.
+pub fn kernel_twins(data: &[u8], meter: &dyn Meter) {
+    use bloomwire::internals::{dense, small};
     let [q0a, q0b, m0, m1, m2, mode, rest @ ..] = data else {
         return;
     };
     let q0 = u16::from_le_bytes([*q0a, *q0b]).max(1);
     let m = 1 + (u64::from(*m0) | u64::from(*m1) << 8 | u64::from(*m2 & 0x1F) << 16);
-    let mut payload = rest.to_vec();
+    let mut payloads = [rest.to_vec(), rest.to_vec()];
     if mode % 2 == 1 {
         let mut words = vec![0u64; m.div_ceil(64) as usize];
         for (i, b) in rest.iter().enumerate().take(m.div_ceil(8) as usize) {
@@ -1448,20 +1449,50 @@ pub fn dense_twins(data: &[u8], meter: &dyn Meter) {
             let last = words.len() - 1;
             words[last] &= (1u64 << (m % 64)) - 1;
         }
-        let (scalar, fast) = encode_twins(&words, m, q0);
+        let (scalar, fast) = dense::encode_twins(&words, m, q0);
         assert_eq!(scalar, fast, "the two encoders of coding 8 disagree");
-        payload = fast;
-        let (a, b) = decode_twins(&payload, m, q0);
-        assert_eq!(a.as_deref(), Ok(&words[..]), "the scalar decoder");
-        assert_eq!(b.as_deref(), Ok(&words[..]), "the fast decoder");
-        let at = usize::from(*mode >> 1) * 7 % payload.len();
-        payload[at] ^= m2 >> 5 | 1;
+        payloads = [fast, small::encode_payload(&words, m, q0)];
+        for (name, payload, twins) in [
+            ("8", &payloads[0], dense::decode_twins as Twins),
+            ("9", &payloads[1], small::decode_twins),
+        ] {
+            let (a, b) = twins(payload, m, q0);
+            assert_eq!(
+                a.as_deref(),
+                Ok(&words[..]),
+                "coding {name}, the portable decoder"
+            );
+            assert_eq!(
+                b.as_deref(),
+                Ok(&words[..]),
+                "coding {name}, the fast decoder"
+            );
+        }
+        for payload in &mut payloads {
+            let at = usize::from(*mode >> 1) * 7 % payload.len();
+            payload[at] ^= m2 >> 5 | 1;
+        }
     }
-    let mut results = None;
-    meter.measure(&mut || results = Some(decode_twins(&payload, m, q0)));
-    let (a, b) = results.unwrap_or_else(|| decode_twins(&payload, m, q0));
-    assert_eq!(a, b, "the two decoders of coding 8 disagree");
+    for (name, payload, twins) in [
+        ("8", &payloads[0], dense::decode_twins as Twins),
+        ("9", &payloads[1], small::decode_twins),
+    ] {
+        let mut results = None;
+        meter.measure(&mut || results = Some(twins(payload, m, q0)));
+        let (a, b) = results.unwrap_or_else(|| twins(payload, m, q0));
+        assert_eq!(a, b, "the two decoders of coding {name} disagree");
+    }
 }
+
+/// A coding's portable and fast decoders of one payload (`payload, m, q0`).
+type Twins = fn(
+    &[u8],
+    u64,
+    u16,
+) -> (
+    Result<Vec<u64>, &'static str>,
+    Result<Vec<u64>, &'static str>,
+);
 
 /// A fuzz target: an input and the meter to check its cost with.
 pub type Target = fn(&[u8], &dyn Meter);
@@ -1476,7 +1507,7 @@ pub const TARGETS: [(&str, Target); 8] = [
     ("apply_delta", apply_delta),
     ("receiver_stream", receiver_stream),
     ("optimizer", optimizer),
-    ("dense_twins", dense_twins),
+    ("kernel_twins", kernel_twins),
 ];
 
 #[cfg(test)]

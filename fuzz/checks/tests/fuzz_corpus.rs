@@ -118,8 +118,8 @@ fn replay_forge_tagged() {
 }
 
 #[test]
-fn replay_dense_twins() {
-    replay("dense_twins");
+fn replay_kernel_twins() {
+    replay("kernel_twins");
 }
 
 #[test]

@@ -1,2 +1,0 @@
-#![no_main]
-bloomwire_fuzz::target!(dense_twins);

@@ -1,0 +1,2 @@
+#![no_main]
+bloomwire_fuzz::target!(kernel_twins);

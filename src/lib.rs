@@ -108,10 +108,10 @@ pub mod internals {
     /// The positional coding's payload functions (spec 4.11), for the vectors, fuzzing and
     /// benches; frames reach it through `BitCoding::Positional`.
     pub use crate::entropy::positional;
-    /// Coding 9's payload functions (spec 4.13), and its portable and BMI2 decoders side by
-    /// side, for fuzzing; frames reach it through `BitCoding::Small`.
+    /// Coding 9's portable and BMI2 encoders and decoders (spec 4.13) side by side, for
+    /// fuzzing; frames reach it through `BitCoding::Small`.
     pub mod small {
-        pub use crate::entropy::tans::{decode_twins, encode_payload};
+        pub use crate::entropy::tans::{decode_twins, encode_twins};
     }
     pub use crate::filter::counting::{pack_counters, packed_len, MAX_COUNTER_BITS};
     pub use crate::filter::hashing::{fmix64, STREAM_INCREMENT};

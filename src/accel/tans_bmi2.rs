@@ -1,6 +1,7 @@
-//! Coding 9's decoder and table build (spec §4.13) compiled with BMI1 and BMI2: the same
-//! safe code as [`decode_portable`] and [`DecModel::portable`], inlined into functions
-//! that may use `shrx`, `shlx`, `bzhi` and `lzcnt`. The x86-64 baseline shifts by a
+//! Coding 9's encoder, decoder and decoding table build (spec §4.13) compiled with BMI1
+//! and BMI2: the same safe code as [`encode_portable`], [`decode_portable`] and
+//! [`DecModel::portable`], inlined into functions that may use `shrx`, `shlx`, `bzhi` and
+//! `lzcnt`. The x86-64 baseline shifts by a
 //! register only through `cl`, which costs a decoding step its moves and a spill; with
 //! BMI2 a paper-sized frame (140 000 bits) decodes in about 20% fewer instructions and
 //! 15% fewer cycles.
@@ -8,7 +9,7 @@
 //! The tests compare the two on random and altered payloads; the fuzz target
 //! `kernel_twins` does too.
 
-use crate::entropy::tans::{decode_portable, DecModel};
+use crate::entropy::tans::{decode_portable, encode_portable, DecModel};
 use crate::entropy::PayloadError;
 
 /// Whether this CPU runs the kernels.
@@ -30,6 +31,16 @@ pub(crate) fn decode(
     available().then(|| unsafe { decode_bmi2(payload, m, model, out) })
 }
 
+/// [`encode_portable`] compiled with BMI2: whether it ran (false, nothing done, without
+/// BMI2).
+pub(crate) fn encode(words: &[u64], m: u64, q0: u16, out: &mut Vec<u8>) -> bool {
+    // SAFETY: as for `decode`.
+    available() && {
+        unsafe { encode_bmi2(words, m, q0, out) };
+        true
+    }
+}
+
 /// [`DecModel::portable`] compiled with BMI2, or `None` without it.
 pub(crate) fn model(q0: u16) -> Option<DecModel> {
     // SAFETY: as for `decode`.
@@ -49,4 +60,9 @@ fn decode_bmi2(
 #[target_feature(enable = "bmi1,bmi2,lzcnt")]
 fn model_bmi2(q0: u16) -> DecModel {
     DecModel::portable(q0)
+}
+
+#[target_feature(enable = "bmi1,bmi2,lzcnt")]
+fn encode_bmi2(words: &[u64], m: u64, q0: u16, out: &mut Vec<u8>) {
+    encode_portable(words, m, q0, out)
 }

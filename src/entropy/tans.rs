@@ -167,8 +167,18 @@ fn run(bits: u64, count: u32) -> u64 {
 }
 
 /// Append the coding-9 payload of the first `m` bits of `words` (bits past `m` zero) to
-/// `out`.
+/// `out`, with BMI2 where the CPU has it.
 pub(crate) fn encode(words: &[u64], m: u64, q0: u16, out: &mut Vec<u8>) {
+    #[cfg(target_arch = "x86_64")]
+    if crate::accel::tans_bmi2::encode(words, m, q0, out) {
+        return;
+    }
+    encode_portable(words, m, q0, out)
+}
+
+/// [`encode`] in the target's baseline instructions (inlined into the BMI2 kernel too).
+#[inline(always)]
+pub(crate) fn encode_portable(words: &[u64], m: u64, q0: u16, out: &mut Vec<u8>) {
     debug_assert_eq!(words.len(), crate::filter::bits::words_for(m));
     let model = EncModel::new(q0);
     let n = m.div_ceil(4) as usize;
@@ -336,12 +346,14 @@ pub(crate) fn decode_portable(
     crate::entropy::check_past_m(out, m)
 }
 
-/// The coding-9 payload of the first `m` bits of `words` (`ceil(m / 64)` words, bits past
-/// `m` zero) with the model of `q0` (at least 1): for fuzzing.
-pub fn encode_payload(words: &[u64], m: u64, q0: u16) -> Vec<u8> {
-    let mut out = Vec::new();
-    encode(words, m, q0.max(1), &mut out);
-    out
+/// The coding-9 payloads of the first `m` bits of `words` by the portable encoder and by
+/// the fastest this CPU has (the same where it has no BMI2), `q0` at least 1: the two must
+/// be equal.
+pub fn encode_twins(words: &[u64], m: u64, q0: u16) -> (Vec<u8>, Vec<u8>) {
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    encode_portable(words, m, q0.max(1), &mut a);
+    encode(words, m, q0.max(1), &mut b);
+    (a, b)
 }
 
 /// A payload of `m` bits decoded by the portable decoder (its table built portably) and by
@@ -492,7 +504,8 @@ mod tests {
                 m - words.iter().map(|w| u64::from(w.count_ones())).sum::<u64>(),
                 m,
             );
-            let p = encode_payload(&words, m, q0);
+            let (p, fast) = encode_twins(&words, m, q0);
+            assert_eq!(p, fast, "seed {seed}");
             let (a, b) = decode_twins(&p, m, q0);
             assert_eq!(a.as_deref(), Ok(&words[..]), "seed {seed}");
             assert_eq!(a, b, "seed {seed}");

@@ -1427,10 +1427,10 @@ pub fn seeds(vectors: &std::path::Path) -> std::io::Result<Vec<(&'static str, St
 }
 
 /// Each kernel against its portable twin on the same input: coding 8's scalar and AVX2
-/// encoders and decoders (spec 4.12), coding 9's portable and BMI2 decoders (spec 4.13):
+/// encoders and decoders (spec 4.12), coding 9's portable and BMI2 ones (spec 4.13):
 /// equal payloads, and equal words or equal errors. The input is q0 (2 bytes), m (3
 /// bytes, at most 2^21 bits) and a mode byte, then either a payload (mode even) or bits
-/// that are coded (both encoders of coding 8 must agree) and then have one byte of their
+/// that are coded (each coding's two encoders must agree) and then have one byte of their
 /// payload changed (mode odd); the payload goes to both codings' decoders.
 pub fn kernel_twins(data: &[u8], meter: &dyn Meter) {
     use bloomwire::internals::{dense, small};
@@ -1451,7 +1451,9 @@ pub fn kernel_twins(data: &[u8], meter: &dyn Meter) {
         }
         let (scalar, fast) = dense::encode_twins(&words, m, q0);
         assert_eq!(scalar, fast, "the two encoders of coding 8 disagree");
-        payloads = [fast, small::encode_payload(&words, m, q0)];
+        let (portable, bmi2) = small::encode_twins(&words, m, q0);
+        assert_eq!(portable, bmi2, "the two encoders of coding 9 disagree");
+        payloads = [fast, bmi2];
         for (name, payload, twins) in [
             ("8", &payloads[0], dense::decode_twins as Twins),
             ("9", &payloads[1], small::decode_twins),

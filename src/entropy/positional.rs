@@ -233,7 +233,7 @@ fn lanes(c: u64) -> usize {
 }
 
 /// Estimated payload bytes for `ones` one bits among `m`, from the counts only (with the
-/// parameters [`GapParams::choose`] gives).
+/// parameters [`GapParams::of`] gives).
 pub fn estimate_len(m: u64, ones: u64) -> u64 {
     if ones == 0 {
         return 1;

@@ -169,7 +169,7 @@ pub struct Settings {
 /// the other.
 ///
 /// For a Bloom filter it predicts by default the frame size of every coding of bits from
-/// counts alone (the ones, m, q0 and the chunking; see [`predicted_payload_len`]) and codes
+/// counts alone (the ones, m, q0 and the chunking; see `predicted_payload_len`) and codes
 /// once, with the fastest coding whose predicted frame is within 0.08% + 6 bytes of the
 /// smallest prediction: raw, then positional, dense, known-p interleaved, small and known-p
 /// symbols for sparse arrays (at most one bit in 40 set; for denser ones positional after

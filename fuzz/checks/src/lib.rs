@@ -1171,7 +1171,7 @@ fn forge_key() -> FrameKey {
 
 /// The genuine tagged frames [`forge_tagged`] starts from: a full frame (known-p), a
 /// positional delta from it, a chunked full frame, a counting frame and a raw full frame
-/// with the restart flag, all tagged with [`forge_key`].
+/// with the restart flag, all tagged with `forge_key`.
 pub fn genuine_tagged() -> &'static [Vec<u8>] {
     static FRAMES: std::sync::OnceLock<Vec<Vec<u8>>> = std::sync::OnceLock::new();
     FRAMES.get_or_init(|| {

@@ -36,8 +36,9 @@ static COMPRESS: [[u8; 16]; 256] = {
 };
 
 /// Encode the whole rounds `rounds - 1` down to 0 of `words` onto the states `x`, pushing
-/// words (little-endian, `*at` counting words) into `buf` below `*at` as the scalar encoder does (`*at >= ROOM` plus one word per
-/// nibble left). Returns false, doing nothing, when the CPU lacks AVX2.
+/// words (little-endian; `*at` counts words) into `buf` below `*at` as the scalar encoder
+/// does (`*at >= ROOM` plus one word per nibble left). Returns false, doing nothing, when
+/// the CPU lacks AVX2.
 pub(crate) fn encode_rounds(
     model: &EncModel,
     x: &mut [u32; LANES],

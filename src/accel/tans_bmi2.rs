@@ -1,10 +1,10 @@
 //! Coding 9's encoder, decoder and decoding table build (spec §4.13) compiled with BMI1
 //! and BMI2: the same safe code as [`encode_portable`], [`decode_portable`] and
 //! [`DecModel::portable`], inlined into functions that may use `shrx`, `shlx`, `bzhi` and
-//! `lzcnt`. The x86-64 baseline shifts by a
-//! register only through `cl`, which costs a decoding step its moves and a spill; with
-//! BMI2 a paper-sized frame (140 000 bits) decodes in about 20% fewer instructions and
-//! 15% fewer cycles.
+//! `lzcnt`. The x86-64 baseline shifts by a register only through `cl`, which costs a
+//! decoding step its moves and a spill: with BMI2 a frame of the paper's filter (140 000
+//! bits) decodes in 752 thousand instructions instead of 934 (and about 20% fewer
+//! cycles), and encodes in 1.16 million instead of 1.27.
 //!
 //! The tests compare the two on random and altered payloads; the fuzz target
 //! `kernel_twins` does too.
@@ -34,11 +34,12 @@ pub(crate) fn decode(
 /// [`encode_portable`] compiled with BMI2: whether it ran (false, nothing done, without
 /// BMI2).
 pub(crate) fn encode(words: &[u64], m: u64, q0: u16, out: &mut Vec<u8>) -> bool {
-    // SAFETY: as for `decode`.
-    available() && {
-        unsafe { encode_bmi2(words, m, q0, out) };
-        true
+    if !available() {
+        return false;
     }
+    // SAFETY: as for `decode`.
+    unsafe { encode_bmi2(words, m, q0, out) };
+    true
 }
 
 /// [`DecModel::portable`] compiled with BMI2, or `None` without it.

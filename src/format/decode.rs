@@ -152,10 +152,10 @@ pub(crate) mod sealed {
 ///
 /// Bytes after the frame are [`Error::TrailingBytes`]; [`decode_prefix`] leaves them alone.
 ///
-/// `checks` is the decoder's [`Limits`](crate::Limits), or a [`Verifier`](crate::Verifier) that holds the
-/// limits and a key: then only frames authenticated with the key decode (spec §2.5), and
-/// the tag is checked before the payload is read. Without a key a tagged frame decodes
-/// too, its tag skipped: its header's [`tag`](FrameHeader::tag) says
+/// `checks` is the decoder's [`Limits`](crate::Limits), or a [`Verifier`](crate::Verifier)
+/// that holds the limits and a key: then only frames authenticated with the key decode
+/// (spec §2.5), and the tag is checked before the payload is read. Without a key a tagged
+/// frame decodes too, its tag skipped: its header's [`tag`](FrameHeader::tag) says
 /// [`Tag::Unverified`](crate::Tag::Unverified).
 pub fn decode<T: Decodable>(input: &[u8], checks: &impl Checks) -> Result<T> {
     let (message, len) = message_prefix(input, checks)?;

@@ -98,6 +98,7 @@ pub mod internals {
     pub use crate::entropy::counters::{
         histogram_entropy, AdaptiveCounters, ADAPTIVE_INCREMENT, ADAPTIVE_LIMIT, TABLE_TOTAL,
     };
+    pub use crate::entropy::DecodedTwins;
     /// Coding 8's payload functions (spec 4.12), and its scalar and SIMD decoders side by
     /// side, for fuzzing and benches; frames reach it through `BitCoding::Dense`.
     pub mod dense {

@@ -510,15 +510,7 @@ pub fn decode_payload(payload: &[u8], m: u64, q0: u16) -> Result<Vec<u64>, &'sta
 /// A payload of `m` bits decoded by the scalar decoder and by the fastest one this CPU
 /// has (the same one where it has no SIMD), `q0` at least 1: the two results must be
 /// equal, words or error.
-#[allow(clippy::type_complexity)]
-pub fn decode_twins(
-    payload: &[u8],
-    m: u64,
-    q0: u16,
-) -> (
-    Result<Vec<u64>, &'static str>,
-    Result<Vec<u64>, &'static str>,
-) {
+pub fn decode_twins(payload: &[u8], m: u64, q0: u16) -> crate::entropy::DecodedTwins {
     let model = DecModel::new(q0.max(1));
     let words = crate::filter::bits::words_for(m);
     let mut a = vec![0u64; words];

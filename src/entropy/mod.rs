@@ -14,6 +14,14 @@ pub(crate) mod tans;
 /// Why a payload did not decode. The frame layer adds the byte offset.
 pub(crate) type PayloadError = &'static str;
 
+/// One payload decoded by a coding's portable decoder and by the fastest one the CPU has
+/// (for the tests and the fuzz target `kernel_twins`, which require the two equal: the
+/// same words or the same error).
+pub type DecodedTwins = (
+    Result<Vec<u64>, PayloadError>,
+    Result<Vec<u64>, PayloadError>,
+);
+
 /// The last check of a coder whose symbols span `m`'s end (codings 8 and 9 code whole
 /// nibbles): no bit past `m` is set in the decoded words.
 pub(crate) fn check_past_m(out: &[u64], m: u64) -> Result<(), PayloadError> {

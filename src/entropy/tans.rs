@@ -359,15 +359,7 @@ pub fn encode_twins(words: &[u64], m: u64, q0: u16) -> (Vec<u8>, Vec<u8>) {
 /// A payload of `m` bits decoded by the portable decoder (its table built portably) and by
 /// the fastest this CPU has (the same where it has no BMI2), `q0` at least 1: the two
 /// results must be equal, words or error.
-#[allow(clippy::type_complexity)]
-pub fn decode_twins(
-    payload: &[u8],
-    m: u64,
-    q0: u16,
-) -> (
-    Result<Vec<u64>, &'static str>,
-    Result<Vec<u64>, &'static str>,
-) {
+pub fn decode_twins(payload: &[u8], m: u64, q0: u16) -> crate::entropy::DecodedTwins {
     let words = crate::filter::bits::words_for(m);
     let (mut a, mut b) = (vec![0u64; words], vec![0u64; words]);
     let ra = decode_portable(payload, m, &DecModel::portable(q0.max(1)), &mut a).map(|()| a);

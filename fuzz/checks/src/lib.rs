@@ -1487,14 +1487,7 @@ pub fn kernel_twins(data: &[u8], meter: &dyn Meter) {
 }
 
 /// A coding's portable and fast decoders of one payload (`payload, m, q0`).
-type Twins = fn(
-    &[u8],
-    u64,
-    u16,
-) -> (
-    Result<Vec<u64>, &'static str>,
-    Result<Vec<u64>, &'static str>,
-);
+type Twins = fn(&[u8], u64, u16) -> bloomwire::internals::DecodedTwins;
 
 /// A fuzz target: an input and the meter to check its cost with.
 pub type Target = fn(&[u8], &dyn Meter);

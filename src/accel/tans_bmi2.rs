@@ -3,8 +3,8 @@
 //! [`DecModel::portable`], inlined into functions that may use `shrx`, `shlx`, `bzhi` and
 //! `lzcnt`. The x86-64 baseline shifts by a register only through `cl`, which costs a
 //! decoding step its moves and a spill: with BMI2 a frame of the paper's filter (140 000
-//! bits) decodes in 752 thousand instructions instead of 934 (and about 20% fewer
-//! cycles), and encodes in 1.16 million instead of 1.27.
+//! bits) decodes in 752 thousand instructions instead of 934 (about 16% less CPU), and
+//! encodes in 1.16 million instead of 1.27.
 //!
 //! The tests compare the two on random and altered payloads; the fuzz target
 //! `kernel_twins` does too.

@@ -177,9 +177,9 @@ pub struct Settings {
 /// than 0.1% + 6 bytes over the smallest prediction (a near tie and two errors) is coded
 /// once more in the next coding within the margin (then, if still over, in the coding
 /// predicted smallest), and the smallest kept, so that the frame is within 0.1% + 8 bytes
-/// of the smallest the crate makes. [`Encoder::smallest`] instead
-/// codes with every coding and keeps the smallest frame. Whatever the coding asked for, it
-/// sends the raw bit array instead when compression would not be smaller.
+/// of the smallest the crate makes. [`Encoder::smallest`] instead codes with every coding
+/// and keeps the smallest frame. Whatever the coding asked for, it sends the raw bit array
+/// instead when compression would not be smaller.
 ///
 /// For a counting filter it picks among [`CounterCoding::Known`](super::CounterCoding::Known)
 /// and [`CounterCoding::Adaptive`](super::CounterCoding::Adaptive) by coding both, the packed

@@ -1439,6 +1439,8 @@ pub fn kernel_twins(data: &[u8], meter: &dyn Meter) {
     };
     let q0 = u16::from_le_bytes([*q0a, *q0b]).max(1);
     let m = 1 + (u64::from(*m0) | u64::from(*m1) << 8 | u64::from(*m2 & 0x1F) << 16);
+    // Each coding's twin decoders, and the payload they get.
+    let decoders: [(&str, Twins); 2] = [("8", dense::decode_twins), ("9", small::decode_twins)];
     let mut payloads = [rest.to_vec(), rest.to_vec()];
     if mode % 2 == 1 {
         let mut words = vec![0u64; m.div_ceil(64) as usize];
@@ -1454,10 +1456,7 @@ pub fn kernel_twins(data: &[u8], meter: &dyn Meter) {
         let (portable, bmi2) = small::encode_twins(&words, m, q0);
         assert_eq!(portable, bmi2, "the two encoders of coding 9 disagree");
         payloads = [fast, bmi2];
-        for (name, payload, twins) in [
-            ("8", &payloads[0], dense::decode_twins as Twins),
-            ("9", &payloads[1], small::decode_twins),
-        ] {
+        for ((name, twins), payload) in decoders.iter().zip(&payloads) {
             let (a, b) = twins(payload, m, q0);
             assert_eq!(
                 a.as_deref(),
@@ -1475,10 +1474,7 @@ pub fn kernel_twins(data: &[u8], meter: &dyn Meter) {
             payload[at] ^= m2 >> 5 | 1;
         }
     }
-    for (name, payload, twins) in [
-        ("8", &payloads[0], dense::decode_twins as Twins),
-        ("9", &payloads[1], small::decode_twins),
-    ] {
+    for ((name, twins), payload) in decoders.iter().zip(&payloads) {
         let mut results = None;
         meter.measure(&mut || results = Some(twins(payload, m, q0)));
         let (a, b) = results.unwrap_or_else(|| twins(payload, m, q0));

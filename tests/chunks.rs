@@ -32,7 +32,7 @@ fn sparse_words(m: u64, seed: u64) -> BitArray {
             r(0) & r(1) & r(2)
         })
         .collect();
-    if m % 64 != 0 {
+    if !m.is_multiple_of(64) {
         *words.last_mut().unwrap() &= (1 << (m % 64)) - 1;
     }
     BitArray::from_words(words, m).unwrap()

@@ -317,7 +317,7 @@ fn decode(args: &DecodeArgs) -> Result<()> {
 
 /// Bytes from hexadecimal digits (an even number of them, either case).
 pub fn parse_hex(s: &str) -> Option<Vec<u8>> {
-    if s.len() % 2 != 0 {
+    if !s.len().is_multiple_of(2) {
         return None;
     }
     let digit = |c: u8| (c as char).to_digit(16);

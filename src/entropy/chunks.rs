@@ -301,7 +301,7 @@ mod tests {
         let mut s = seed;
         for i in 0..m {
             s = crate::filter::hashing::fmix64(s + 1);
-            if s % 10 == 0 {
+            if s.is_multiple_of(10) {
                 b.set(i);
             }
         }

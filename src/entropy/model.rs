@@ -225,7 +225,8 @@ impl EncoderModel<SYMBOL_PRECISION> for &SymbolTable {
 /// whole bytes, then the last partial byte (its `m mod 8` bits) if any.
 pub(crate) fn symbol_tables(q0: u16, m: u64) -> (SymbolTable, Option<SymbolTable>) {
     let full = SymbolTable::new(q0, 8).expect("q0 >= 1");
-    let tail = (m % 8 != 0).then(|| SymbolTable::new(q0, (m % 8) as u32).expect("q0 >= 1"));
+    let tail =
+        (!m.is_multiple_of(8)).then(|| SymbolTable::new(q0, (m % 8) as u32).expect("q0 >= 1"));
     (full, tail)
 }
 
@@ -305,7 +306,11 @@ mod tests {
         for i in 0..300_000u64 {
             x = crate::filter::hashing::fmix64(x + i);
             // Runs of zeros and ones, so both corrections are exercised.
-            let bit = if i < 150_000 { x % 7 == 0 } else { x % 3 != 0 };
+            let bit = if i < 150_000 {
+                x.is_multiple_of(7)
+            } else {
+                !x.is_multiple_of(3)
+            };
             m.update(bit);
             if bit {
                 c1 += 1

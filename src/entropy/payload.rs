@@ -122,13 +122,13 @@ pub(crate) fn well_formed_len(
             None => payload_len == m.div_ceil(8),
         },
         // ANS payloads are whole words (an ANS coder ending in state 0 writes none).
-        Coding::KnownPSymbols => payload_len % 4 == 0,
+        Coding::KnownPSymbols => payload_len.is_multiple_of(4),
         // Four 64-bit final states, then whole words.
         Coding::KnownPInterleaved => {
-            payload_len % 4 == 0 && payload_len >= rans::STATE_BYTES as u64
+            payload_len.is_multiple_of(4) && payload_len >= rans::STATE_BYTES as u64
         }
         // 32 32-bit final states, then whole 16-bit words.
-        Coding::Dense => payload_len % 2 == 0 && payload_len >= dense::STATE_BYTES as u64,
+        Coding::Dense => payload_len.is_multiple_of(2) && payload_len >= dense::STATE_BYTES as u64,
         // Four 12-bit states, then a stream of bits.
         Coding::Small => payload_len >= tans::MIN_LEN as u64,
         // The count of ones, at least one byte.
@@ -335,7 +335,7 @@ pub(crate) fn check_raw(payload: &[u8], len: u64) -> Result<(), PayloadError> {
     if payload.len() as u64 != len.div_ceil(8) {
         return Err("raw payload length is not ceil(m / 8)");
     }
-    if len % 8 != 0 && payload[payload.len() - 1] >> (len % 8) != 0 {
+    if !len.is_multiple_of(8) && payload[payload.len() - 1] >> (len % 8) != 0 {
         return Err("bits past m are not zero");
     }
     Ok(())

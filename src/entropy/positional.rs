@@ -361,7 +361,7 @@ pub fn ones(words: &[u64], m: u64) -> Vec<u64> {
             scan(i, w);
         }
     }
-    if m % 64 != 0 {
+    if !m.is_multiple_of(64) {
         scan(full, words[full] & ((1u64 << (m % 64)) - 1));
     }
     out
@@ -374,7 +374,7 @@ pub fn count_ones(words: &[u64], m: u64) -> u64 {
         .iter()
         .map(|w| u64::from(w.count_ones()))
         .sum();
-    if m % 64 != 0 {
+    if !m.is_multiple_of(64) {
         c += u64::from((words[full] & ((1u64 << (m % 64)) - 1)).count_ones());
     }
     c
@@ -435,7 +435,7 @@ fn header(payload: &[u8], m: u64) -> Result<Header<'_>, PayloadError> {
     }
     let body = rest;
     let params = GapParams::of(m, c);
-    if body.len() % 4 != 0 {
+    if !body.len().is_multiple_of(4) {
         return Err("positional: stream not a whole number of words");
     }
     if body.len() < 8 * lanes(c) {
@@ -663,7 +663,7 @@ mod tests {
         })
         .expect("decodes");
         let mut want = words[..out.len()].to_vec();
-        if m % 64 != 0 {
+        if !m.is_multiple_of(64) {
             *want.last_mut().unwrap() &= (1u64 << (m % 64)) - 1;
         }
         assert!(out == want, "m {m} params {params:?}: decoded bits differ");

@@ -362,12 +362,12 @@ pub(crate) fn decode_adaptive(payload: &[u8], m: u64) -> Result<BitArray, Payloa
         r = (r_if0 & !mask) | (r_if1 & mask);
         acc |= u64::from(bit) << (i % 64);
         i += 1;
-        if i % 64 == 0 {
+        if i.is_multiple_of(64) {
             words[(i / 64 - 1) as usize] = acc;
             acc = 0;
         }
     }
-    if i % 64 != 0 {
+    if !i.is_multiple_of(64) {
         words[(i / 64) as usize] = acc;
     }
     dec.finish()?;

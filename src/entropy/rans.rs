@@ -292,7 +292,7 @@ pub(crate) fn decode(
     out: &mut [u64],
 ) -> Result<(), PayloadError> {
     debug_assert_eq!(out.len(), crate::filter::bits::words_for(m));
-    if payload.len() % 4 != 0 || payload.len() < STATE_BYTES {
+    if !payload.len().is_multiple_of(4) || payload.len() < STATE_BYTES {
         return Err("interleaved payload is not whole words or too short for its states");
     }
     let mut x = [0u64; LANES];

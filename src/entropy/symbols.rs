@@ -171,7 +171,7 @@ pub(crate) fn decode_symbols_into(
     out: &mut [u64],
 ) -> Result<(), PayloadError> {
     debug_assert_eq!(out.len(), crate::filter::bits::words_for(m));
-    if payload.len() % 4 != 0 {
+    if !payload.len().is_multiple_of(4) {
         return Err("payload length is not a multiple of 4");
     }
     // Words w[0] .. w[left - 1] remain on the stack.

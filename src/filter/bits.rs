@@ -147,7 +147,7 @@ impl BitArray {
             };
             *w = lo | hi;
         }
-        if len % 64 != 0 {
+        if !len.is_multiple_of(64) {
             if let Some(last) = out.words.last_mut() {
                 *last &= (1u64 << (len % 64)) - 1;
             }
@@ -207,7 +207,7 @@ impl BitArray {
                 format!("{} bytes for {len} bits, need {want}", bytes.len()),
             ));
         }
-        if len % 8 != 0 && bytes[bytes.len() - 1] >> (len % 8) != 0 {
+        if !len.is_multiple_of(8) && bytes[bytes.len() - 1] >> (len % 8) != 0 {
             return Err(invalid("bytes", "bits past the end are not zero"));
         }
         let mut out = BitArray::new(0);
@@ -220,7 +220,7 @@ impl BitArray {
         if words.len() != words_for(len) {
             return Err(invalid("words", "word count does not match the length"));
         }
-        if len % 64 != 0 && words[words.len() - 1] >> (len % 64) != 0 {
+        if !len.is_multiple_of(64) && words[words.len() - 1] >> (len % 64) != 0 {
             return Err(invalid("words", "bits past the end are not zero"));
         }
         Ok(BitArray { words, len })

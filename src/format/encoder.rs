@@ -606,7 +606,7 @@ impl Settings {
         if raw_len <= smallest + extra + margin {
             return None;
         }
-        let fits = |len: usize| self.budget.map_or(true, |b| len <= b);
+        let fits = |len: usize| self.budget.is_none_or(|b| len <= b);
         // The codings within the margin, fastest first; the smallest if none is.
         let mut within = predicted
             .iter()
@@ -712,7 +712,7 @@ impl Settings {
                 )
                 .with_metadata(self.metadata.as_deref());
                 let frame = self.sealed(header, payload);
-                if self.budget.map_or(true, |b| frame.encoded_len() <= b) {
+                if self.budget.is_none_or(|b| frame.encoded_len() <= b) {
                     return Ok(frame);
                 }
             }

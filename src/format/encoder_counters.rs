@@ -130,7 +130,7 @@ impl Settings {
             let f = self.counter_frame(body, c)?;
             if best
                 .as_ref()
-                .map_or(true, |b| f.encoded_len() < b.encoded_len())
+                .is_none_or(|b| f.encoded_len() < b.encoded_len())
             {
                 best = Some(f);
             }

@@ -133,7 +133,7 @@ impl Optimizer {
             };
             let m = self.m_at(i);
             let fpr = self.eval(n, m, k, Sent::Filter).fpr;
-            if best.map_or(true, |(f, _, _)| fpr < f) {
+            if best.is_none_or(|(f, _, _)| fpr < f) {
                 best = Some((fpr, m, k));
             }
         }

@@ -40,8 +40,8 @@ impl Eval {
     ) -> Option<(PlanCoding, f64, f64)> {
         self.sizes[..2]
             .iter()
-            .filter(|s| only.map_or(true, |c| c == s.0))
-            .filter(|s| budget.map_or(true, |b| s.2 <= b))
+            .filter(|s| only.is_none_or(|c| c == s.0))
+            .filter(|s| budget.is_none_or(|b| s.2 <= b))
             .copied()
             .min_by(|a, b| a.1.total_cmp(&b.1).then(a.2.total_cmp(&b.2)))
     }
@@ -641,7 +641,7 @@ impl Optimizer {
     ) -> (Option<Candidate>, Option<Candidate>) {
         let consider = |c: Option<Candidate>, slot: &mut Option<Candidate>| {
             if let Some(c) = c {
-                if slot.as_ref().map_or(true, |b| better(&c, b)) {
+                if slot.as_ref().is_none_or(|b| better(&c, b)) {
                     *slot = Some(c);
                 }
             }
@@ -752,7 +752,7 @@ impl Optimizer {
     fn out_of_reach(&self, n: u64, target: f64, sent: Sent) -> Error {
         let by_payload = self.limits.max_payload.saturating_mul(8);
         let limit = self.limits.max_m.min(by_payload);
-        if limit < MAX_M && self.max_m.map_or(true, |m| m >= limit) {
+        if limit < MAX_M && self.max_m.is_none_or(|m| m >= limit) {
             let mut wide = self.clone();
             wide.limits = Limits::unlimited();
             wide.max_m = None;

@@ -98,12 +98,12 @@ pub mod internals {
     pub use crate::entropy::counters::{
         histogram_entropy, AdaptiveCounters, ADAPTIVE_INCREMENT, ADAPTIVE_LIMIT, TABLE_TOTAL,
     };
-    pub use crate::entropy::DecodedTwins;
+    pub use crate::entropy::{ByKernel, Decoded};
     /// Coding 8's payload functions (spec 4.12), and its scalar and SIMD decoders side by
     /// side, for fuzzing and benches; frames reach it through `BitCoding::Dense`.
     pub mod dense {
         pub use crate::entropy::dense::{
-            decode_payload, decode_twins, encode_payload, encode_twins,
+            decode_kernels, decode_payload, encode_kernels, encode_payload,
         };
     }
     /// The positional coding's payload functions (spec 4.11), for the vectors, fuzzing and
@@ -112,7 +112,7 @@ pub mod internals {
     /// Coding 9's portable and BMI2 encoders and decoders (spec 4.13) side by side, for
     /// fuzzing; frames reach it through `BitCoding::Small`.
     pub mod small {
-        pub use crate::entropy::tans::{decode_twins, encode_twins};
+        pub use crate::entropy::tans::{decode_kernels, encode_kernels};
     }
     pub use crate::filter::counting::{pack_counters, packed_len, MAX_COUNTER_BITS};
     pub use crate::filter::hashing::{fmix64, STREAM_INCREMENT};

@@ -6,8 +6,9 @@
 //! are dense (`p0` from 0.5 to 0.95), without giving back size:
 //!
 //! * **Nibble symbols** (4 bits, 16 values), so that the whole decoding table is 16 entries:
-//!   one AVX2 vector permutation pair looks it up for eight states at once, with no gather
-//!   (see `accel::dense_avx2`).
+//!   one AVX2 vector permutation pair looks it up for eight states at once, one AVX-512
+//!   `vpermd` for sixteen, with no gather (see `accel::dense_avx2` and
+//!   `accel::dense_avx512`).
 //! * **32 lanes** of **32-bit states** in `[2^15, 2^31)` that take in 16-bit words, at most
 //!   one per symbol: 32 independent chains, four vectors of eight. Lane `l` codes, in each
 //!   round of 32 nibbles, nibble `4 (l mod 8) + floor(l / 8)`: the four vectors then hold the
@@ -27,7 +28,7 @@
 //! table; its bits past `m` must be zero. A payload is canonical: every state ends at
 //! `2^15` (where the encoder starts) and every word is read.
 
-use crate::entropy::PayloadError;
+use crate::entropy::{ByKernel, Decoded, PayloadError};
 
 /// Number of interleaved states.
 pub(crate) const LANES: usize = 32;
@@ -55,6 +56,60 @@ pub(crate) const ROUND: usize = LANES;
 #[inline(always)]
 pub(crate) const fn nibble_of_lane(l: usize) -> usize {
     4 * (l % 8) + l / 8
+}
+
+/// Which code runs the whole rounds of a payload: the portable scalar code, or a SIMD
+/// kernel of `accel`, each only where the CPU has it. All of them read and write the same
+/// bytes; the tests and the fuzz target `kernel_twins` hold each to the scalar one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kernel {
+    Scalar,
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+    #[cfg(target_arch = "x86_64")]
+    Avx512,
+}
+
+impl Kernel {
+    /// Every kernel this CPU runs, the scalar one first and the fastest last.
+    pub(crate) fn available() -> Vec<Kernel> {
+        let mut all = vec![Kernel::Scalar];
+        #[cfg(target_arch = "x86_64")]
+        {
+            if crate::accel::lanes_avx2::available() {
+                all.push(Kernel::Avx2);
+            }
+            if crate::accel::dense_avx512::available() {
+                all.push(Kernel::Avx512);
+            }
+        }
+        all
+    }
+
+    /// The fastest kernel this CPU runs.
+    pub(crate) fn fastest() -> Kernel {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if crate::accel::dense_avx512::available() {
+                return Kernel::Avx512;
+            }
+            if crate::accel::lanes_avx2::available() {
+                return Kernel::Avx2;
+            }
+        }
+        Kernel::Scalar
+    }
+
+    /// Its name, for the tests' and the fuzz checks' messages.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Kernel::Scalar => "scalar",
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => "avx2",
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => "avx512",
+        }
+    }
 }
 
 /// The nibble model at precision 13 (spec §4.12): `f(v)` for the 16 nibble values.
@@ -159,7 +214,8 @@ impl DecModel {
 }
 
 /// The encoding model of one `q0`, laid out for 16-entry lookups as the decoder's is (so
-/// that the AVX2 encoder, `accel::dense_encode_avx2`, reads the same tables).
+/// that the vector encoders, `accel::dense_encode_avx2` and `accel::dense_encode_avx512`,
+/// read the same tables).
 pub(crate) struct EncModel {
     /// Per nibble `v`: `f(v) | cum(v) << 13 | shift << 27 | corr << 31`, with `cum(v)`
     /// where its slots start in `slots`, and `shift`, `corr` those of [`EncModel::rcp`].
@@ -241,11 +297,11 @@ fn round_bits(words: &[u64], r: usize) -> u128 {
 /// Append the coding-8 payload of the first `m` bits of `words` to `out`, with the fastest
 /// encoder this CPU has.
 pub(crate) fn encode(words: &[u64], m: u64, model: &EncModel, out: &mut Vec<u8>) {
-    encode_with(words, m, model, out, true)
+    encode_with(words, m, model, out, Kernel::fastest())
 }
 
-/// [`encode`], with the vector encoder for whole rounds if `simd` (and the CPU has it).
-fn encode_with(words: &[u64], m: u64, model: &EncModel, out: &mut Vec<u8>, simd: bool) {
+/// [`encode`], the whole rounds by `kernel` (which the CPU must have).
+fn encode_with(words: &[u64], m: u64, model: &EncModel, out: &mut Vec<u8>, kernel: Kernel) {
     debug_assert_eq!(words.len(), crate::filter::bits::words_for(m));
     let n = m.div_ceil(4) as usize;
     let mut x = [LOWER; LANES];
@@ -271,17 +327,18 @@ fn encode_with(words: &[u64], m: u64, model: &EncModel, out: &mut Vec<u8>, simd:
             }
         }
     }
-    #[cfg(target_arch = "x86_64")]
-    let whole = if simd
-        && crate::accel::dense_encode_avx2::encode_rounds(
+    let vector = match kernel {
+        Kernel::Scalar => false,
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx2 => crate::accel::dense_encode_avx2::encode_rounds(
             model, &mut x, words, whole, &mut buf, &mut at,
-        ) {
-        0
-    } else {
-        whole
+        ),
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx512 => crate::accel::dense_encode_avx512::encode_rounds(
+            model, &mut x, words, whole, &mut buf, &mut at,
+        ),
     };
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = simd;
+    let whole = if vector { 0 } else { whole };
     // Eight lanes (one nibble position of each 16-bit piece) at a time, the lanes in
     // locals so that their chains overlap.
     for r in (0..whole).rev() {
@@ -313,7 +370,7 @@ pub(crate) fn encode_dense(words: &[u64], m: u64, q0: u16, out: &mut Vec<u8>) {
 
 /// The states at the start of a payload, checked: `[2^15, 2^31)`.
 pub(crate) fn initial_states(payload: &[u8]) -> Result<[u32; LANES], PayloadError> {
-    if payload.len() % 2 != 0 || payload.len() < STATE_BYTES {
+    if !payload.len().is_multiple_of(2) || payload.len() < STATE_BYTES {
         return Err("dense payload is not whole words or too short for its states");
     }
     let mut x = [0u32; LANES];
@@ -421,17 +478,6 @@ pub(crate) fn decode_tail(
 }
 
 /// Decode a coding-8 payload of `m` bits into `out` (exactly `ceil(m / 64)` words, every one
-/// overwritten), with the scalar decoder only.
-pub(crate) fn decode_scalar(
-    payload: &[u8],
-    m: u64,
-    model: &DecModel,
-    out: &mut [u64],
-) -> Result<(), PayloadError> {
-    decode_with(payload, m, model, out, false)
-}
-
-/// Decode a coding-8 payload of `m` bits into `out` (exactly `ceil(m / 64)` words, every one
 /// overwritten; bits past `m` are zero), with the fastest decoder this CPU has. On error
 /// `out` holds garbage.
 pub(crate) fn decode(
@@ -440,43 +486,37 @@ pub(crate) fn decode(
     model: &DecModel,
     out: &mut [u64],
 ) -> Result<(), PayloadError> {
-    decode_with(payload, m, model, out, true)
+    decode_with(payload, m, model, out, Kernel::fastest())
 }
 
-/// [`decode`], with the vector decoder for whole rounds if `simd` (and the CPU has it).
+/// [`decode`], the whole rounds by `kernel` (which the CPU must have).
 fn decode_with(
     payload: &[u8],
     m: u64,
     model: &DecModel,
     out: &mut [u64],
-    simd: bool,
+    kernel: Kernel,
 ) -> Result<(), PayloadError> {
     debug_assert_eq!(out.len(), crate::filter::bits::words_for(m));
     let mut x = initial_states(payload)?;
     let mut pos = STATE_BYTES;
     let n = m.div_ceil(4) as usize;
     let rounds = n / ROUND;
-    let mut done = 0;
-    #[cfg(target_arch = "x86_64")]
-    if simd {
-        done = crate::accel::dense_avx2::decode_rounds(
-            model,
-            &mut x,
-            payload,
-            &mut pos,
-            &mut out[..rounds * 2],
-        );
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = simd;
-    // Without AVX2 (done = 0) or near the end of the payload, the scalar rounds.
-    done += decode_rounds_scalar(
-        model,
-        &mut x,
-        payload,
-        &mut pos,
-        &mut out[done * 2..rounds * 2],
-    );
+    let whole = &mut out[..rounds * 2];
+    let done = match kernel {
+        Kernel::Scalar => 0,
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx2 => {
+            crate::accel::dense_avx2::decode_rounds(model, &mut x, payload, &mut pos, whole)
+        }
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx512 => {
+            crate::accel::dense_avx512::decode_rounds(model, &mut x, payload, &mut pos, whole)
+        }
+    };
+    // The scalar rounds: all of them, or those near the payload's end.
+    let done =
+        done + decode_rounds_scalar(model, &mut x, payload, &mut pos, &mut whole[done * 2..]);
     decode_tail(model, &mut x, payload, &mut pos, out, done, n);
     final_checks(&x, pos, payload, m, out)
 }
@@ -489,15 +529,18 @@ pub fn encode_payload(words: &[u64], m: u64, q0: u16) -> Vec<u8> {
     out
 }
 
-/// The coding-8 payloads of the first `m` bits of `words` by the scalar encoder and by the
-/// fastest one this CPU has (the same one where it has no SIMD), `q0` at least 1: the two
-/// must be equal.
-pub fn encode_twins(words: &[u64], m: u64, q0: u16) -> (Vec<u8>, Vec<u8>) {
+/// The coding-8 payloads of the first `m` bits of `words` by each encoder this CPU runs,
+/// the scalar one first, `q0` at least 1: all must be equal.
+pub fn encode_kernels(words: &[u64], m: u64, q0: u16) -> ByKernel<Vec<u8>> {
     let model = EncModel::new(q0.max(1));
-    let (mut a, mut b) = (Vec::new(), Vec::new());
-    encode_with(words, m, &model, &mut a, false);
-    encode_with(words, m, &model, &mut b, true);
-    (a, b)
+    Kernel::available()
+        .into_iter()
+        .map(|k| {
+            let mut out = Vec::new();
+            encode_with(words, m, &model, &mut out, k);
+            (k.name(), out)
+        })
+        .collect()
 }
 
 /// A coding-8 payload of `m` bits decoded with the model of `q0` (at least 1), by the
@@ -507,17 +550,18 @@ pub fn decode_payload(payload: &[u8], m: u64, q0: u16) -> Result<Vec<u64>, &'sta
     decode(payload, m, &DecModel::new(q0.max(1)), &mut out).map(|()| out)
 }
 
-/// A payload of `m` bits decoded by the scalar decoder and by the fastest one this CPU
-/// has (the same one where it has no SIMD), `q0` at least 1: the two results must be
-/// equal, words or error.
-pub fn decode_twins(payload: &[u8], m: u64, q0: u16) -> crate::entropy::DecodedTwins {
+/// A payload of `m` bits decoded by each decoder this CPU runs, the scalar one first, `q0`
+/// at least 1: all results must be equal, words or error.
+pub fn decode_kernels(payload: &[u8], m: u64, q0: u16) -> ByKernel<Decoded> {
     let model = DecModel::new(q0.max(1));
-    let words = crate::filter::bits::words_for(m);
-    let mut a = vec![0u64; words];
-    let mut b = vec![0u64; words];
-    let ra = decode_scalar(payload, m, &model, &mut a).map(|()| a);
-    let rb = decode(payload, m, &model, &mut b).map(|()| b);
-    (ra, rb)
+    Kernel::available()
+        .into_iter()
+        .map(|k| {
+            let mut out = vec![0u64; crate::filter::bits::words_for(m)];
+            let r = decode_with(payload, m, &model, &mut out, k).map(|()| out);
+            (k.name(), r)
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -543,7 +587,7 @@ mod tests {
     fn naive_decode(payload: &[u8], m: u64, q0: u16) -> Option<BitArray> {
         let f = frequencies(q0);
         let a = Alias::new(&f);
-        if payload.len() % 2 != 0 || payload.len() < STATE_BYTES {
+        if !payload.len().is_multiple_of(2) || payload.len() < STATE_BYTES {
             return None;
         }
         let mut x: Vec<u32> = payload[..STATE_BYTES]
@@ -583,27 +627,37 @@ mod tests {
         BitArray::from_bytes(&bytes[..m.div_ceil(8) as usize], m).ok()
     }
 
+    /// Decode `payload` with every kernel: all must agree; returns the scalar one's result.
+    fn agreed(payload: &[u8], m: u64, q0: u16, what: &str) -> Decoded {
+        let all = decode_kernels(payload, m, q0);
+        for (name, r) in &all {
+            assert_eq!(r, &all[0].1, "{what}: {name} against scalar");
+        }
+        all[0].1.clone()
+    }
+
     #[test]
-    fn the_simd_and_scalar_decoders_agree() {
+    fn every_decoder_agrees_with_the_scalar_one() {
         for seed in 0..60u64 {
             let m = 1 + seed * 997 + (seed % 5) * 4096;
             let density = crate::filter::hashing::fmix64(seed) % 1025;
             let bits = pseudo_random_bits(m, density, seed);
             let q0 = crate::entropy::model::KnownP::measured(bits.count_zeros(), m);
             let mut p = encode_payload(bits.words(), m, q0);
-            let (a, b) = decode_twins(&p, m, q0);
-            assert_eq!(a.as_deref(), Ok(bits.words()), "seed {seed}");
-            assert_eq!(a, b);
-            // Hostile payloads: flipped bytes, cut, random.
+            let what = format!("seed {seed}");
+            assert_eq!(
+                agreed(&p, m, q0, &what).as_deref(),
+                Ok(bits.words()),
+                "{what}"
+            );
+            // Hostile payloads, flipped bytes and cut: any result, so long as all agree.
             let mut s = seed;
             for _ in 0..20 {
                 s = crate::filter::hashing::fmix64(s + 1);
                 let i = (s as usize >> 8) % p.len();
                 p[i] ^= s as u8 | 1;
-                let (a, b) = decode_twins(&p, m, q0);
-                assert_eq!(a, b, "seed {seed}");
-                let (a, b) = decode_twins(&p[..p.len() - 2 * (i % 8).min(p.len() / 4)], m, q0);
-                assert_eq!(a, b, "seed {seed}");
+                let _ = agreed(&p, m, q0, &what);
+                let _ = agreed(&p[..p.len() - 2 * (i % 8).min(p.len() / 4)], m, q0, &what);
             }
         }
     }
@@ -674,7 +728,7 @@ mod tests {
     }
 
     #[test]
-    fn the_simd_and_scalar_encoders_agree() {
+    fn every_encoder_agrees_with_the_scalar_one() {
         for seed in 0..80u64 {
             let m = 1 + seed * 3331 + (seed % 7) * 40_000;
             let density = crate::filter::hashing::fmix64(seed) % 1025;
@@ -684,10 +738,22 @@ mod tests {
                 1,
                 65535,
             ] {
-                let (a, b) = encode_twins(bits.words(), m, q0);
-                assert_eq!(a, b, "seed {seed} q0 {q0}");
+                let all = encode_kernels(bits.words(), m, q0);
+                for (name, p) in &all {
+                    assert_eq!(p, &all[0].1, "seed {seed} q0 {q0}: {name} against scalar");
+                }
             }
         }
+    }
+
+    #[test]
+    fn this_cpu_runs_every_kernel_it_has() {
+        // On a CPU with AVX-512 (the development machine's), all three kernels are
+        // compared above; elsewhere, those it has.
+        let names: Vec<_> = Kernel::available().iter().map(|k| k.name()).collect();
+        println!("coding 8's kernels on this CPU: {names:?}");
+        assert_eq!(names[0], "scalar");
+        assert_eq!(Kernel::fastest().name(), *names.last().unwrap());
     }
 
     #[test]

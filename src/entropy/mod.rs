@@ -14,19 +14,21 @@ pub(crate) mod tans;
 /// Why a payload did not decode. The frame layer adds the byte offset.
 pub(crate) type PayloadError = &'static str;
 
-/// One payload decoded by a coding's portable decoder and by the fastest one the CPU has
-/// (for the tests and the fuzz target `kernel_twins`, which require the two equal: the
-/// same words or the same error).
-pub type DecodedTwins = (
-    Result<Vec<u64>, PayloadError>,
-    Result<Vec<u64>, PayloadError>,
-);
+/// A payload decoded: the words, or why not.
+pub type Decoded = Result<Vec<u64>, PayloadError>;
+
+/// One result per kernel of a coding, each with the kernel's name: the portable one first,
+/// then every one this CPU runs (for the tests and the fuzz target `kernel_twins`, which
+/// require them all equal: the same payload, or the same words or the same error).
+pub type ByKernel<T> = Vec<(&'static str, T)>;
 
 /// The last check of a coder whose symbols span `m`'s end (codings 8 and 9 code whole
 /// nibbles): no bit past `m` is set in the decoded words.
 pub(crate) fn check_past_m(out: &[u64], m: u64) -> Result<(), PayloadError> {
     match out.last() {
-        Some(last) if m % 64 != 0 && last >> (m % 64) != 0 => Err("bits past m are not zero"),
+        Some(last) if !m.is_multiple_of(64) && last >> (m % 64) != 0 => {
+            Err("bits past m are not zero")
+        }
         _ => Ok(()),
     }
 }

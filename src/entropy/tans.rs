@@ -25,7 +25,7 @@
 //! is zero.
 
 use crate::entropy::model::nibble_frequencies;
-use crate::entropy::PayloadError;
+use crate::entropy::{ByKernel, Decoded, PayloadError};
 
 /// Precision of the model: frequencies sum to `2^12`, the table's size.
 pub(crate) const PRECISION: u32 = 12;
@@ -340,31 +340,45 @@ pub(crate) fn decode_portable(
     if at.div_ceil(8) != len {
         return Err("small payload does not end at its last byte");
     }
-    if at % 8 != 0 && payload[payload.len() - 1] >> (at % 8) != 0 {
+    if !at.is_multiple_of(8) && payload[payload.len() - 1] >> (at % 8) != 0 {
         return Err("small payload's padding bits are not zero");
     }
     crate::entropy::check_past_m(out, m)
 }
 
-/// The coding-9 payloads of the first `m` bits of `words` by the portable encoder and by
-/// the fastest this CPU has (the same where it has no BMI2), `q0` at least 1: the two must
-/// be equal.
-pub fn encode_twins(words: &[u64], m: u64, q0: u16) -> (Vec<u8>, Vec<u8>) {
-    let (mut a, mut b) = (Vec::new(), Vec::new());
-    encode_portable(words, m, q0.max(1), &mut a);
-    encode(words, m, q0.max(1), &mut b);
-    (a, b)
+/// The coding-9 payloads of the first `m` bits of `words` by the portable encoder and, where
+/// the CPU has BMI2, by the BMI2 one, `q0` at least 1: all must be equal.
+pub fn encode_kernels(words: &[u64], m: u64, q0: u16) -> ByKernel<Vec<u8>> {
+    let mut portable = Vec::new();
+    encode_portable(words, m, q0.max(1), &mut portable);
+    let mut all = vec![("portable", portable)];
+    #[cfg(target_arch = "x86_64")]
+    {
+        let mut bmi2 = Vec::new();
+        if crate::accel::tans_bmi2::encode(words, m, q0.max(1), &mut bmi2) {
+            all.push(("bmi2", bmi2));
+        }
+    }
+    all
 }
 
-/// A payload of `m` bits decoded by the portable decoder (its table built portably) and by
-/// the fastest this CPU has (the same where it has no BMI2), `q0` at least 1: the two
-/// results must be equal, words or error.
-pub fn decode_twins(payload: &[u8], m: u64, q0: u16) -> crate::entropy::DecodedTwins {
+/// A payload of `m` bits decoded by the portable decoder (its table built portably) and,
+/// where the CPU has BMI2, by the BMI2 one (its table built with BMI2), `q0` at least 1:
+/// all results must be equal, words or error.
+pub fn decode_kernels(payload: &[u8], m: u64, q0: u16) -> ByKernel<Decoded> {
     let words = crate::filter::bits::words_for(m);
-    let (mut a, mut b) = (vec![0u64; words], vec![0u64; words]);
+    let mut a = vec![0u64; words];
     let ra = decode_portable(payload, m, &DecModel::portable(q0.max(1)), &mut a).map(|()| a);
-    let rb = decode(payload, m, &DecModel::new(q0.max(1)), &mut b).map(|()| b);
-    (ra, rb)
+    let mut all = vec![("portable", ra)];
+    #[cfg(target_arch = "x86_64")]
+    {
+        let mut b = vec![0u64; words];
+        let model = DecModel::new(q0.max(1));
+        if let Some(rb) = crate::accel::tans_bmi2::decode(payload, m, &model, &mut b) {
+            all.push(("bmi2", rb.map(|()| b)));
+        }
+    }
+    all
 }
 
 #[cfg(test)]
@@ -444,8 +458,8 @@ mod tests {
         }
         let ok = (0..4).all(|s| u[s] >> (4 * r[s]) == 0)
             && j.div_ceil(8) == payload.len() as u64
-            && (j % 8 == 0 || payload[payload.len() - 1] >> (j % 8) == 0)
-            && (m % 64 == 0 || words[words.len() - 1] >> (m % 64) == 0);
+            && (j.is_multiple_of(8) || payload[payload.len() - 1] >> (j % 8) == 0)
+            && (m.is_multiple_of(64) || words[words.len() - 1] >> (m % 64) == 0);
         ok.then_some(words)
     }
 
@@ -496,18 +510,25 @@ mod tests {
                 m - words.iter().map(|w| u64::from(w.count_ones())).sum::<u64>(),
                 m,
             );
-            let (p, fast) = encode_twins(&words, m, q0);
-            assert_eq!(p, fast, "seed {seed}");
-            let (a, b) = decode_twins(&p, m, q0);
-            assert_eq!(a.as_deref(), Ok(&words[..]), "seed {seed}");
-            assert_eq!(a, b, "seed {seed}");
+            let coded = encode_kernels(&words, m, q0);
+            let p = coded[0].1.clone();
+            for (name, payload) in &coded {
+                assert_eq!(payload, &p, "seed {seed}, {name}");
+            }
+            let agree = |payload: &[u8], what: &str| {
+                let all = decode_kernels(payload, m, q0);
+                for (name, r) in &all {
+                    assert_eq!(r, &all[0].1, "seed {seed} {what}, {name}");
+                }
+                all[0].1.clone()
+            };
+            assert_eq!(agree(&p, "").as_deref(), Ok(&words[..]), "seed {seed}");
             for i in 0..p.len().min(64) {
                 let mut bad = p.clone();
                 bad[(i * 7919) % p.len()] ^= 1 << (i % 8);
-                let (a, b) = decode_twins(&bad, m, q0);
-                assert_eq!(a, b, "seed {seed} flip {i}");
-                let (a, b) = decode_twins(&p[..p.len() - 1 - i % p.len().min(8)], m, q0);
-                assert_eq!(a, b, "seed {seed} cut {i}");
+                // Any result, so long as all agree.
+                let _ = agree(&bad, &format!("flip {i}"));
+                let _ = agree(&p[..p.len() - 1 - i % p.len().min(8)], &format!("cut {i}"));
             }
         }
     }

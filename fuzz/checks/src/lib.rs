@@ -1426,12 +1426,13 @@ pub fn seeds(vectors: &std::path::Path) -> std::io::Result<Vec<(&'static str, St
     Ok(out)
 }
 
-/// Each kernel against its portable twin on the same input: coding 8's scalar and AVX2
-/// encoders and decoders (spec 4.12), coding 9's portable and BMI2 ones (spec 4.13):
-/// equal payloads, and equal words or equal errors. The input is q0 (2 bytes), m (3
-/// bytes, at most 2^21 bits) and a mode byte, then either a payload (mode even) or bits
-/// that are coded (each coding's two encoders must agree) and then have one byte of their
-/// payload changed (mode odd); the payload goes to both codings' decoders.
+/// Each kernel against its portable twin on the same input: coding 8's scalar, AVX2 and
+/// AVX-512 encoders and decoders (spec 4.12), coding 9's portable and BMI2 ones (spec
+/// 4.13), those this CPU runs: equal payloads, and equal words or equal errors. The input
+/// is q0 (2 bytes), m (3 bytes, at most 2^21 bits) and a mode byte, then either a payload
+/// (mode even) or bits that are coded (each coding's encoders must agree) and then have
+/// one byte of their payload changed (mode odd); the payload goes to both codings'
+/// decoders.
 pub fn kernel_twins(data: &[u8], meter: &dyn Meter) {
     use bloomwire::internals::{dense, small};
     let [q0a, q0b, m0, m1, m2, mode, rest @ ..] = data else {
@@ -1439,8 +1440,11 @@ pub fn kernel_twins(data: &[u8], meter: &dyn Meter) {
     };
     let q0 = u16::from_le_bytes([*q0a, *q0b]).max(1);
     let m = 1 + (u64::from(*m0) | u64::from(*m1) << 8 | u64::from(*m2 & 0x1F) << 16);
-    // Each coding's twin decoders, and the payload they get.
-    let decoders: [(&str, Twins); 2] = [("8", dense::decode_twins), ("9", small::decode_twins)];
+    // Each coding's encoders and decoders, and the payload its decoders get.
+    let codings: [(&str, Encoders, Decoders); 2] = [
+        ("8", dense::encode_kernels, dense::decode_kernels),
+        ("9", small::encode_kernels, small::decode_kernels),
+    ];
     let mut payloads = [rest.to_vec(), rest.to_vec()];
     if mode % 2 == 1 {
         let mut words = vec![0u64; m.div_ceil(64) as usize];
@@ -1451,39 +1455,45 @@ pub fn kernel_twins(data: &[u8], meter: &dyn Meter) {
             let last = words.len() - 1;
             words[last] &= (1u64 << (m % 64)) - 1;
         }
-        let (scalar, fast) = dense::encode_twins(&words, m, q0);
-        assert_eq!(scalar, fast, "the two encoders of coding 8 disagree");
-        let (portable, bmi2) = small::encode_twins(&words, m, q0);
-        assert_eq!(portable, bmi2, "the two encoders of coding 9 disagree");
-        payloads = [fast, bmi2];
-        for ((name, twins), payload) in decoders.iter().zip(&payloads) {
-            let (a, b) = twins(payload, m, q0);
-            assert_eq!(
-                a.as_deref(),
-                Ok(&words[..]),
-                "coding {name}, the portable decoder"
-            );
-            assert_eq!(
-                b.as_deref(),
-                Ok(&words[..]),
-                "coding {name}, the fast decoder"
-            );
-        }
-        for payload in &mut payloads {
+        for ((coding, encoders, decoders), payload) in codings.iter().zip(&mut payloads) {
+            let coded = encoders(&words, m, q0);
+            for (kernel, p) in &coded {
+                assert_eq!(
+                    p, &coded[0].1,
+                    "coding {coding}: the {kernel} encoder disagrees"
+                );
+            }
+            for (kernel, r) in decoders(&coded[0].1, m, q0) {
+                assert_eq!(
+                    r.as_deref(),
+                    Ok(&words[..]),
+                    "coding {coding}, the {kernel} decoder"
+                );
+            }
+            *payload = coded[0].1.clone();
             let at = usize::from(*mode >> 1) * 7 % payload.len();
             payload[at] ^= m2 >> 5 | 1;
         }
     }
-    for ((name, twins), payload) in decoders.iter().zip(&payloads) {
+    for ((coding, _, decoders), payload) in codings.iter().zip(&payloads) {
         let mut results = None;
-        meter.measure(&mut || results = Some(twins(payload, m, q0)));
-        let (a, b) = results.unwrap_or_else(|| twins(payload, m, q0));
-        assert_eq!(a, b, "the two decoders of coding {name} disagree");
+        meter.measure(&mut || results = Some(decoders(payload, m, q0)));
+        let all = results.unwrap_or_else(|| decoders(payload, m, q0));
+        for (kernel, r) in &all {
+            assert_eq!(
+                r, &all[0].1,
+                "coding {coding}: the {kernel} decoder disagrees with the portable one"
+            );
+        }
     }
 }
 
-/// A coding's portable and fast decoders of one payload (`payload, m, q0`).
-type Twins = fn(&[u8], u64, u16) -> bloomwire::internals::DecodedTwins;
+/// A coding's encoders of one bit array (`words, m, q0`), each kernel's payload.
+type Encoders = fn(&[u64], u64, u16) -> bloomwire::internals::ByKernel<Vec<u8>>;
+
+/// A coding's decoders of one payload (`payload, m, q0`), each kernel's result.
+type Decoders =
+    fn(&[u8], u64, u16) -> bloomwire::internals::ByKernel<bloomwire::internals::Decoded>;
 
 /// A fuzz target: an input and the meter to check its cost with.
 pub type Target = fn(&[u8], &dyn Meter);

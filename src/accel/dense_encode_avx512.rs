@@ -1,9 +1,24 @@
 //! The AVX-512 encoder of coding 8 (spec §4.12): the whole rounds of a payload, sixteen
-//! lanes per vector, last to first as the scalar encoder goes. Per vector: the nibbles'
-//! parameters from two 16-entry tables (one `vpermd` each), the lanes at or above
-//! `f * 2^18` put their low words out (gathered in lane order by `vpcompressd`, narrowed,
-//! and stored under the words already written by a masked store), an exact division by a
-//! reciprocal multiply, and the slot from the model's slot table (one gather).
+//! lanes per vector, last to first as the scalar encoder goes.
+//!
+//! Per vector, the lanes at or above `f * 2^18` put their low words out (gathered in lane
+//! order by `vpcompressd`, narrowed, and stored under the words already written by a
+//! masked store), and each state `x` becomes `q * 2^13 + slot`. The round is bound by that
+//! chain, so it is kept short:
+//!
+//! * **The division is of `x`**, not of the state after the word goes out: with
+//!   `q' = floor(x / f)` (a reciprocal multiply), `q = q'` or, for a lane that puts a word
+//!   out, `floor(q' / 2^16)` (a floor of a floor), so the test for the word is off the
+//!   chain.
+//! * **The slot is computed, not gathered**, where the model allows. A slot is its
+//!   position `at = cum(v) + i` among the nibbles' slots plus an offset that is constant
+//!   over each part of the alias table (§4.12): `512 v - cum(v)` over a nibble's own part,
+//!   one constant for each part it takes in another bucket. Cut into 64 cells of 128
+//!   positions, the parts of other buckets meet at most twice in a cell for most models
+//!   (every `q0` from 0.7 to 0.97 of 2^16, 64% of all `q0`): three `vpermt2w` lookups by
+//!   cell (the second part's first position and the two offsets) and a compare then give
+//!   the offset. A gather of a slot costs about 30 cycles of latency on this CPU and 13 of
+//!   throughput, the cells about 11. Other models keep the gather from `slots`.
 //!
 //! It writes exactly what the scalar encoder writes: the tests and the fuzz target
 //! `kernel_twins` compare the payloads.
@@ -11,7 +26,10 @@
 use core::arch::x86_64::*;
 
 use super::dense_avx512::available;
-use crate::entropy::dense::{EncModel, LANES, PRECISION, ROOM};
+use crate::entropy::dense::{EncModel, BUCKET, LANES, PRECISION, ROOM};
+
+/// Positions per cell: `2^13 / 64`.
+const CELL: u32 = 128;
 
 /// Encode the whole rounds `rounds - 1` down to 0 of `words` onto the states `x`, pushing
 /// words (little-endian; `*at` counts words) into `buf` below `*at` as the scalar encoder
@@ -30,10 +48,222 @@ pub(crate) fn encode_rounds(
     }
     assert!(words.len() >= 2 * rounds && *at >= ROOM + LANES * rounds && 2 * *at <= buf.len());
     assert!(model.slots.len() > 1 << PRECISION);
-    // SAFETY: the CPU has AVX-512 F, VL and BW, and POPCNT (checked above); the bounds just
-    // asserted.
-    unsafe { rounds_avx512(model, x, words, rounds, buf, at) };
+    let symbols = Symbols::new(model);
+    // SAFETY: the CPU has AVX-512 F, VL, BW and VBMI2, and POPCNT (checked above); the
+    // bounds just asserted.
+    unsafe {
+        match Cells::new(model) {
+            Some(c) => rounds_avx512(&symbols, c.registers(&symbols), x, words, rounds, buf, at),
+            None => rounds_avx512(&symbols, Gather(&model.slots), x, words, rounds, buf, at),
+        }
+    }
     true
+}
+
+/// Per nibble `v`, what a lane coding it needs (16-entry tables, looked up by `v`).
+struct Symbols {
+    /// `f(v) | cum(v) << 13`, `cum(v)` where its positions start.
+    freq: [u32; 16],
+    /// A reciprocal of `f`: `floor(x / f)` is bits `shift ..` of the 64-bit `x * rcp`
+    /// for every `x < 2^31`, with `rcp = ceil(2^shift / f)` and `shift = 31 + ceil(log2 f)`
+    /// (the model's reciprocal, [`EncModel::rcp`], without its correction for `f = 1`:
+    /// here `rcp = 2^31`).
+    rcp: [u32; 16],
+    /// `shift`, for the even lanes' 64-bit shift, and `shift - 31`, for the odd lanes',
+    /// whose products are of `2 x`.
+    shift: [u32; 16],
+    shift_odd: [u32; 16],
+    /// `cum(v) + div(v)`: where the nibble's own part ends among the positions.
+    own_end: [u32; 16],
+    /// `512 v - cum(v)` in 16 bits, two's complement: what a position of its own part
+    /// adds to become its slot.
+    own_offset: [u32; 16],
+}
+
+impl Symbols {
+    fn new(model: &EncModel) -> Self {
+        let f = |v: usize| model.meta[v] & 0x1FFF;
+        let cum = |v: usize| (model.meta[v] >> 13) & 0x1FFF;
+        let log = |v: usize| 32 - (f(v) - 1).leading_zeros();
+        Symbols {
+            freq: core::array::from_fn(|v| f(v) | cum(v) << 13),
+            rcp: core::array::from_fn(|v| (1u64 << (31 + log(v))).div_ceil(u64::from(f(v))) as u32),
+            shift: core::array::from_fn(|v| 31 + log(v)),
+            shift_odd: core::array::from_fn(log),
+            own_end: core::array::from_fn(|v| cum(v) + model.alias.div[v]),
+            own_offset: core::array::from_fn(|v| (BUCKET * v as u32).wrapping_sub(cum(v)) & 0xFFFF),
+        }
+    }
+}
+
+/// The offsets of the parts that nibbles take in other buckets, by cell of 128 positions:
+/// in a cell, positions below `next` add `first` (16 bits, two's complement) to become
+/// their slot, the others `second`. Positions of no such part are not read.
+struct Cells([Cell; 64]);
+
+#[derive(Clone, Copy)]
+struct Cell {
+    /// The parts that meet in the cell (at most two).
+    parts: u8,
+    next: u16,
+    first: u16,
+    second: u16,
+}
+
+impl Cells {
+    /// The cells of `model`, or `None` if three parts or more meet in one.
+    fn new(model: &EncModel) -> Option<Self> {
+        let a = &model.alias;
+        let mut cells = Cells(
+            [Cell {
+                parts: 0,
+                next: 1 << PRECISION,
+                first: 0,
+                second: 0,
+            }; 64],
+        );
+        // Bucket b's second part: alias(b)'s positions cum + second(b) onwards, 512 - div(b)
+        // of them, the slots 512 b + div(b) onwards; in order of position.
+        let mut parts = [(0u32, 0u32, 0u16); 16];
+        let mut count = 0;
+        for b in (0..16).filter(|&b| a.div[b] < BUCKET) {
+            let cum = (model.meta[usize::from(a.alias[b])] >> 13) & 0x1FFF;
+            let start = cum + a.second[b];
+            let offset = (BUCKET * b as u32 + a.div[b]).wrapping_sub(start) as u16;
+            parts[count] = (start, start + BUCKET - a.div[b], offset);
+            count += 1;
+        }
+        parts[..count].sort_unstable();
+        for &(start, end, offset) in &parts[..count] {
+            let (first, last) = ((start / CELL) as usize, ((end - 1) / CELL) as usize);
+            for cell in &mut cells.0[first..=last] {
+                match cell.parts {
+                    0 => (cell.first, cell.second) = (offset, offset),
+                    // Parts are disjoint and in order: the second starts in this cell.
+                    1 => (cell.next, cell.second) = (start as u16, offset),
+                    _ => return None,
+                }
+                cell.parts += 1;
+            }
+        }
+        Some(cells)
+    }
+}
+
+impl Cells {
+    /// The cells and the nibbles' own parts in registers.
+    ///
+    /// # Safety
+    ///
+    /// The CPU has AVX-512 F.
+    #[target_feature(enable = "avx512f")]
+    unsafe fn registers(&self, symbols: &Symbols) -> CellRegisters {
+        // SAFETY: 16 u32 are one 64-byte unaligned load in bounds; this function's CPU has
+        // AVX-512 F.
+        let load = |t: &[u32; 16]| unsafe { _mm512_loadu_si512(t.as_ptr().cast()) };
+        // SAFETY: as above.
+        unsafe {
+            CellRegisters {
+                low_words: core::hint::black_box(0x5555_5555),
+                next: words64(&self.0.map(|c| c.next)),
+                first: words64(&self.0.map(|c| c.first)),
+                second: words64(&self.0.map(|c| c.second)),
+                own_end: load(&symbols.own_end),
+                own_offset: load(&symbols.own_offset),
+            }
+        }
+    }
+}
+
+/// The nibbles' tables in registers.
+#[derive(Clone, Copy)]
+struct SymbolRegisters {
+    freq: __m512i,
+    rcp: __m512i,
+    shift: __m512i,
+    shift_odd: __m512i,
+}
+
+/// A 64-entry table of 16-bit values as the two registers `vpermt2w` reads.
+///
+/// # Safety
+///
+/// The CPU has AVX-512 F.
+#[target_feature(enable = "avx512f")]
+#[inline]
+unsafe fn words64(t: &[u16; 64]) -> [__m512i; 2] {
+    // SAFETY: 64 u16 are two 64-byte unaligned loads in bounds.
+    core::array::from_fn(|h| unsafe { _mm512_loadu_si512(t[32 * h..].as_ptr().cast()) })
+}
+
+/// A way to find sixteen positions' slots (monomorphized into each kernel loop).
+trait FindSlot: Copy {
+    /// The new states `q * 2^13 + slot`, from the positions `at` (below 2^13) of nibbles
+    /// `v` and `q * 2^13 | at`.
+    ///
+    /// # Safety
+    ///
+    /// The CPU has AVX-512 F and BW.
+    unsafe fn find(self, at: __m512i, q_at: __m512i, v: __m512i) -> __m512i;
+}
+
+/// The cells and the nibbles' own parts, in registers.
+#[derive(Clone, Copy)]
+struct CellRegisters {
+    /// The low words: a mask the compiler cannot see is constant, so that it zeroes the
+    /// lookups' high words by masking them (free) instead of with an AND after them.
+    low_words: __mmask32,
+    next: [__m512i; 2],
+    first: [__m512i; 2],
+    second: [__m512i; 2],
+    own_end: __m512i,
+    own_offset: __m512i,
+}
+
+impl FindSlot for CellRegisters {
+    #[target_feature(enable = "avx512f,avx512bw")]
+    #[inline]
+    unsafe fn find(self, at: __m512i, q_at: __m512i, v: __m512i) -> __m512i {
+        // A slot is below 2^13, so q * 2^13 + slot is q * 2^13 | at plus the offset in
+        // 16 bits: the high word, q's, does not change.
+        let with = |offset: __m512i| _mm512_add_epi16(q_at, offset);
+        let mine = with(_mm512_permutexvar_epi32(v, self.own_offset));
+        // All ones where the position is in its nibble's own part, or before its cell's
+        // second part (`vpternlogd` 0xCA: a ? b : c); the later of the two chooses last.
+        let own = _mm512_srai_epi32::<31>(_mm512_sub_epi32(
+            at,
+            _mm512_permutexvar_epi32(v, self.own_end),
+        ));
+        // The cell in each lane's low word (the high word is 0: positions are below
+        // 2^13), the lookups' high words zeroed.
+        let cell = _mm512_srli_epi32::<7>(at);
+        let lookup =
+            |t: [__m512i; 2]| _mm512_maskz_permutex2var_epi16(self.low_words, t[0], cell, t[1]);
+        let first = _mm512_ternarylogic_epi32::<0xCA>(own, mine, with(lookup(self.first)));
+        let second = _mm512_ternarylogic_epi32::<0xCA>(own, mine, with(lookup(self.second)));
+        let before = _mm512_srai_epi32::<31>(_mm512_sub_epi32(at, lookup(self.next)));
+        _mm512_ternarylogic_epi32::<0xCA>(before, first, second)
+    }
+}
+
+/// The model's slot table, gathered from.
+#[derive(Clone, Copy)]
+struct Gather<'a>(&'a [u16]);
+
+impl FindSlot for Gather<'_> {
+    #[target_feature(enable = "avx512f,avx512bw")]
+    #[inline]
+    unsafe fn find(self, at: __m512i, q_at: __m512i, _v: __m512i) -> __m512i {
+        // SAFETY: at < 2^13, and the table has more than 2^13 u16 (asserted by
+        // `encode_rounds`): the 4 bytes at 2 * at are inside it.
+        let slot = unsafe { _mm512_i32gather_epi32::<2>(at, self.0.as_ptr().cast()) };
+        // q * 2^13 | slot, the slot below 2^13 (the at it replaces is too).
+        _mm512_ternarylogic_epi32::<0xF8>(
+            _mm512_andnot_si512(_mm512_set1_epi32(0x1FFF), q_at),
+            slot,
+            _mm512_set1_epi32(0x1FFF),
+        )
+    }
 }
 
 /// One vector of sixteen lanes through one nibble each (`v`, one per lane): the words of
@@ -41,28 +271,27 @@ pub(crate) fn encode_rounds(
 ///
 /// # Safety
 ///
-/// The CPU has AVX-512 F, VL and BW and POPCNT; `out` holds at least `*top` words
-/// (`2 * *top` bytes) and `*top >= 16`; `slots` has more than `2^13` entries.
-#[target_feature(enable = "avx512f,avx512vl,avx512bw,popcnt")]
+/// The CPU has AVX-512 F, VL, BW and VBMI2 and POPCNT; `out` holds at least `*top` words
+/// (`2 * *top` bytes) and `*top` is at least the 16 words this step may write.
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512vbmi2,popcnt")]
 #[inline]
-unsafe fn step(
-    meta_t: __m512i,
-    rcp_t: __m512i,
-    slots: &[u16],
+unsafe fn step<S: FindSlot>(
+    t: &SymbolRegisters,
+    slots: S,
     v: __m512i,
     state: &mut __m512i,
     out: *mut u8,
     top: &mut usize,
 ) {
     let xv = *state;
-    let meta = _mm512_permutexvar_epi32(v, meta_t);
-    let rcp = _mm512_permutexvar_epi32(v, rcp_t);
-    let f = _mm512_and_si512(meta, _mm512_set1_epi32(0x1FFF));
+    let freq = _mm512_permutexvar_epi32(v, t.freq);
+    let rcp = _mm512_permutexvar_epi32(v, t.rcp);
+    let f = _mm512_and_si512(freq, _mm512_set1_epi32(0x1FFF));
     let emit = _mm512_cmpge_epu32_mask(xv, _mm512_slli_epi32::<18>(f));
     let k = emit.count_ones() as usize;
-    // The emitting lanes' low words, in lane order, at the bottom of 16 words; the k of
-    // them go just below `top`.
-    let packed = _mm512_cvtepi32_epi16(_mm512_maskz_compress_epi32(emit, xv));
+    // The lanes' low words, the emitting ones gathered in lane order at the bottom of 16
+    // words; the k of them go just below `top`.
+    let packed = _mm256_maskz_compress_epi16(emit, _mm512_cvtepi32_epi16(xv));
     // SAFETY: the caller's bound: k <= 16 <= *top, and words `*top - k .. *top` are in
     // `out`; the masked store writes only those.
     unsafe {
@@ -73,48 +302,54 @@ unsafe fn step(
         )
     };
     *top -= k;
+    // floor(x / f), bits `shift ..` of x * rcp: the even lanes' products shifted right by
+    // their shift bring it to their low halves; the odd lanes' are of 2 x (x < 2^31, so
+    // one 64-bit shift by 31 moves it to the low half), shifted right by their shift less
+    // 31 to their high halves (the quotient is below 2^18 and the bits above it zero). A
+    // lane that puts a word out codes onto x >> 16, whose quotient is this one >> 16.
+    let even = _mm512_srlv_epi64(
+        _mm512_mul_epu32(xv, rcp),
+        _mm512_maskz_mov_epi32(0x5555, _mm512_permutexvar_epi32(v, t.shift)),
+    );
+    let odd = _mm512_srlv_epi64(
+        _mm512_mul_epu32(_mm512_srli_epi64::<31>(xv), _mm512_srli_epi64::<32>(rcp)),
+        _mm512_srli_epi64::<32>(_mm512_permutexvar_epi32(v, t.shift_odd)),
+    );
+    let quotient = _mm512_mask_blend_epi32(0xAAAA, even, odd);
+    let q = _mm512_mask_srli_epi32::<16>(quotient, emit, quotient);
     let y = _mm512_mask_srli_epi32::<16>(xv, emit, xv);
-    // floor(y / f): the high halves of y * rcp, even and odd lanes, then the shift.
-    let even = _mm512_srli_epi64::<32>(_mm512_mul_epu32(y, rcp));
-    let odd = _mm512_mul_epu32(_mm512_srli_epi64::<32>(y), _mm512_srli_epi64::<32>(rcp));
-    let high_half = _mm512_mask_blend_epi32(0xAAAA, even, odd);
-    let shift = _mm512_and_si512(_mm512_srli_epi32::<27>(meta), _mm512_set1_epi32(0xF));
-    let q = _mm512_add_epi32(
-        _mm512_srlv_epi32(high_half, shift),
-        _mm512_srli_epi32::<31>(meta),
-    );
-    let rem = _mm512_sub_epi32(y, _mm512_mullo_epi32(q, f));
-    let at_slot = _mm512_add_epi32(
-        _mm512_and_si512(_mm512_srli_epi32::<13>(meta), _mm512_set1_epi32(0x1FFF)),
-        rem,
-    );
-    // SAFETY: at_slot = cum(v) + rem < 2^13, and the table has more than 2^13 u16: the 4
-    // bytes at 2 * at_slot are inside it.
-    let slot = unsafe { _mm512_i32gather_epi32::<2>(at_slot, slots.as_ptr().cast()) };
-    *state = _mm512_or_si512(
-        _mm512_slli_epi32::<{ PRECISION }>(q),
-        _mm512_and_si512(slot, _mm512_set1_epi32(0xFFFF)),
-    );
+    // The position among the nibbles' slots: cum(v) + y - q f.
+    let cum = _mm512_srli_epi32::<13>(freq);
+    let at = _mm512_sub_epi32(_mm512_add_epi32(y, cum), _mm512_mullo_epi32(q, f));
+    let q_at = _mm512_or_si512(_mm512_slli_epi32::<{ PRECISION }>(q), at);
+    // SAFETY: this function's CPU has AVX-512 F and BW.
+    *state = unsafe { slots.find(at, q_at, v) };
 }
 
-#[target_feature(enable = "avx512f,avx512vl,avx512bw,popcnt")]
-unsafe fn rounds_avx512(
-    model: &EncModel,
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512vbmi2,popcnt")]
+unsafe fn rounds_avx512<S: FindSlot>(
+    symbols: &Symbols,
+    slots: S,
     x: &mut [u32; LANES],
     words: &[u64],
     rounds: usize,
     buf: &mut [u8],
     at: &mut usize,
 ) {
-    // SAFETY: each table is 16 u32 and the lanes 32: unaligned 64-byte loads in bounds.
-    let (meta, rcp, mut s0, mut s1) = unsafe {
-        (
-            _mm512_loadu_si512(model.meta.as_ptr().cast()),
-            _mm512_loadu_si512(model.rcp.as_ptr().cast()),
-            _mm512_loadu_si512(x[..16].as_ptr().cast()),
-            _mm512_loadu_si512(x[16..].as_ptr().cast()),
-        )
+    let load = |t: &[u32; 16]| {
+        // SAFETY: 16 u32, one unaligned 64-byte load; this function's CPU has AVX-512 F.
+        unsafe { _mm512_loadu_si512(t.as_ptr().cast()) }
     };
+    let t = SymbolRegisters {
+        freq: load(&symbols.freq),
+        rcp: load(&symbols.rcp),
+        shift: load(&symbols.shift),
+        shift_odd: load(&symbols.shift_odd),
+    };
+    let (mut s0, mut s1) = (
+        load(x[..16].try_into().expect("16")),
+        load(x[16..].try_into().expect("16")),
+    );
     // Lane l codes nibble 4 (l mod 8) + floor(l / 8): bits 4 floor(l / 8) of the round's
     // 16-bit piece l mod 8. With each piece in lanes i and i + 8 of a vector, vector g
     // takes them from bits 8g (its low eight lanes) and 8g + 4 (its high eight).
@@ -138,8 +373,8 @@ unsafe fn rounds_avx512(
         // SAFETY: top >= ROOM + the words still to come (the caller's bound), the slot
         // table's length asserted by the caller.
         unsafe {
-            step(meta, rcp, &model.slots, v1, &mut s1, out, &mut top);
-            step(meta, rcp, &model.slots, v0, &mut s0, out, &mut top);
+            step(&t, slots, v1, &mut s1, out, &mut top);
+            step(&t, slots, v0, &mut s0, out, &mut top);
         }
     }
     // SAFETY: the lanes are 32 u32: two unaligned 64-byte stores in bounds.
@@ -148,4 +383,92 @@ unsafe fn rounds_avx512(
         _mm512_storeu_si512(x[16..].as_mut_ptr().cast(), s1);
     }
     *at = top;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::entropy::dense::encode_kernels;
+    use crate::entropy::testing::pseudo_random_bits;
+
+    /// The slot the cells give position `at` of nibble `v`, computed as the kernel does,
+    /// in scalar code.
+    fn slot_by_cells(symbols: &Symbols, cells: &Cells, v: usize, at: u32) -> u16 {
+        let offset = if at < symbols.own_end[v] {
+            symbols.own_offset[v] as u16
+        } else {
+            let cell = &cells.0[(at / CELL) as usize];
+            if at < u32::from(cell.next) {
+                cell.first
+            } else {
+                cell.second
+            }
+        };
+        (at as u16).wrapping_add(offset)
+    }
+
+    #[test]
+    fn the_cells_give_every_slot_of_the_table() {
+        let mut with_cells = 0;
+        for q0 in (1..=65535u16).step_by(61).chain([65535]) {
+            let model = EncModel::new(q0);
+            let Some(cells) = Cells::new(&model) else {
+                continue;
+            };
+            with_cells += 1;
+            let symbols = Symbols::new(&model);
+            for v in 0..16 {
+                let (f, cum) = (model.meta[v] & 0x1FFF, (model.meta[v] >> 13) & 0x1FFF);
+                for at in cum..cum + f {
+                    assert_eq!(
+                        slot_by_cells(&symbols, &cells, v, at),
+                        model.slots[at as usize],
+                        "q0 {q0} v {v} at {at}"
+                    );
+                }
+            }
+        }
+        // About 64% of all q0 (1 075 of them here).
+        assert!(with_cells > 650, "{with_cells}");
+    }
+
+    #[test]
+    fn dense_filters_have_cells() {
+        for p0 in [0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 0.97] {
+            let q0 = (p0 * 65536.0f64).round() as u16;
+            assert!(Cells::new(&EncModel::new(q0)).is_some(), "p0 {p0}");
+        }
+    }
+
+    #[test]
+    fn the_reciprocal_gives_every_quotient() {
+        // floor(x / f) as bits `shift ..` of x * rcp, for every frequency, at and around
+        // multiples of f up to the largest state.
+        let mut model = EncModel::new(30000);
+        for f in 1..1u32 << PRECISION {
+            model.meta[0] = f;
+            let s = Symbols::new(&model);
+            let (rcp, shift) = (u64::from(s.rcp[0]), s.shift[0]);
+            assert_eq!(s.shift_odd[0] + 31, shift);
+            let top = (1u32 << 31) - 1;
+            for x in [0, 1, f - 1, f, f + 1, top / f * f - 1, top / f * f, top] {
+                assert_eq!((u64::from(x) * rcp >> shift) as u32, x / f, "x {x} f {f}");
+            }
+        }
+    }
+
+    #[test]
+    fn both_lookups_write_the_scalar_payload() {
+        // p0 = 0.9 has cells, p0 = 0.6 does not (the gather).
+        for (p0, cells) in [(0.9, true), (0.6, false)] {
+            let q0 = (p0 * 65536.0f64).round() as u16;
+            assert_eq!(Cells::new(&EncModel::new(q0)).is_some(), cells);
+            let m = 300_001;
+            let bits = pseudo_random_bits(m, ((1.0 - p0) * 1024.0) as u64, 3);
+            let all = encode_kernels(bits.words(), m, q0);
+            for (name, p) in &all {
+                assert_eq!(p, &all[0].1, "p0 {p0}: {name}");
+            }
+        }
+    }
 }

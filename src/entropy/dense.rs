@@ -229,6 +229,9 @@ pub(crate) struct EncModel {
     /// `slots[cum(v) + i]`: the slot of nibble `v`'s `i`-th slot (its numbering in §4.12),
     /// and one more entry, so that a 4-byte read at any index stays inside.
     pub(crate) slots: Vec<u16>,
+    /// The alias table the slots come from (for kernels that compute a slot instead of
+    /// reading it).
+    pub(crate) alias: Alias,
 }
 
 impl EncModel {
@@ -265,7 +268,12 @@ impl EncModel {
                 slots[other + k - d] = (bucket + k) as u16;
             }
         }
-        EncModel { meta, rcp, slots }
+        EncModel {
+            meta,
+            rcp,
+            slots,
+            alias: a,
+        }
     }
 
     /// Code nibble `v` onto state `x`, its word, if any, into `buf[*at - 1]`. The word is
@@ -305,14 +313,11 @@ fn encode_with(words: &[u64], m: u64, model: &EncModel, out: &mut Vec<u8>, kerne
     debug_assert_eq!(words.len(), crate::filter::bits::words_for(m));
     let n = m.div_ceil(4) as usize;
     let mut x = [LOWER; LANES];
-    // At most one word per symbol, written little-endian from the end backwards (no
-    // reversal after: the payload's words are one copy), with room below for the vector
-    // encoder's stores.
-    let mut buf = vec![0u8; 2 * (ROOM + n + 1)];
-    let mut at = ROOM + n + 1;
+    let mut buf = Backwards::new(expected_words(n, model));
     // Last to first: the last round's lanes whose nibble is past the end skipped, then the
     // whole rounds, the lanes of each in reverse order.
     let whole = n / ROUND;
+    buf.reserve(ROUND);
     for r in (whole..n.div_ceil(ROUND)).rev() {
         let bits = round_bits(words, r);
         for l in (0..LANES).rev() {
@@ -321,46 +326,114 @@ fn encode_with(words: &[u64], m: u64, model: &EncModel, out: &mut Vec<u8>, kerne
                 model.put(
                     &mut x[l],
                     (bits >> (4 * i)) as usize & 15,
-                    &mut buf,
-                    &mut at,
+                    &mut buf.buf,
+                    &mut buf.at,
                 );
             }
         }
     }
-    let vector = match kernel {
-        Kernel::Scalar => false,
-        #[cfg(target_arch = "x86_64")]
-        Kernel::Avx2 => crate::accel::dense_encode_avx2::encode_rounds(
-            model, &mut x, words, whole, &mut buf, &mut at,
-        ),
-        #[cfg(target_arch = "x86_64")]
-        Kernel::Avx512 => crate::accel::dense_encode_avx512::encode_rounds(
-            model, &mut x, words, whole, &mut buf, &mut at,
-        ),
-    };
-    let whole = if vector { 0 } else { whole };
-    // Eight lanes (one nibble position of each 16-bit piece) at a time, the lanes in
-    // locals so that their chains overlap.
-    for r in (0..whole).rev() {
-        let bits = round_bits(words, r);
-        for g in (0..4).rev() {
-            let mut lanes: [u32; 8] = x[8 * g..8 * g + 8].try_into().expect("8 lanes");
-            for (i, lane) in lanes.iter_mut().enumerate().rev() {
-                model.put(
-                    lane,
-                    (bits >> (16 * i + 4 * g)) as usize & 15,
-                    &mut buf,
-                    &mut at,
-                );
+    // The whole rounds in blocks, each with room for a word per nibble below it.
+    let mut end = whole;
+    while end > 0 {
+        let start = end.saturating_sub(BLOCK_ROUNDS);
+        buf.reserve(ROUND * (end - start));
+        let block = &words[2 * start..2 * end];
+        let (b, at) = (&mut buf.buf, &mut buf.at);
+        let vector = match kernel {
+            Kernel::Scalar => false,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => crate::accel::dense_encode_avx2::encode_rounds(
+                model,
+                &mut x,
+                block,
+                end - start,
+                b,
+                at,
+            ),
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => crate::accel::dense_encode_avx512::encode_rounds(
+                model,
+                &mut x,
+                block,
+                end - start,
+                b,
+                at,
+            ),
+        };
+        if !vector {
+            // Eight lanes (one nibble position of each 16-bit piece) at a time, the lanes
+            // in locals so that their chains overlap.
+            for r in (0..end - start).rev() {
+                let bits = round_bits(block, r);
+                for g in (0..4).rev() {
+                    let mut lanes: [u32; 8] = x[8 * g..8 * g + 8].try_into().expect("8 lanes");
+                    for (i, lane) in lanes.iter_mut().enumerate().rev() {
+                        model.put(lane, (bits >> (16 * i + 4 * g)) as usize & 15, b, at);
+                    }
+                    x[8 * g..8 * g + 8].copy_from_slice(&lanes);
+                }
             }
-            x[8 * g..8 * g + 8].copy_from_slice(&lanes);
         }
+        end = start;
     }
-    out.reserve(STATE_BYTES + buf.len() - 2 * at);
+    let payload = buf.written();
+    out.reserve(STATE_BYTES + payload.len());
     for s in x {
         out.extend_from_slice(&s.to_le_bytes());
     }
-    out.extend_from_slice(&buf[2 * at..]);
+    out.extend_from_slice(payload);
+}
+
+/// Rounds coded between two checks of the room for words (16 KiB of nibbles).
+const BLOCK_ROUNDS: usize = 1024;
+
+/// Words written little-endian from the end of a buffer backwards (so that the payload's
+/// words come out in order, in one copy), which grows at its front when a block of rounds
+/// might not fit: a word per nibble is the most a payload can have, but four times or
+/// more what a dense filter's has, and zeroing that much cost a tenth of an encode.
+struct Backwards {
+    buf: Vec<u8>,
+    /// Where the last word written starts, in words.
+    at: usize,
+}
+
+impl Backwards {
+    fn new(words: usize) -> Self {
+        let len = ROOM + words;
+        Backwards {
+            buf: vec![0; 2 * len],
+            at: len,
+        }
+    }
+
+    /// Make room for `words` more below the ones written, and the vector encoders' `ROOM`.
+    fn reserve(&mut self, words: usize) {
+        if self.at >= ROOM + words {
+            return;
+        }
+        let written = self.buf.len() - 2 * self.at;
+        let len = (self.buf.len() / 2 * 2).max(ROOM + words + written / 2);
+        let mut grown = vec![0; 2 * len];
+        grown[2 * len - written..].copy_from_slice(&self.buf[2 * self.at..]);
+        self.at = len - written / 2;
+        self.buf = grown;
+    }
+
+    fn written(&self) -> &[u8] {
+        &self.buf[2 * self.at..]
+    }
+}
+
+/// Words that a payload of `n` nibbles coded with `model` is expected to have (the model's
+/// cost of its own density, and 1% more), and the most a block of rounds can add, which
+/// each block makes room for. Only the buffer's first size: a payload that needs more
+/// gets it.
+fn expected_words(n: usize, model: &EncModel) -> usize {
+    // The model's q0, from its frequencies: f(0) / 2^13 = q0^4.
+    let f0 = f64::from(model.meta[0] & 0x1FFF) / f64::from(1u32 << PRECISION);
+    let p0 = f0.powf(0.25).clamp(1e-9, 1.0 - 1e-9);
+    let bits = n as f64 * 4.0 * crate::theory::entropy(p0) * 1.01;
+    ((bits / 16.0) as usize + ROUND * BLOCK_ROUNDS).min(n + 1)
 }
 
 /// Code the `m` bits of `words` with coding 8.

@@ -452,7 +452,7 @@ mod tests {
             assert_eq!(s.shift_odd[0] + 31, shift);
             let top = (1u32 << 31) - 1;
             for x in [0, 1, f - 1, f, f + 1, top / f * f - 1, top / f * f, top] {
-                assert_eq!((u64::from(x) * rcp >> shift) as u32, x / f, "x {x} f {f}");
+                assert_eq!(((u64::from(x) * rcp) >> shift) as u32, x / f, "x {x} f {f}");
             }
         }
     }

@@ -48,7 +48,8 @@ struct Tables {
     first: [u32; 16],
     /// `f(alias(b))`, the second part's.
     second: [u32; 16],
-    /// `second(b) - div(b)`, two's complement: what a slot of the second part adds.
+    /// `second(b) - div(b)` in 16 bits, two's complement: what a slot of the second part
+    /// adds (`r + adjust` is its index among its symbol's slots, below 2^13).
     adjust: [u32; 16],
     /// `16 div(b) + alias(b)`: the first part's end, and the second part's symbol.
     split: [u32; 16],
@@ -60,7 +61,7 @@ impl Tables {
         Tables {
             first: core::array::from_fn(|b| d[b] & 0x1FFF),
             second: core::array::from_fn(|b| a[b] & 0x1FFF),
-            adjust: core::array::from_fn(|b| ((a[b] as i32) >> 18) as u32),
+            adjust: core::array::from_fn(|b| ((a[b] as i32) >> 18) as u32 & 0xFFFF),
             split: core::array::from_fn(|b| (d[b] >> 17) << 4 | (a[b] >> 13) & 15),
         }
     }
@@ -101,9 +102,11 @@ unsafe fn advance(t: &Registers, xv: __m512i, bucket: __m512i) -> (__m512i, __m5
         _mm512_mullo_epi32(_mm512_permutexvar_epi32(bucket, t.first), q),
         r,
     );
+    // (r + adjust in 16 bits, where it is right for the lanes it is for: the compiler
+    // cannot move its add after the multiply's, as it does with a 32-bit one.)
     let second = _mm512_add_epi32(
         _mm512_mullo_epi32(_mm512_permutexvar_epi32(bucket, t.second), q),
-        _mm512_add_epi32(r, _mm512_permutexvar_epi32(bucket, t.adjust)),
+        _mm512_add_epi16(r, _mm512_permutexvar_epi32(bucket, t.adjust)),
     );
     let y = _mm512_ternarylogic_epi32::<0xCA>(own, first, second);
     let symbol = _mm512_ternarylogic_epi32::<0xCA>(own, bucket, split);
@@ -140,7 +143,9 @@ unsafe fn rounds(
     );
     let mut s0 = _mm512_permutex2var_epi32(lo, to_v0, hi);
     let mut s1 = _mm512_permutex2var_epi32(lo, to_v1, hi);
-    let (mut b0, mut b1) = (_mm512_srli_epi32::<9>(s0), _mm512_srli_epi32::<9>(s1));
+    // The buckets, and nothing above them (they are also the first parts' symbols).
+    let bucket = |s: __m512i| _mm512_and_si512(_mm512_srli_epi32::<9>(s), _mm512_set1_epi32(15));
+    let (mut b0, mut b1) = (bucket(s0), bucket(s1));
     // Lane j's nibble is nibble 4 (j mod 8) + floor(j / 8) of the round: with the 32
     // symbols as words in lane order, 128-bit lane L holds nibble L of each of the round's
     // eight 16-bit pieces.
@@ -154,7 +159,22 @@ unsafe fn rounds(
         0x000C_000C_000C_000C,
         0x000C_000C_000C_000C,
     );
-    let low_word = _mm512_set1_epi32(0xFFFF);
+    // The low and the high halves of the two vectors' lanes as words in lane order
+    // (`vpermt2w` indexes: vector 1's words from 32).
+    let half_of = |high: usize| {
+        core::array::from_fn::<u16, 32, _>(|j| {
+            let (l, i) = (j / 8, j % 8);
+            (32 * (i / 4) + 2 * (4 * l + i % 4) + high) as u16
+        })
+    };
+    // SAFETY: 32 u16 each, one unaligned 64-byte load; this function's CPU has AVX-512 F.
+    let (low_words, high_words) = unsafe {
+        (
+            _mm512_loadu_si512(half_of(0).as_ptr().cast()),
+            _mm512_loadu_si512(half_of(1).as_ptr().cast()),
+        )
+    };
+    let zero = _mm512_setzero_si512();
     let mut p = *pos;
     let mut done = 0;
     for ws in out.chunks_exact_mut(2) {
@@ -168,11 +188,8 @@ unsafe fn rounds(
         // where the lane takes a word.
         let pack = |a: __m512i, b: __m512i| _mm512_packus_epi32(a, b);
         let below = _mm512_testn_epi16_mask(pack(y0, y1), _mm512_set1_epi16(i16::MIN));
-        let y_low = pack(
-            _mm512_and_si512(y0, low_word),
-            _mm512_and_si512(y1, low_word),
-        );
-        let y_high = pack(_mm512_srli_epi32::<16>(y0), _mm512_srli_epi32::<16>(y1));
+        let y_low = _mm512_permutex2var_epi16(y0, low_words, y1);
+        let y_high = _mm512_permutex2var_epi16(y0, high_words, y1);
         // SAFETY: p + 64 <= payload.len().
         let words = unsafe { _mm512_loadu_si512(payload.as_ptr().add(p).cast()) };
         // A lane below 2^15 becomes y << 16 | its word: low half the next word (in lane
@@ -188,15 +205,13 @@ unsafe fn rounds(
         let high = _mm512_mask_mov_epi16(y_high, below, y_low);
         s0 = _mm512_unpacklo_epi16(low, high);
         s1 = _mm512_unpackhi_epi16(low, high);
-        b0 = _mm512_unpacklo_epi16(buckets, buckets);
-        b1 = _mm512_unpackhi_epi16(buckets, buckets);
+        b0 = _mm512_unpacklo_epi16(buckets, zero);
+        b1 = _mm512_unpackhi_epi16(buckets, zero);
         p += 2 * _cvtmask32_u32(below).count_ones() as usize;
-        // The nibbles: each to its place in its piece, the four 128-bit lanes ORed.
-        // (The symbols are in the low 4 bits of each lane, the bucket's higher bits of x
-        // above them: masked before the pack, which saturates.)
-        let symbol = _mm512_set1_epi32(0xF);
+        // The nibbles: each to its place in its piece, the four 128-bit lanes ORed. (The
+        // symbols are the low 4 bits of the lanes, below 2^14: the pack keeps them.)
         let nibbles = _mm512_sllv_epi16(
-            pack(_mm512_and_si512(e0, symbol), _mm512_and_si512(e1, symbol)),
+            _mm512_and_si512(pack(e0, e1), _mm512_set1_epi16(0xF)),
             to_nibble,
         );
         let half = _mm256_or_si256(

@@ -62,22 +62,19 @@ pub(crate) fn encode_rounds(
 
 /// Per nibble `v`, what a lane coding it needs (16-entry tables, looked up by `v`).
 struct Symbols {
-    /// `f(v) | cum(v) << 13`, `cum(v)` where its positions start.
+    /// `f(v) | cum(v) << 13 | shift << 26`, `cum(v)` where its positions start and `shift`
+    /// that of the reciprocal, for the even lanes' 64-bit shift (the odd lanes', whose
+    /// products are of `2 x`, shift by `shift - 31`).
     freq: [u32; 16],
     /// A reciprocal of `f`: `floor(x / f)` is bits `shift ..` of the 64-bit `x * rcp`
     /// for every `x < 2^31`, with `rcp = ceil(2^shift / f)` and `shift = 31 + ceil(log2 f)`
     /// (the model's reciprocal, [`EncModel::rcp`], without its correction for `f = 1`:
     /// here `rcp = 2^31`).
     rcp: [u32; 16],
-    /// `shift`, for the even lanes' 64-bit shift, and `shift - 31`, for the odd lanes',
-    /// whose products are of `2 x`.
-    shift: [u32; 16],
-    shift_odd: [u32; 16],
-    /// `cum(v) + div(v)`: where the nibble's own part ends among the positions.
-    own_end: [u32; 16],
-    /// `512 v - cum(v)` in 16 bits, two's complement: what a position of its own part
-    /// adds to become its slot.
-    own_offset: [u32; 16],
+    /// The nibble's own part: `cum(v) + div(v)`, where it ends among the positions, in the
+    /// low half, and `512 v - cum(v)` in 16 bits, two's complement, what a position of it
+    /// adds to become its slot, in the high half.
+    own: [u32; 16],
 }
 
 impl Symbols {
@@ -86,12 +83,11 @@ impl Symbols {
         let cum = |v: usize| (model.meta[v] >> 13) & 0x1FFF;
         let log = |v: usize| 32 - (f(v) - 1).leading_zeros();
         Symbols {
-            freq: core::array::from_fn(|v| f(v) | cum(v) << 13),
+            freq: core::array::from_fn(|v| f(v) | cum(v) << 13 | (31 + log(v)) << 26),
             rcp: core::array::from_fn(|v| (1u64 << (31 + log(v))).div_ceil(u64::from(f(v))) as u32),
-            shift: core::array::from_fn(|v| 31 + log(v)),
-            shift_odd: core::array::from_fn(log),
-            own_end: core::array::from_fn(|v| cum(v) + model.alias.div[v]),
-            own_offset: core::array::from_fn(|v| (BUCKET * v as u32).wrapping_sub(cum(v)) & 0xFFFF),
+            own: core::array::from_fn(|v| {
+                cum(v) + model.alias.div[v] | (BUCKET * v as u32).wrapping_sub(cum(v)) << 16
+            }),
         }
     }
 }
@@ -168,8 +164,7 @@ impl Cells {
                 next: words64(&self.0.map(|c| c.next)),
                 first: words64(&self.0.map(|c| c.first)),
                 second: words64(&self.0.map(|c| c.second)),
-                own_end: load(&symbols.own_end),
-                own_offset: load(&symbols.own_offset),
+                own: load(&symbols.own),
             }
         }
     }
@@ -180,8 +175,6 @@ impl Cells {
 struct SymbolRegisters {
     freq: __m512i,
     rcp: __m512i,
-    shift: __m512i,
-    shift_odd: __m512i,
 }
 
 /// A 64-entry table of 16-bit values as the two registers `vpermt2w` reads.
@@ -216,8 +209,7 @@ struct CellRegisters {
     next: [__m512i; 2],
     first: [__m512i; 2],
     second: [__m512i; 2],
-    own_end: __m512i,
-    own_offset: __m512i,
+    own: __m512i,
 }
 
 impl FindSlot for CellRegisters {
@@ -227,12 +219,13 @@ impl FindSlot for CellRegisters {
         // A slot is below 2^13, so q * 2^13 + slot is q * 2^13 | at plus the offset in
         // 16 bits: the high word, q's, does not change.
         let with = |offset: __m512i| _mm512_add_epi16(q_at, offset);
-        let mine = with(_mm512_permutexvar_epi32(v, self.own_offset));
+        let own = _mm512_permutexvar_epi32(v, self.own);
+        let mine = with(_mm512_srli_epi32::<16>(own));
         // All ones where the position is in its nibble's own part, or before its cell's
         // second part (`vpternlogd` 0xCA: a ? b : c); the later of the two chooses last.
         let own = _mm512_srai_epi32::<31>(_mm512_sub_epi32(
             at,
-            _mm512_permutexvar_epi32(v, self.own_end),
+            _mm512_and_si512(own, _mm512_set1_epi32(0xFFFF)),
         ));
         // The cell in each lane's low word (the high word is 0: positions are below
         // 2^13), the lookups' high words zeroed.
@@ -309,17 +302,17 @@ unsafe fn step<S: FindSlot>(
     // lane that puts a word out codes onto x >> 16, whose quotient is this one >> 16.
     let even = _mm512_srlv_epi64(
         _mm512_mul_epu32(xv, rcp),
-        _mm512_maskz_mov_epi32(0x5555, _mm512_permutexvar_epi32(v, t.shift)),
+        _mm512_and_si512(_mm512_srli_epi64::<26>(freq), _mm512_set1_epi64(63)),
     );
     let odd = _mm512_srlv_epi64(
         _mm512_mul_epu32(_mm512_srli_epi64::<31>(xv), _mm512_srli_epi64::<32>(rcp)),
-        _mm512_srli_epi64::<32>(_mm512_permutexvar_epi32(v, t.shift_odd)),
+        _mm512_sub_epi64(_mm512_srli_epi64::<58>(freq), _mm512_set1_epi64(31)),
     );
     let quotient = _mm512_mask_blend_epi32(0xAAAA, even, odd);
     let q = _mm512_mask_srli_epi32::<16>(quotient, emit, quotient);
     let y = _mm512_mask_srli_epi32::<16>(xv, emit, xv);
     // The position among the nibbles' slots: cum(v) + y - q f.
-    let cum = _mm512_srli_epi32::<13>(freq);
+    let cum = _mm512_and_si512(_mm512_srli_epi32::<13>(freq), _mm512_set1_epi32(0x1FFF));
     let at = _mm512_sub_epi32(_mm512_add_epi32(y, cum), _mm512_mullo_epi32(q, f));
     let q_at = _mm512_or_si512(_mm512_slli_epi32::<{ PRECISION }>(q), at);
     // SAFETY: this function's CPU has AVX-512 F and BW.
@@ -343,8 +336,6 @@ unsafe fn rounds_avx512<S: FindSlot>(
     let t = SymbolRegisters {
         freq: load(&symbols.freq),
         rcp: load(&symbols.rcp),
-        shift: load(&symbols.shift),
-        shift_odd: load(&symbols.shift_odd),
     };
     let (mut s0, mut s1) = (
         load(x[..16].try_into().expect("16")),
@@ -394,8 +385,8 @@ mod tests {
     /// The slot the cells give position `at` of nibble `v`, computed as the kernel does,
     /// in scalar code.
     fn slot_by_cells(symbols: &Symbols, cells: &Cells, v: usize, at: u32) -> u16 {
-        let offset = if at < symbols.own_end[v] {
-            symbols.own_offset[v] as u16
+        let offset = if at < symbols.own[v] & 0xFFFF {
+            (symbols.own[v] >> 16) as u16
         } else {
             let cell = &cells.0[(at / CELL) as usize];
             if at < u32::from(cell.next) {
@@ -448,8 +439,7 @@ mod tests {
         for f in 1..1u32 << PRECISION {
             model.meta[0] = f;
             let s = Symbols::new(&model);
-            let (rcp, shift) = (u64::from(s.rcp[0]), s.shift[0]);
-            assert_eq!(s.shift_odd[0] + 31, shift);
+            let (rcp, shift) = (u64::from(s.rcp[0]), s.freq[0] >> 26);
             let top = (1u32 << 31) - 1;
             for x in [0, 1, f - 1, f, f + 1, top / f * f - 1, top / f * f, top] {
                 assert_eq!(((u64::from(x) * rcp) >> shift) as u32, x / f, "x {x} f {f}");

@@ -86,7 +86,7 @@ impl Symbols {
             freq: core::array::from_fn(|v| f(v) | cum(v) << 13 | (31 + log(v)) << 26),
             rcp: core::array::from_fn(|v| (1u64 << (31 + log(v))).div_ceil(u64::from(f(v))) as u32),
             own: core::array::from_fn(|v| {
-                cum(v) + model.alias.div[v] | (BUCKET * v as u32).wrapping_sub(cum(v)) << 16
+                (cum(v) + model.alias.div[v]) | ((BUCKET * v as u32).wrapping_sub(cum(v)) << 16)
             }),
         }
     }

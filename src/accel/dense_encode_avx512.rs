@@ -1,10 +1,10 @@
 //! The AVX-512 encoder of coding 8 (spec §4.12): the whole rounds of a payload, sixteen
 //! lanes per vector, last to first as the scalar encoder goes.
 //!
-//! Per vector, the lanes at or above `f * 2^18` put their low words out (gathered in lane
-//! order by `vpcompressd`, narrowed, and stored under the words already written by a
-//! masked store), and each state `x` becomes `q * 2^13 + slot`. The round is bound by that
-//! chain, so it is kept short:
+//! Per vector, the lanes at or above `f * 2^18` put their low words out (narrowed, gathered
+//! in lane order by `vpcompressw`, and stored under the words already written by a masked
+//! store), and each state `x` becomes `q * 2^13 + slot`. The round is bound by that chain,
+//! so it is kept short:
 //!
 //! * **The division is of `x`**, not of the state after the word goes out: with
 //!   `q' = floor(x / f)` (a reciprocal multiply), `q = q'` or, for a lane that puts a word
@@ -17,8 +17,12 @@
 //!   positions, the parts of other buckets meet at most twice in a cell for most models
 //!   (every `q0` from 0.7 to 0.97 of 2^16, 64% of all `q0`): three `vpermt2w` lookups by
 //!   cell (the second part's first position and the two offsets) and a compare then give
-//!   the offset. A gather of a slot costs about 30 cycles of latency on this CPU and 13 of
-//!   throughput, the cells about 11. Other models keep the gather from `slots`.
+//!   the offset. A 16-lane gather of slots costs about 30 cycles of latency and 13 of
+//!   throughput on the CPU this was measured on (Zen 5), the cells about 11. Other models
+//!   keep the gather from `slots`.
+//! * **Five table lookups a step** (`vpermd` by nibble; the shuffle ports were the other
+//!   limit): the reciprocal's shift rides in the frequency's top bits, and a nibble's own
+//!   part's end and offset share an entry.
 //!
 //! It writes exactly what the scalar encoder writes: the tests and the fuzz target
 //! `kernel_twins` compare the payloads.

@@ -36,6 +36,15 @@ pub(crate) fn available() -> bool {
         && std::is_x86_feature_detected!("popcnt")
 }
 
+/// A 64-byte table (16 `u32`, or 32 `u16`) as one vector.
+#[target_feature(enable = "avx512f")]
+#[inline]
+pub(super) fn vector<T: Copy, const N: usize>(t: &[T; N]) -> __m512i {
+    const { assert!(core::mem::size_of::<[T; N]>() == 64) };
+    // SAFETY: `t` is 64 bytes (asserted at compile time), one unaligned load.
+    unsafe { _mm512_loadu_si512(t.as_ptr().cast()) }
+}
+
 /// Decode rounds of 32 symbols (two words of `out` each) while 64 bytes of the payload are
 /// left at `*pos`, as `decode_rounds_scalar` does; returns the rounds done. Returns 0
 /// without decoding when the CPU lacks AVX-512.
@@ -136,15 +145,11 @@ unsafe fn rounds(
     out: &mut [u64],
 ) -> usize {
     let tables = Tables::new(model);
-    let load = |t: &[u32; 16]| {
-        // SAFETY: 16 u32, one unaligned 64-byte load; this function's CPU has AVX-512 F.
-        unsafe { _mm512_loadu_si512(t.as_ptr().cast()) }
-    };
     let t = Registers {
-        first: load(&tables.first),
-        second: load(&tables.second),
-        adjust: load(&tables.adjust),
-        split: load(&tables.split),
+        first: vector(&tables.first),
+        second: vector(&tables.second),
+        adjust: vector(&tables.adjust),
+        split: vector(&tables.split),
     };
     // The two vectors hold the lanes 8L + j (L = 0 .. 3), vector 0 those with j < 4 and
     // vector 1 those with j >= 4, at element 4L + j mod 4: `vpackusdw` of the two then
@@ -152,8 +157,8 @@ unsafe fn rounds(
     // `vpunpck{l,h}wd` takes them back.
     let (to_v0, to_v1, back_lo, back_hi) = lane_orders();
     let (lo, hi) = (
-        load(x[..16].try_into().expect("16")),
-        load(x[16..].try_into().expect("16")),
+        vector::<u32, 16>(x[..16].try_into().expect("16")),
+        vector::<u32, 16>(x[16..].try_into().expect("16")),
     );
     let mut s0 = _mm512_permutex2var_epi32(lo, to_v0, hi);
     let mut s1 = _mm512_permutex2var_epi32(lo, to_v1, hi);
@@ -181,13 +186,7 @@ unsafe fn rounds(
             (32 * (i / 4) + 2 * (4 * l + i % 4) + high) as u16
         })
     };
-    // SAFETY: 32 u16 each, one unaligned 64-byte load; this function's CPU has AVX-512 F.
-    let (low_words, high_words) = unsafe {
-        (
-            _mm512_loadu_si512(half_of(0).as_ptr().cast()),
-            _mm512_loadu_si512(half_of(1).as_ptr().cast()),
-        )
-    };
+    let (low_words, high_words) = (vector(&half_of(0)), vector(&half_of(1)));
     let zero = _mm512_setzero_si512();
     let mut p = *pos;
     let mut done = 0;
@@ -269,7 +268,10 @@ fn lane_orders() -> (__m512i, __m512i, __m512i, __m512i) {
             (16 * (l % 8 / 4) + 4 * (l / 8) + l % 4) as u32
         })
     };
-    // SAFETY: 16 u32 each, unaligned 64-byte loads; this function's CPU has AVX-512 F.
-    let load = |t: [u32; 16]| unsafe { _mm512_loadu_si512(t.as_ptr().cast()) };
-    (load(to(0)), load(to(1)), load(back(0)), load(back(1)))
+    (
+        vector(&to(0)),
+        vector(&to(1)),
+        vector(&back(0)),
+        vector(&back(1)),
+    )
 }

@@ -29,39 +29,61 @@
 
 use core::arch::x86_64::*;
 
-use super::dense_avx512::available;
+use super::dense_avx512::{available, vector};
 use crate::entropy::dense::{EncModel, BUCKET, LANES, PRECISION, ROOM};
 
 /// Positions per cell: `2^13 / 64`.
 const CELL: u32 = 128;
 
-/// Encode the whole rounds `rounds - 1` down to 0 of `words` onto the states `x`, pushing
-/// words (little-endian; `*at` counts words) into `buf` below `*at` as the scalar encoder
-/// does (`*at >= ROOM` plus one word per nibble left). Returns false, doing nothing, when
-/// the CPU lacks AVX-512.
-pub(crate) fn encode_rounds(
-    model: &EncModel,
-    x: &mut [u32; LANES],
-    words: &[u64],
-    rounds: usize,
-    buf: &mut [u8],
-    at: &mut usize,
-) -> bool {
-    if !available() {
-        return false;
+/// Coding 8's AVX-512 encoder for one model: its tables, built once and used for each
+/// block of rounds of a payload.
+pub(crate) struct Encoder<'a> {
+    symbols: Symbols,
+    /// The cells in registers, for a model that has them.
+    cells: Option<CellRegisters>,
+    /// The slot table, gathered from where the model has no cells.
+    slots: &'a [u16],
+}
+
+impl<'a> Encoder<'a> {
+    /// The encoder of `model`, or `None` when the CPU lacks AVX-512.
+    pub(crate) fn new(model: &'a EncModel) -> Option<Self> {
+        if !available() {
+            return None;
+        }
+        assert!(model.slots.len() > 1 << PRECISION);
+        let symbols = Symbols::new(model);
+        // SAFETY: the CPU has AVX-512 F (checked above).
+        let cells = Cells::new(model).map(|c| unsafe { c.registers(&symbols) });
+        Some(Encoder {
+            symbols,
+            cells,
+            slots: &model.slots,
+        })
     }
-    assert!(words.len() >= 2 * rounds && *at >= ROOM + LANES * rounds && 2 * *at <= buf.len());
-    assert!(model.slots.len() > 1 << PRECISION);
-    let symbols = Symbols::new(model);
-    // SAFETY: the CPU has AVX-512 F, VL, BW and VBMI2, and POPCNT (checked above); the
-    // bounds just asserted.
-    unsafe {
-        match Cells::new(model) {
-            Some(c) => rounds_avx512(&symbols, c.registers(&symbols), x, words, rounds, buf, at),
-            None => rounds_avx512(&symbols, Gather(&model.slots), x, words, rounds, buf, at),
+
+    /// Encode the whole rounds `rounds - 1` down to 0 of `words` onto the states `x`,
+    /// pushing words (little-endian; `*at` counts words) into `buf` below `*at` as the
+    /// scalar encoder does (`*at >= ROOM` plus one word per nibble left).
+    pub(crate) fn encode_rounds(
+        &self,
+        x: &mut [u32; LANES],
+        words: &[u64],
+        rounds: usize,
+        buf: &mut [u8],
+        at: &mut usize,
+    ) {
+        assert!(words.len() >= 2 * rounds && *at >= ROOM + LANES * rounds && 2 * *at <= buf.len());
+        let s = &self.symbols;
+        // SAFETY: the CPU has AVX-512 F, VL, BW and VBMI2, and POPCNT (checked by `new`);
+        // the bounds just asserted, the slot table's by `new`.
+        unsafe {
+            match self.cells {
+                Some(cells) => rounds_avx512(s, cells, x, words, rounds, buf, at),
+                None => rounds_avx512(s, Gather(self.slots), x, words, rounds, buf, at),
+            }
         }
     }
-    true
 }
 
 /// Per nibble `v`, what a lane coding it needs (16-entry tables, looked up by `v`).
@@ -158,18 +180,17 @@ impl Cells {
     /// The CPU has AVX-512 F.
     #[target_feature(enable = "avx512f")]
     unsafe fn registers(&self, symbols: &Symbols) -> CellRegisters {
-        // SAFETY: 16 u32 are one 64-byte unaligned load in bounds; this function's CPU has
-        // AVX-512 F.
-        let load = |t: &[u32; 16]| unsafe { _mm512_loadu_si512(t.as_ptr().cast()) };
-        // SAFETY: as above.
-        unsafe {
-            CellRegisters {
-                low_words: core::hint::black_box(0x5555_5555),
-                next: words64(&self.0.map(|c| c.next)),
-                first: words64(&self.0.map(|c| c.first)),
-                second: words64(&self.0.map(|c| c.second)),
-                own: load(&symbols.own),
-            }
+        // A 64-entry table of 16-bit values as the two registers `vpermt2w` reads.
+        let words64 = |t: [u16; 64]| {
+            let half = |h: usize| -> &[u16; 32] { t[32 * h..32 * h + 32].try_into().expect("32") };
+            [vector(half(0)), vector(half(1))]
+        };
+        CellRegisters {
+            low_words: core::hint::black_box(0x5555_5555),
+            next: words64(self.0.map(|c| c.next)),
+            first: words64(self.0.map(|c| c.first)),
+            second: words64(self.0.map(|c| c.second)),
+            own: vector(&symbols.own),
         }
     }
 }
@@ -179,18 +200,6 @@ impl Cells {
 struct SymbolRegisters {
     freq: __m512i,
     rcp: __m512i,
-}
-
-/// A 64-entry table of 16-bit values as the two registers `vpermt2w` reads.
-///
-/// # Safety
-///
-/// The CPU has AVX-512 F.
-#[target_feature(enable = "avx512f")]
-#[inline]
-unsafe fn words64(t: &[u16; 64]) -> [__m512i; 2] {
-    // SAFETY: 64 u16 are two 64-byte unaligned loads in bounds.
-    core::array::from_fn(|h| unsafe { _mm512_loadu_si512(t[32 * h..].as_ptr().cast()) })
 }
 
 /// A way to find sixteen positions' slots (monomorphized into each kernel loop).
@@ -333,17 +342,13 @@ unsafe fn rounds_avx512<S: FindSlot>(
     buf: &mut [u8],
     at: &mut usize,
 ) {
-    let load = |t: &[u32; 16]| {
-        // SAFETY: 16 u32, one unaligned 64-byte load; this function's CPU has AVX-512 F.
-        unsafe { _mm512_loadu_si512(t.as_ptr().cast()) }
-    };
     let t = SymbolRegisters {
-        freq: load(&symbols.freq),
-        rcp: load(&symbols.rcp),
+        freq: vector(&symbols.freq),
+        rcp: vector(&symbols.rcp),
     };
     let (mut s0, mut s1) = (
-        load(x[..16].try_into().expect("16")),
-        load(x[16..].try_into().expect("16")),
+        vector::<u32, 16>(x[..16].try_into().expect("16")),
+        vector::<u32, 16>(x[16..].try_into().expect("16")),
     );
     // Lane l codes nibble 4 (l mod 8) + floor(l / 8): bits 4 floor(l / 8) of the round's
     // 16-bit piece l mod 8. With each piece in lanes i and i + 8 of a vector, vector g

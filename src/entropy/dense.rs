@@ -332,7 +332,13 @@ fn encode_with(words: &[u64], m: u64, model: &EncModel, out: &mut Vec<u8>, kerne
             }
         }
     }
-    // The whole rounds in blocks, each with room for a word per nibble below it.
+    // The whole rounds in blocks, each with room for a word per nibble below it (the
+    // vector encoders' tables built once).
+    #[cfg(target_arch = "x86_64")]
+    let avx512 = match kernel {
+        Kernel::Avx512 => crate::accel::dense_encode_avx512::Encoder::new(model),
+        _ => None,
+    };
     let mut end = whole;
     while end > 0 {
         let start = end.saturating_sub(BLOCK_ROUNDS);
@@ -351,14 +357,13 @@ fn encode_with(words: &[u64], m: u64, model: &EncModel, out: &mut Vec<u8>, kerne
                 at,
             ),
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx512 => crate::accel::dense_encode_avx512::encode_rounds(
-                model,
-                &mut x,
-                block,
-                end - start,
-                b,
-                at,
-            ),
+            Kernel::Avx512 => match &avx512 {
+                Some(encoder) => {
+                    encoder.encode_rounds(&mut x, block, end - start, b, at);
+                    true
+                }
+                None => false,
+            },
         };
         if !vector {
             // Eight lanes (one nibble position of each 16-bit piece) at a time, the lanes

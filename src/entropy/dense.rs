@@ -707,11 +707,7 @@ mod tests {
 
     /// Decode `payload` with every kernel: all must agree; returns the scalar one's result.
     fn agreed(payload: &[u8], m: u64, q0: u16, what: &str) -> Decoded {
-        let all = decode_kernels(payload, m, q0);
-        for (name, r) in &all {
-            assert_eq!(r, &all[0].1, "{what}: {name} against scalar");
-        }
-        all[0].1.clone()
+        crate::entropy::testing::agreed(decode_kernels(payload, m, q0), what)
     }
 
     #[test]
@@ -816,10 +812,10 @@ mod tests {
                 1,
                 65535,
             ] {
-                let all = encode_kernels(bits.words(), m, q0);
-                for (name, p) in &all {
-                    assert_eq!(p, &all[0].1, "seed {seed} q0 {q0}: {name} against scalar");
-                }
+                crate::entropy::testing::agreed(
+                    encode_kernels(bits.words(), m, q0),
+                    &format!("seed {seed} q0 {q0}"),
+                );
             }
         }
     }

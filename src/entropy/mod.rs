@@ -38,6 +38,19 @@ pub(crate) fn check_past_m(out: &[u64], m: u64) -> Result<(), PayloadError> {
 pub(crate) mod testing {
     use crate::filter::bits::BitArray;
 
+    /// The portable kernel's result, after asserting that every other kernel's is equal.
+    pub(crate) fn agreed<T: PartialEq + core::fmt::Debug>(
+        all: super::ByKernel<T>,
+        what: &str,
+    ) -> T {
+        let mut all = all.into_iter();
+        let (portable, want) = all.next().expect("the portable kernel comes first");
+        for (name, got) in all {
+            assert_eq!(got, want, "{what}: {name} against {portable}");
+        }
+        want
+    }
+
     /// `m` bits, each one with probability `ones_per_1024 / 1024`, from `seed`.
     pub(crate) fn pseudo_random_bits(m: u64, ones_per_1024: u64, seed: u64) -> BitArray {
         let mut b = BitArray::new(m);

@@ -510,17 +510,13 @@ mod tests {
                 m - words.iter().map(|w| u64::from(w.count_ones())).sum::<u64>(),
                 m,
             );
-            let coded = encode_kernels(&words, m, q0);
-            let p = coded[0].1.clone();
-            for (name, payload) in &coded {
-                assert_eq!(payload, &p, "seed {seed}, {name}");
-            }
+            use crate::entropy::testing::agreed;
+            let p = agreed(encode_kernels(&words, m, q0), &format!("seed {seed}"));
             let agree = |payload: &[u8], what: &str| {
-                let all = decode_kernels(payload, m, q0);
-                for (name, r) in &all {
-                    assert_eq!(r, &all[0].1, "seed {seed} {what}, {name}");
-                }
-                all[0].1.clone()
+                agreed(
+                    decode_kernels(payload, m, q0),
+                    &format!("seed {seed} {what}"),
+                )
             };
             assert_eq!(agree(&p, "").as_deref(), Ok(&words[..]), "seed {seed}");
             for i in 0..p.len().min(64) {

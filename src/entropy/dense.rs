@@ -417,7 +417,8 @@ impl Backwards {
             return;
         }
         let written = self.buf.len() - 2 * self.at;
-        let len = (self.buf.len() / 2 * 2).max(ROOM + words + written / 2);
+        // In words: twice what it had (its length in bytes), or what is asked if more.
+        let len = self.buf.len().max(ROOM + words + written / 2);
         let mut grown = vec![0; 2 * len];
         grown[2 * len - written..].copy_from_slice(&self.buf[2 * self.at..]);
         self.at = len - written / 2;

@@ -58,9 +58,6 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
-// The one module allowed `unsafe`: CPU kernels behind runtime detection (see its docs).
-#[allow(unsafe_code)]
-mod accel;
 mod entropy;
 mod error;
 mod filter;
@@ -112,7 +109,7 @@ pub mod internals {
     /// Coding 9's portable and BMI2 encoders and decoders (spec 4.13) side by side, for
     /// fuzzing; frames reach it through `BitCoding::Small`.
     pub mod small {
-        pub use crate::entropy::tans::{decode_kernels, encode_kernels};
+        pub use crate::entropy::small::{decode_kernels, encode_kernels};
     }
     pub use crate::filter::counting::{pack_counters, packed_len, MAX_COUNTER_BITS};
     pub use crate::filter::hashing::{fmix64, STREAM_INCREMENT};

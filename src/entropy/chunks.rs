@@ -12,7 +12,7 @@
 
 use core::ops::Range;
 
-use crate::entropy::payload::{self, Coding, Models};
+use crate::entropy::coding::{self, Coding, Models};
 use crate::entropy::PayloadError;
 use crate::filter::bits::BitArray;
 use crate::wire::{put_varint, Reader};
@@ -104,7 +104,7 @@ pub(crate) fn encode_chunked(
         let start = *i as u64 * (1 << shift);
         let len = (m - start).min(1 << shift);
         let words = &bits.words()[*i * chunk_words..][..crate::filter::bits::words_for(len)];
-        payload::encode_words(coding, q0, words, len, out);
+        coding::encode_words(coding, q0, words, len, out);
     });
     let coded: usize = parts.iter().map(|(_, p)| p.len() + 10).sum();
     let mut out = Vec::with_capacity(coded);
@@ -283,7 +283,7 @@ pub(crate) fn decode_chunked(
                 return;
             };
             let len = (m - (((job.first + i) as u64) << shift)).min(1 << shift);
-            job.result = payload::decode_bits(&models, &table.payload[range], len, words);
+            job.result = coding::decode_bits(&models, &table.payload[range], len, words);
             if job.result.is_err() {
                 return;
             }
@@ -328,7 +328,7 @@ mod tests {
                     let len = (m - ((i as u64) << shift)).min(1 << shift);
                     let mut w = vec![0; crate::filter::bits::words_for(len)];
                     let models = Models::new(coding, q0, &[len]);
-                    payload::decode_bits(&models, &p[r], len, &mut w).unwrap();
+                    coding::decode_bits(&models, &p[r], len, &mut w).unwrap();
                     assert_eq!(w, b.words()[i * cw..][..w.len()]);
                 }
             }

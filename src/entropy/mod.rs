@@ -1,15 +1,15 @@
 //! The entropy models and coders that turn a bit array or counters into a payload and back.
 
 pub mod chunks;
+pub(crate) mod coding;
 pub mod counters;
 pub(crate) mod dense;
+pub(crate) mod interleaved;
 pub mod model;
-pub(crate) mod payload;
 pub mod positional;
-pub(crate) mod range;
-pub(crate) mod rans;
+pub(crate) mod range_coder;
+pub(crate) mod small;
 pub(crate) mod symbols;
-pub(crate) mod tans;
 
 /// Why a payload did not decode. The frame layer adds the byte offset.
 pub(crate) type PayloadError = &'static str;

@@ -78,7 +78,7 @@ impl BitArray {
 
     /// Number of one bits.
     pub fn count_ones(&self) -> u64 {
-        crate::accel::popcount::count_ones(&self.words)
+        crate::filter::popcount::count_ones(&self.words)
     }
 
     /// Number of zero bits.

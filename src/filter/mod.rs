@@ -4,8 +4,12 @@
 pub mod bits;
 mod bloom;
 pub mod counting;
+#[allow(unsafe_code)]
+pub(crate) mod crc_copy;
 pub mod hashing;
 mod params;
+#[allow(unsafe_code)]
+pub(crate) mod popcount;
 pub mod rational;
 
 pub use bloom::*;

@@ -2,7 +2,7 @@
 
 use bytes::Buf;
 
-use crate::entropy::payload;
+use crate::entropy::coding;
 use crate::error::{Error, Result};
 use crate::filter::bits::BitArray;
 use crate::filter::counting::CountingBloomFilter;
@@ -25,7 +25,7 @@ fn message_prefix(input: &[u8], checks: &impl Checks) -> Result<(Message, usize)
         Some(words) => {
             let (m, at) = (header.params.m(), header.header_len);
             let payload = &input[at..at + header.payload_len];
-            payload::check_raw(payload, m)
+            coding::check_raw(payload, m)
                 .map_err(|reason| Error::CorruptPayload { reason, offset: at })?;
             bits_message(header, BitArray::from_words(words, m)?)?
         }
@@ -39,7 +39,7 @@ pub(crate) fn message_of(view: FrameView<'_>) -> Result<Message> {
     if let Some(width) = view.header.counter_width {
         let (header, payload) = (view.header, view.payload);
         let m = header.params.m();
-        let counters = payload::decode_counters(
+        let counters = coding::decode_counters(
             header.coding,
             payload,
             m,

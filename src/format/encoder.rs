@@ -6,7 +6,7 @@ use bytes::{BufMut, Bytes, BytesMut};
 
 use crate::entropy::counters::CounterTable;
 use crate::entropy::model::KnownP;
-use crate::entropy::{chunks, payload};
+use crate::entropy::{chunks, coding};
 use crate::error::{Error, Result};
 use crate::filter::bits::BitArray;
 use crate::filter::counting::CountingBloomFilter;
@@ -432,7 +432,7 @@ impl Settings {
             }
             None => {
                 let mut payload = Vec::new();
-                payload::encode_bits(coding, q0, bits, &mut payload);
+                coding::encode_bits(coding, q0, bits, &mut payload);
                 payload
             }
         };
@@ -797,12 +797,12 @@ pub fn predicted_payload_len(
             // the ideal one), less the last nibbles, which the four 12-bit final states carry
             // uncoded, and those states with the padding.
             Coding::Small => {
-                let carried = len.min(4 * crate::entropy::tans::CARRIED as u64) as f64;
+                let carried = len.min(4 * crate::entropy::small::CARRIED as u64) as f64;
                 cross * (1.0 - carried / len as f64) / 8.0
                     + len.div_ceil(4) as f64
                         * (crate::entropy::model::nibble_excess_bits(
                             q0.unwrap_or(1),
-                            crate::entropy::tans::PRECISION,
+                            crate::entropy::small::PRECISION,
                         ) + SMALL_SPREAD_BITS)
                         / 8.0
                     + SMALL_FIXED
@@ -820,7 +820,7 @@ pub fn predicted_payload_len(
         bytes.max(0.0).ceil() as u64
     };
     let popcount = |from: u64, to: u64| -> u64 {
-        crate::accel::popcount::count_ones(&words[(from / 64) as usize..to.div_ceil(64) as usize])
+        crate::filter::popcount::count_ones(&words[(from / 64) as usize..to.div_ceil(64) as usize])
     };
     match shift {
         None => chunk(m, ones.unwrap_or_else(|| bits.count_ones())),
@@ -888,7 +888,7 @@ mod tests {
             }
             let q0 = KnownP::measured(bits.count_zeros(), m);
             let mut payload = Vec::new();
-            payload::encode_bits(Coding::Dense, Some(q0), &bits, &mut payload);
+            coding::encode_bits(Coding::Dense, Some(q0), &bits, &mut payload);
             let predicted = predicted_payload_len(Coding::Dense, Some(q0), &bits, None, None);
             let d = payload.len() as i64 - predicted as i64;
             println!(
@@ -929,7 +929,7 @@ mod tests {
                             crate::entropy::testing::pseudo_random_bits(m, ones, u64::from(seed));
                         let q0 = c.has_q0().then(|| KnownP::measured(bits.count_zeros(), m));
                         let mut payload = Vec::new();
-                        payload::encode_bits(c, q0, &bits, &mut payload);
+                        coding::encode_bits(c, q0, &bits, &mut payload);
                         let predicted = predicted_payload_len(c, q0, &bits, None, None);
                         let d = payload.len() as i64 - predicted as i64;
                         sum += d;

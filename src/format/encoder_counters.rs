@@ -1,7 +1,7 @@
 //! The encoder's counting-filter pipeline: counters, or their delta, into a frame.
 
+use crate::entropy::coding;
 use crate::entropy::counters::CounterTable;
-use crate::entropy::payload;
 use crate::error::{Error, Result};
 use crate::filter::counting::CountingBloomFilter;
 
@@ -80,7 +80,7 @@ impl Settings {
             _ => None,
         };
         let mut payload =
-            payload::encode_counters(coding, body.counters, body.width, table.as_ref())?;
+            coding::encode_counters(coding, body.counters, body.width, table.as_ref())?;
         let m = body.counters.len() as u64;
         let within = |payload: &[u8], table: &Option<CounterTable>| {
             within_work_bound(
@@ -94,7 +94,7 @@ impl Settings {
             // The work bound (spec §2.2): a known table flattened so that every counter
             // costs at least 2^-9 bits, which meets it; otherwise the packed counters.
             if let Some(flat) = table.as_ref().map(flatten) {
-                payload = payload::encode_counters(coding, body.counters, body.width, Some(&flat))?;
+                payload = coding::encode_counters(coding, body.counters, body.width, Some(&flat))?;
                 table = Some(flat);
             }
             if !within(&payload, &table) {

@@ -437,7 +437,7 @@ impl FrameHeader {
             // A length of at least one byte per chunk; each chunk is checked when decoded.
             (_, Some(shift)) => payload_len >= crate::entropy::chunks::chunk_count(m, shift),
             (coding, None) => {
-                crate::entropy::payload::well_formed_len(coding, m, counter_width, payload_len)
+                crate::entropy::coding::well_formed_len(coding, m, counter_width, payload_len)
             }
         };
         let table_len = counter_table.as_ref().map(|t| t.frequencies().len());

@@ -2,7 +2,7 @@
 
 use crate::wire::varint_len;
 
-pub use crate::entropy::payload::Coding;
+pub use crate::entropy::coding::Coding;
 
 /// The four bytes every frame starts with.
 pub const MAGIC: [u8; 4] = *b"BLWR";

@@ -22,7 +22,7 @@ pub(super) fn check_frame(
 
 /// [`check_frame`], and for a raw bit array (coding 0, any filter type but counting) the
 /// payload's words, copied in the same pass over the payload as its checksum
-/// (`accel::crc_copy`): decoding such a frame is then one pass. The words of a frame that
+/// (`filter::crc_copy`): decoding such a frame is then one pass. The words of a frame that
 /// fails a check are dropped with it; there are `ceil(m / 64)` of them for the
 /// `ceil(m / 8)` bytes of the payload the input holds.
 pub(super) fn check_frame_copying_raw(
@@ -57,7 +57,7 @@ fn check_frame_with(
         let head = crc32c::crc32c(&input[..header.header_len]);
         let mut words = Vec::new();
         let payload = &input[header.header_len..body_end];
-        let crc = crate::accel::crc_copy::append_words(head, payload, &mut words);
+        let crc = crate::filter::crc_copy::append_words(head, payload, &mut words);
         (crc, Some(words))
     } else {
         (crc32c::crc32c(&input[..body_end]), None)
@@ -191,7 +191,7 @@ impl<'a> FrameView<'a> {
 
     /// The decoding models for chunks of the lengths `lens`; a counting frame's payload is
     /// counters, not bits ([`Error::UnexpectedFilterType`]: use [`decode`](super::decode)).
-    fn models(&self, lens: &[u64]) -> Result<crate::entropy::payload::Models> {
+    fn models(&self, lens: &[u64]) -> Result<crate::entropy::coding::Models> {
         let h = &self.header;
         if h.is_counting() {
             return Err(Error::UnexpectedFilterType {
@@ -199,7 +199,7 @@ impl<'a> FrameView<'a> {
                 got: FILTER_TYPE_COUNTING,
             });
         }
-        Ok(crate::entropy::payload::Models::new(h.coding, h.q0, lens))
+        Ok(crate::entropy::coding::Models::new(h.coding, h.q0, lens))
     }
 
     fn corrupt(&self, chunk: usize) -> impl Fn(&'static str) -> Error {
@@ -218,7 +218,7 @@ impl<'a> FrameView<'a> {
 
     fn decode_chunk_with(
         &self,
-        models: &crate::entropy::payload::Models,
+        models: &crate::entropy::coding::Models,
         i: usize,
         out: &mut [u64],
     ) -> Result<()> {
@@ -261,7 +261,7 @@ impl<'a> FrameView<'a> {
 
     fn decode_chunk_bytes(
         &self,
-        models: &crate::entropy::payload::Models,
+        models: &crate::entropy::coding::Models,
         i: usize,
         bytes: &[u8],
         out: &mut [u64],
@@ -274,7 +274,7 @@ impl<'a> FrameView<'a> {
                 format!("{} words for a chunk of {len} bits", out.len()),
             ));
         }
-        crate::entropy::payload::decode_bits(models, bytes, len, out).map_err(self.corrupt(i))
+        crate::entropy::coding::decode_bits(models, bytes, len, out).map_err(self.corrupt(i))
     }
 
     /// For a delta of a Bloom filter whose payload lists positions (the positional
@@ -352,7 +352,7 @@ impl<'a> FrameView<'a> {
         let m = h.params.m();
         if h.coding == Coding::Raw && h.counter_width.is_none() {
             // One pass: the words straight from the payload, no zero fill first.
-            if let Err(reason) = crate::entropy::payload::check_raw(self.payload, m) {
+            if let Err(reason) = crate::entropy::coding::check_raw(self.payload, m) {
                 out.reset(m);
                 return Err(self.corrupt(0)(reason));
             }
@@ -364,7 +364,7 @@ impl<'a> FrameView<'a> {
             None => {
                 let models = self.models(&[m])?;
                 // `out` was zeroed just above: the positional coding does not zero it again.
-                crate::entropy::payload::decode_bits_zeroed(
+                crate::entropy::coding::decode_bits_zeroed(
                     &models,
                     self.payload,
                     m,

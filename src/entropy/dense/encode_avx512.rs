@@ -29,7 +29,7 @@
 
 use core::arch::x86_64::*;
 
-use super::dense_avx512::{available, vector};
+use super::avx512::{available, vector};
 use crate::entropy::dense::{EncModel, BUCKET, LANES, PRECISION, ROOM};
 
 /// Positions per cell: `2^13 / 64`.

@@ -9,7 +9,7 @@
 //! The tests compare the two on random and altered payloads; the fuzz target
 //! `kernel_twins` does too.
 
-use crate::entropy::tans::{decode_portable, encode_portable, DecModel};
+use crate::entropy::small::{decode_portable, encode_portable, DecModel};
 use crate::entropy::PayloadError;
 
 /// Whether this CPU runs the kernels.

@@ -5,7 +5,10 @@
 //! of a coding, and check a payload's length against what its coder can write.
 
 use crate::entropy::counters::{self, packed_len, CounterTable};
-use crate::entropy::{dense, positional, range, rans, symbols, tans, PayloadError};
+use crate::entropy::{
+    dense, interleaved as rans, positional, range_coder as range, small as tans, symbols,
+    PayloadError,
+};
 use crate::error::Result;
 use crate::filter::bits::BitArray;
 

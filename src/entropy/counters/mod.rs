@@ -26,7 +26,7 @@
 pub(crate) use crate::filter::counting::unpack_counters;
 pub use crate::filter::counting::{pack_counters, packed_len};
 
-use crate::entropy::range::{RangeBitDecoder, RangeBitEncoder};
+use crate::entropy::range_coder::{RangeBitDecoder, RangeBitEncoder};
 use crate::entropy::PayloadError;
 use crate::error::{invalid, Result};
 

@@ -27,6 +27,12 @@
 use crate::entropy::model::nibble_frequencies;
 use crate::entropy::{ByKernel, Decoded, PayloadError};
 
+// The BMI2 build of this coding's encoder and decoder, chosen at run time and held to the
+// portable code here by the tests and the fuzz target `kernel_twins`.
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+pub(crate) mod bmi2;
+
 /// Precision of the model: frequencies sum to `2^12`, the table's size.
 pub(crate) const PRECISION: u32 = 12;
 
@@ -81,7 +87,7 @@ impl DecModel {
     /// The table of `q0`, built with BMI2 where the CPU has it.
     pub(crate) fn new(q0: u16) -> Self {
         #[cfg(target_arch = "x86_64")]
-        if let Some(model) = crate::accel::tans_bmi2::model(q0) {
+        if let Some(model) = crate::entropy::small::bmi2::model(q0) {
             return model;
         }
         Self::portable(q0)
@@ -170,7 +176,7 @@ fn run(bits: u64, count: u32) -> u64 {
 /// `out`, with BMI2 where the CPU has it.
 pub(crate) fn encode(words: &[u64], m: u64, q0: u16, out: &mut Vec<u8>) {
     #[cfg(target_arch = "x86_64")]
-    if crate::accel::tans_bmi2::encode(words, m, q0, out) {
+    if crate::entropy::small::bmi2::encode(words, m, q0, out) {
         return;
     }
     encode_portable(words, m, q0, out)
@@ -270,7 +276,7 @@ pub(crate) fn decode(
     out: &mut [u64],
 ) -> Result<(), PayloadError> {
     #[cfg(target_arch = "x86_64")]
-    if let Some(result) = crate::accel::tans_bmi2::decode(payload, m, model, out) {
+    if let Some(result) = crate::entropy::small::bmi2::decode(payload, m, model, out) {
         return result;
     }
     decode_portable(payload, m, model, out)
@@ -355,7 +361,7 @@ pub fn encode_kernels(words: &[u64], m: u64, q0: u16) -> ByKernel<Vec<u8>> {
     #[cfg(target_arch = "x86_64")]
     {
         let mut bmi2 = Vec::new();
-        if crate::accel::tans_bmi2::encode(words, m, q0.max(1), &mut bmi2) {
+        if crate::entropy::small::bmi2::encode(words, m, q0.max(1), &mut bmi2) {
             all.push(("bmi2", bmi2));
         }
     }
@@ -374,7 +380,7 @@ pub fn decode_kernels(payload: &[u8], m: u64, q0: u16) -> ByKernel<Decoded> {
     {
         let mut b = vec![0u64; words];
         let model = DecModel::new(q0.max(1));
-        if let Some(rb) = crate::accel::tans_bmi2::decode(payload, m, &model, &mut b) {
+        if let Some(rb) = crate::entropy::small::bmi2::decode(payload, m, &model, &mut b) {
             all.push(("bmi2", rb.map(|()| b)));
         }
     }

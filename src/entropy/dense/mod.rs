@@ -7,8 +7,8 @@
 //!
 //! * **Nibble symbols** (4 bits, 16 values), so that the whole decoding table is 16 entries:
 //!   one AVX2 vector permutation pair looks it up for eight states at once, one AVX-512
-//!   `vpermd` for sixteen, with no gather (see `accel::dense_avx2` and
-//!   `accel::dense_avx512`).
+//!   `vpermd` for sixteen, with no gather (see `dense::avx2` and
+//!   `dense::avx512`).
 //! * **32 lanes** of **32-bit states** in `[2^15, 2^31)` that take in 16-bit words, at most
 //!   one per symbol: 32 independent chains, four vectors of eight. Lane `l` codes, in each
 //!   round of 32 nibbles, nibble `4 (l mod 8) + floor(l / 8)`: the four vectors then hold the
@@ -29,6 +29,24 @@
 //! `2^15` (where the encoder starts) and every word is read.
 
 use crate::entropy::{ByKernel, Decoded, PayloadError};
+
+// The SIMD kernels of this coding, each behind runtime feature detection and held to the
+// scalar code here by the tests and the fuzz target `kernel_twins`.
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+pub(crate) mod avx2;
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+pub(crate) mod avx512;
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+pub(crate) mod encode_avx2;
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+pub(crate) mod encode_avx512;
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+pub(crate) mod lanes_avx2;
 
 /// Number of interleaved states.
 pub(crate) const LANES: usize = 32;
@@ -59,7 +77,7 @@ pub(crate) const fn nibble_of_lane(l: usize) -> usize {
 }
 
 /// Which code runs the whole rounds of a payload: the portable scalar code, or a SIMD
-/// kernel of `accel`, each only where the CPU has it. All of them read and write the same
+/// kernel beside it, each only where the CPU has it. All of them read and write the same
 /// bytes; the tests and the fuzz target `kernel_twins` hold each to the scalar one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Kernel {
@@ -76,10 +94,10 @@ impl Kernel {
         let mut all = vec![Kernel::Scalar];
         #[cfg(target_arch = "x86_64")]
         {
-            if crate::accel::lanes_avx2::available() {
+            if crate::entropy::dense::lanes_avx2::available() {
                 all.push(Kernel::Avx2);
             }
-            if crate::accel::dense_avx512::available() {
+            if crate::entropy::dense::avx512::available() {
                 all.push(Kernel::Avx512);
             }
         }
@@ -90,10 +108,10 @@ impl Kernel {
     pub(crate) fn fastest() -> Kernel {
         #[cfg(target_arch = "x86_64")]
         {
-            if crate::accel::dense_avx512::available() {
+            if crate::entropy::dense::avx512::available() {
                 return Kernel::Avx512;
             }
-            if crate::accel::lanes_avx2::available() {
+            if crate::entropy::dense::lanes_avx2::available() {
                 return Kernel::Avx2;
             }
         }
@@ -214,7 +232,7 @@ impl DecModel {
 }
 
 /// The encoding model of one `q0`, laid out for 16-entry lookups as the decoder's is (so
-/// that the vector encoders, `accel::dense_encode_avx2` and `accel::dense_encode_avx512`,
+/// that the vector encoders, `encode_avx2` and `encode_avx512`,
 /// read the same tables).
 pub(crate) struct EncModel {
     /// Per nibble `v`: `f(v) | cum(v) << 13 | shift << 27 | corr << 31`, with `cum(v)`
@@ -336,7 +354,7 @@ fn encode_with(words: &[u64], m: u64, model: &EncModel, out: &mut Vec<u8>, kerne
     // vector encoders' tables built once).
     #[cfg(target_arch = "x86_64")]
     let avx512 = match kernel {
-        Kernel::Avx512 => crate::accel::dense_encode_avx512::Encoder::new(model),
+        Kernel::Avx512 => crate::entropy::dense::encode_avx512::Encoder::new(model),
         _ => None,
     };
     let mut end = whole;
@@ -348,7 +366,7 @@ fn encode_with(words: &[u64], m: u64, model: &EncModel, out: &mut Vec<u8>, kerne
         let vector = match kernel {
             Kernel::Scalar => false,
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2 => crate::accel::dense_encode_avx2::encode_rounds(
+            Kernel::Avx2 => crate::entropy::dense::encode_avx2::encode_rounds(
                 model,
                 &mut x,
                 block,
@@ -586,11 +604,11 @@ fn decode_with(
         Kernel::Scalar => 0,
         #[cfg(target_arch = "x86_64")]
         Kernel::Avx2 => {
-            crate::accel::dense_avx2::decode_rounds(model, &mut x, payload, &mut pos, whole)
+            crate::entropy::dense::avx2::decode_rounds(model, &mut x, payload, &mut pos, whole)
         }
         #[cfg(target_arch = "x86_64")]
         Kernel::Avx512 => {
-            crate::accel::dense_avx512::decode_rounds(model, &mut x, payload, &mut pos, whole)
+            crate::entropy::dense::avx512::decode_rounds(model, &mut x, payload, &mut pos, whole)
         }
     };
     // The scalar rounds: all of them, or those near the payload's end.

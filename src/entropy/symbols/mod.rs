@@ -10,8 +10,8 @@
 //! refill without a branch while words remain. A decoded payload must leave the coder
 //! exactly empty (state 0, no words left).
 
+use crate::entropy::interleaved::{DecModel, DecTable};
 use crate::entropy::model::{symbol_tables, SymbolTable};
-use crate::entropy::rans::{DecModel, DecTable};
 use crate::entropy::PayloadError;
 use crate::filter::bits::BitArray;
 

@@ -58,6 +58,7 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+mod cpu;
 mod entropy;
 mod error;
 mod filter;

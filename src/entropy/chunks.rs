@@ -79,14 +79,6 @@ fn for_each<I: Send>(items: &mut [I], threads: usize, f: impl Fn(&mut I) + Sync)
     items.iter_mut().for_each(f);
 }
 
-/// The number of threads "all cores" means here. Asked once per process:
-/// `available_parallelism` reads the cgroup files on Linux, about 40 µs a call, which is
-/// more than decoding a sparse frame of 10^6 bytes takes.
-pub(crate) fn all_cores() -> usize {
-    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-}
-
 /// The chunked payload of `bits`: the table of chunk lengths, then the chunks.
 pub(crate) fn encode_chunked(
     coding: Coding,

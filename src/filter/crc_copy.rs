@@ -97,7 +97,7 @@ fn shift(t: &[[u32; 256]; 4], x: u32) -> u32 {
 /// `crc32c::crc32c_append` does), in one pass where the CPU has SSE 4.2.
 pub(crate) fn append_words(crc: u32, bytes: &[u8], words: &mut Vec<u64>) -> u32 {
     #[cfg(target_arch = "x86_64")]
-    if std::is_x86_feature_detected!("sse4.2") {
+    if crate::cpu::features().sse42 {
         let n = bytes.len().div_ceil(8);
         words.reserve(n);
         let spare = &mut words.spare_capacity_mut()[..n];

@@ -8,14 +8,13 @@
 pub(crate) fn count_ones(words: &[u64]) -> u64 {
     #[cfg(target_arch = "x86_64")]
     {
-        if std::is_x86_feature_detected!("avx512f")
-            && std::is_x86_feature_detected!("avx512vpopcntdq")
-        {
+        let cpu = crate::cpu::features();
+        if cpu.avx512_popcnt {
             // SAFETY: `count_ones_avx512` only needs AVX-512 F and VPOPCNTDQ, which the
             // CPU has (detected just above); it reads `words` through safe code alone.
             return unsafe { count_ones_avx512(words) };
         }
-        if std::is_x86_feature_detected!("popcnt") {
+        if cpu.popcnt {
             // SAFETY: `count_ones_popcnt` only needs the `popcnt` instruction, which the
             // CPU has (detected just above); it reads `words` through safe code alone.
             return unsafe { count_ones_popcnt(words) };
@@ -68,13 +67,11 @@ mod tests {
             // Each kernel this CPU runs, not only the one chosen.
             #[cfg(target_arch = "x86_64")]
             {
-                if std::is_x86_feature_detected!("popcnt") {
+                if crate::cpu::features().popcnt {
                     // SAFETY: the CPU has POPCNT.
                     assert_eq!(unsafe { count_ones_popcnt(w) }, want, "{len} words");
                 }
-                if std::is_x86_feature_detected!("avx512f")
-                    && std::is_x86_feature_detected!("avx512vpopcntdq")
-                {
+                if crate::cpu::features().avx512_popcnt {
                     // SAFETY: the CPU has AVX-512 F and VPOPCNTDQ.
                     assert_eq!(unsafe { count_ones_avx512(w) }, want, "{len} words");
                 }

@@ -427,7 +427,7 @@ impl Settings {
         FRAMES_CODED.with(|c| c.set(c.get() + 1));
         let payload = match shift {
             Some(shift) => {
-                let threads = self.threads.unwrap_or_else(chunks::all_cores);
+                let threads = self.threads.unwrap_or_else(crate::cpu::cores);
                 chunks::encode_chunked(coding, q0, bits, shift, threads)
             }
             None => {

@@ -342,7 +342,7 @@ impl<'a> FrameView<'a> {
     /// allocation); chunks are decoded on all cores with the `parallel` feature. On error
     /// `out` is all zeros.
     pub fn decode_into(&self, out: &mut BitArray) -> Result<()> {
-        self.decode_into_threads(out, crate::entropy::chunks::all_cores())
+        self.decode_into_threads(out, crate::cpu::cores())
     }
 
     /// [`FrameView::decode_into`] on at most `threads` threads (1 without the `parallel`

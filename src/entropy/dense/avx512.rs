@@ -29,11 +29,7 @@ use crate::entropy::dense::{DecModel, LANES};
 /// BW for the 256-bit ones and 16-bit elements, VBMI2 for `vpexpandw`; POPCNT for the
 /// word counts).
 pub(crate) fn available() -> bool {
-    std::is_x86_feature_detected!("avx512f")
-        && std::is_x86_feature_detected!("avx512vl")
-        && std::is_x86_feature_detected!("avx512bw")
-        && std::is_x86_feature_detected!("avx512vbmi2")
-        && std::is_x86_feature_detected!("popcnt")
+    crate::cpu::features().avx512
 }
 
 /// A 64-byte table (16 `u32`, or 32 `u16`) as one vector.

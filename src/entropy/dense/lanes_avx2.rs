@@ -6,7 +6,7 @@ use core::arch::x86_64::*;
 
 /// Whether this CPU runs coding 8's AVX2 kernels (they count mask bits with POPCNT).
 pub(crate) fn available() -> bool {
-    std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("popcnt")
+    crate::cpu::features().avx2
 }
 
 /// The 32 lanes' states as four vectors: lanes `8g .. 8g + 7` in vector g.

@@ -14,9 +14,7 @@ use crate::entropy::PayloadError;
 
 /// Whether this CPU runs the kernels.
 fn available() -> bool {
-    std::is_x86_feature_detected!("bmi1")
-        && std::is_x86_feature_detected!("bmi2")
-        && std::is_x86_feature_detected!("lzcnt")
+    crate::cpu::features().bmi2
 }
 
 /// [`decode_portable`] compiled with BMI2, or `None` (nothing done) without it.

@@ -118,9 +118,8 @@ pub mod internals {
     pub use crate::filter::{block_sizes, MAX_M};
     pub use crate::format::{
         frame_len, k_field_len, max_header_len, metadata_len, payloads_coded, table_len,
-        within_work_bound, CHECKSUM_LEN, FILTER_TYPE_COUNTING, FLAG_CHUNKED, FLAG_METADATA,
-        FLAG_TAGGED, KIND_DELTA, KIND_FULL, MAGIC, MAX_HEADER_LEN, TAG_LEN, VERSION, WORK_SHIFT,
-        WORK_SLACK,
+        CHECKSUM_LEN, FILTER_TYPE_COUNTING, FLAG_CHUNKED, FLAG_METADATA, FLAG_TAGGED, KIND_DELTA,
+        KIND_FULL, MAGIC, MAX_HEADER_LEN, TAG_LEN, VERSION, WORK_SHIFT, WORK_SLACK,
     };
     #[cfg(feature = "tokio")]
     pub use crate::stream::codec::RESERVE_STEP;

@@ -58,7 +58,7 @@ fn reject(bytes: &[u8], limits: &Limits) -> (Error, usize) {
 
 #[test]
 fn m_of_2_to_the_40_is_refused_before_allocation() {
-    for coding in Coding::ALL {
+    for coding in BitCoding::ALL.map(Coding::from) {
         let bytes = frame(coding, 1 << 40, 1 << 16, 0, &[]);
         let (err, peak) = reject(&bytes, &Limits::default());
         assert!(
@@ -80,7 +80,7 @@ fn m_of_2_to_the_40_is_refused_before_allocation() {
 
 #[test]
 fn k_of_2_to_the_20_is_refused_before_any_index_is_computed() {
-    for coding in Coding::ALL {
+    for coding in BitCoding::ALL.map(Coding::from) {
         // k = 2^20 is above the format's 1024: invalid under any limits.
         let bytes = frame(coding, 1000, (1 << 20) << 16, 0, &[]);
         for limits in [Limits::default(), Limits::unlimited()] {
@@ -308,36 +308,11 @@ fn cpu_bombs_are_refused_by_the_work_bound() {
     // The largest m a payload of L bytes may code, and one more.
     for l in [0u64, 2, 1000] {
         let edge = (l + bloomwire::internals::WORK_SLACK) << bloomwire::internals::WORK_SHIFT;
-        assert!(bloomwire::internals::within_work_bound(
-            Coding::Adaptive,
-            edge,
-            None,
-            l
-        ));
-        assert!(!bloomwire::internals::within_work_bound(
-            Coding::Adaptive,
-            edge + 1,
-            None,
-            l
-        ));
-        assert!(bloomwire::internals::within_work_bound(
-            Coding::Raw,
-            edge + 1,
-            None,
-            l
-        ));
-        assert!(bloomwire::internals::within_work_bound(
-            Coding::KnownCounters,
-            edge + 1,
-            Some(1),
-            l
-        ));
-        assert!(!bloomwire::internals::within_work_bound(
-            Coding::KnownCounters,
-            edge + 1,
-            Some(2),
-            l
-        ));
+        assert!(Coding::Adaptive.within_work_bound(edge, None, l));
+        assert!(!Coding::Adaptive.within_work_bound(edge + 1, None, l));
+        assert!(Coding::Raw.within_work_bound(edge + 1, None, l));
+        assert!(Coding::KnownCounters.within_work_bound(edge + 1, Some(1), l));
+        assert!(!Coding::KnownCounters.within_work_bound(edge + 1, Some(2), l));
     }
 }
 

@@ -12,7 +12,8 @@
 
 use core::ops::Range;
 
-use crate::entropy::coding::{self, Coding, Models};
+use crate::entropy::codec::CHUNK_BYTES;
+use crate::entropy::coding::{self, predicted_len, Coding, Models};
 use crate::entropy::PayloadError;
 use crate::filter::bits::BitArray;
 use crate::wire::{put_varint, Reader};
@@ -38,28 +39,60 @@ pub fn chunk_count(m: u64, shift: u8) -> u64 {
 /// bytes of states and its last partial word, under 48 bytes) stays under 0.04% of the
 /// payload. Filters below [`CHUNK_FROM_BITS`] are not chunked (`None`).
 pub fn default_chunk_shift(m: u64, p0: f64) -> Option<u8> {
+    chunk_shift_for(m, p0, CHUNK_BYTES)
+}
+
+/// The default chunk size of `coding` (see [`default_chunk_shift`]): chunks whose coded
+/// size reaches what the coding asks (its row's `chunk_bytes`); `None` for a coding that is
+/// not chunked or a filter below [`CHUNK_FROM_BITS`].
+pub(crate) fn coding_chunk_shift(coding: Coding, m: u64, p0: f64) -> Option<u8> {
+    chunk_shift_for(m, p0, coding.codec().chunk_bytes?)
+}
+
+/// The smallest `2^shift` of at least `2^20` bits whose coded size at `p0` reaches `bytes`.
+fn chunk_shift_for(m: u64, p0: f64, bytes: u32) -> Option<u8> {
     if m < CHUNK_FROM_BITS {
         return None;
     }
     let bits_per_bit = crate::theory::entropy(p0.clamp(1e-9, 1.0 - 1e-9)).max(1e-6);
+    let target = f64::from(bytes);
     let mut shift = 20u8;
-    while shift < MAX_CHUNK_SHIFT && ((1u64 << shift) as f64) * bits_per_bit / 8.0 < 131_072.0 {
+    while shift < MAX_CHUNK_SHIFT && ((1u64 << shift) as f64) * bits_per_bit / 8.0 < target {
         shift += 1;
     }
     (1u64 << shift < m).then_some(shift)
 }
 
-/// Whether a coding may be chunked: the compressed ones.
-pub fn chunkable(coding: Coding) -> bool {
-    matches!(
-        coding,
-        Coding::Adaptive
-            | Coding::KnownP
-            | Coding::KnownPSymbols
-            | Coding::KnownPInterleaved
-            | Coding::Dense
-            | Coding::Positional
-    )
+/// Predicted payload bytes of `bits` in `coding` (with `q0` for the codings that have one),
+/// chunked with `shift` or not, from the counts of ones (per chunk) alone: each chunk's
+/// prediction ([`predicted_len`]) and, chunked, its length varint. `ones` is the array's
+/// count of ones if the caller has it (it is counted otherwise). Floats; for choosing a
+/// coding, never for decoding.
+pub(crate) fn predicted_payload_len(
+    coding: Coding,
+    q0: Option<u16>,
+    bits: &BitArray,
+    shift: Option<u8>,
+    ones: Option<u64>,
+) -> u64 {
+    let m = bits.len();
+    let words = bits.words();
+    match shift {
+        None => predicted_len(coding, q0, m, ones.unwrap_or_else(|| bits.count_ones())),
+        Some(s) => {
+            let size = 1u64 << s;
+            (0..m.div_ceil(size))
+                .map(|i| {
+                    let (from, to) = (i * size, ((i + 1) * size).min(m));
+                    let chunk_ones = crate::filter::popcount::count_ones(
+                        &words[(from / 64) as usize..to.div_ceil(64) as usize],
+                    );
+                    let len = predicted_len(coding, q0, to - from, chunk_ones);
+                    len + crate::wire::varint_len(len) as u64
+                })
+                .sum()
+        }
+    }
 }
 
 /// Run `f` on every item, on up to `threads` threads when the `parallel` feature is on.
@@ -96,7 +129,7 @@ pub(crate) fn encode_chunked(
         let start = *i as u64 * (1 << shift);
         let len = (m - start).min(1 << shift);
         let words = &bits.words()[*i * chunk_words..][..crate::filter::bits::words_for(len)];
-        coding::encode_words(coding, q0, words, len, out);
+        coding::encode_bits(coding, q0, words, len, out);
     });
     let coded: usize = parts.iter().map(|(_, p)| p.len() + 10).sum();
     let mut out = Vec::with_capacity(coded);
@@ -248,7 +281,7 @@ pub(crate) fn decode_chunked(
 ) -> Result<(), PayloadError> {
     let chunk_words = 1usize << (shift - MIN_CHUNK_SHIFT);
     let last = m - ((table.len() as u64 - 1) << shift);
-    let models = Models::new(coding, q0, &[1 << shift, last]);
+    let models = Models::new(coding, q0, &[1 << shift, last]).ok_or("a coding of counters")?;
     // Shares of whole runs of MARK_EVERY chunks, one per thread.
     let runs = table.len().div_ceil(MARK_EVERY);
     let per = runs.div_ceil(threads.max(1)) * MARK_EVERY;
@@ -304,7 +337,7 @@ mod tests {
     fn chunked_payloads_round_trip_for_every_compressed_coding() {
         for (m, shift) in [(64 * 3, 6), (1000, 6), (1000, 8), (5000, 10), (4097, 12)] {
             let b = bits(m, m);
-            for coding in Coding::ALL.into_iter().filter(|&c| chunkable(c)) {
+            for coding in Coding::ALL.into_iter().filter(|c| c.is_chunkable()) {
                 let q0 = coding.has_q0().then_some(58982);
                 let p = encode_chunked(coding, q0, &b, shift, 1);
                 assert_eq!(p, encode_chunked(coding, q0, &b, shift, 3), "{coding}");
@@ -319,7 +352,7 @@ mod tests {
                     let r = table.range(i).unwrap();
                     let len = (m - ((i as u64) << shift)).min(1 << shift);
                     let mut w = vec![0; crate::filter::bits::words_for(len)];
-                    let models = Models::new(coding, q0, &[len]);
+                    let models = Models::new(coding, q0, &[len]).unwrap();
                     coding::decode_bits(&models, &p[r], len, &mut w).unwrap();
                     assert_eq!(w, b.words()[i * cw..][..w.len()]);
                 }

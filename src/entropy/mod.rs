@@ -1,15 +1,51 @@
-//! The entropy models and coders that turn a bit array or counters into a payload and back.
+//! The entropy models and coders that turn a bit array or counters into a payload and back
+//! (Section III of *Compressed Bloom Filters*: arithmetic coding of the bit array; Section V:
+//! of a counting filter's counters).
+//!
+//! Each coding is one folder: its model, its scalar coder, its SIMD kernels beside it, its
+//! size model with its own fixed costs, its well-formed lengths and its work-bound rule, and
+//! the one row it adds to the table of codings (`coding.rs`), which is all the frame layer
+//! and the encoder see of it. What codings share sits below them (`model.rs`, the range
+//! coder, the byte model's lookup, the row type); chunked payloads sit above them.
+//!
+//! | id | coding | folder | spec | kernels | the default encoder picks it |
+//! |---:|---|---|---|---|---|
+//! | 0 | raw | `raw/` | §4.1, §4.6 | | when no prediction is smaller (random-looking bits) |
+//! | 1 | adaptive | `arithmetic/` | §4.3 | | last in speed order: when only it is within the margin |
+//! | 2 | known-p | `arithmetic/` | §4.4 | | when the faster codings are over the margin |
+//! | 3 | known-p-symbols | `symbols/` | §4.5 | | when codings 8, 6 and 9 are over the margin |
+//! | 4 | known-counters | `counters/` | §4.7 | | counting filters: the smaller of 4 and 5 |
+//! | 5 | adaptive-counters | `counters/` | §4.8 | | counting filters: the smaller of 4 and 5 |
+//! | 6 | known-p-interleaved | `interleaved/` | §4.9 | | dense arrays whose coding-8 states (128 bytes) are over the margin |
+//! | 7 | positional | `positional/` | §4.11 | | sparse arrays and deltas (at most one bit in 40 set): first in speed order |
+//! | 8 | dense | `dense/` | §4.12 | AVX2, AVX-512 | dense arrays: first in speed order |
+//! | 9 | small | `small/` | §4.13 | BMI2 | small unchunked arrays whose coding-6 states (32 bytes) are over the margin |
+//!
+//! The default encoder predicts every coding's size from counts (each row's size model) and
+//! codes once, with the fastest coding within 0.08% + 6 bytes of the smallest prediction, in
+//! the speed order it keeps as policy (`format/encoder.rs`). Adding a coding is a folder, a
+//! row of the table, a variant of [`Coding`](coding::Coding) (and of `BitCoding` or
+//! `CounterCoding`), and its place in that order.
 
-pub mod chunks;
-pub(crate) mod coding;
+// Below the codings: what they share.
+pub(crate) mod codec;
+pub mod model;
+pub(crate) mod range_coder;
+pub(crate) mod symbol_lookup;
+
+// The codings, one folder each, in wire id order.
+pub(crate) mod arithmetic;
 pub mod counters;
 pub(crate) mod dense;
 pub(crate) mod interleaved;
-pub mod model;
 pub mod positional;
-pub(crate) mod range_coder;
+pub(crate) mod raw;
 pub(crate) mod small;
 pub(crate) mod symbols;
+
+// Above the codings: the table, and payloads in chunks.
+pub mod chunks;
+pub(crate) mod coding;
 
 /// Why a payload did not decode. The frame layer adds the byte offset.
 pub(crate) type PayloadError = &'static str;

@@ -256,6 +256,21 @@ pub(crate) fn nibble_frequencies(q0: u16, precision: u32) -> [u32; 16] {
     f
 }
 
+/// Bits that `len` bits holding `ones` one bits cost under the bit model of `q0`: their
+/// cross entropy, `-(zeros log2 q + ones log2 (1 - q))` with `q = q0 / 2^16` (for the
+/// encoder's size models; floats, never in a decoder).
+pub(crate) fn cross_entropy_bits(len: u64, ones: u64, q0: u16) -> f64 {
+    let zeros = (len - ones) as f64;
+    let ones_f = ones as f64;
+    let q = f64::from(q0) / 65536.0;
+    -(zeros * q.log2()
+        + if ones > 0 {
+            ones_f * (1.0 - q).log2()
+        } else {
+            0.0
+        })
+}
+
 /// Expected bits per nibble that the model of `q0` at `precision` costs over the nibble
 /// model with the same `q0` (for the encoder's size model; floats, never in a decoder).
 pub(crate) fn nibble_excess_bits(q0: u16, precision: u32) -> f64 {

@@ -1,5 +1,6 @@
-//! The range coder of the per-bit models (codings 1 and 2, and the counter codings): `constriction`'s
-//! algorithm specialised to two symbols, and its decoder.
+//! The range coder that codings 1 and 2 ([`arithmetic`](super::arithmetic)) and the counter
+//! codings 4 and 5 ([`counters`](super::counters)) share: `constriction`'s algorithm
+//! specialised to two symbols (and to intervals of a small total), and its decoder.
 //!
 //! **Range coder** (a queue: words are read in the order written). The algorithm is
 //! `constriction`'s `RangeEncoder<u32, u64>` at precision 16 (64-bit state, 32-bit words).
@@ -16,9 +17,8 @@
 //! bits, so every bit array has one encoding and a decoder never accepts two frames for the
 //! same filter.
 
-use crate::entropy::model::{Adaptive, BIT_PRECISION};
+use crate::entropy::model::BIT_PRECISION;
 use crate::entropy::PayloadError;
-use crate::filter::bits::BitArray;
 
 /// A two-symbol range encoder, word for word the output of `constriction`'s
 /// `RangeEncoder<u32, u64>` at precision 16 with the same model (a test checks this), but
@@ -44,7 +44,7 @@ impl RangeBitEncoder {
     }
 
     #[inline]
-    fn encode(&mut self, bit: bool, q0: u32) {
+    pub(crate) fn encode(&mut self, bit: bool, q0: u32) {
         let scale = self.range >> BIT_PRECISION;
         let bound = scale * u64::from(q0);
         let upper = (scale << BIT_PRECISION) - bound;
@@ -126,26 +126,6 @@ impl RangeBitEncoder {
     }
 }
 
-/// Range-code the bits of `bits`, each with the probability `q0_of` gives before it is coded
-/// (`update` is told every coded bit, for adaptive models).
-fn range_encode(
-    bits: &BitArray,
-    mut q0_of: impl FnMut() -> u32,
-    mut update: impl FnMut(bool),
-) -> Vec<u8> {
-    let m = bits.len();
-    let mut enc = RangeBitEncoder::with_capacity(m);
-    for (wi, &word) in bits.words().iter().enumerate() {
-        let count = (m - wi as u64 * 64).min(64);
-        for j in 0..count {
-            let bit = (word >> j) & 1 == 1;
-            enc.encode(bit, q0_of());
-            update(bit);
-        }
-    }
-    enc.finish()
-}
-
 /// The termination of a range-coded payload whose final interval is `[lower, lower +
 /// range)` (128-bit arithmetic; `range >= 2^32`): the smallest `b` in `0..=4` such that
 /// `X = ceil(lower / 2^(64 - 8b)) * 2^(64 - 8b)` lies in the interval, and `X mod 2^64`.
@@ -161,26 +141,6 @@ pub(crate) fn termination(lower: u64, range: u64) -> (usize, u64, bool) {
         }
     }
     unreachable!("range >= 2^32 always admits b = 4")
-}
-
-/// Encode with a fixed zero probability `q0 / 2^16`.
-pub(crate) fn encode_known_p(bits: &BitArray, q0: u16) -> Vec<u8> {
-    let q0 = u32::from(q0);
-    range_encode(bits, || q0, |_| {})
-}
-
-/// Encode with the adaptive counting model.
-pub(crate) fn encode_adaptive(bits: &BitArray) -> Vec<u8> {
-    let model = core::cell::Cell::new(Adaptive::default());
-    range_encode(
-        bits,
-        || model.get().q0(),
-        |b| {
-            let mut a = model.get();
-            a.update(b);
-            model.set(a);
-        },
-    )
 }
 
 /// A division-free range decoder for two-symbol models, bit-exact with `constriction`'s
@@ -297,132 +257,13 @@ impl<'a> RangeBitDecoder<'a> {
     }
 }
 
-fn range_decode(
-    payload: &[u8],
-    m: u64,
-    mut q0_of: impl FnMut() -> u32,
-    mut update: impl FnMut(bool),
-) -> Result<BitArray, PayloadError> {
-    let mut dec = RangeBitDecoder::new(payload);
-    let mut words = vec![0u64; crate::filter::bits::words_for(m)];
-    for (wi, word) in words.iter_mut().enumerate() {
-        let count = (m - wi as u64 * 64).min(64);
-        let mut w = 0u64;
-        for j in 0..count {
-            let bit = dec.decode(q0_of())?;
-            update(bit);
-            w |= u64::from(bit) << j;
-        }
-        *word = w;
-    }
-    dec.finish()?;
-    Ok(BitArray::from_words(words, m).expect("only m bits were set"))
-}
-
-/// Decode `m` bits coded with a fixed zero probability.
-pub(crate) fn decode_known_p(payload: &[u8], m: u64, q0: u16) -> Result<BitArray, PayloadError> {
-    let q0 = u32::from(q0);
-    range_decode(payload, m, || q0, |_| {})
-}
-
-/// Decode `m` bits coded with the adaptive model.
-///
-/// The first 65 534 bits use [`Adaptive`] as it is; after them `C0 + C1` is past `2^16` and
-/// the model is just its quotient and remainder, updated as [`Adaptive::update`] does with
-/// the total taken from the bit count, in registers: the counts need not be kept.
-pub(crate) fn decode_adaptive(payload: &[u8], m: u64) -> Result<BitArray, PayloadError> {
-    let mut dec = RangeBitDecoder::new(payload);
-    let mut words = vec![0u64; crate::filter::bits::words_for(m)];
-    let mut model = Adaptive::default();
-    let first = m.min((1 << BIT_PRECISION) - 2);
-    for i in 0..first {
-        let bit = dec.decode(model.q0())?;
-        model.update(bit);
-        words[(i / 64) as usize] |= u64::from(bit) << (i % 64);
-    }
-    let (mut q, mut r) = model.quotient_remainder();
-    let mut i = first;
-    let mut acc = words.get((i / 64) as usize).copied().unwrap_or(0);
-    // Both successors of the model are computed while the bit is decoded and the right one
-    // is picked without a branch: the update is off the critical path.
-    let next = |q: u64, r: u64, total: u64, zero: u64| {
-        let r1 = r + (zero << BIT_PRECISION);
-        let down = u64::from(r1 < q);
-        let r2 = r1 + (down.wrapping_neg() & total) - q;
-        let up = u64::from(r2 >= total);
-        (q + up - down, r2 - (up.wrapping_neg() & total))
-    };
-    while i < m {
-        let total = i + 3; // C0 + C1 after this bit
-        let (q_if0, r_if0) = next(q, r, total, 1);
-        let (q_if1, r_if1) = next(q, r, total, 0);
-        let bit = dec.decode((q as u32).max(1))?;
-        let mask = u64::from(bit).wrapping_neg();
-        q = (q_if0 & !mask) | (q_if1 & mask);
-        r = (r_if0 & !mask) | (r_if1 & mask);
-        acc |= u64::from(bit) << (i % 64);
-        i += 1;
-        if i.is_multiple_of(64) {
-            words[(i / 64 - 1) as usize] = acc;
-            acc = 0;
-        }
-    }
-    if !i.is_multiple_of(64) {
-        words[(i / 64) as usize] = acc;
-    }
-    dec.finish()?;
-    Ok(BitArray::from_words(words, m).expect("only m bits were set"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::entropy::symbols::{decode_symbols, encode_symbols_constriction as encode_symbols};
+    use crate::entropy::arithmetic::encode_known_p;
     use crate::entropy::testing::pseudo_random_bits;
     use constriction::stream::queue::DefaultRangeDecoder;
     use constriction::stream::{Decode, Encode};
-
-    #[test]
-    fn adaptive_decoder_agrees_with_the_model_past_2_16_bits() {
-        for (m, density) in [(65_533, 100), (65_534, 900), (65_600, 3), (200_000, 100)] {
-            let bits = pseudo_random_bits(m, density, m);
-            let p = encode_adaptive(&bits);
-            assert_eq!(decode_adaptive(&p, m).unwrap(), bits, "m={m}");
-            // The generic decoder with the model as it is.
-            let model = core::cell::Cell::new(Adaptive::default());
-            let generic = range_decode(
-                &p,
-                m,
-                || model.get().q0(),
-                |b| {
-                    let mut a = model.get();
-                    a.update(b);
-                    model.set(a);
-                },
-            );
-            assert_eq!(generic.unwrap(), bits);
-            let mut flipped = p.clone();
-            let at = flipped.len() / 2;
-            flipped[at] ^= 4;
-            assert!(decode_adaptive(&flipped, m).map_or(true, |b| b != bits));
-        }
-    }
-
-    #[test]
-    fn round_trips_at_every_small_length() {
-        for m in 1..200 {
-            for density in [0, 5, 200, 512, 1024] {
-                let bits = pseudo_random_bits(m, density, m);
-                let q0 = crate::entropy::model::KnownP::measured(bits.count_zeros(), m);
-                let p = encode_known_p(&bits, q0);
-                assert_eq!(decode_known_p(&p, m, q0).unwrap(), bits, "known-p m={m}");
-                let p = encode_adaptive(&bits);
-                assert_eq!(decode_adaptive(&p, m).unwrap(), bits, "adaptive m={m}");
-                let p = encode_symbols(&bits, q0);
-                assert_eq!(decode_symbols(&p, m, q0).unwrap(), bits, "symbols m={m}");
-            }
-        }
-    }
 
     #[test]
     fn own_range_decoder_agrees_with_constriction() {
@@ -432,7 +273,7 @@ mod tests {
             let m = 50 + seed * 7;
             let bits = pseudo_random_bits(m, seed % 1024, seed);
             let q0 = 1 + (fmix(seed) % 65535) as u32;
-            let mut payload = encode_known_p(&bits, q0 as u16);
+            let mut payload = encode_known_p(bits.words(), m, q0 as u16);
             if seed % 2 == 1 {
                 for (i, b) in payload.iter_mut().enumerate() {
                     *b ^= fmix(seed + i as u64) as u8;
@@ -524,45 +365,6 @@ mod tests {
                 EncoderSituation::Inverted(count, first) => Some((first, count.get())),
             };
             assert_eq!(ours.pending, pending, "seed {seed}");
-        }
-    }
-
-    #[test]
-    fn every_bit_array_has_one_payload() {
-        type Decode = fn(&[u8], u64, u16) -> Result<BitArray, PayloadError>;
-        let adaptive: Decode = |p, m, _| decode_adaptive(p, m);
-        for seed in 0..20 {
-            let m = 300 + seed * 37;
-            let bits = pseudo_random_bits(m, 30 + seed * 40, seed);
-            let q0 = crate::entropy::model::KnownP::measured(bits.count_zeros(), m);
-            let cases: [(Vec<u8>, Decode); 3] = [
-                (encode_known_p(&bits, q0), decode_known_p),
-                (encode_adaptive(&bits), adaptive),
-                (encode_symbols(&bits, q0), decode_symbols),
-            ];
-            for (payload, decode) in cases {
-                assert_eq!(decode(&payload, m, q0).unwrap(), bits);
-                // Any other payload of nearby length that decodes gives other bits.
-                let mut variants = vec![payload[..payload.len().saturating_sub(1)].to_vec()];
-                for extra in [[0u8], [1u8]] {
-                    variants.push([&payload[..], &extra[..]].concat());
-                }
-                for i in 0..payload.len() {
-                    for bit in 0..8 {
-                        let mut v = payload.clone();
-                        v[i] ^= 1 << bit;
-                        variants.push(v);
-                    }
-                }
-                for v in variants {
-                    if let Ok(other) = decode(&v, m, q0) {
-                        assert_ne!(
-                            other, bits,
-                            "seed {seed}: a second payload for the same bits"
-                        );
-                    }
-                }
-            }
         }
     }
 }

@@ -187,14 +187,7 @@ impl BitArray {
 
     /// Append the packed form to `out`.
     pub fn write_bytes(&self, out: &mut Vec<u8>) {
-        let n = self.byte_len();
-        let start = out.len();
-        // Sized once, then filled word by word (a plain copy loop on little-endian machines).
-        out.resize(start + 8 * self.words.len(), 0);
-        for (b, w) in out[start..].chunks_exact_mut(8).zip(&self.words) {
-            b.copy_from_slice(&w.to_le_bytes());
-        }
-        out.truncate(start + n);
+        write_packed(&self.words, self.len, out);
     }
 
     /// Parse a packed bit array of `len` bits. The slice must be exactly `ceil(len / 8)`
@@ -254,6 +247,20 @@ impl BitArray {
     pub fn xor_with(&mut self, other: &BitArray) -> Result<()> {
         self.zip_with(other, |a, b| a ^ b)
     }
+}
+
+/// Append the packed form of the first `len` bits of `words` (bits past `len` zero),
+/// `ceil(len / 8)` bytes, to `out`.
+pub(crate) fn write_packed(words: &[u64], len: u64, out: &mut Vec<u8>) {
+    let n = len.div_ceil(8) as usize;
+    let start = out.len();
+    let words = &words[..words_for(len)];
+    // Sized once, then filled word by word (a plain copy loop on little-endian machines).
+    out.resize(start + 8 * words.len(), 0);
+    for (b, w) in out[start..].chunks_exact_mut(8).zip(words) {
+        b.copy_from_slice(&w.to_le_bytes());
+    }
+    out.truncate(start + n);
 }
 
 /// The words of a packed form, least significant byte first: whole 8-byte chunks (a plain

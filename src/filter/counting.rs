@@ -357,6 +357,23 @@ mod tests {
     use super::*;
     use crate::HashFamily;
 
+    #[test]
+    fn packing_round_trips_and_rejects_padding() {
+        for width in 1..=8 {
+            for m in [1usize, 2, 3, 7, 8, 9, 100] {
+                let c: Vec<u8> = (0..m)
+                    .map(|i| ((i as u16 * 37) % (1 << width)) as u8)
+                    .collect();
+                let p = pack_counters(&c, width);
+                assert_eq!(p.len() as u64, packed_len(m as u64, width));
+                assert_eq!(unpack_counters(&p, m as u64, width).unwrap(), c);
+            }
+        }
+        assert_eq!(pack_counters(&[1, 2, 3], 4), vec![0x21, 0x03]);
+        assert!(unpack_counters(&[0x21, 0x13], 3, 4).is_err());
+        assert!(unpack_counters(&[0x21], 3, 4).is_err());
+    }
+
     fn params(m: u64, k: u32) -> Params {
         Params::standard(m, k, HashFamily::default()).unwrap()
     }

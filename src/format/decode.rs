@@ -25,7 +25,7 @@ fn message_prefix(input: &[u8], checks: &impl Checks) -> Result<(Message, usize)
         Some(words) => {
             let (m, at) = (header.params.m(), header.header_len);
             let payload = &input[at..at + header.payload_len];
-            coding::check_raw(payload, m)
+            crate::entropy::raw::check(payload, m)
                 .map_err(|reason| Error::CorruptPayload { reason, offset: at })?;
             bits_message(header, BitArray::from_words(words, m)?)?
         }

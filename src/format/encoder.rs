@@ -376,28 +376,19 @@ impl Settings {
     /// (`zeros`: the count of zero bits, counted once by the caller, or `None`).
     fn chunk_shift(&self, bits: &BitArray, coding: Coding, zeros: Option<u64>) -> Option<u8> {
         let m = bits.len();
-        if !crate::entropy::chunks::chunkable(coding) {
+        if !coding.is_chunkable() {
             return None;
         }
         match self.chunking {
             Chunking::Never => None,
             Chunking::Shift(s) => {
-                let range = crate::entropy::chunks::MIN_CHUNK_SHIFT
-                    ..=crate::entropy::chunks::MAX_CHUNK_SHIFT;
+                let range = chunks::MIN_CHUNK_SHIFT..=chunks::MAX_CHUNK_SHIFT;
                 (range.contains(&s) && 1u64 << s < m).then_some(s)
             }
-            Chunking::Auto if m < crate::entropy::chunks::CHUNK_FROM_BITS => None,
+            Chunking::Auto if m < chunks::CHUNK_FROM_BITS => None,
             Chunking::Auto => {
                 let zeros = zeros.unwrap_or_else(|| bits.count_zeros());
-                let s = crate::entropy::chunks::default_chunk_shift(m, zeros as f64 / m as f64)?;
-                if coding != Coding::Dense {
-                    return Some(s);
-                }
-                // Coding 8 spends about 110 bytes a chunk on its states: chunks twice as
-                // large (at least 256 KiB coded) keep that under 0.05%, and a filter of
-                // 2^26 bits still in 8 chunks.
-                let s = (s + 1).min(crate::entropy::chunks::MAX_CHUNK_SHIFT);
-                (1u64 << s < m).then_some(s)
+                chunks::coding_chunk_shift(coding, m, zeros as f64 / m as f64)
             }
         }
     }
@@ -432,14 +423,14 @@ impl Settings {
             }
             None => {
                 let mut payload = Vec::new();
-                coding::encode_bits(coding, q0, bits, &mut payload);
+                coding::encode_bits(coding, q0, bits.words(), bits.len(), &mut payload);
                 payload
             }
         };
         // A filter so sparse that its payload would code more bits a byte than the work
         // bound allows (spec §2.2) is sent with the positional coding, which has a bound of
         // its own and is the small coding of such arrays (the usual raw fallback follows).
-        if !super::header::within_work_bound(coding, bits.len(), None, payload.len() as u64) {
+        if !coding.within_work_bound(bits.len(), None, payload.len() as u64) {
             return self.frame_counted(body, Coding::Positional, zeros);
         }
         let header = FrameHeader::new(
@@ -573,15 +564,15 @@ impl Settings {
         let chunks_wanted = match self.chunking {
             Chunking::Never => false,
             Chunking::Shift(_) => true,
-            Chunking::Auto => m >= crate::entropy::chunks::CHUNK_FROM_BITS,
+            Chunking::Auto => m >= chunks::CHUNK_FROM_BITS,
         };
         let predicted: Vec<(Coding, usize)> = order
             .into_iter()
-            .filter(|&c| crate::entropy::chunks::chunkable(c) || !chunks_wanted)
+            .filter(|&c| c.is_chunkable() || !chunks_wanted)
             .map(|c| {
                 let q0 = c.has_q0().then_some(measured_q0);
                 let shift = self.chunk_shift(bits, c, zeros);
-                let len = predicted_payload_len(c, q0, bits, shift, Some(ones));
+                let len = chunks::predicted_payload_len(c, q0, bits, shift, Some(ones));
                 let header = FrameHeader::new(
                     body.kind,
                     body.params.clone(),
@@ -751,212 +742,12 @@ pub(crate) struct DeltaStep<'a> {
     pub(crate) result_digest: u32,
 }
 
-/// Predicted payload bytes of `bits` in `coding` (with `q0` for the codings that have one,
-/// chunked with `shift` or not), from the counts of ones (per chunk) alone: the cross
-/// entropy of the bits under the coding's model plus the coding's fixed costs. `ones` is
-/// the array's count of ones if the caller has it (it is counted otherwise). Floats; for
-/// choosing a coding, never for decoding.
-pub fn predicted_payload_len(
-    coding: Coding,
-    q0: Option<u16>,
-    bits: &BitArray,
-    shift: Option<u8>,
-    ones: Option<u64>,
-) -> u64 {
-    let m = bits.len();
-    let words = bits.words();
-    let chunk = |len: u64, ones: u64| -> u64 {
-        let zeros = (len - ones) as f64;
-        let ones_f = ones as f64;
-        let q = f64::from(q0.unwrap_or(1)) / 65536.0;
-        let cross = -(zeros * q.log2()
-            + if ones > 0 {
-                ones_f * (1.0 - q).log2()
-            } else {
-                0.0
-            });
-        let bytes = match coding {
-            Coding::Raw | Coding::KnownCounters | Coding::AdaptiveCounters => {
-                return len.div_ceil(8)
-            }
-            Coding::Positional => return crate::entropy::positional::estimate_len(len, ones),
-            // Four final states, little of them message, and the last word; one final state;
-            // the binary coder's termination (measured by `fixed_costs_are_measured`).
-            Coding::KnownPInterleaved => cross / 8.0 + INTERLEAVED_FIXED,
-            Coding::KnownPSymbols => cross / 8.0 + SYMBOLS_FIXED,
-            Coding::KnownP => cross / 8.0,
-            // The precision-13 model's excess over the bits' own model, per nibble, and 32
-            // final states of which a little is message (measured).
-            Coding::Dense => {
-                cross / 8.0
-                    + len.div_ceil(4) as f64 * crate::entropy::dense::excess_bits(q0.unwrap_or(1))
-                        / 8.0
-                    + DENSE_FIXED
-            }
-            // The same at precision 12 with the table's own loss (its spread of states is not
-            // the ideal one), less the last nibbles, which the four 12-bit final states carry
-            // uncoded, and those states with the padding.
-            Coding::Small => {
-                let carried = len.min(4 * crate::entropy::small::CARRIED as u64) as f64;
-                cross * (1.0 - carried / len as f64) / 8.0
-                    + len.div_ceil(4) as f64
-                        * (crate::entropy::model::nibble_excess_bits(
-                            q0.unwrap_or(1),
-                            crate::entropy::small::PRECISION,
-                        ) + SMALL_SPREAD_BITS)
-                        / 8.0
-                    + SMALL_FIXED
-            }
-            // Laplace's estimator: log2(len + 1) + log2(len choose ones) bits.
-            Coding::Adaptive => {
-                let p = ones_f / len as f64;
-                let mut b = len as f64 * crate::theory::entropy(p) + (len as f64 + 1.0).log2();
-                if ones > 0 && ones < len {
-                    b -= 0.5 * (2.0 * std::f64::consts::PI * len as f64 * p * (1.0 - p)).log2();
-                }
-                b / 8.0
-            }
-        };
-        bytes.max(0.0).ceil() as u64
-    };
-    let popcount = |from: u64, to: u64| -> u64 {
-        crate::filter::popcount::count_ones(&words[(from / 64) as usize..to.div_ceil(64) as usize])
-    };
-    match shift {
-        None => chunk(m, ones.unwrap_or_else(|| bits.count_ones())),
-        Some(s) => {
-            let size = 1u64 << s;
-            (0..m.div_ceil(size))
-                .map(|i| {
-                    let (from, to) = (i * size, ((i + 1) * size).min(m));
-                    let len = chunk(to - from, popcount(from, to));
-                    len + crate::wire::varint_len(len) as u64
-                })
-                .sum()
-        }
-    }
-}
-
-/// Bytes a coding-8 payload takes over its symbols' cost: the 32 final states less what
-/// they carry, and the half-filled last words (measured by the test
-/// `dense_fixed_cost_is_measured`).
-const DENSE_FIXED: f64 = 112.0;
-
-/// Bytes a coding-9 payload takes over its symbols' cost: four 12-bit final states less
-/// what they carry, and the padding (measured by the test `fixed_costs_are_measured`).
-const SMALL_FIXED: f64 = 6.0;
-
-/// Bits per nibble that coding 9's table costs over its model: the spread by a stride is
-/// not the ideal one, and the loss depends on the frequencies. Measured at 10^6 bits: 1 to
-/// 7 bytes per 250 000 nibbles, the most at skewed densities (the test
-/// `fixed_costs_are_measured`); this is the high end, so that the choice errs away
-/// from coding 9.
-const SMALL_SPREAD_BITS: f64 = 0.000_25;
-
-/// Bytes a coding-6 payload takes over its symbols' cost: four 64-bit final states less
-/// what they carry, and the last word (measured by the test `fixed_costs_are_measured`).
-const INTERLEAVED_FIXED: f64 = 24.0;
-
-/// Bytes a coding-3 payload takes over its symbols' cost: its final state (measured by the
-/// test `fixed_costs_are_measured`).
-const SYMBOLS_FIXED: f64 = 4.0;
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::filter::hashing::HashFamily;
+    use crate::filter::Params;
     use crate::format::BitCoding;
-
-    #[test]
-    fn dense_fixed_cost_is_measured() {
-        // Print with `cargo test --lib dense_fixed_cost -- --nocapture`.
-        for (m, p1) in [
-            (8_000_000u64, 0.5),
-            (8_000_000, 0.3),
-            (1_000_003, 0.3),
-            (8_000_000, 0.1),
-            (999_999, 0.1),
-            (4_000_000, 0.05),
-        ] {
-            let mut bits = BitArray::new(m);
-            let mut s = 1u64;
-            for i in 0..m {
-                s = crate::filter::hashing::fmix64(s + i);
-                if (s >> 11) as f64 / (1u64 << 53) as f64 <= p1 {
-                    bits.set(i);
-                }
-            }
-            let q0 = KnownP::measured(bits.count_zeros(), m);
-            let mut payload = Vec::new();
-            coding::encode_bits(Coding::Dense, Some(q0), &bits, &mut payload);
-            let predicted = predicted_payload_len(Coding::Dense, Some(q0), &bits, None, None);
-            let d = payload.len() as i64 - predicted as i64;
-            println!(
-                "m {m} p1 {p1}: {} B, predicted {predicted} B",
-                payload.len()
-            );
-            assert!(
-                d.abs() < 40 + (m / 40_000) as i64,
-                "m {m} p1 {p1}: off by {d}"
-            );
-        }
-    }
-
-    #[test]
-    fn fixed_costs_are_measured() {
-        // The size model of every coding that has a fixed cost, against its payloads, at
-        // densities over the whole range (skewed ones where coding 9's table loses most).
-        // Print with `cargo test --lib fixed_costs_are_measured -- --nocapture`.
-        let codings = [
-            Coding::Adaptive,
-            Coding::KnownP,
-            Coding::KnownPSymbols,
-            Coding::KnownPInterleaved,
-            Coding::Small,
-        ];
-        for (m, seeds) in [
-            (1_510u64, 16u32),
-            (26_415, 16),
-            (140_000, 16),
-            (1_000_000, 4),
-        ] {
-            for ones in [14u64, 47, 124, 307, 600, 800, 950, 1010] {
-                let mut line = format!("m {m} ones {ones}/1024, actual - predicted:");
-                for c in codings {
-                    let (mut sum, mut worst) = (0i64, 0i64);
-                    for seed in 0..seeds {
-                        let bits =
-                            crate::entropy::testing::pseudo_random_bits(m, ones, u64::from(seed));
-                        let q0 = c.has_q0().then(|| KnownP::measured(bits.count_zeros(), m));
-                        let mut payload = Vec::new();
-                        coding::encode_bits(c, q0, &bits, &mut payload);
-                        let predicted = predicted_payload_len(c, q0, &bits, None, None);
-                        let d = payload.len() as i64 - predicted as i64;
-                        sum += d;
-                        worst = if d.abs() > worst.abs() { d } else { worst };
-                    }
-                    let mean = sum as f64 / f64::from(seeds);
-                    line += &format!(" {c} {mean:.1} (worst {worst})");
-                    // Errors of a few bytes either way, and coding 9's allowance for its
-                    // table's loss on the safe side: the encoder's margin (4 bytes + 0.08%)
-                    // and the property test's (8 bytes + 0.1%) rely on it.
-                    let allowance = match c {
-                        Coding::Small => m as f64 / 32.0 * SMALL_SPREAD_BITS,
-                        _ => 0.0,
-                    };
-                    assert!(
-                        (-2.0 - allowance..=2.0).contains(&mean),
-                        "m {m} ones {ones}: {c} off by {mean} on average"
-                    );
-                    assert!(
-                        (worst.unsigned_abs() as f64) <= 6.0 + m as f64 / 1e5 + allowance,
-                        "m {m} ones {ones}: {c} off by {worst}"
-                    );
-                }
-                println!("{line}");
-            }
-        }
-    }
 
     #[test]
     fn the_theoretical_p_of_an_empty_one_bit_filter_codes() {

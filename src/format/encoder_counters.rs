@@ -6,7 +6,7 @@ use crate::error::{Error, Result};
 use crate::filter::counting::CountingBloomFilter;
 
 use super::encoder::{CounterBody, Frame, PSource, Settings};
-use super::header::{within_work_bound, FrameHeader};
+use super::header::FrameHeader;
 use super::ids::{Coding, FrameKind, FILTER_TYPE_COUNTING};
 
 /// The largest frequency of a flattened table: `65536 * 2^-(1/512)` rounded down, so a
@@ -83,8 +83,7 @@ impl Settings {
             coding::encode_counters(coding, body.counters, body.width, table.as_ref())?;
         let m = body.counters.len() as u64;
         let within = |payload: &[u8], table: &Option<CounterTable>| {
-            within_work_bound(
-                coding,
+            coding.within_work_bound(
                 m,
                 table.as_ref().map(|t| t.frequencies().len()),
                 payload.len() as u64,

@@ -290,7 +290,7 @@ impl FrameHeader {
             Tag::Absent
         };
         if flags & !(FLAG_CHUNKED | FLAG_RESTART | FLAG_TAGGED | FLAG_METADATA) != 0
-            || (chunked && !crate::entropy::chunks::chunkable(coding))
+            || (chunked && !coding.is_chunkable())
             || (restart && kind != KIND_FULL)
         {
             return Err(field("flags", flags.into(), off));
@@ -443,7 +443,7 @@ impl FrameHeader {
         let table_len = counter_table.as_ref().map(|t| t.frequencies().len());
         if !well_formed
             || payload_len > usize::MAX as u64 / 2
-            || !within_work_bound(coding, m, table_len, payload_len)
+            || !coding.within_work_bound(m, table_len, payload_len)
         {
             return Err(field("payload length", payload_len, len_off));
         }
@@ -463,45 +463,6 @@ impl FrameHeader {
             payload_len: payload_len as usize,
             header_len: r.offset(),
         })
-    }
-}
-
-/// `log2` of the symbols a payload byte may code at most: the work bound of spec §2.2.
-pub const WORK_SHIFT: u32 = 12;
-
-/// Bytes added to the payload length in the work bound (spec §2.2): small filters
-/// (`m <= 2^18`) meet it whatever their payload.
-pub const WORK_SLACK: u64 = 64;
-
-/// The work bound of spec §2.2: whether a payload of `payload_len` bytes with `coding` may
-/// code `m` symbols (bits, or counters). For every coding that decodes symbol by symbol
-/// (1 to 6, chunked or not) `m <= 2^12 * (L + 64)`, so that decoding costs at most a
-/// constant per payload byte (about 40 ms for a frame of 1 KiB on a 2020s core); raw
-/// payloads have a fixed length, a known-counters table of one value (`table_len` 1)
-/// decodes by filling, and the positional coding (7) carries its own bound, checked before
-/// its loop: at most 8 one bits per payload byte (spec §4.11). A decoder checks it right after the payload length
-/// (`InvalidField(payload length)`), and an encoder never writes a frame that breaks it.
-pub fn within_work_bound(
-    coding: Coding,
-    m: u64,
-    table_len: Option<usize>,
-    payload_len: u64,
-) -> bool {
-    match coding {
-        Coding::Raw | Coding::Positional => true,
-        Coding::KnownCounters if table_len == Some(1) => true,
-        Coding::Adaptive
-        | Coding::KnownP
-        | Coding::KnownPSymbols
-        | Coding::KnownPInterleaved
-        | Coding::Dense
-        | Coding::Small
-        | Coding::KnownCounters
-        | Coding::AdaptiveCounters => {
-            m <= payload_len
-                .saturating_add(WORK_SLACK)
-                .saturating_mul(1 << WORK_SHIFT)
-        }
     }
 }
 

@@ -34,6 +34,7 @@ mod ids;
 mod limits;
 mod view;
 
+pub use crate::entropy::codec::{WORK_SHIFT, WORK_SLACK};
 pub(crate) use auth::FLAGS_OFFSET;
 pub use auth::{Checks, FrameKey, Tag, Verifier, FLAG_TAGGED, TAG_LEN};
 pub use checked::CheckedFrame;
@@ -46,8 +47,7 @@ pub(crate) use encoder::{DeltaStep, Settings};
 pub use filters::Filter;
 pub(crate) use filters::Part;
 pub use header::{
-    frame_len, k_field_len, max_header_len, metadata_len, table_len, within_work_bound,
-    FrameHeader, MAX_HEADER_LEN, WORK_SHIFT, WORK_SLACK,
+    frame_len, k_field_len, max_header_len, metadata_len, table_len, FrameHeader, MAX_HEADER_LEN,
 };
 pub use ids::{
     BitCoding, Coding, CounterCoding, FrameKind, CHECKSUM_LEN, FILTER_TYPE_COUNTING, FLAG_CHUNKED,

@@ -199,7 +199,12 @@ impl<'a> FrameView<'a> {
                 got: FILTER_TYPE_COUNTING,
             });
         }
-        Ok(crate::entropy::coding::Models::new(h.coding, h.q0, lens))
+        crate::entropy::coding::Models::new(h.coding, h.q0, lens).ok_or(
+            Error::UnexpectedFilterType {
+                expected: "a Bloom filter",
+                got: FILTER_TYPE_COUNTING,
+            },
+        )
     }
 
     fn corrupt(&self, chunk: usize) -> impl Fn(&'static str) -> Error {
@@ -352,7 +357,7 @@ impl<'a> FrameView<'a> {
         let m = h.params.m();
         if h.coding == Coding::Raw && h.counter_width.is_none() {
             // One pass: the words straight from the payload, no zero fill first.
-            if let Err(reason) = crate::entropy::coding::check_raw(self.payload, m) {
+            if let Err(reason) = crate::entropy::raw::check(self.payload, m) {
                 out.reset(m);
                 return Err(self.corrupt(0)(reason));
             }

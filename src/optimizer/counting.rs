@@ -29,8 +29,8 @@ use super::size::Sent;
 use super::size::{
     coded_payload_bytes, frame_bytes_from, k_field_bytes, normal_upper_quantile, CODER_LOSS_PER_BIT,
 };
-use crate::entropy::counters::packed_len;
 use crate::error::{invalid, Error, Result};
+use crate::filter::counting::packed_len;
 use crate::filter::rational::HashCount;
 use crate::filter::Params;
 use crate::theory;

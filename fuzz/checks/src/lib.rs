@@ -13,7 +13,7 @@
 //!   whole-frame decoder and the chunked-buffer decoder agree;
 //! * a short input is [`Error::Incomplete`] with a `needed` that is a true lower bound: the
 //!   input extended by `needed - 1` bytes still needs exactly one more;
-//! * filters built from keys decode, under every coding in [`Coding::ALL`], to the same
+//! * filters built from keys decode, under every coding in [`BitCoding::ALL`], to the same
 //!   filter with no false negatives;
 //! * a delta applies to a base only when the digests say so, and the result is the
 //!   sender's filter; a [`Receiver`] fed any stream either advances consistently or keeps
@@ -165,7 +165,7 @@ fn packed_bytes(m: u64) -> usize {
 /// The work of decoding a frame of `bytes` bytes (payload, or whole input) that declares m
 /// symbols: linear in the bytes and in the words of m, `2^12 * bytes + ceil(m / 64)`
 /// units. A payload byte may code up to `2^12` symbols (the work bound of spec 2.2,
-/// [`bloomwire::internals::within_work_bound`]), each costing at most a unit; writing the
+/// [`bloomwire::Coding::within_work_bound`]), each costing at most a unit; writing the
 /// decoded array costs a word at a time (a raw payload, or a known-counters table of one
 /// value that fills its counters).
 pub fn frame_work(m: u64, bytes: u64) -> u64 {

@@ -4,7 +4,8 @@
 //! are 0, 1 or 2, and a counter is close to Poisson(`k n / m`) (saturated at `2^b - 1`), so
 //! its entropy is well below `b` bits. Three payload codings carry them (filter type 3):
 //!
-//! * **raw**: the counters packed `b` bits each ([`pack_counters`]);
+//! * **raw**: the counters packed `b` bits each
+//!   ([`pack_counters`](crate::filter::counting::pack_counters), coding 0's room);
 //! * **known distribution**: every counter range-coded with one [`CounterTable`], a table of
 //!   integer frequencies summing to `2^16` that travels in the frame header (the sender builds
 //!   it from its histogram, [`CounterTable::from_histogram`], or from the Poisson law,
@@ -23,12 +24,42 @@
 //! assert_eq!(table.frequencies().iter().sum::<u32>(), 1 << 16);
 //! ```
 
-pub(crate) use crate::filter::counting::unpack_counters;
-pub use crate::filter::counting::{pack_counters, packed_len};
-
+use crate::entropy::codec::{per_byte, per_byte_bound, Codec, CounterCodec};
 use crate::entropy::range_coder::{RangeBitDecoder, RangeBitEncoder};
 use crate::entropy::PayloadError;
 use crate::error::{invalid, Result};
+
+/// The table's row of coding 4.
+pub(crate) const KNOWN: Codec = Codec {
+    id: 4,
+    name: "known-counters",
+    has_q0: false,
+    chunk_bytes: None,
+    // Range-coded payloads end at any byte.
+    well_formed: |_, _, _| true,
+    // A table of one value decodes by filling (spec 4.7): no work per counter.
+    work_bound: |m, table_len, len| table_len == Some(1) || per_byte(m, len),
+    bits: None,
+    counters: Some(CounterCodec {
+        encode: |values, _, table| encode_known(values, table.expect("a table")),
+        decode: |payload, m, _, table| decode_known(payload, m, table.expect("parsed")),
+    }),
+};
+
+/// The table's row of coding 5.
+pub(crate) const ADAPTIVE: Codec = Codec {
+    id: 5,
+    name: "adaptive-counters",
+    has_q0: false,
+    chunk_bytes: None,
+    well_formed: |_, _, _| true,
+    work_bound: per_byte_bound,
+    bits: None,
+    counters: Some(CounterCodec {
+        encode: |values, width, _| Ok(encode_adaptive(values, width)),
+        decode: |payload, m, width, _| decode_adaptive(payload, m, width),
+    }),
+};
 
 /// The total of a [`CounterTable`]'s frequencies: `2^16`.
 pub const TABLE_TOTAL: u32 = 1 << 16;
@@ -396,21 +427,6 @@ mod tests {
             h[usize::from(v)] += 1;
         }
         h
-    }
-
-    #[test]
-    fn packing_round_trips_and_rejects_padding() {
-        for width in 1..=8 {
-            for m in [1usize, 2, 3, 7, 8, 9, 100] {
-                let c = counters(m, width, m as u64);
-                let p = pack_counters(&c, width);
-                assert_eq!(p.len() as u64, packed_len(m as u64, width));
-                assert_eq!(unpack_counters(&p, m as u64, width).unwrap(), c);
-            }
-        }
-        assert_eq!(pack_counters(&[1, 2, 3], 4), vec![0x21, 0x03]);
-        assert!(unpack_counters(&[0x21, 0x13], 3, 4).is_err());
-        assert!(unpack_counters(&[0x21], 3, 4).is_err());
     }
 
     #[test]

@@ -28,6 +28,8 @@
 //! table; its bits past `m` must be zero. A payload is canonical: every state ends at
 //! `2^15` (where the encoder starts) and every word is read.
 
+use crate::entropy::codec::{per_byte_bound, BitCodec, BitDecoder, Codec, CHUNK_BYTES};
+use crate::entropy::model::cross_entropy_bits;
 use crate::entropy::{ByKernel, Decoded, PayloadError};
 
 // The SIMD kernels of this coding, each behind runtime feature detection and held to the
@@ -47,6 +49,51 @@ pub(crate) mod encode_avx512;
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 pub(crate) mod lanes_avx2;
+
+/// The table's row of coding 8.
+pub(crate) const CODEC: Codec = Codec {
+    id: 8,
+    name: "dense",
+    has_q0: true,
+    // About 110 bytes a chunk go to the states: chunks twice the usual size (at least
+    // 256 KiB coded) keep that under 0.05%, and a filter of 2^26 bits still in 8 chunks.
+    chunk_bytes: Some(2 * CHUNK_BYTES),
+    // 32 32-bit final states, then whole 16-bit words.
+    well_formed: |_, _, len| len.is_multiple_of(2) && len >= STATE_BYTES as u64,
+    work_bound: per_byte_bound,
+    bits: Some(BitCodec {
+        predict,
+        encode: encode_dense,
+        decoder: |q0, _| Box::new(DecModel::new(q0)),
+    }),
+    counters: None,
+};
+
+/// The size model: the cross entropy, the precision-13 model's excess over the bits' own
+/// model per nibble, and 32 final states of which a little is message.
+fn predict(len: u64, ones: u64, q0: u16) -> u64 {
+    (cross_entropy_bits(len, ones, q0) / 8.0
+        + len.div_ceil(4) as f64 * excess_bits(q0) / 8.0
+        + FIXED)
+        .max(0.0)
+        .ceil() as u64
+}
+
+/// Bytes a payload takes over its symbols' cost: the 32 final states less what they carry,
+/// and the half-filled last words (measured by the test `dense_fixed_cost_is_measured`).
+const FIXED: f64 = 112.0;
+
+impl BitDecoder for DecModel {
+    fn decode(
+        &self,
+        payload: &[u8],
+        len: u64,
+        out: &mut [u64],
+        _zeroed: bool,
+    ) -> Result<(), PayloadError> {
+        decode(payload, len, self, out)
+    }
+}
 
 /// Number of interleaved states.
 pub(crate) const LANES: usize = 32;

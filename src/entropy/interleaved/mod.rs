@@ -31,8 +31,47 @@
 //! The payload is canonical: a decoder accepts it only if every state ends at `2^31` (where
 //! the encoder starts) and every word has been read, so each bit array has one payload.
 
-use crate::entropy::model::{symbol_tables, SymbolTable, SYMBOL_PRECISION};
+use crate::entropy::codec::{per_byte_bound, BitCodec, BitDecoder, Codec, CHUNK_BYTES};
+use crate::entropy::model::{cross_entropy_bits, symbol_tables, SymbolTable, SYMBOL_PRECISION};
+use crate::entropy::symbol_lookup::{DecModel, DecTable};
 use crate::entropy::PayloadError;
+
+/// The table's row of coding 6.
+pub(crate) const CODEC: Codec = Codec {
+    id: 6,
+    name: "known-p-interleaved",
+    has_q0: true,
+    chunk_bytes: Some(CHUNK_BYTES),
+    // Four 64-bit final states, then whole words.
+    well_formed: |_, _, len| len.is_multiple_of(4) && len >= STATE_BYTES as u64,
+    work_bound: per_byte_bound,
+    bits: Some(BitCodec {
+        predict: |len, ones, q0| {
+            (cross_entropy_bits(len, ones, q0) / 8.0 + FIXED)
+                .max(0.0)
+                .ceil() as u64
+        },
+        encode: encode_interleaved,
+        decoder: |q0, len| Box::new(DecModel::new(q0, len)),
+    }),
+    counters: None,
+};
+
+/// Bytes a payload takes over its symbols' cost: four 64-bit final states less what they
+/// carry, and the last word (measured by the test `fixed_costs_are_measured`).
+const FIXED: f64 = 24.0;
+
+impl BitDecoder for DecModel {
+    fn decode(
+        &self,
+        payload: &[u8],
+        len: u64,
+        out: &mut [u64],
+        _zeroed: bool,
+    ) -> Result<(), PayloadError> {
+        decode(payload, len, self, out)
+    }
+}
 
 /// Number of interleaved states.
 pub(crate) const LANES: usize = 4;
@@ -41,98 +80,40 @@ pub(crate) const LANES: usize = 4;
 pub(crate) const STATE_BYTES: usize = 8 * LANES;
 
 const PRECISION: u32 = SYMBOL_PRECISION as u32;
-const SLOT_MASK: u64 = (1 << PRECISION) - 1;
 /// The lower end of the state interval `[2^31, 2^63)`.
 const LOWER: u64 = 1 << 31;
-/// Bits of the slot that index the first-symbol table.
-const SLICE_BITS: u32 = 12;
-/// Size of the cumulative table: a power of two above 257, so that a masked index needs no
-/// bounds check.
-const CUM_LEN: usize = 512;
 
-/// Decoding table for one symbol width (shared with the one-state decoder of coding 3).
-pub(crate) struct DecTable {
-    /// For each slice of `2^(24 - 12)` slots, the symbol whose interval holds its first
-    /// slot, packed with its interval: `cum | symbol << 24 | freq << 40` (the frequency,
-    /// below `2^24`, takes one shift to extract: it is on the state's dependency chain).
-    first: [u64; 1 << SLICE_BITS],
-    /// `cum[v]`, then `2^24` for every index past the alphabet.
-    cum: [u32; CUM_LEN],
+/// Decode one symbol from state `x` and renormalize from `payload` at `*pos`. A read
+/// past the end sets `*short` and reads zero (the caller rejects the payload).
+#[inline(always)]
+fn step(table: &DecTable, x: &mut u64, payload: &[u8], pos: &mut usize, short: &mut bool) -> u64 {
+    let (s, y) = table.symbol(*x);
+    *x = y;
+    if y < LOWER {
+        let word = match payload.get(*pos..*pos + 4) {
+            Some(w) => u32::from_le_bytes([w[0], w[1], w[2], w[3]]),
+            None => {
+                *short = true;
+                0
+            }
+        };
+        *pos += 4;
+        *x = (y << 32) | u64::from(word);
+    }
+    s
 }
 
-impl DecTable {
-    fn new(table: &SymbolTable) -> Box<Self> {
-        let src = table.cumulative();
-        let mut cum = [1u32 << PRECISION; CUM_LEN];
-        cum[..src.len()].copy_from_slice(src);
-        let mut first = [0u64; 1 << SLICE_BITS];
-        let mut s = 0usize;
-        for (slice, entry) in first.iter_mut().enumerate() {
-            let start = (slice as u32) << (PRECISION - SLICE_BITS);
-            while cum[s + 1] <= start {
-                s += 1;
-            }
-            *entry = u64::from(cum[s]) | (s as u64) << 24 | u64::from(cum[s + 1] - cum[s]) << 40;
-        }
-        Box::new(DecTable { first, cum })
-    }
-
-    /// The symbol whose interval holds the slot of state `x`, and the state before
-    /// renormalization.
-    #[inline(always)]
-    pub(crate) fn symbol(&self, x: u64) -> (u64, u64) {
-        let slot = (x & SLOT_MASK) as u32;
-        let e = self.first[(slot >> (PRECISION - SLICE_BITS)) as usize];
-        let (mut s, mut lo, mut freq) = ((e >> 24) & 0xFF, e as u32 & 0xFF_FFFF, (e >> 40) as u32);
-        if slot - lo >= freq {
-            (s, lo, freq) = self.later_symbol(s as usize, slot);
-        }
-        (s, u64::from(freq) * (x >> PRECISION) + u64::from(slot - lo))
-    }
-
-    /// The symbol after `s` whose interval holds `slot`, for slices that hold a boundary.
-    #[cold]
-    fn later_symbol(&self, mut s: usize, slot: u32) -> (u64, u32, u32) {
-        s += 1;
-        while self.cum[(s + 1) & (CUM_LEN - 1)] <= slot {
-            s += 1;
-        }
-        let lo = self.cum[s & (CUM_LEN - 1)];
-        (s as u64, lo, self.cum[(s + 1) & (CUM_LEN - 1)] - lo)
-    }
-
-    /// Decode one symbol from state `x` and renormalize from `payload` at `*pos`. A read
-    /// past the end sets `*short` and reads zero (the caller rejects the payload).
-    #[inline(always)]
-    fn step(&self, x: &mut u64, payload: &[u8], pos: &mut usize, short: &mut bool) -> u64 {
-        let (s, y) = self.symbol(*x);
-        *x = y;
-        if y < LOWER {
-            let word = match payload.get(*pos..*pos + 4) {
-                Some(w) => u32::from_le_bytes([w[0], w[1], w[2], w[3]]),
-                None => {
-                    *short = true;
-                    0
-                }
-            };
-            *pos += 4;
-            *x = (y << 32) | u64::from(word);
-        }
-        s
-    }
-
-    /// [`DecTable::step`] for a caller that holds the next 8 words in `next` (`*k` of them
-    /// taken): the read happens whether or not it is needed, and arithmetic replaces the
-    /// unpredictable branch (no compiler turns it back into one).
-    #[inline(always)]
-    fn step_block(&self, x: &mut u64, next: &[u32; 8], k: &mut usize) -> u64 {
-        let (s, y) = self.symbol(*x);
-        let word = next[*k & 7];
-        let refill = u64::from(y < LOWER);
-        *x = (y << (refill << 5)) | (u64::from(word) & refill.wrapping_neg());
-        *k += refill as usize;
-        s
-    }
+/// [`step`] for a caller that holds the next 8 words in `next` (`*k` of them
+/// taken): the read happens whether or not it is needed, and arithmetic replaces the
+/// unpredictable branch (no compiler turns it back into one).
+#[inline(always)]
+fn step_block(table: &DecTable, x: &mut u64, next: &[u32; 8], k: &mut usize) -> u64 {
+    let (s, y) = table.symbol(*x);
+    let word = next[*k & 7];
+    let refill = u64::from(y < LOWER);
+    *x = (y << (refill << 5)) | (u64::from(word) & refill.wrapping_neg());
+    *k += refill as usize;
+    s
 }
 
 /// Encoding parameters of one symbol (`rans64`'s `Rans64EncSymbol`).
@@ -202,22 +183,6 @@ impl EncTable {
             *s = EncSymbol::new(cum[v], cum[v + 1] - cum[v]);
         }
         Box::new(EncTable { symbols })
-    }
-}
-
-/// The decoding model for bit arrays of a given `q0` and length.
-pub(crate) struct DecModel {
-    pub(crate) full: Box<DecTable>,
-    pub(crate) tail: Option<Box<DecTable>>,
-}
-
-impl DecModel {
-    pub(crate) fn new(q0: u16, m: u64) -> Self {
-        let (full, tail) = symbol_tables(q0, m);
-        DecModel {
-            full: DecTable::new(&full),
-            tail: tail.as_ref().map(DecTable::new),
-        }
     }
 }
 
@@ -321,39 +286,39 @@ pub(crate) fn decode(
         }
         let mut k = 0;
         let [x0, x1, x2, x3] = &mut x;
-        let mut v = full.step_block(x0, &next, &mut k);
-        v |= full.step_block(x1, &next, &mut k) << 8;
-        v |= full.step_block(x2, &next, &mut k) << 16;
-        v |= full.step_block(x3, &next, &mut k) << 24;
-        v |= full.step_block(x0, &next, &mut k) << 32;
-        v |= full.step_block(x1, &next, &mut k) << 40;
-        v |= full.step_block(x2, &next, &mut k) << 48;
-        v |= full.step_block(x3, &next, &mut k) << 56;
+        let mut v = step_block(full, x0, &next, &mut k);
+        v |= step_block(full, x1, &next, &mut k) << 8;
+        v |= step_block(full, x2, &next, &mut k) << 16;
+        v |= step_block(full, x3, &next, &mut k) << 24;
+        v |= step_block(full, x0, &next, &mut k) << 32;
+        v |= step_block(full, x1, &next, &mut k) << 40;
+        v |= step_block(full, x2, &next, &mut k) << 48;
+        v |= step_block(full, x3, &next, &mut k) << 56;
         *w = v;
         pos += 4 * k;
         done += 1;
     }
     for w in out[done..whole_words].iter_mut() {
         let [x0, x1, x2, x3] = &mut x;
-        let mut v = full.step(x0, payload, &mut pos, &mut short);
-        v |= full.step(x1, payload, &mut pos, &mut short) << 8;
-        v |= full.step(x2, payload, &mut pos, &mut short) << 16;
-        v |= full.step(x3, payload, &mut pos, &mut short) << 24;
-        v |= full.step(x0, payload, &mut pos, &mut short) << 32;
-        v |= full.step(x1, payload, &mut pos, &mut short) << 40;
-        v |= full.step(x2, payload, &mut pos, &mut short) << 48;
-        v |= full.step(x3, payload, &mut pos, &mut short) << 56;
+        let mut v = step(full, x0, payload, &mut pos, &mut short);
+        v |= step(full, x1, payload, &mut pos, &mut short) << 8;
+        v |= step(full, x2, payload, &mut pos, &mut short) << 16;
+        v |= step(full, x3, payload, &mut pos, &mut short) << 24;
+        v |= step(full, x0, payload, &mut pos, &mut short) << 32;
+        v |= step(full, x1, payload, &mut pos, &mut short) << 40;
+        v |= step(full, x2, payload, &mut pos, &mut short) << 48;
+        v |= step(full, x3, payload, &mut pos, &mut short) << 56;
         *w = v;
     }
     if let Some(last) = out.get_mut(whole_words) {
         let mut v = 0u64;
         for t in whole_words as u64 * 8..whole {
             let lane = &mut x[(t % LANES as u64) as usize];
-            v |= full.step(lane, payload, &mut pos, &mut short) << (8 * (t % 8));
+            v |= step(full, lane, payload, &mut pos, &mut short) << (8 * (t % 8));
         }
         if let Some(tail) = &model.tail {
             let lane = &mut x[(whole % LANES as u64) as usize];
-            v |= tail.step(lane, payload, &mut pos, &mut short) << (8 * (whole % 8));
+            v |= step(tail, lane, payload, &mut pos, &mut short) << (8 * (whole % 8));
         }
         *last = v;
     }
@@ -374,6 +339,7 @@ pub(crate) fn encode_interleaved(words: &[u64], m: u64, q0: u16, out: &mut Vec<u
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::entropy::symbol_lookup::SLOT_MASK;
     use crate::entropy::testing::pseudo_random_bits;
     use crate::filter::bits::BitArray;
 

@@ -28,7 +28,45 @@
 //! no bytes and leave no choice. The decoder checks that the states end at 2^31 with every
 //! word read, so each set of positions has exactly one payload.
 
+use super::codec::{exempt, BitCodec, BitDecoder, Codec, CHUNK_BYTES};
 use super::PayloadError;
+
+/// The table's row of coding 7.
+pub(crate) const CODEC: Codec = Codec {
+    id: 7,
+    name: "positional",
+    has_q0: false,
+    chunk_bytes: Some(CHUNK_BYTES),
+    // The count of ones, at least one byte.
+    well_formed: |_, _, len| len >= 1,
+    // Its own bound, checked before its loop: at most 8 one bits per payload byte.
+    work_bound: exempt,
+    bits: Some(BitCodec {
+        predict: |len, ones, _| estimate_len(len, ones),
+        encode: |words, len, _, out| encode(words, len, out),
+        decoder: |_, _| Box::new(Positions),
+    }),
+    counters: None,
+};
+
+/// The decoder: no tables (the quotient model follows from each payload's count of ones).
+struct Positions;
+
+impl BitDecoder for Positions {
+    fn decode(
+        &self,
+        payload: &[u8],
+        len: u64,
+        out: &mut [u64],
+        zeroed: bool,
+    ) -> Result<(), PayloadError> {
+        if zeroed {
+            decode_into_zeroed(payload, len, out)
+        } else {
+            decode_into(payload, len, out)
+        }
+    }
+}
 
 /// Precision of the quotient model (frequencies sum to 2^16).
 const PRECISION: u32 = 16;

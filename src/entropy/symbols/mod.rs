@@ -10,10 +10,52 @@
 //! refill without a branch while words remain. A decoded payload must leave the coder
 //! exactly empty (state 0, no words left).
 
-use crate::entropy::interleaved::{DecModel, DecTable};
-use crate::entropy::model::{symbol_tables, SymbolTable};
+use crate::entropy::codec::{per_byte_bound, BitCodec, BitDecoder, Codec, CHUNK_BYTES};
+use crate::entropy::model::{cross_entropy_bits, symbol_tables, SymbolTable};
+use crate::entropy::symbol_lookup::{DecModel, DecTable};
 use crate::entropy::PayloadError;
+#[cfg(test)]
 use crate::filter::bits::BitArray;
+
+/// The table's row of coding 3.
+pub(crate) const CODEC: Codec = Codec {
+    id: 3,
+    name: "known-p-symbols",
+    has_q0: true,
+    chunk_bytes: Some(CHUNK_BYTES),
+    // ANS payloads are whole words (an ANS coder ending in state 0 writes none).
+    well_formed: |_, _, len| len.is_multiple_of(4),
+    work_bound: per_byte_bound,
+    bits: Some(BitCodec {
+        predict: |len, ones, q0| {
+            (cross_entropy_bits(len, ones, q0) / 8.0 + FIXED)
+                .max(0.0)
+                .ceil() as u64
+        },
+        encode: encode_symbols,
+        decoder: |q0, len| Box::new(Symbols(DecModel::new(q0, len))),
+    }),
+    counters: None,
+};
+
+/// Bytes a payload takes over its symbols' cost: its final state (measured by the test
+/// `fixed_costs_are_measured`).
+const FIXED: f64 = 4.0;
+
+/// The decoder: the byte model's tables.
+struct Symbols(DecModel);
+
+impl BitDecoder for Symbols {
+    fn decode(
+        &self,
+        payload: &[u8],
+        len: u64,
+        out: &mut [u64],
+        _zeroed: bool,
+    ) -> Result<(), PayloadError> {
+        decode_symbols_into(payload, len, &self.0, out)
+    }
+}
 
 /// Encoding parameters of one symbol: its interval and an exact division by its frequency.
 #[derive(Debug, Clone, Copy, Default)]
@@ -76,9 +118,7 @@ fn enc_symbols(table: &SymbolTable) -> Vec<EncSymbol> {
 /// payload to `out`: the words constriction's `AnsCoder<u32, u64>` writes for the same
 /// symbols (spec 4.5), by a loop over the words of the array with a multiplication in place
 /// of each division.
-pub(crate) fn encode_symbols(bits: &BitArray, q0: u16, out: &mut Vec<u8>) {
-    let m = bits.len();
-    let words = bits.words();
+pub(crate) fn encode_symbols(words: &[u64], m: u64, q0: u16, out: &mut Vec<u8>) {
     let (full, tail) = symbol_tables(q0, m);
     let full = enc_symbols(&full);
     let mut x = 0u64;
@@ -292,7 +332,7 @@ mod tests {
                 let ones_per_1024 = u64::from(65_536 - u32::from(q0)) / 64;
                 let bits = pseudo_random_bits(m, ones_per_1024, u64::from(q0) ^ m);
                 let mut fast = Vec::new();
-                encode_symbols(&bits, q0, &mut fast);
+                encode_symbols(bits.words(), m, q0, &mut fast);
                 assert_eq!(
                     fast,
                     encode_symbols_constriction(&bits, q0),

@@ -70,6 +70,7 @@ mod wire;
 
 pub use entropy::counters::CounterTable;
 pub use error::{Error, Result};
+pub use filter::any::AnyFilter;
 pub use filter::bits::BitArray;
 pub use filter::counting::CountingBloomFilter;
 pub use filter::hashing::{BaseHash, HashFamily, IndexScheme};

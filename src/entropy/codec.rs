@@ -61,18 +61,24 @@ pub(crate) trait BitDecoder: Send + Sync {
     ) -> core::result::Result<(), PayloadError>;
 }
 
+/// The payload of `values`, counters of `width` bits (`table` for known-counters).
+pub(crate) type EncodeCounters =
+    fn(values: &[u8], width: u8, table: Option<&CounterTable>) -> Result<Vec<u8>>;
+
+/// The `m` counters of `width` bits a payload holds (`table` from the header).
+pub(crate) type DecodeCounters = fn(
+    payload: &[u8],
+    m: u64,
+    width: u8,
+    table: Option<&CounterTable>,
+) -> core::result::Result<Vec<u8>, PayloadError>;
+
 /// A coder of counters.
 pub(crate) struct CounterCodec {
-    /// The payload of `values`, counters of `width` bits (`table` for known-counters).
-    pub(crate) encode:
-        fn(values: &[u8], width: u8, table: Option<&CounterTable>) -> Result<Vec<u8>>,
-    /// The `m` counters of `width` bits a payload holds (`table` from the header).
-    pub(crate) decode: fn(
-        payload: &[u8],
-        m: u64,
-        width: u8,
-        table: Option<&CounterTable>,
-    ) -> core::result::Result<Vec<u8>, PayloadError>,
+    /// Its encoder.
+    pub(crate) encode: EncodeCounters,
+    /// Its decoder.
+    pub(crate) decode: DecodeCounters,
 }
 
 /// `log2` of the symbols a payload byte may code at most: the work bound of spec §2.2.

@@ -233,6 +233,15 @@ impl BitArray {
         Ok(())
     }
 
+    /// Flip bit `p` for every `p` of `positions`, each below the length (a position listed
+    /// twice flips back): a delta's change, in O(positions). Panics on a position past the
+    /// end (the callers check them first).
+    pub(crate) fn flip(&mut self, positions: &[u64]) {
+        for &p in positions {
+            self.words[(p / 64) as usize] ^= 1u64 << (p % 64);
+        }
+    }
+
     /// `self |= other`.
     pub fn union_with(&mut self, other: &BitArray) -> Result<()> {
         self.zip_with(other, |a, b| a | b)

@@ -1,6 +1,7 @@
 //! The filters and their hashing: bit array, parameters and layouts, the Bloom filter, the
 //! counting filter, hash families, rational k.
 
+pub mod any;
 pub mod bits;
 mod bloom;
 pub mod counting;

@@ -4,15 +4,16 @@ use bytes::Buf;
 
 use crate::entropy::coding;
 use crate::error::{Error, Result};
+use crate::filter::any::AnyFilter;
 use crate::filter::bits::BitArray;
 use crate::filter::counting::CountingBloomFilter;
 use crate::filter::BloomFilter;
 
 use super::auth::Checks;
-use super::decoded::{Decoded, Delta, Message};
-use super::filters::{Filter, Part};
 use super::header::{max_header_len, FrameHeader};
 use super::ids::FrameKind;
+use super::kind::Filter;
+use super::message::{Decoded, Delta, Message};
 use super::view::{check_frame_copying_raw, FrameView};
 
 /// The frame at the start of `input` and the bytes it took.
@@ -117,17 +118,20 @@ pub(crate) mod sealed {
     }
 
     impl<F: Filter> FromMessage for Decoded<F> {
-        /// A delta is [`Error::UnexpectedDelta`], a frame of the other filter kind
+        /// A delta is [`Error::UnexpectedDelta`], a frame of another filter kind
         /// [`Error::UnexpectedFilterType`].
         fn from_message(message: Message) -> Result<Self> {
-            let header = message.header();
-            if matches!(header.kind, FrameKind::Delta { .. }) {
-                return Err(Error::UnexpectedDelta);
-            }
+            let (filter, header) = match message {
+                Message::Full(d) => (AnyFilter::Bloom(d.filter), d.header),
+                Message::Counting(d) => (AnyFilter::Counting(d.filter), d.header),
+                Message::Delta(_) | Message::CountingDelta(_) => {
+                    return Err(Error::UnexpectedDelta)
+                }
+            };
             let got = header.filter_type();
-            match F::split(message) {
-                Some(Part::Full(d)) => Ok(d),
-                _ => Err(Error::UnexpectedFilterType {
+            match F::from_any(filter) {
+                Some(filter) => Ok(Decoded { filter, header }),
+                None => Err(Error::UnexpectedFilterType {
                     expected: F::KIND,
                     got,
                 }),

@@ -8,15 +8,15 @@ use crate::entropy::counters::CounterTable;
 use crate::entropy::model::KnownP;
 use crate::entropy::{chunks, coding};
 use crate::error::{Error, Result};
+use crate::filter::any::FilterRef;
 use crate::filter::bits::BitArray;
 use crate::filter::counting::CountingBloomFilter;
-use crate::filter::{BloomFilter, Layout, Params};
+use crate::filter::{BloomFilter, Params};
 
 use super::auth::{FrameKey, Tag, TAG_LEN};
-use super::decoded::check_after;
-use super::filters::Filter;
 use super::header::FrameHeader;
 use super::ids::{Coding, FrameKind};
+use super::kind::Filter;
 
 std::thread_local! {
     /// Payloads coded by this thread's encoders (whole filters or deltas, chunked or not).
@@ -331,13 +331,13 @@ impl<F: Filter> Encoder<F> {
 
     /// Encode a full frame that carries generation number `generation`.
     pub fn encode_generation(&self, filter: &F, generation: u64) -> Result<Frame> {
-        F::encode(&self.settings, filter, generation)
+        self.settings.encode(filter.as_any(), generation)
     }
 
     /// The full frame for `filter` with one coding, no fallback to raw, no budget,
     /// generation 0.
     pub fn encode_with(&self, filter: &F, coding: F::Coding) -> Result<Frame> {
-        F::encode_with(&self.settings, filter, coding.into())
+        self.settings.encode_with(filter.as_any(), coding.into())
     }
 
     /// Encode the delta that turns generation `base_generation` (`base`) into generation
@@ -355,7 +355,8 @@ impl<F: Filter> Encoder<F> {
         filter: &F,
         generation: u64,
     ) -> Result<Frame> {
-        F::encode_delta(&self.settings, base, base_generation, filter, generation)
+        self.settings
+            .encode_delta(base.as_any(), base_generation, filter.as_any(), generation)
     }
 }
 
@@ -466,11 +467,8 @@ impl Settings {
 
     /// The requested or smallest coding, raw when that is not smaller, budget checked.
     pub(super) fn choose(&self, body: &Body<'_>) -> Result<Frame> {
-        if let Some(c) = self.coding.filter(|c| !c.valid_for(Layout::STANDARD_ID)) {
-            return Err(crate::error::invalid(
-                "coding",
-                format!("{c} codes the counters of counting filters, not bits"),
-            ));
+        if let Some(c) = self.coding.filter(|c| !c.codes_bits()) {
+            return Err(counters_not_bits(c));
         }
         // The raw frame's length without building it (a copy of the whole filter).
         let raw_len = FrameHeader::new(
@@ -665,8 +663,65 @@ impl Settings {
 impl Settings {
     /// The full frame of `filter` as generation `generation`, the coding chosen as
     /// [`Encoder::encode_generation`] does.
-    pub(crate) fn encode_full(&self, filter: &BloomFilter, generation: u64) -> Result<Frame> {
-        self.choose(&Self::full_body(filter, generation))
+    pub(crate) fn encode(&self, filter: FilterRef<'_>, generation: u64) -> Result<Frame> {
+        match filter {
+            FilterRef::Bloom(f) => self.choose(&Self::full_body(f, generation)),
+            FilterRef::Counting(f) => self.choose_counters(&Self::counting_body(f, generation)),
+        }
+    }
+
+    /// The full frame of `filter` in `coding`, no fallback, no budget, generation 0.
+    fn encode_with(&self, filter: FilterRef<'_>, coding: Coding) -> Result<Frame> {
+        match filter {
+            FilterRef::Bloom(f) => {
+                if !coding.codes_bits() {
+                    return Err(counters_not_bits(coding));
+                }
+                Ok(self.frame(&Self::full_body(f, 0), coding))
+            }
+            FilterRef::Counting(f) => self.counter_frame(&Self::counting_body(f, 0), coding),
+        }
+    }
+
+    /// The delta frame from `base` (generation `base_generation`) to `filter`: the XOR of
+    /// their bits or counters, with both digests.
+    pub(crate) fn encode_delta(
+        &self,
+        base: FilterRef<'_>,
+        base_generation: u64,
+        filter: FilterRef<'_>,
+        generation: u64,
+    ) -> Result<Frame> {
+        check_after(base_generation, generation)?;
+        let kind = FrameKind::Delta {
+            base_generation,
+            base_digest: base.digest(),
+            result_digest: filter.digest(),
+        };
+        match (base, filter) {
+            (FilterRef::Bloom(base), FilterRef::Bloom(filter)) => self.choose(&Body {
+                kind,
+                params: filter.params(),
+                n: filter.n(),
+                generation,
+                bits: &filter.xor(base)?,
+                theory_p: None,
+            }),
+            (FilterRef::Counting(base), FilterRef::Counting(filter)) => {
+                self.choose_counters(&CounterBody {
+                    kind,
+                    params: filter.params(),
+                    width: filter.width(),
+                    n: filter.n(),
+                    generation,
+                    counters: &filter.xor(base)?,
+                    theory_mean: None,
+                })
+            }
+            _ => Err(Error::Incompatible(
+                "a delta between a Bloom filter and a counting filter".into(),
+            )),
+        }
     }
 
     /// The delta frame that turns a base (its generation and digest) into the generation
@@ -725,6 +780,25 @@ impl Settings {
             theory_p: None,
         })
     }
+}
+
+/// A delta's generation must come after its base's.
+fn check_after(base_generation: u64, generation: u64) -> Result<()> {
+    if generation <= base_generation {
+        return Err(crate::error::invalid(
+            "generation",
+            format!("{generation} is not after the base generation {base_generation}"),
+        ));
+    }
+    Ok(())
+}
+
+/// The error for a coding of counters asked of a bit array.
+fn counters_not_bits(coding: Coding) -> Error {
+    crate::error::invalid(
+        "coding",
+        format!("{coding} codes the counters of counting filters, not bits"),
+    )
 }
 
 /// The header fields of a delta a sender builds from what it knows of both generations.

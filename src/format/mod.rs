@@ -25,13 +25,13 @@
 mod auth;
 mod checked;
 mod decode;
-mod decoded;
 mod encoder;
 mod encoder_counters;
-mod filters;
 mod header;
 mod ids;
+mod kind;
 mod limits;
+mod message;
 mod view;
 
 pub use crate::entropy::codec::{WORK_SHIFT, WORK_SLACK};
@@ -40,12 +40,8 @@ pub use auth::{Checks, FrameKey, Tag, Verifier, FLAG_TAGGED, TAG_LEN};
 pub use checked::CheckedFrame;
 pub(crate) use decode::{check_whole, message_of};
 pub use decode::{decode, decode_buf, decode_prefix, Decodable};
-pub(crate) use decoded::check_delta_base;
-pub use decoded::{Decoded, Delta, Message};
 pub use encoder::{payloads_coded, Chunking, Encoder, Frame, PSource};
 pub(crate) use encoder::{DeltaStep, Settings};
-pub use filters::Filter;
-pub(crate) use filters::Part;
 pub use header::{
     frame_len, k_field_len, max_header_len, metadata_len, table_len, FrameHeader, MAX_HEADER_LEN,
 };
@@ -53,5 +49,7 @@ pub use ids::{
     BitCoding, Coding, CounterCoding, FrameKind, CHECKSUM_LEN, FILTER_TYPE_COUNTING, FLAG_CHUNKED,
     FLAG_METADATA, KIND_DELTA, KIND_FULL, MAGIC, VERSION,
 };
+pub use kind::Filter;
 pub use limits::Limits;
+pub use message::{Decoded, Delta, Message};
 pub use view::FrameView;

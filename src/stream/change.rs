@@ -5,6 +5,7 @@
 //! is brought forward by flipping the changed positions, O(changes), without a copy.
 
 use crate::error::Result;
+use crate::filter::any::FilterRef;
 use crate::filter::bits::BitArray;
 use crate::filter::BloomFilter;
 use crate::format::{DeltaStep, Frame, Settings};
@@ -31,7 +32,7 @@ pub(crate) fn step(
     } else {
         Kind::Full
     };
-    let full = || settings.encode_full(filter, generation);
+    let full = || settings.encode(FilterRef::Bloom(filter), generation);
     let frame = match kind {
         Kind::Full => full()?,
         Kind::Delta => {
@@ -50,7 +51,8 @@ pub(crate) fn step(
             }
         }
     };
-    advance(last.bits_mut(), &change);
+    // Brought forward to the new generation, in place.
+    last.bits_mut().flip(&change.positions);
     last.set_n(filter.n());
     *last_digest = change.digest;
     Ok(frame)
@@ -58,7 +60,7 @@ pub(crate) fn step(
 
 /// What changed between two generations of the same shape.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Change {
+pub(crate) struct Scan {
     /// The positions where the two generations differ, increasing: the one bits of their
     /// XOR.
     pub(crate) positions: Vec<u64>,
@@ -74,7 +76,7 @@ const BLOCK: usize = 512;
 
 /// Scan `prev` and `next` (the same length) once: the changed positions, the ones of
 /// `next` and the digest of `next`.
-pub(crate) fn scan(prev: &BitArray, next: &BitArray) -> Change {
+pub(crate) fn scan(prev: &BitArray, next: &BitArray) -> Scan {
     assert_eq!(prev.len(), next.len(), "generations of one shape");
     let mut positions = Vec::new();
     let mut ones = 0u64;
@@ -101,18 +103,10 @@ pub(crate) fn scan(prev: &BitArray, next: &BitArray) -> Change {
         crc = crc32c::crc32c_append(crc, &buf[..take]);
         left -= take;
     }
-    Change {
+    Scan {
         positions,
         ones,
         digest: crc,
-    }
-}
-
-/// Bring `prev` forward to the generation `change` was scanned against, in place.
-pub(crate) fn advance(prev: &mut BitArray, change: &Change) {
-    let words = prev.words_mut();
-    for &p in &change.positions {
-        words[(p / 64) as usize] ^= 1u64 << (p % 64);
     }
 }
 
@@ -187,7 +181,7 @@ mod tests {
         assert_eq!(change.ones, b.count_ones());
         assert_eq!(change.digest, b.digest());
         let mut moved = a.clone();
-        advance(&mut moved, &change);
+        moved.flip(&change.positions);
         assert_eq!(moved, b);
     }
 

@@ -58,7 +58,7 @@
 pub(crate) mod change;
 #[cfg(feature = "tokio")]
 pub mod codec;
-pub(crate) mod in_place;
+pub(crate) mod delta;
 mod receiver;
 mod sender;
 

@@ -2,11 +2,14 @@
 //! error that leaves the filter unchanged.
 
 use crate::error::{Error, Result};
+use crate::filter::any::{AnyFilter, FilterMut};
 use crate::filter::BloomFilter;
 use crate::format::{
     check_whole, message_of, Filter, FrameHeader, FrameKey, FrameKind, FrameView, Limits, Message,
-    Part, Tag,
+    Tag,
 };
+
+use super::delta::{apply_in_place, Change};
 
 /// A frame of generation `got` is stale unless it is newer than `have`.
 fn check_fresh(have: Option<u64>, got: u64) -> Result<()> {
@@ -127,24 +130,13 @@ impl<F: Filter> Receiver<F> {
     pub fn receive(&mut self, frame: &[u8]) -> Result<Update> {
         let view = FrameView::parse_with(frame, &self.limits, self.key.as_ref())?;
         let len = view.frame_len();
-        if F::IN_PLACE_POSITIONS {
+        if F::admits(view.header()) {
             if let Some(positions) = view.delta_positions() {
                 let positions = positions?;
                 check_whole(frame, len)?;
                 let header = view.header();
                 check_fresh(self.generation(), header.generation)?;
-                let held = self.held(header)?;
-                held.digest = F::apply_positions(
-                    header,
-                    &positions,
-                    &mut held.filter,
-                    held.digest,
-                    held.generation,
-                )?;
-                held.generation = header.generation;
-                return Ok(Update::Delta {
-                    generation: header.generation,
-                });
+                return self.apply_delta(header, Change::Positions(&positions));
             }
         }
         let message = message_of(view)?;
@@ -158,11 +150,25 @@ impl<F: Filter> Receiver<F> {
             base_generation, ..
         } = header.kind
         else {
-            unreachable!("only deltas apply to what is held")
+            return Err(Error::UnexpectedDelta);
         };
         self.current.as_mut().ok_or(Error::GenerationGap {
             have: None,
             base: base_generation,
+        })
+    }
+
+    /// Apply a Bloom filter's delta in place on the held filter.
+    fn apply_delta(&mut self, header: &FrameHeader, change: Change<'_>) -> Result<Update> {
+        let held = self.held(header)?;
+        let (digest, generation) = (held.digest, held.generation);
+        let FilterMut::Bloom(filter) = held.filter.as_any_mut() else {
+            return Err(unexpected::<F>(header));
+        };
+        held.digest = apply_in_place(header, filter, || digest, generation, change)?;
+        held.generation = header.generation;
+        Ok(Update::Delta {
+            generation: header.generation,
         })
     }
 
@@ -174,39 +180,55 @@ impl<F: Filter> Receiver<F> {
                 offset: crate::format::FLAGS_OFFSET,
             });
         }
-        let generation = message.header().generation;
-        let got = message.header().filter_type();
-        let restart = message.header().restart;
+        let header = message.header();
+        if !F::admits(header) {
+            return Err(unexpected::<F>(header));
+        }
+        let generation = header.generation;
         let have = self.generation();
-        let Some(part) = F::split(message) else {
-            return Err(Error::UnexpectedFilterType {
-                expected: F::KIND,
-                got,
-            });
-        };
-        if !restart {
+        if !header.restart {
             check_fresh(have, generation)?;
         }
-        match part {
-            Part::Full(d) => {
-                let digest = d.filter.digest_of();
-                self.current = Some(Held {
-                    filter: d.filter,
-                    generation,
-                    digest,
-                });
-                Ok(Update::Full {
-                    generation,
-                    skipped: skipped(have, generation),
-                })
+        let full = match message {
+            Message::Full(d) => AnyFilter::Bloom(d.filter),
+            Message::Counting(d) => AnyFilter::Counting(d.filter),
+            Message::Delta(delta) => {
+                return self.apply_delta(&delta.header, Change::Xor(&delta.xor))
             }
-            Part::Delta(delta) => {
+            Message::CountingDelta(delta) => {
                 let held = self.held(&delta.header)?;
-                held.digest =
-                    F::apply_in_place(&delta, &mut held.filter, held.digest, held.generation)?;
+                let FilterMut::Counting(filter) = held.filter.as_any_mut() else {
+                    return Err(unexpected::<F>(&delta.header));
+                };
+                let next = delta.apply(filter, held.generation)?;
+                held.digest = next.digest();
+                *filter = next;
                 held.generation = generation;
-                Ok(Update::Delta { generation })
+                return Ok(Update::Delta { generation });
             }
-        }
+        };
+        let digest = full.digest();
+        let got = full.params().layout().id();
+        let filter = F::from_any(full).ok_or(Error::UnexpectedFilterType {
+            expected: F::KIND,
+            got,
+        })?;
+        self.current = Some(Held {
+            filter,
+            generation,
+            digest,
+        });
+        Ok(Update::Full {
+            generation,
+            skipped: skipped(have, generation),
+        })
+    }
+}
+
+/// [`Error::UnexpectedFilterType`] for a frame of another kind than a receiver's.
+fn unexpected<F: Filter>(header: &FrameHeader) -> Error {
+    Error::UnexpectedFilterType {
+        expected: F::KIND,
+        got: header.filter_type(),
     }
 }

@@ -1,8 +1,12 @@
 //! The sending side: each generation as a delta or a full frame, whichever is smaller.
 
 use crate::error::{invalid, Result};
+use crate::filter::any::{FilterMut, FilterRef};
+use crate::filter::counting::CountingBloomFilter;
 use crate::filter::BloomFilter;
-use crate::format::{Encoder, Filter, Frame, FrameKind};
+use crate::format::{Encoder, Filter, Frame, FrameKind, Settings};
+
+use super::change;
 
 /// Sends the generations of a filter: deltas when they are smaller, full frames every
 /// `full_every` generations and on request. Independent of any runtime.
@@ -119,19 +123,44 @@ impl<F: Filter> Sender<F> {
         let generation = next_generation(self.generation)?;
         let forced = self.full_requested || generation % self.full_every == 0;
         let restart = forced || self.last.is_none();
-        let frame = match &mut self.last {
-            Some((last, digest)) if last.same_shape(filter) => F::step(
-                self.encoder.settings(),
-                last,
-                digest,
-                self.generation,
-                filter,
-                generation,
-                !forced,
-            )?,
-            _ => {
+        let settings = self.encoder.settings();
+        let base_generation = self.generation;
+        // A step from the generation sent last, if it has the new one's shape.
+        let step = match &mut self.last {
+            Some((last, digest)) => match (last.as_any_mut(), filter.as_any()) {
+                (FilterMut::Bloom(last), FilterRef::Bloom(f)) if last.params() == f.params() => {
+                    Some(change::step(
+                        settings,
+                        last,
+                        digest,
+                        base_generation,
+                        f,
+                        generation,
+                        !forced,
+                    ))
+                }
+                (FilterMut::Counting(last), FilterRef::Counting(f))
+                    if last.params() == f.params() && last.width() == f.width() =>
+                {
+                    Some(counting_step(
+                        settings,
+                        last,
+                        digest,
+                        base_generation,
+                        f,
+                        generation,
+                        !forced,
+                    ))
+                }
+                _ => None,
+            },
+            None => None,
+        };
+        let frame = match step {
+            Some(frame) => frame?,
+            None => {
                 let frame = self.encoder.encode_generation(filter, generation)?;
-                self.last = Some((filter.clone(), filter.digest_of()));
+                self.last = Some((filter.clone(), filter.as_any().digest()));
                 frame
             }
         };
@@ -144,6 +173,43 @@ impl<F: Filter> Sender<F> {
         self.full_requested = false;
         Ok(frame)
     }
+}
+
+/// A counting filter's step from `last` (digest `last_digest`, generation
+/// `base_generation`) to `filter`: both frames coded, the smaller kept (a delta only when
+/// `delta_allowed`). `last` and `last_digest` move forward only when a frame is returned.
+fn counting_step(
+    settings: &Settings,
+    last: &mut CountingBloomFilter,
+    last_digest: &mut u32,
+    base_generation: u64,
+    filter: &CountingBloomFilter,
+    generation: u64,
+    delta_allowed: bool,
+) -> Result<Frame> {
+    let delta = delta_allowed.then(|| {
+        settings.encode_delta(
+            FilterRef::Counting(last),
+            base_generation,
+            FilterRef::Counting(filter),
+            generation,
+        )
+    });
+    let full = settings.encode(FilterRef::Counting(filter), generation);
+    let frame = match (delta, full) {
+        (Some(Ok(d)), Ok(f)) => {
+            if d.encoded_len() < f.encoded_len() {
+                d
+            } else {
+                f
+            }
+        }
+        (Some(Ok(d)), Err(_)) => d,
+        (_, full) => full?,
+    };
+    *last = filter.clone();
+    *last_digest = filter.digest();
+    Ok(frame)
 }
 
 fn next_generation(generation: u64) -> Result<u64> {

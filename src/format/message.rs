@@ -1,62 +1,13 @@
-//! What a frame decodes to: filters, deltas and their application to a base.
+//! What a frame decodes to: a filter, or a delta between two generations, with its header.
 
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::filter::bits::BitArray;
 use crate::filter::counting::CountingBloomFilter;
 use crate::filter::BloomFilter;
 
 use super::encoder::{Body, Chunking, CounterBody, Frame, PSource, Settings};
-use super::filters::Filter;
 use super::header::FrameHeader;
 use super::ids::FrameKind;
-
-/// A delta's generation must come after its base's.
-pub(super) fn check_after(base_generation: u64, generation: u64) -> Result<()> {
-    if generation <= base_generation {
-        return Err(crate::error::invalid(
-            "generation",
-            format!("{generation} is not after the base generation {base_generation}"),
-        ));
-    }
-    Ok(())
-}
-
-/// The checks of a delta against the receiver's base, in the spec's order (5.2): the
-/// generation, the shape, the base digest. Returns the result digest to check.
-pub(crate) fn check_delta_base(
-    header: &FrameHeader,
-    difference: Option<(&'static str, String, String)>,
-    base_generation: u64,
-    base_digest: impl FnOnce() -> u32,
-) -> Result<u32> {
-    let FrameKind::Delta {
-        base_generation: wanted,
-        base_digest: expected,
-        result_digest,
-    } = header.kind
-    else {
-        unreachable!("a delta frame always has a delta header")
-    };
-    if wanted != base_generation {
-        return Err(Error::GenerationGap {
-            have: Some(base_generation),
-            base: wanted,
-        });
-    }
-    if let Some((field, base, delta)) = difference {
-        return Err(Error::Incompatible(format!(
-            "{field} is {base} in the base and {delta} in the delta"
-        )));
-    }
-    let actual = base_digest();
-    if actual != expected {
-        return Err(Error::BaseMismatch {
-            generation: wanted,
-            expected,
-            actual,
-        });
-    }
-    Ok(result_digest)
-}
 
 /// A decoded full frame: the filter and the header it came with.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,17 +18,18 @@ pub struct Decoded<F = BloomFilter> {
     pub header: FrameHeader,
 }
 
-/// A decoded delta frame: the XOR of two generations (of their bit arrays, or counter by
-/// counter of their counters), to apply to the base.
+/// A decoded delta frame: the XOR of two generations, of their bit arrays (`X` is a
+/// [`BitArray`]) or counter by counter of their counters (`X` is one `u8` per counter), to
+/// apply to the base (`Delta::apply`, of the stream layer).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Delta<F: Filter = BloomFilter> {
+pub struct Delta<X = BitArray> {
     /// The frame's header (its kind is [`FrameKind::Delta`]).
     pub header: FrameHeader,
     /// `result ^ base`.
-    pub xor: F::Xor,
+    pub xor: X,
 }
 
-impl<F: Filter> Delta<F> {
+impl<X> Delta<X> {
     /// The generation this delta applies to.
     pub fn base_generation(&self) -> u64 {
         match self.header.kind {
@@ -87,64 +39,6 @@ impl<F: Filter> Delta<F> {
             FrameKind::Full => unreachable!("a Delta always has a delta header"),
         }
     }
-
-    /// Apply the delta to `base`, which the caller holds as generation `base_generation`.
-    /// Returns the new generation's filter; `base` is untouched, so an error leaves the
-    /// caller's state as it was.
-    ///
-    /// Errors, each meaning the receiver must resynchronize with a full frame:
-    /// [`Error::GenerationGap`] (the delta is for another generation),
-    /// [`Error::Incompatible`] (other m, layout, k, hash family or counter width),
-    /// [`Error::BaseMismatch`] (same generation number, different contents),
-    /// [`Error::ResultMismatch`] (the result is not what the sender had).
-    pub fn apply(&self, base: &F, base_generation: u64) -> Result<F> {
-        F::apply(self, base, base_generation)
-    }
-}
-
-/// [`Delta::apply`] for counting filters.
-pub(super) fn apply_counters(
-    delta: &Delta<CountingBloomFilter>,
-    base: &CountingBloomFilter,
-    base_generation: u64,
-) -> Result<CountingBloomFilter> {
-    let width = delta.header.counter_width.unwrap_or(0);
-    let difference = base.difference(&delta.header.params, width);
-    let result_digest =
-        check_delta_base(&delta.header, difference, base_generation, || base.digest())?;
-    let result = base.apply_xor(&delta.xor, delta.header.n)?;
-    let actual = result.digest();
-    if actual != result_digest {
-        return Err(Error::ResultMismatch {
-            generation: delta.header.generation,
-            expected: result_digest,
-            actual,
-        });
-    }
-    Ok(result)
-}
-
-/// [`Delta::apply`] for Bloom filters.
-pub(super) fn apply_bits(
-    delta: &Delta<BloomFilter>,
-    base: &BloomFilter,
-    base_generation: u64,
-) -> Result<BloomFilter> {
-    let difference = base.params().difference(&delta.header.params);
-    let result_digest = check_delta_base(&delta.header, difference, base_generation, || {
-        base.bits().digest()
-    })?;
-    let mut bits = base.bits().clone();
-    bits.xor_with(&delta.xor)?;
-    let actual = bits.digest();
-    if actual != result_digest {
-        return Err(Error::ResultMismatch {
-            generation: delta.header.generation,
-            expected: result_digest,
-            actual,
-        });
-    }
-    BloomFilter::from_parts(delta.header.params.clone(), bits, delta.header.n)
 }
 
 /// Any decoded frame.
@@ -153,11 +47,11 @@ pub enum Message {
     /// A full Bloom filter.
     Full(Decoded<BloomFilter>),
     /// A delta between two generations of a Bloom filter.
-    Delta(Delta<BloomFilter>),
+    Delta(Delta),
     /// A full counting filter (filter type 3).
     Counting(Decoded<CountingBloomFilter>),
     /// A delta between two generations of a counting filter.
-    CountingDelta(Delta<CountingBloomFilter>),
+    CountingDelta(Delta<Vec<u8>>),
 }
 
 impl Message {

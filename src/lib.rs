@@ -40,20 +40,26 @@
 //!
 //! # Module map
 //!
-//! The crate is built in layers, each importing only from those above it in this list.
+//! The crate is built in layers, each importing only from itself and the layers above it in
+//! this list; `tests/layers.rs` reads the order and fails on an import that goes up, on a
+//! coding that imports another, and on any cycle.
 //!
 //! | layer (`src/`) | what it holds | papers |
 //! |---|---|---|
-//! | `filter/` | [`BitArray`], [`Params`] and [`Layout`], [`BloomFilter`], [`CountingBloomFilter`], hash families, rational [`HashCount`] | Bloom 1970; partitioned filters of Kirsch and Mitzenmacher; variably-sized blocks and rational k of Walther et al.; counting filters of Fan et al., *Summary Cache* |
+//! | `error.rs` | [`Error`], one typed error for every product | |
+//! | `cpu.rs` | the CPU features the kernels use, probed once | |
+//! | `filter/` | [`BitArray`], [`Params`] and [`Layout`], [`BloomFilter`], [`CountingBloomFilter`], [`AnyFilter`], hash families, rational [`HashCount`] | Bloom 1970; partitioned filters of Kirsch and Mitzenmacher; variably-sized blocks and rational k of Walther et al.; counting filters of Fan et al., *Summary Cache* |
+//! | `wire.rs` | varints and a checked reader | |
 //! | [`theory`] | the formulas: `p = exp(-kn/m)`, `f = (1 - p)^k`, `m H(p)`, delta and counter laws | *Compressed Bloom Filters* Sections II to V |
-//! | `entropy/` (private) | integer-only models, the range coder (codings 1, 2), ANS symbols (3), interleaved rANS (6), counter coders (4, 5), chunking over any of them; one dispatch from a coding id to its coder | Section III (arithmetic coding of the bit array), Section V (counters) |
+//! | `entropy/` | integer-only models and one folder per coding (its coder, kernels, size model and rules), the table of codings, chunked payloads | Section III (arithmetic coding of the bit array), Section V (counters) |
 //! | `format/` | [`Encoder`], [`Frame`], [`FrameHeader`], [`decode`], [`FrameView`], [`CheckedFrame`], [`Limits`]: the frame format of `spec/FORMAT.md` | the spec |
-//! | `stream/` | [`Sender`], [`Receiver`], `FrameCodec` (feature `tokio`) | Section IV (deltas between generations) |
+//! | `stream/` | [`Sender`], [`Receiver`], deltas and their application, `FrameCodec` (feature `tokio`) | Section IV (deltas between generations) |
 //! | [`optimizer`] | m and k for a byte budget, the dual, delta and counting plans | Section II-B and Table I, Section IV, Section V |
 //!
-//! One [`Encoder`], [`Sender`], [`Receiver`] and [`Delta`] serve both kinds of filter through
-//! the sealed trait [`Filter`]; the codings an encoder takes are typed by the filter kind
-//! ([`BitCoding`], [`CounterCoding`]), and [`PlanCoding`] converts into the former.
+//! One [`Encoder`], [`Sender`], [`Receiver`] and [`Decoded`] serve every kind of filter
+//! through the sealed trait [`Filter`] ([`BloomFilter`], [`CountingBloomFilter`], and
+//! [`AnyFilter`] for either); the codings an encoder takes are typed by the filter kind
+//! ([`BitCoding`], [`CounterCoding`]).
 
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
@@ -68,7 +74,7 @@ mod stream;
 pub mod theory;
 mod wire;
 
-pub use entropy::counters::CounterTable;
+pub use entropy::counter_table::CounterTable;
 pub use error::{Error, Result};
 pub use filter::any::AnyFilter;
 pub use filter::bits::BitArray;
@@ -94,8 +100,9 @@ pub mod internals {
     pub use crate::entropy::chunks::{
         chunk_count, default_chunk_shift, CHUNK_FROM_BITS, MAX_CHUNK_SHIFT, MIN_CHUNK_SHIFT,
     };
+    pub use crate::entropy::counter_table::TABLE_TOTAL;
     pub use crate::entropy::counters::{
-        histogram_entropy, AdaptiveCounters, ADAPTIVE_INCREMENT, ADAPTIVE_LIMIT, TABLE_TOTAL,
+        histogram_entropy, AdaptiveCounters, ADAPTIVE_INCREMENT, ADAPTIVE_LIMIT,
     };
     pub use crate::entropy::{ByKernel, Decoded};
     /// Coding 8's payload functions (spec 4.12), and its scalar and SIMD decoders side by

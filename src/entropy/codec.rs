@@ -6,7 +6,7 @@
 //! §2.2) and its functions (size model, encoder, decoder), so that the frame layer, the
 //! encoder's choice and the chunked payloads ask the table and never name a coding's coder.
 
-use crate::entropy::counters::CounterTable;
+use crate::entropy::counter_table::CounterTable;
 use crate::entropy::PayloadError;
 use crate::error::Result;
 

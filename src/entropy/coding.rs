@@ -4,7 +4,7 @@
 //! ones an encoder of each filter kind takes. Everything else asks the table.
 
 use crate::entropy::codec::{BitCodec, BitDecoder, Codec};
-use crate::entropy::counters::CounterTable;
+use crate::entropy::counter_table::CounterTable;
 use crate::entropy::{
     arithmetic, counters, dense, interleaved, positional, raw, small, symbols, PayloadError,
 };

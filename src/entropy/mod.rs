@@ -29,6 +29,7 @@
 
 // Below the codings: what they share.
 pub(crate) mod codec;
+pub(crate) mod counter_table;
 pub mod model;
 pub(crate) mod range_coder;
 pub(crate) mod symbol_lookup;

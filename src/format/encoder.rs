@@ -4,7 +4,7 @@ use core::marker::PhantomData;
 
 use bytes::{BufMut, Bytes, BytesMut};
 
-use crate::entropy::counters::CounterTable;
+use crate::entropy::counter_table::CounterTable;
 use crate::entropy::model::KnownP;
 use crate::entropy::{chunks, coding};
 use crate::error::{Error, Result};

@@ -1,7 +1,7 @@
 //! The encoder's counting-filter pipeline: counters, or their delta, into a frame.
 
 use crate::entropy::coding;
-use crate::entropy::counters::CounterTable;
+use crate::entropy::counter_table::CounterTable;
 use crate::error::{Error, Result};
 use crate::filter::counting::CountingBloomFilter;
 

@@ -2,7 +2,7 @@
 
 use bytes::BufMut;
 
-use crate::entropy::counters::{self, CounterTable};
+use crate::entropy::counter_table::{CounterTable, TABLE_TOTAL};
 use crate::error::{Error, Result};
 use crate::filter::hashing::{BaseHash, HashFamily, IndexScheme};
 use crate::filter::rational::{HashCount, K_FRAC_BITS, MAX_K};
@@ -408,7 +408,7 @@ impl FrameHeader {
                 for _ in 0..t {
                     let f_off = r.offset();
                     let f = r.varint("frequency")?;
-                    if f > u64::from(counters::TABLE_TOTAL) {
+                    if f > u64::from(TABLE_TOTAL) {
                         return Err(field("frequency", f, f_off));
                     }
                     sum += f;

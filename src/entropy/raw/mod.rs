@@ -3,7 +3,7 @@
 //! and an encoder sends it whenever compression would not be smaller.
 
 use crate::entropy::codec::{exempt, BitCodec, BitDecoder, Codec, CounterCodec};
-use crate::entropy::counters::CounterTable;
+use crate::entropy::counter_table::CounterTable;
 use crate::entropy::PayloadError;
 use crate::error::Result;
 use crate::filter::bits::{packed_words, write_packed};

@@ -2,8 +2,6 @@
 
 use core::marker::PhantomData;
 
-use bytes::{BufMut, Bytes, BytesMut};
-
 use crate::entropy::counter_table::CounterTable;
 use crate::entropy::model::KnownP;
 use crate::entropy::{chunks, coding};
@@ -13,7 +11,8 @@ use crate::filter::bits::BitArray;
 use crate::filter::counting::CountingBloomFilter;
 use crate::filter::{BloomFilter, Params};
 
-use super::auth::{FrameKey, Tag, TAG_LEN};
+use super::auth::{FrameKey, TAG_LEN};
+use super::frame::Frame;
 use super::header::FrameHeader;
 use super::ids::{Coding, FrameKind};
 use super::kind::Filter;
@@ -28,106 +27,6 @@ std::thread_local! {
 #[doc(hidden)]
 pub fn payloads_coded() -> u64 {
     FRAMES_CODED.with(|c| c.get())
-}
-
-/// An encoded frame, ready to write; its exact length is known before writing.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Frame {
-    pub(super) header: FrameHeader,
-    pub(super) payload: Vec<u8>,
-    /// The key that tags the frame when it is written (spec §2.5).
-    pub(super) key: Option<FrameKey>,
-}
-
-impl Frame {
-    /// The header.
-    pub fn header(&self) -> &FrameHeader {
-        &self.header
-    }
-
-    /// The coded payload.
-    pub fn payload(&self) -> &[u8] {
-        &self.payload
-    }
-
-    /// The coding used.
-    pub fn coding(&self) -> Coding {
-        self.header.coding
-    }
-
-    /// Whether the frame carries the restart flag (flags bit 1, spec §5.2).
-    pub fn is_restart(&self) -> bool {
-        self.header.restart
-    }
-
-    /// Mark a full frame as a restart (flags bit 1, spec §5.2): the sender's numbering
-    /// starts again here, and a receiver applies it whatever generation it holds. The
-    /// length does not change. A delta cannot restart ([`Error::InvalidParameter`]).
-    pub fn with_restart(mut self, restart: bool) -> Result<Frame> {
-        if restart && self.header.kind != FrameKind::Full {
-            return Err(crate::error::invalid(
-                "restart",
-                "only a full frame can restart the numbering",
-            ));
-        }
-        self.header.restart = restart;
-        Ok(self)
-    }
-
-    /// Tag the frame with `key` (flags bit 2, spec §2.5), or with `None` send it untagged:
-    /// the frame grows or shrinks by [`TAG_LEN`](crate::internals::TAG_LEN) bytes. An
-    /// [`Encoder`] with a [`key`](Encoder::key) tags its frames itself; this is for a frame
-    /// made otherwise, such as [`Message::to_frame`](crate::Message::to_frame)'s.
-    ///
-    /// ```
-    /// use bloomwire::{decode, BloomFilter, Decoded, Encoder, FrameKey, HashFamily, Limits};
-    /// use bloomwire::{Params, Tag, Verifier};
-    /// let f = BloomFilter::new(Params::standard(1000, 3, HashFamily::default()).unwrap());
-    /// let key = FrameKey::new([9; 32]);
-    /// let frame = Encoder::new().encode(&f).unwrap();
-    /// let plain = frame.encoded_len();
-    /// let tagged = frame.with_key(Some(key.clone()));
-    /// assert_eq!(tagged.encoded_len(), plain + 16);
-    /// let back: Decoded = decode(&tagged.to_bytes(), &Verifier::new(key, Limits::default())).unwrap();
-    /// assert_eq!(back.header.tag, Tag::Verified);
-    /// ```
-    pub fn with_key(mut self, key: Option<FrameKey>) -> Frame {
-        self.header.tag = if key.is_some() {
-            Tag::Verified
-        } else {
-            Tag::Absent
-        };
-        self.key = key;
-        self
-    }
-
-    /// Exact bytes [`write_to`](Self::write_to) writes.
-    pub fn encoded_len(&self) -> usize {
-        self.header.frame_len()
-    }
-
-    /// Write the frame into any buffer: header, payload, checksum and, for a frame with a
-    /// key, its tag.
-    pub fn write_to<B: BufMut>(&self, buf: &mut B) {
-        let mut head = Vec::with_capacity(self.header.header_len);
-        self.header.write(&mut head);
-        debug_assert_eq!(head.len(), self.header.header_len);
-        let crc = crc32c::crc32c_append(crc32c::crc32c(&head), &self.payload);
-        buf.put_slice(&head);
-        buf.put_slice(&self.payload);
-        buf.put_u32_le(crc);
-        if let Some(key) = &self.key {
-            buf.put_slice(&key.tag(&[&head, &self.payload, &crc.to_le_bytes()]));
-        }
-    }
-
-    /// The frame as bytes.
-    pub fn to_bytes(&self) -> Bytes {
-        let mut b = BytesMut::with_capacity(self.encoded_len());
-        self.write_to(&mut b);
-        debug_assert_eq!(b.len(), self.encoded_len());
-        b.freeze()
-    }
 }
 
 /// Where the known-p codings take their probability from.
@@ -375,7 +274,12 @@ impl Encoder<CountingBloomFilter> {
 impl Settings {
     /// The chunk shift this encoder uses for `bits` coded with `coding`, if it chunks
     /// (`zeros`: the count of zero bits, counted once by the caller, or `None`).
-    fn chunk_shift(&self, bits: &BitArray, coding: Coding, zeros: Option<u64>) -> Option<u8> {
+    pub(super) fn chunk_shift(
+        &self,
+        bits: &BitArray,
+        coding: Coding,
+        zeros: Option<u64>,
+    ) -> Option<u8> {
         let m = bits.len();
         if !coding.is_chunkable() {
             return None;
@@ -394,7 +298,7 @@ impl Settings {
         }
     }
 
-    fn q0(&self, body: &Body<'_>, zeros: Option<u64>) -> u16 {
+    pub(super) fn q0(&self, body: &Body<'_>, zeros: Option<u64>) -> u16 {
         let measured = || {
             let zeros = zeros.unwrap_or_else(|| body.bits.count_zeros());
             KnownP::measured(zeros, body.bits.len())
@@ -412,7 +316,12 @@ impl Settings {
 
     /// [`Settings::frame`] with the count of zero bits if the caller has it (so that the
     /// array is not counted again for `q0` and the chunk shift).
-    fn frame_counted(&self, body: &Body<'_>, coding: Coding, zeros: Option<u64>) -> Frame {
+    pub(super) fn frame_counted(
+        &self,
+        body: &Body<'_>,
+        coding: Coding,
+        zeros: Option<u64>,
+    ) -> Frame {
         let bits = body.bits;
         let q0 = coding.has_q0().then(|| self.q0(body, zeros));
         let shift = self.chunk_shift(bits, coding, zeros);
@@ -457,192 +366,12 @@ impl Settings {
     }
 
     /// Bytes of the tag this encoder adds to every frame.
-    fn tag_len(&self) -> usize {
+    pub(super) fn tag_len(&self) -> usize {
         if self.key.is_some() {
             TAG_LEN
         } else {
             0
         }
-    }
-
-    /// The requested or smallest coding, raw when that is not smaller, budget checked.
-    pub(super) fn choose(&self, body: &Body<'_>) -> Result<Frame> {
-        if let Some(c) = self.coding.filter(|c| !c.codes_bits()) {
-            return Err(counters_not_bits(c));
-        }
-        // The raw frame's length without building it (a copy of the whole filter).
-        let raw_len = FrameHeader::new(
-            body.kind,
-            body.params.clone(),
-            body.n,
-            body.generation,
-            (Coding::Raw, None, None),
-            body.bits.byte_len(),
-        )
-        .with_metadata(self.metadata.as_deref())
-        .frame_len()
-            + self.tag_len();
-        let best = match self.coding {
-            Some(Coding::Raw) => None,
-            Some(c) => Some(self.frame(body, c)),
-            None if self.try_all => {
-                // Every coding, the smallest frame; of equal ones the earliest (fastest).
-                [
-                    Coding::Positional,
-                    Coding::Dense,
-                    Coding::KnownPInterleaved,
-                    Coding::Small,
-                    Coding::KnownPSymbols,
-                    Coding::KnownP,
-                    Coding::Adaptive,
-                ]
-                .into_iter()
-                .map(|c| self.frame(body, c))
-                .min_by_key(Frame::encoded_len)
-            }
-            None => self.predicted_choice(body, raw_len),
-        };
-        let compressed_len = best.as_ref().map(Frame::encoded_len);
-        if let Some(budget) = self.budget {
-            let len = compressed_len.map_or(raw_len, |c| c.min(raw_len));
-            if len > budget {
-                return Err(Error::OverBudget {
-                    budget,
-                    compressed: compressed_len.unwrap_or(raw_len),
-                    raw: raw_len,
-                });
-            }
-        }
-        Ok(match best {
-            Some(f) if f.encoded_len() < raw_len => f,
-            _ => self.frame(body, Coding::Raw),
-        })
-    }
-
-    /// The frame of the fastest coding whose predicted frame is within 0.08% + 6 bytes of
-    /// the smallest prediction (raw: `None`); coded once.
-    fn predicted_choice(&self, body: &Body<'_>, raw_len: usize) -> Option<Frame> {
-        let bits = body.bits;
-        // The one pass over the array before coding: every prediction, q0 and the chunk
-        // shift come from this count.
-        let (m, ones) = (bits.len(), bits.count_ones());
-        let zeros = Some(m - ones);
-        // The order of decoding speed: positional's work grows with the ones, and at 1 in 40
-        // it decodes about as fast as coding 8 (measured: 216 MB/s at 5% ones against
-        // coding 8's 505, 1 140 MB/s at 1%). Coding 9 decodes about as fast as coding 6
-        // and encodes at half its speed: it comes after it, for the small frames whose
-        // 32 bytes of coding-6 states are more than the margin (measured at m = 10^6,
-        // p0 = 0.9: 281 against 298 MB/s decoding, 147 against 305 encoding). Known-p,
-        // the binary coder, is about as small as adaptive and twice as fast (46 against
-        // 25 MB/s decoding in the README's table): it comes before it.
-        let order = if ones <= m / 40 {
-            [
-                Coding::Positional,
-                Coding::Dense,
-                Coding::KnownPInterleaved,
-                Coding::Small,
-                Coding::KnownPSymbols,
-                Coding::KnownP,
-                Coding::Adaptive,
-            ]
-        } else {
-            [
-                Coding::Dense,
-                Coding::KnownPInterleaved,
-                Coding::Small,
-                Coding::KnownPSymbols,
-                Coding::Positional,
-                Coding::KnownP,
-                Coding::Adaptive,
-            ]
-        };
-        let measured_q0 = self.q0(body, zeros);
-        // A frame the caller wants in chunks (or large enough for them by default) gets a
-        // coding that chunks (coding 9 does not).
-        let chunks_wanted = match self.chunking {
-            Chunking::Never => false,
-            Chunking::Shift(_) => true,
-            Chunking::Auto => m >= chunks::CHUNK_FROM_BITS,
-        };
-        let predicted: Vec<(Coding, usize)> = order
-            .into_iter()
-            .filter(|&c| c.is_chunkable() || !chunks_wanted)
-            .map(|c| {
-                let q0 = c.has_q0().then_some(measured_q0);
-                let shift = self.chunk_shift(bits, c, zeros);
-                let len = chunks::predicted_payload_len(c, q0, bits, shift, Some(ones));
-                let header = FrameHeader::new(
-                    body.kind,
-                    body.params.clone(),
-                    body.n,
-                    body.generation,
-                    (c, q0, shift),
-                    len as usize,
-                );
-                (c, header.frame_len())
-            })
-            .collect();
-        // The frames without the metadata and the tag, the same bytes in every coding: the
-        // choice does not depend on them.
-        let extra = self
-            .metadata
-            .as_deref()
-            .filter(|m| !m.is_empty())
-            .map_or(0, crate::format::header::metadata_len)
-            + self.tag_len();
-        let (smallest_coding, smallest) = predicted.iter().copied().min_by_key(|&(_, len)| len)?;
-        let margin = smallest / 1250 + 6;
-        if raw_len <= smallest + extra + margin {
-            return None;
-        }
-        let fits = |len: usize| self.budget.is_none_or(|b| len <= b);
-        // The codings within the margin, fastest first; the smallest if none is.
-        let mut within = predicted
-            .iter()
-            .filter(|&&(_, len)| len <= smallest + margin && fits(len + extra))
-            .map(|&(c, _)| c);
-        let coding = within.next().unwrap_or(smallest_coding);
-        let second = within.next().unwrap_or(smallest_coding);
-        // The chosen coding, then the others from the smallest prediction up: a payload
-        // that breaks the work bound (spec 2.2) comes back in another coding (an all-ones
-        // array codes to a few bytes that may not carry its m bits), and the next one is
-        // tried. Almost always the first is kept, and the array is coded once.
-        let mut rest: Vec<(Coding, usize)> = predicted
-            .into_iter()
-            .filter(|&(c, _)| c != coding)
-            .collect();
-        rest.sort_by_key(|&(_, len)| len);
-        let mut fallback = None;
-        for c in std::iter::once(coding).chain(rest.iter().map(|&(c, _)| c)) {
-            let mut frame = self.frame_counted(body, c, zeros);
-            if frame.coding() != c {
-                fallback.get_or_insert(frame);
-                continue;
-            }
-            // Predictions err by a few bytes either way (the test `fixed_costs_are_measured`):
-            // a frame that came out further over the smallest prediction than the choice
-            // promises (0.1% + 8 bytes of the smallest frame, less 2 bytes for that
-            // prediction's own error) is coded once more in the next coding within the
-            // margin, then if need be in the coding predicted smallest, and the smallest
-            // frame kept. It takes a near tie and an error: 32 of 902 choices over the
-            // property test's filters, all positional frames 1 or 2 bytes over.
-            let promise = smallest + extra + smallest / 1000 + 6;
-            if c == coding {
-                let others = [second, smallest_coding];
-                for (i, &other) in others.iter().enumerate() {
-                    if frame.encoded_len() <= promise || other == c || others[..i].contains(&other)
-                    {
-                        continue;
-                    }
-                    let other = self.frame_counted(body, other, zeros);
-                    if other.encoded_len() < frame.encoded_len() {
-                        frame = other;
-                    }
-                }
-            }
-            return Some(frame);
-        }
-        fallback
     }
 
     pub(super) fn full_body(filter: &BloomFilter, generation: u64) -> Body<'_> {
@@ -794,7 +523,7 @@ fn check_after(base_generation: u64, generation: u64) -> Result<()> {
 }
 
 /// The error for a coding of counters asked of a bit array.
-fn counters_not_bits(coding: Coding) -> Error {
+pub(super) fn counters_not_bits(coding: Coding) -> Error {
     crate::error::invalid(
         "coding",
         format!("{coding} codes the counters of counting filters, not bits"),

@@ -5,7 +5,8 @@ use crate::entropy::counter_table::CounterTable;
 use crate::error::{Error, Result};
 use crate::filter::counting::CountingBloomFilter;
 
-use super::encoder::{CounterBody, Frame, PSource, Settings};
+use super::encoder::{CounterBody, PSource, Settings};
+use super::frame::Frame;
 use super::header::FrameHeader;
 use super::ids::{Coding, FrameKind, FILTER_TYPE_COUNTING};
 

@@ -5,7 +5,8 @@ use crate::filter::bits::BitArray;
 use crate::filter::counting::CountingBloomFilter;
 use crate::filter::BloomFilter;
 
-use super::encoder::{Body, Chunking, CounterBody, Frame, PSource, Settings};
+use super::encoder::{Body, Chunking, CounterBody, PSource, Settings};
+use super::frame::Frame;
 use super::header::FrameHeader;
 use super::ids::FrameKind;
 

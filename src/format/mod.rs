@@ -24,9 +24,11 @@
 
 mod auth;
 mod checked;
+mod choice;
 mod decode;
 mod encoder;
 mod encoder_counters;
+mod frame;
 mod header;
 mod ids;
 mod kind;
@@ -40,8 +42,9 @@ pub use auth::{Checks, FrameKey, Tag, Verifier, FLAG_TAGGED, TAG_LEN};
 pub use checked::CheckedFrame;
 pub(crate) use decode::{check_whole, message_of};
 pub use decode::{decode, decode_buf, decode_prefix, Decodable};
-pub use encoder::{payloads_coded, Chunking, Encoder, Frame, PSource};
+pub use encoder::{payloads_coded, Chunking, Encoder, PSource};
 pub(crate) use encoder::{DeltaStep, Settings};
+pub use frame::Frame;
 pub use header::{
     frame_len, k_field_len, max_header_len, metadata_len, table_len, FrameHeader, MAX_HEADER_LEN,
 };

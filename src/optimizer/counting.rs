@@ -24,7 +24,7 @@
 //! Saturation does not change it: it only keeps deleted keys present.
 
 use super::occupancy::for_each_region;
-use super::search::Optimizer;
+use super::options::Optimizer;
 use super::size::Sent;
 use super::size::{
     coded_payload_bytes, frame_bytes_from, k_field_bytes, normal_upper_quantile, CODER_LOSS_PER_BIT,

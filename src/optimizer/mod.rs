@@ -116,11 +116,12 @@ use core::fmt;
 
 mod counting;
 mod occupancy;
+mod options;
 mod search;
 mod size;
 
 pub use counting::{CountingPlan, MIN_COUNTER_MEAN};
-pub use search::Optimizer;
+pub use options::Optimizer;
 pub use size::frame_bytes;
 
 use crate::filter::rational::HashCount;
@@ -337,7 +338,6 @@ impl fmt::Display for Plan {
 #[cfg(test)]
 mod tests {
     use super::occupancy::*;
-    use super::search::*;
     use super::size::*;
     use super::*;
     use crate::error::Error;

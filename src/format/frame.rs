@@ -1,0 +1,110 @@
+//! An encoded frame: its header and payload, written with its checksum and, with a key,
+//! its authentication tag (spec §2.4, §2.5).
+
+use bytes::{BufMut, Bytes, BytesMut};
+
+use crate::error::Result;
+
+use super::auth::{FrameKey, Tag};
+use super::header::FrameHeader;
+use super::ids::{Coding, FrameKind};
+
+/// An encoded frame, ready to write; its exact length is known before writing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Frame {
+    pub(super) header: FrameHeader,
+    pub(super) payload: Vec<u8>,
+    /// The key that tags the frame when it is written (spec §2.5).
+    pub(super) key: Option<FrameKey>,
+}
+
+impl Frame {
+    /// The header.
+    pub fn header(&self) -> &FrameHeader {
+        &self.header
+    }
+
+    /// The coded payload.
+    pub fn payload(&self) -> &[u8] {
+        &self.payload
+    }
+
+    /// The coding used.
+    pub fn coding(&self) -> Coding {
+        self.header.coding
+    }
+
+    /// Whether the frame carries the restart flag (flags bit 1, spec §5.2).
+    pub fn is_restart(&self) -> bool {
+        self.header.restart
+    }
+
+    /// Mark a full frame as a restart (flags bit 1, spec §5.2): the sender's numbering
+    /// starts again here, and a receiver applies it whatever generation it holds. The
+    /// length does not change. A delta cannot restart ([`Error::InvalidParameter`]).
+    pub fn with_restart(mut self, restart: bool) -> Result<Frame> {
+        if restart && self.header.kind != FrameKind::Full {
+            return Err(crate::error::invalid(
+                "restart",
+                "only a full frame can restart the numbering",
+            ));
+        }
+        self.header.restart = restart;
+        Ok(self)
+    }
+
+    /// Tag the frame with `key` (flags bit 2, spec §2.5), or with `None` send it untagged:
+    /// the frame grows or shrinks by [`TAG_LEN`](crate::internals::TAG_LEN) bytes. An
+    /// [`Encoder`] with a [`key`](Encoder::key) tags its frames itself; this is for a frame
+    /// made otherwise, such as [`Message::to_frame`](crate::Message::to_frame)'s.
+    ///
+    /// ```
+    /// use bloomwire::{decode, BloomFilter, Decoded, Encoder, FrameKey, HashFamily, Limits};
+    /// use bloomwire::{Params, Tag, Verifier};
+    /// let f = BloomFilter::new(Params::standard(1000, 3, HashFamily::default()).unwrap());
+    /// let key = FrameKey::new([9; 32]);
+    /// let frame = Encoder::new().encode(&f).unwrap();
+    /// let plain = frame.encoded_len();
+    /// let tagged = frame.with_key(Some(key.clone()));
+    /// assert_eq!(tagged.encoded_len(), plain + 16);
+    /// let back: Decoded = decode(&tagged.to_bytes(), &Verifier::new(key, Limits::default())).unwrap();
+    /// assert_eq!(back.header.tag, Tag::Verified);
+    /// ```
+    pub fn with_key(mut self, key: Option<FrameKey>) -> Frame {
+        self.header.tag = if key.is_some() {
+            Tag::Verified
+        } else {
+            Tag::Absent
+        };
+        self.key = key;
+        self
+    }
+
+    /// Exact bytes [`write_to`](Self::write_to) writes.
+    pub fn encoded_len(&self) -> usize {
+        self.header.frame_len()
+    }
+
+    /// Write the frame into any buffer: header, payload, checksum and, for a frame with a
+    /// key, its tag.
+    pub fn write_to<B: BufMut>(&self, buf: &mut B) {
+        let mut head = Vec::with_capacity(self.header.header_len);
+        self.header.write(&mut head);
+        debug_assert_eq!(head.len(), self.header.header_len);
+        let crc = crc32c::crc32c_append(crc32c::crc32c(&head), &self.payload);
+        buf.put_slice(&head);
+        buf.put_slice(&self.payload);
+        buf.put_u32_le(crc);
+        if let Some(key) = &self.key {
+            buf.put_slice(&key.tag(&[&head, &self.payload, &crc.to_le_bytes()]));
+        }
+    }
+
+    /// The frame as bytes.
+    pub fn to_bytes(&self) -> Bytes {
+        let mut b = BytesMut::with_capacity(self.encoded_len());
+        self.write_to(&mut b);
+        debug_assert_eq!(b.len(), self.encoded_len());
+        b.freeze()
+    }
+}

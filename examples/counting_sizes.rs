@@ -6,7 +6,7 @@
 //! cargo run --release --example counting_sizes
 //! ```
 
-use bloomwire::internals::histogram_entropy;
+use bloomwire::theory::histogram_entropy;
 use bloomwire::{CounterCoding, CountingBloomFilter, Encoder, HashFamily, Optimizer, Params};
 
 fn key(tag: u32, i: u32) -> Vec<u8> {

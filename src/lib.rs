@@ -63,12 +63,13 @@
 
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
+#![warn(unreachable_pub)]
 
 mod cpu;
 mod entropy;
 mod error;
-mod filter;
-mod format;
+pub mod filter;
+pub mod format;
 pub mod optimizer;
 mod stream;
 pub mod theory;
@@ -92,46 +93,28 @@ pub use optimizer::{Optimizer, Plan, PlanCoding};
 pub use stream::codec::{CodecError, FrameCodec, FramingCodec};
 pub use stream::{Receiver, Sender, Update};
 
-/// Constants and helpers of the wire format and the coders that the crate's tests, its
-/// vector generator and its fuzz checks use. Not part of the API: they may change in any
-/// release.
+/// Not API: the coders' payload functions and their SIMD kernels side by side, for the
+/// crate's fuzz checks, benchmarks and test-vector generator (feature `internals`). Any
+/// release may change them.
+#[cfg(feature = "internals")]
 #[doc(hidden)]
 pub mod internals {
-    pub use crate::entropy::chunks::{
-        chunk_count, default_chunk_shift, CHUNK_FROM_BITS, MAX_CHUNK_SHIFT, MIN_CHUNK_SHIFT,
-    };
-    pub use crate::entropy::counter_table::TABLE_TOTAL;
-    pub use crate::entropy::counters::{
-        histogram_entropy, AdaptiveCounters, ADAPTIVE_INCREMENT, ADAPTIVE_LIMIT,
-    };
     pub use crate::entropy::{ByKernel, Decoded};
     /// Coding 8's payload functions (spec 4.12), and its scalar and SIMD decoders side by
-    /// side, for fuzzing and benches; frames reach it through `BitCoding::Dense`.
+    /// side; frames reach it through `BitCoding::Dense`.
     pub mod dense {
         pub use crate::entropy::dense::{
             decode_kernels, decode_payload, encode_kernels, encode_payload,
         };
     }
-    /// The positional coding's payload functions (spec 4.11), for the vectors, fuzzing and
-    /// benches; frames reach it through `BitCoding::Positional`.
+    /// The positional coding's payload functions (spec 4.11); frames reach it through
+    /// `BitCoding::Positional`.
     pub use crate::entropy::positional;
-    /// Coding 9's portable and BMI2 encoders and decoders (spec 4.13) side by side, for
-    /// fuzzing; frames reach it through `BitCoding::Small`.
+    /// Coding 9's portable and BMI2 encoders and decoders (spec 4.13) side by side; frames
+    /// reach it through `BitCoding::Small`.
     pub mod small {
         pub use crate::entropy::small::{decode_kernels, encode_kernels};
     }
-    pub use crate::filter::counting::{pack_counters, packed_len, MAX_COUNTER_BITS};
-    pub use crate::filter::hashing::{fmix64, STREAM_INCREMENT};
-    pub use crate::filter::rational::{K_FRAC_BITS, MAX_K};
-    pub use crate::filter::{block_sizes, MAX_M};
-    pub use crate::format::{
-        frame_len, k_field_len, max_header_len, metadata_len, payloads_coded, table_len,
-        CHECKSUM_LEN, FILTER_TYPE_COUNTING, FLAG_CHUNKED, FLAG_METADATA, FLAG_TAGGED, KIND_DELTA,
-        KIND_FULL, MAGIC, MAX_HEADER_LEN, TAG_LEN, VERSION, WORK_SHIFT, WORK_SLACK,
-    };
-    #[cfg(feature = "tokio")]
-    pub use crate::stream::codec::RESERVE_STEP;
-    pub use crate::wire::{put_varint, varint_len, MAX_VARINT_LEN};
 }
 
 /// The README's examples run as doctests.

@@ -181,6 +181,29 @@ pub fn counter_mean(params: &Params, n: f64) -> f64 {
     -zero_fraction(params, n).ln()
 }
 
+/// Empirical entropy of a histogram (`histogram[v]` symbols of value `v`), in bits per
+/// symbol: what a counting filter's counters cost at best when coded one by one.
+///
+/// ```
+/// let h = bloomwire::theory::histogram_entropy(&[50, 50]);
+/// assert!((h - 1.0).abs() < 1e-12);
+/// ```
+pub fn histogram_entropy(histogram: &[u64]) -> f64 {
+    let m: u64 = histogram.iter().sum();
+    if m == 0 {
+        return 0.0;
+    }
+    let m = m as f64;
+    histogram
+        .iter()
+        .filter(|&&h| h != 0)
+        .map(|&h| {
+            let p = h as f64 / m;
+            -p * p.log2()
+        })
+        .sum()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

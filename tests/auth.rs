@@ -3,7 +3,7 @@
 //! and keeps accepting the sender's genuine frames; a decoder without a key reads a tagged
 //! frame and says it did not check it.
 
-use bloomwire::internals::{FLAG_TAGGED, TAG_LEN};
+use bloomwire::format::{FLAG_TAGGED, TAG_LEN};
 use bloomwire::{
     decode, decode_buf, decode_prefix, BloomFilter, Chunking, CountingBloomFilter, Decoded,
     Encoder, Error, FrameKey, FrameView, HashFamily, Limits, Message, Params, Receiver, Sender,

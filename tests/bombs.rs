@@ -7,7 +7,7 @@
 //! `Limits { max_m: 1 << 33, ..Default::default() }`; the decoder then allocates up to
 //! twice the packed size of the largest m it accepts.
 
-use bloomwire::internals::{put_varint, MAGIC};
+use bloomwire::format::{put_varint, MAGIC};
 use bloomwire::{
     decode, decode_buf, BitCoding, BloomFilter, Coding, Decoded, Encoder, Error, HashFamily,
     Limits, Message, Params,
@@ -26,8 +26,8 @@ const SMALL: usize = 1024;
 fn frame(coding: Coding, m: u64, k_raw: u64, payload_len: u64, payload: &[u8]) -> Vec<u8> {
     let mut b = MAGIC.to_vec();
     b.extend_from_slice(&[
-        bloomwire::internals::VERSION,
-        bloomwire::internals::KIND_FULL,
+        bloomwire::format::VERSION,
+        bloomwire::format::KIND_FULL,
         0,
         1,
         0,
@@ -196,7 +196,7 @@ fn the_codec_does_not_reserve_what_a_header_claims() {
     let (result, peak, _) = peak_during(|| codec.decode(&mut buf));
     assert!(matches!(result, Ok(None)));
     assert!(
-        buf.capacity() <= bytes.len() + bloomwire::internals::RESERVE_STEP,
+        buf.capacity() <= bytes.len() + bloomwire::FramingCodec::RESERVE_STEP,
         "reserved {}",
         buf.capacity()
     );
@@ -215,10 +215,10 @@ fn counting_frame(
     payload: &[u8],
 ) -> Vec<u8> {
     let mut b = MAGIC.to_vec();
-    let counting = bloomwire::internals::FILTER_TYPE_COUNTING;
+    let counting = bloomwire::format::FILTER_TYPE_COUNTING;
     b.extend_from_slice(&[
-        bloomwire::internals::VERSION,
-        bloomwire::internals::KIND_FULL,
+        bloomwire::format::VERSION,
+        bloomwire::format::KIND_FULL,
         counting,
         1,
         0,
@@ -307,7 +307,7 @@ fn cpu_bombs_are_refused_by_the_work_bound() {
     }
     // The largest m a payload of L bytes may code, and one more.
     for l in [0u64, 2, 1000] {
-        let edge = (l + bloomwire::internals::WORK_SLACK) << bloomwire::internals::WORK_SHIFT;
+        let edge = (l + bloomwire::format::WORK_SLACK) << bloomwire::format::WORK_SHIFT;
         assert!(Coding::Adaptive.within_work_bound(edge, None, l));
         assert!(!Coding::Adaptive.within_work_bound(edge + 1, None, l));
         assert!(Coding::Raw.within_work_bound(edge + 1, None, l));
@@ -423,8 +423,8 @@ fn a_frame_of_many_tiny_chunks_stays_within_the_memory_bound() {
     let mut bytes = MAGIC.to_vec();
     let coding = Coding::KnownPSymbols.id();
     bytes.extend_from_slice(&[
-        bloomwire::internals::VERSION,
-        bloomwire::internals::KIND_FULL,
+        bloomwire::format::VERSION,
+        bloomwire::format::KIND_FULL,
         0,
         1,
         0,

@@ -4,8 +4,8 @@
 //! The heaviest check, a filter of 10^9 bits, is ignored by default:
 //! `cargo test --release --all-features --test chunks -- --ignored`.
 
-use bloomwire::internals::fmix64;
-use bloomwire::internals::{chunk_count, CHUNK_FROM_BITS};
+use bloomwire::filter::hashing::fmix64;
+use bloomwire::format::{chunk_count, CHUNK_FROM_BITS};
 use bloomwire::theory::entropy;
 use bloomwire::{
     BitArray, BitCoding, BloomFilter, Chunking, Coding, Decoded, Encoder, FrameView, HashFamily,

@@ -2,7 +2,7 @@
 //! smallest frame the crate can make (every coding tried), the dense coding's size against
 //! the entropy, and the positional coding in frames: full, chunked, by range, and as a delta.
 
-use bloomwire::internals::fmix64;
+use bloomwire::filter::hashing::fmix64;
 use bloomwire::{
     decode, BitCoding, Chunking, Coding, Decoded, Encoder, FrameView, Limits, Receiver,
 };
@@ -160,34 +160,6 @@ fn positional_deltas_apply() {
     rx.receive(&full.to_bytes()).unwrap();
     rx.receive(&delta.to_bytes()).unwrap();
     assert_eq!(rx.filter(), Some(&next));
-}
-
-#[test]
-fn the_default_encoder_codes_a_filter_once() {
-    // From empty to full, the paper's filter among them: one payload coded per frame
-    // (the prediction chooses, the chosen coding codes), and the prediction is the coding
-    // the frame carries.
-    for (m, p1) in [
-        (140_000, 0.133),
-        (8_000_000, 0.5),
-        (8_000_000, 0.1),
-        (1_000_000, 0.01),
-        (1_000_000, 0.001),
-        (100_000, 0.0),
-        (100_000, 1.0),
-    ] {
-        let f = filter_with(random_bits(m, p1, m));
-        let before = bloomwire::internals::payloads_coded();
-        let frame = Encoder::new().encode(&f).unwrap();
-        assert_eq!(
-            bloomwire::internals::payloads_coded() - before,
-            1,
-            "m {m} p1 {p1}: {}",
-            frame.coding()
-        );
-        let back = decode::<Decoded>(&frame.to_bytes(), &Limits::default()).unwrap();
-        assert_eq!(back.filter, f);
-    }
 }
 
 #[test]

@@ -20,7 +20,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use bloomwire::internals::{FLAG_TAGGED, TAG_LEN};
+use bloomwire::format::{FLAG_TAGGED, TAG_LEN};
 use bloomwire::{
     decode, BitCoding, BloomFilter, Coding, Encoder, Error, FrameHeader, FrameKey, HashFamily,
     Limits, Message, Params, Verifier,

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use bloomwire::internals::histogram_entropy;
+use bloomwire::theory::histogram_entropy;
 use bloomwire::{
     decode, BloomFilter, Coding, CounterCoding, CounterTable, CountingBloomFilter, Decoded,
     Encoder, Error, FrameView, HashCount, HashFamily, Layout, Limits, Message, Params, Receiver,

@@ -6,7 +6,7 @@
 //! (small) effect of deriving k indexes from two hashes. Run with `--nocapture` to see the
 //! figures next to the asymptotic formulas.
 
-use bloomwire::internals::block_sizes;
+use bloomwire::filter::block_sizes;
 use bloomwire::{
     theory, BaseHash, BloomFilter, HashCount, HashFamily, IndexScheme, Layout, Params,
 };

@@ -157,7 +157,7 @@ fn paper_case_sizes_match_the_entropy_bound() {
         let bound = 140_000.0 * entropy(p_hat) / 8.0;
         // Known p: within 8 bytes of m H(p_hat) / 8 plus the header and checksum, every trial.
         for frame in [&k, &s] {
-            let overhead = (frame.header().header_len + bloomwire::internals::CHECKSUM_LEN) as f64;
+            let overhead = (frame.header().header_len + bloomwire::format::CHECKSUM_LEN) as f64;
             let excess = frame.encoded_len() as f64 - overhead - bound;
             assert!(
                 excess <= 8.0,

@@ -2,7 +2,7 @@
 //! library's bits carried as they are, full and delta, with queries refused; metadata bytes
 //! carried, checked against the limit before anything is copied.
 
-use bloomwire::internals::FLAG_METADATA;
+use bloomwire::format::FLAG_METADATA;
 use bloomwire::{
     decode, BaseHash, BitArray, BitCoding, BloomFilter, CountingBloomFilter, Decoded, Encoder,
     Error, FrameView, HashFamily, IndexScheme, Layout, Limits, Message, Params, Receiver, Sender,

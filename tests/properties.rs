@@ -5,7 +5,7 @@
 
 use std::collections::VecDeque;
 
-use bloomwire::internals::{put_varint, varint_len};
+use bloomwire::format::{put_varint, varint_len};
 use bloomwire::{
     decode, decode_buf, decode_prefix, BaseHash, BitArray, BitCoding, BloomFilter, Coding, Decoded,
     Encoder, Error, FrameHeader, HashCount, HashFamily, IndexScheme, Layout, Limits, Message,

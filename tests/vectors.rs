@@ -98,7 +98,7 @@ fn accept_vectors_decode_to_their_manifests() {
             Message::CountingDelta(d) => {
                 let width = d.header.counter_width.unwrap();
                 assert_eq!(
-                    sha256_hex(&bloomwire::internals::pack_counters(&d.xor, width)),
+                    sha256_hex(&bloomwire::filter::counting::pack_counters(&d.xor, width)),
                     manifest["counters_sha256"],
                     "{name}"
                 );
@@ -197,7 +197,7 @@ fn reject_vectors_fail_with_the_named_error() {
             // A delta that decodes, refused by a receiver holding `apply_to`.
             Some(base) => {
                 let base = read(".", base.as_str().unwrap());
-                if base[6] == bloomwire::internals::FILTER_TYPE_COUNTING {
+                if base[6] == bloomwire::format::FILTER_TYPE_COUNTING {
                     let mut receiver = Receiver::<CountingBloomFilter>::new(Limits::default());
                     receiver.receive(&base).unwrap();
                     let before = receiver.filter().cloned();

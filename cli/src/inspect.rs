@@ -2,7 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use bloomwire::internals::{histogram_entropy, CHECKSUM_LEN, KIND_DELTA, KIND_FULL, VERSION};
+use bloomwire::format::{CHECKSUM_LEN, KIND_DELTA, KIND_FULL, VERSION};
+use bloomwire::theory::histogram_entropy;
 use bloomwire::{
     theory, BaseHash, BitArray, BloomFilter, FrameHeader, FrameKind, IndexScheme, Layout, Limits,
     Message,
@@ -187,7 +188,7 @@ fn fill_fpr(filter: &BloomFilter) -> f64 {
         }
         Layout::Blocks { ks } => {
             let mut start = 0;
-            bloomwire::internals::block_sizes(params.m())
+            bloomwire::filter::block_sizes(params.m())
                 .zip(ks)
                 .map(|(size, k)| {
                     let f = theory::fpr_given_p(k.to_f64(), p(start, size));
@@ -243,7 +244,7 @@ fn siphash_key(k0: u64, k1: u64) -> String {
 fn blocks(header: &FrameHeader) -> Option<Vec<(u64, f64)>> {
     match header.params.layout() {
         Layout::Blocks { ks } => Some(
-            bloomwire::internals::block_sizes(header.params.m())
+            bloomwire::filter::block_sizes(header.params.m())
                 .zip(ks)
                 .map(|(size, k)| (size, k.to_f64()))
                 .collect(),

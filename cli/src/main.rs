@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::OnceLock;
 
-use bloomwire::internals::{CHECKSUM_LEN, MAX_HEADER_LEN, MAX_M};
+use bloomwire::filter::MAX_M;
+use bloomwire::format::{CHECKSUM_LEN, MAX_HEADER_LEN};
 use bloomwire::{
     BloomFilter, Chunking, CounterCoding, CountingBloomFilter, Encoder, Error, Frame, FrameHeader,
     Limits, Message, Params,

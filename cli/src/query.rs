@@ -6,7 +6,7 @@ use std::cmp::Ordering;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 
-use bloomwire::internals::{max_header_len, CHECKSUM_LEN, TAG_LEN};
+use bloomwire::format::{max_header_len, CHECKSUM_LEN, TAG_LEN};
 use bloomwire::{Error, FrameHeader, FrameKind, FrameView, Tag};
 
 use crate::keys::{self, KeySource};

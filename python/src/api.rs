@@ -579,9 +579,9 @@ pub fn decode_counting(input: &[u8], limits: &DecodeLimits) -> Res<Counting> {
 #[derive(Debug, Clone)]
 pub enum Delta {
     /// The XOR of two generations' bits.
-    Bits(bloomwire::Delta<BloomFilter>),
+    Bits(bloomwire::Delta),
     /// The counter-wise XOR of two generations' counters.
-    Counters(bloomwire::Delta<CountingBloomFilter>),
+    Counters(bloomwire::Delta<Vec<u8>>),
 }
 
 impl Delta {
@@ -615,7 +615,7 @@ impl Delta {
         match self {
             Delta::Bits(d) => d.xor.to_bytes(),
             Delta::Counters(d) => {
-                bloomwire::internals::pack_counters(&d.xor, d.header.counter_width.unwrap_or(8))
+                bloomwire::filter::counting::pack_counters(&d.xor, d.header.counter_width.unwrap_or(8))
             }
         }
     }

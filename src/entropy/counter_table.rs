@@ -5,7 +5,7 @@
 use crate::error::{invalid, Result};
 
 /// The total of a [`CounterTable`]'s frequencies: `2^16`.
-pub const TABLE_TOTAL: u32 = 1 << 16;
+pub(crate) const TABLE_TOTAL: u32 = 1 << 16;
 
 /// The known-distribution model of counter values: frequencies `f(0) .. f(t-1)` summing to
 /// `2^16`, `f(t-1) > 0`, values `t` and above (and values with `f(v) = 0`) impossible.

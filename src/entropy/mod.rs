@@ -30,33 +30,37 @@
 // Below the codings: what they share.
 pub(crate) mod codec;
 pub(crate) mod counter_table;
-pub mod model;
+pub(crate) mod model;
 pub(crate) mod range_coder;
 pub(crate) mod symbol_lookup;
 
 // The codings, one folder each, in wire id order.
 pub(crate) mod arithmetic;
-pub mod counters;
+pub(crate) mod counters;
 pub(crate) mod dense;
 pub(crate) mod interleaved;
+// Public only to the fuzz checks, benchmarks and vector generator (feature `internals`).
+#[cfg_attr(not(feature = "internals"), allow(unreachable_pub))]
 pub mod positional;
 pub(crate) mod raw;
 pub(crate) mod small;
 pub(crate) mod symbols;
 
 // Above the codings: the table, and payloads in chunks.
-pub mod chunks;
+pub(crate) mod chunks;
 pub(crate) mod coding;
 
 /// Why a payload did not decode. The frame layer adds the byte offset.
 pub(crate) type PayloadError = &'static str;
 
 /// A payload decoded: the words, or why not.
+#[cfg(any(test, feature = "internals"))]
 pub type Decoded = Result<Vec<u64>, PayloadError>;
 
 /// One result per kernel of a coding, each with the kernel's name: the portable one first,
 /// then every one this CPU runs (for the tests and the fuzz target `kernel_twins`, which
 /// require them all equal: the same payload, or the same words or the same error).
+#[cfg(any(test, feature = "internals"))]
 pub type ByKernel<T> = Vec<(&'static str, T)>;
 
 /// The last check of a coder whose symbols span `m`'s end (codings 8 and 9 code whole

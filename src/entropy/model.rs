@@ -20,23 +20,23 @@ use core::num::NonZeroU32;
 use constriction::stream::model::{EncoderModel, EntropyModel};
 
 /// Precision of the per-bit models: probabilities are multiples of `2^-16`.
-pub const BIT_PRECISION: usize = 16;
+pub(crate) const BIT_PRECISION: usize = 16;
 
 /// Precision of the multi-bit symbol models: frequencies sum to `2^24`.
-pub const SYMBOL_PRECISION: usize = 24;
+pub(crate) const SYMBOL_PRECISION: usize = 24;
 
 const BIT_TOTAL: u32 = 1 << BIT_PRECISION;
 const SYMBOL_TOTAL: u32 = 1 << SYMBOL_PRECISION;
 
 /// The bit model with `P(0) = q0 / 2^16`, `q0` in `1..=65535`: how `q0` is chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum KnownP {}
+pub(crate) enum KnownP {}
 
 impl KnownP {
     /// The quantized zero probability nearest to `p0`, clamped to `1..=65535`; a NaN (a
     /// probability computed from degenerate inputs) gives `2^15`, p = 1/2, so that no
     /// caller can put the invalid `q0 = 0` in a frame.
-    pub fn quantize(p0: f64) -> u16 {
+    pub(crate) fn quantize(p0: f64) -> u16 {
         if p0.is_nan() {
             return 1 << 15;
         }
@@ -46,7 +46,7 @@ impl KnownP {
 
     /// The quantized probability measured on a bit array: `round(zeros * 2^16 / m)`,
     /// computed in integers and clamped to `1..=65535`.
-    pub fn measured(zeros: u64, m: u64) -> u16 {
+    pub(crate) fn measured(zeros: u64, m: u64) -> u16 {
         let q = (u128::from(zeros) * u128::from(BIT_TOTAL) + u128::from(m / 2)) / u128::from(m);
         q.clamp(1, u128::from(BIT_TOTAL - 1)) as u16
     }
@@ -58,7 +58,7 @@ impl KnownP {
 /// division once the total passes `2^16`: each update moves the numerator by 0 or `2^16` and
 /// the denominator by 1, so the quotient moves by at most one step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Adaptive {
+pub(crate) struct Adaptive {
     c0: u64,
     c1: u64,
     /// `floor(C0 * 2^16 / (C0 + C1))`.
@@ -83,7 +83,7 @@ impl Adaptive {
     ///
     /// It is at most `2^16 - 1` because `C1 >= 1`.
     #[inline]
-    pub fn q0(&self) -> u32 {
+    pub(crate) fn q0(&self) -> u32 {
         (self.quotient as u32).max(1)
     }
 
@@ -95,7 +95,7 @@ impl Adaptive {
 
     /// Count a coded bit.
     #[inline]
-    pub fn update(&mut self, bit: bool) {
+    pub(crate) fn update(&mut self, bit: bool) {
         self.c1 += u64::from(bit);
         self.c0 += u64::from(!bit);
         let total = self.c0 + self.c1;

@@ -65,13 +65,10 @@ pub enum BaseHash {
 
 impl BaseHash {
     /// Wire id of xxHash64.
-    #[doc(hidden)]
     pub const XXH64_ID: u8 = 1;
     /// Wire id of SipHash-2-4.
-    #[doc(hidden)]
     pub const SIPHASH24_ID: u8 = 2;
     /// Wire id of the opaque family.
-    #[doc(hidden)]
     pub const OPAQUE_ID: u8 = 0;
 
     /// The id this base hash has in frame headers.

@@ -42,13 +42,10 @@ pub enum Layout {
 
 impl Layout {
     /// Wire id of the standard layout.
-    #[doc(hidden)]
     pub const STANDARD_ID: u8 = 0;
     /// Wire id of the partitioned layout.
-    #[doc(hidden)]
     pub const PARTITIONED_ID: u8 = 1;
     /// Wire id of the variably-sized block layout.
-    #[doc(hidden)]
     pub const BLOCKS_ID: u8 = 2;
 
     /// The layout's id in frame headers (the "filter type").

@@ -142,10 +142,8 @@ impl Verifier {
 /// [`Verifier`] (limits and a key). Sealed.
 pub trait Checks: sealed::Sealed {
     /// The limits.
-    #[doc(hidden)]
     fn limits(&self) -> &Limits;
     /// The key, if frames must be tagged with it.
-    #[doc(hidden)]
     fn key(&self) -> Option<&FrameKey>;
 }
 

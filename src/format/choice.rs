@@ -192,3 +192,47 @@ impl Settings {
         fallback
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::filter::bits::BitArray;
+    use crate::filter::hashing::{fmix64, HashFamily};
+    use crate::filter::{BloomFilter, Params};
+    use crate::format::{decode, Decoded, Encoder, Limits};
+
+    #[test]
+    fn the_default_encoder_codes_a_filter_once() {
+        // From empty to full, the paper's filter among them: one payload coded per frame
+        // (the prediction chooses, the chosen coding codes), and the prediction is the
+        // coding the frame carries.
+        for (m, p1) in [
+            (140_000u64, 0.133),
+            (8_000_000, 0.5),
+            (8_000_000, 0.1),
+            (1_000_000, 0.01),
+            (1_000_000, 0.001),
+            (100_000, 0.0),
+            (100_000, 1.0),
+        ] {
+            let threshold = (p1 * 2f64.powi(64)).min(u64::MAX as f64) as u64;
+            let mut bits = BitArray::new(m);
+            for i in 0..m {
+                if fmix64(m ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15)) < threshold || p1 >= 1.0 {
+                    bits.set(i);
+                }
+            }
+            let params = Params::standard(m, 1, HashFamily::default()).unwrap();
+            let f = BloomFilter::from_parts(params, bits, 0).unwrap();
+            let before = super::super::encoder::payloads_coded();
+            let frame = Encoder::new().encode(&f).unwrap();
+            assert_eq!(
+                super::super::encoder::payloads_coded() - before,
+                1,
+                "m {m} p1 {p1}: {}",
+                frame.coding()
+            );
+            let back = decode::<Decoded>(&frame.to_bytes(), &Limits::default()).unwrap();
+            assert_eq!(back.filter, f);
+        }
+    }
+}

@@ -17,6 +17,7 @@ use super::header::FrameHeader;
 use super::ids::{Coding, FrameKind};
 use super::kind::Filter;
 
+#[cfg(test)]
 std::thread_local! {
     /// Payloads coded by this thread's encoders (whole filters or deltas, chunked or not).
     static FRAMES_CODED: core::cell::Cell<u64> = const { core::cell::Cell::new(0) };
@@ -24,8 +25,8 @@ std::thread_local! {
 
 /// How many payloads the encoders of the calling thread have coded so far: the test that
 /// the default encoder codes a filter once reads it before and after.
-#[doc(hidden)]
-pub fn payloads_coded() -> u64 {
+#[cfg(test)]
+pub(super) fn payloads_coded() -> u64 {
     FRAMES_CODED.with(|c| c.get())
 }
 
@@ -45,9 +46,8 @@ pub enum PSource {
 }
 
 /// What an [`Encoder`] was told, whatever the filter kind.
-#[doc(hidden)]
 #[derive(Debug, Clone, Default)]
-pub struct Settings {
+pub(crate) struct Settings {
     pub(super) coding: Option<Coding>,
     pub(super) p_source: PSource,
     pub(super) budget: Option<usize>,
@@ -325,6 +325,7 @@ impl Settings {
         let bits = body.bits;
         let q0 = coding.has_q0().then(|| self.q0(body, zeros));
         let shift = self.chunk_shift(bits, coding, zeros);
+        #[cfg(test)]
         FRAMES_CODED.with(|c| c.set(c.get() + 1));
         let payload = match shift {
             Some(shift) => {

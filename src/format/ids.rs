@@ -47,7 +47,6 @@ impl FrameKind {
 
     /// Bytes of the sequencing fields a frame of this kind and generation carries: the
     /// generation, and for a delta its base generation and the two digests.
-    #[doc(hidden)]
     pub fn sequence_len(&self, generation: u64) -> usize {
         varint_len(generation)
             + match self {

@@ -36,13 +36,17 @@ mod limits;
 mod message;
 mod view;
 
+pub use crate::entropy::chunks::{
+    chunk_count, default_chunk_shift, CHUNK_FROM_BITS, MAX_CHUNK_SHIFT, MIN_CHUNK_SHIFT,
+};
 pub use crate::entropy::codec::{WORK_SHIFT, WORK_SLACK};
+pub use crate::wire::{put_varint, varint_len, MAX_VARINT_LEN};
 pub(crate) use auth::FLAGS_OFFSET;
 pub use auth::{Checks, FrameKey, Tag, Verifier, FLAG_TAGGED, TAG_LEN};
 pub use checked::CheckedFrame;
 pub(crate) use decode::{check_whole, message_of};
 pub use decode::{decode, decode_buf, decode_prefix, Decodable};
-pub use encoder::{payloads_coded, Chunking, Encoder, PSource};
+pub use encoder::{Chunking, Encoder, PSource};
 pub(crate) use encoder::{DeltaStep, Settings};
 pub use frame::Frame;
 pub use header::{
@@ -50,7 +54,7 @@ pub use header::{
 };
 pub use ids::{
     BitCoding, Coding, CounterCoding, FrameKind, CHECKSUM_LEN, FILTER_TYPE_COUNTING, FLAG_CHUNKED,
-    FLAG_METADATA, KIND_DELTA, KIND_FULL, MAGIC, VERSION,
+    FLAG_METADATA, FLAG_RESTART, KIND_DELTA, KIND_FULL, MAGIC, VERSION,
 };
 pub use kind::Filter;
 pub use limits::Limits;

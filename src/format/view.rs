@@ -121,7 +121,6 @@ impl<'a> FrameView<'a> {
     /// the header, the chunk table and the chunks decoded from it are read, so a reader
     /// that keeps a large frame on disk passes a zeroed buffer (whose pages the system
     /// does not commit until written) holding just those bytes.
-    #[doc(hidden)]
     pub fn parse_verified_elsewhere(input: &'a [u8], limits: &Limits) -> Result<Self> {
         let header = FrameHeader::parse(input, limits)?;
         if input.len() < header.frame_len() {
@@ -241,7 +240,6 @@ impl<'a> FrameView<'a> {
     /// Where chunk `i`'s coded bytes are, as offsets from the frame's first byte: for a
     /// reader that keeps a large frame on disk and reads only the chunks it decodes, with
     /// [`FrameView::decode_chunk_from`] (the program's chunk-wise `query` does).
-    #[doc(hidden)]
     pub fn chunk_byte_range(&self, i: usize) -> Result<core::ops::Range<usize>> {
         let range = self.chunk_range(i)?;
         let start = self.header.header_len;
@@ -250,7 +248,6 @@ impl<'a> FrameView<'a> {
 
     /// [`FrameView::decode_chunk_into`] from the chunk's coded bytes given apart (`bytes`
     /// are the frame's bytes at [`FrameView::chunk_byte_range`]).
-    #[doc(hidden)]
     pub fn decode_chunk_from(&self, i: usize, bytes: &[u8], out: &mut [u64]) -> Result<()> {
         let range = self.chunk_byte_range(i)?;
         if bytes.len() != range.len() {

@@ -14,7 +14,7 @@
 //! Both enforce the limits on partial input: a header that claims more than the limits allow
 //! is an error as soon as the field has arrived, and the read buffer never grows beyond the
 //! frame's limit-checked length. Nor does it grow on a claim alone: while a frame is
-//! incomplete the codec reserves at most [`RESERVE_STEP`] bytes more, so a peer that sends a
+//! incomplete the codec reserves at most [`FramingCodec::RESERVE_STEP`] bytes more, so a peer that sends a
 //! header claiming a large payload and then nothing holds no more than that of the
 //! receiver's memory.
 //!
@@ -50,9 +50,6 @@ use bytes::BytesMut;
 use crate::error::Error;
 use crate::format::{CheckedFrame, Frame, FrameKey, Limits, Message, Verifier};
 
-/// The most bytes a decoder reserves at once for an incomplete frame.
-pub const RESERVE_STEP: usize = 1 << 16;
-
 /// Errors of the codecs: a bad frame, or the transport's I/O error.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -76,6 +73,11 @@ pub struct FramingCodec {
 }
 
 impl FramingCodec {
+    /// The most bytes a decoder reserves at once for an incomplete frame: a peer that sends
+    /// a header claiming a large payload and then nothing holds no more of the receiver's
+    /// memory than this beyond what it sent.
+    pub const RESERVE_STEP: usize = 1 << 16;
+
     /// A codec that checks frames against `limits`.
     pub fn new(limits: Limits) -> Self {
         FramingCodec {
@@ -108,7 +110,7 @@ impl tokio_util::codec::Decoder for FramingCodec {
             Err(Error::Incomplete { needed }) => {
                 // `needed` is bounded by the limit-checked header fields, but it is only a
                 // claim until the bytes arrive: reserve in steps.
-                src.reserve(needed.min(RESERVE_STEP));
+                src.reserve(needed.min(FramingCodec::RESERVE_STEP));
                 Ok(None)
             }
             Err(e) => Err(e.into()),

@@ -57,7 +57,7 @@
 
 pub(crate) mod change;
 #[cfg(feature = "tokio")]
-pub mod codec;
+pub(crate) mod codec;
 pub(crate) mod delta;
 mod receiver;
 mod sender;

@@ -52,7 +52,10 @@
 use arbitrary::{Arbitrary, Unstructured};
 use bytes::Buf;
 
-use bloomwire::internals::{FLAG_TAGGED, K_FRAC_BITS, MAX_COUNTER_BITS, MAX_K, MAX_M, TAG_LEN};
+use bloomwire::filter::counting::MAX_COUNTER_BITS;
+use bloomwire::filter::rational::{K_FRAC_BITS, MAX_K};
+use bloomwire::filter::MAX_M;
+use bloomwire::format::{FLAG_TAGGED, TAG_LEN};
 use bloomwire::optimizer::{LayoutKind, Optimizer, SizeModel, TailBound};
 use bloomwire::{
     decode, decode_buf, decode_prefix, BaseHash, BitCoding, BloomFilter, Chunking, Coding,
@@ -170,8 +173,8 @@ fn packed_bytes(m: u64) -> usize {
 /// value that fills its counters).
 pub fn frame_work(m: u64, bytes: u64) -> u64 {
     bytes
-        .saturating_add(bloomwire::internals::WORK_SLACK)
-        .saturating_mul(1 << bloomwire::internals::WORK_SHIFT)
+        .saturating_add(bloomwire::format::WORK_SLACK)
+        .saturating_mul(1 << bloomwire::format::WORK_SHIFT)
         .saturating_add(m.div_ceil(64))
 }
 
@@ -231,7 +234,7 @@ pub fn check_decoder<T>(
                 let longer: Vec<u8> = (0..input.len() + needed - 1)
                     .map(|i| match input.get(i) {
                         Some(&b) => b,
-                        None => bloomwire::internals::MAGIC.get(i).copied().unwrap_or(0xA5),
+                        None => bloomwire::format::MAGIC.get(i).copied().unwrap_or(0xA5),
                     })
                     .collect();
                 assert_eq!(
@@ -873,8 +876,8 @@ fn receiver_stream_bytes(data: &[u8], meter: &dyn Meter) {
             Err(Error::Incomplete { .. }) => break,
             Err(_) => {
                 let next = rest[1..]
-                    .windows(bloomwire::internals::MAGIC.len())
-                    .position(|w| w == bloomwire::internals::MAGIC);
+                    .windows(bloomwire::format::MAGIC.len())
+                    .position(|w| w == bloomwire::format::MAGIC);
                 match next {
                     Some(i) => rest = &rest[1 + i..],
                     None => break,
@@ -1410,7 +1413,7 @@ pub fn seeds(vectors: &std::path::Path) -> std::io::Result<Vec<(&'static str, St
     for len in [16usize, 64, 256, 1024] {
         let bytes: Vec<u8> = (0..len)
             .map(|_| {
-                x = bloomwire::internals::fmix64(x.wrapping_add(0x9E37_79B9_7F4A_7C15));
+                x = bloomwire::filter::hashing::fmix64(x.wrapping_add(0x9E37_79B9_7F4A_7C15));
                 x as u8
             })
             .collect();
@@ -1571,7 +1574,7 @@ mod tests {
         for len in [0usize, 1, 7, 40, 300, 2000] {
             let data: Vec<u8> = (0..len)
                 .map(|_| {
-                    x = bloomwire::internals::fmix64(x.wrapping_add(0x9E37_79B9_7F4A_7C15));
+                    x = bloomwire::filter::hashing::fmix64(x.wrapping_add(0x9E37_79B9_7F4A_7C15));
                     x as u8
                 })
                 .collect();

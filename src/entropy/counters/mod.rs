@@ -63,7 +63,7 @@ pub(crate) const ADAPTIVE: Codec = Codec {
 };
 
 /// What [`AdaptiveCounters`] adds to a counter's count each time it is coded.
-pub const ADAPTIVE_INCREMENT: u32 = 32;
+pub(crate) const ADAPTIVE_INCREMENT: u32 = 32;
 
 /// The value the adaptive decoder decoded last and where its interval starts: the first
 /// value it tries (one comparison for each counter of a run of equal values).
@@ -76,36 +76,26 @@ struct Recent {
 const BLOCK: usize = 16;
 
 /// The largest total [`AdaptiveCounters`] lets its counts reach before halving them.
-pub const ADAPTIVE_LIMIT: u32 = 1 << 22;
+pub(crate) const ADAPTIVE_LIMIT: u32 = 1 << 22;
 
 /// The adaptive model of counter values (coding 5): counts `C(v) = 1` for every value
 /// `0 .. 2^b - 1` at first; a value is coded with `C(v)` out of `T = sum C`, then `C(v)`
 /// grows by [`ADAPTIVE_INCREMENT`]; when `T` passes [`ADAPTIVE_LIMIT`] every count is
 /// halved, rounding up.
 #[derive(Debug, Clone)]
-pub struct AdaptiveCounters {
+pub(crate) struct AdaptiveCounters {
     counts: Vec<u32>,
     total: u32,
 }
 
 impl AdaptiveCounters {
     /// The model for counters of `width` bits (1 to 8).
-    pub fn new(width: u8) -> Self {
+    pub(crate) fn new(width: u8) -> Self {
         let n = 1usize << width.clamp(1, 8);
         AdaptiveCounters {
             counts: vec![1; n],
             total: n as u32,
         }
-    }
-
-    /// The current total `T`.
-    pub fn total(&self) -> u32 {
-        self.total
-    }
-
-    /// The current count of value `v`.
-    pub fn count(&self, v: u8) -> u32 {
-        self.counts[usize::from(v)]
     }
 
     #[inline]
@@ -161,7 +151,7 @@ impl AdaptiveCounters {
 
     /// Count a coded value.
     #[inline]
-    pub fn update(&mut self, v: u8) {
+    pub(crate) fn update(&mut self, v: u8) {
         self.counts[usize::from(v)] += ADAPTIVE_INCREMENT;
         self.total += ADAPTIVE_INCREMENT;
         if self.total > ADAPTIVE_LIMIT {
@@ -259,23 +249,6 @@ pub(crate) fn decode_adaptive(
     Ok(out)
 }
 
-/// Empirical entropy of a histogram, in bits per counter.
-pub fn histogram_entropy(histogram: &[u64]) -> f64 {
-    let m: u64 = histogram.iter().sum();
-    if m == 0 {
-        return 0.0;
-    }
-    let m = m as f64;
-    histogram
-        .iter()
-        .filter(|&&h| h != 0)
-        .map(|&h| {
-            let p = h as f64 / m;
-            -p * p.log2()
-        })
-        .sum()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -349,7 +322,7 @@ mod tests {
         let m = 200_000;
         let c = counters(m, 4, 9);
         let h = histogram(&c, 4);
-        let bound = histogram_entropy(&h) * m as f64 / 8.0;
+        let bound = crate::theory::histogram_entropy(&h) * m as f64 / 8.0;
         let table = CounterTable::from_histogram(&h, 4).unwrap();
         let known = encode_known(&c, &table).unwrap().len() as f64;
         let adaptive = encode_adaptive(&c, 4).len() as f64;

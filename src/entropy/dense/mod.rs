@@ -30,7 +30,9 @@
 
 use crate::entropy::codec::{per_byte_bound, BitCodec, BitDecoder, Codec, CHUNK_BYTES};
 use crate::entropy::model::cross_entropy_bits;
-use crate::entropy::{ByKernel, Decoded, PayloadError};
+use crate::entropy::PayloadError;
+#[cfg(any(test, feature = "internals"))]
+use crate::entropy::{ByKernel, Decoded};
 
 // The SIMD kernels of this coding, each behind runtime feature detection and held to the
 // scalar code here by the tests and the fuzz target `kernel_twins`.
@@ -136,6 +138,7 @@ pub(crate) enum Kernel {
 }
 
 impl Kernel {
+    #[cfg(any(test, feature = "internals"))]
     /// Every kernel this CPU runs, the scalar one first and the fastest last.
     pub(crate) fn available() -> Vec<Kernel> {
         let mut all = vec![Kernel::Scalar];
@@ -165,6 +168,7 @@ impl Kernel {
         Kernel::Scalar
     }
 
+    #[cfg(any(test, feature = "internals"))]
     /// Its name, for the tests' and the fuzz checks' messages.
     pub(crate) fn name(self) -> &'static str {
         match self {
@@ -665,6 +669,7 @@ fn decode_with(
     final_checks(&x, pos, payload, m, out)
 }
 
+#[cfg(any(test, feature = "internals"))]
 /// The payload of coding 8 for the first `m` bits of `words` (`ceil(m / 64)` words, bits
 /// past `m` zero) with the model of `q0` (at least 1): for fuzzing and benches.
 pub fn encode_payload(words: &[u64], m: u64, q0: u16) -> Vec<u8> {
@@ -673,6 +678,7 @@ pub fn encode_payload(words: &[u64], m: u64, q0: u16) -> Vec<u8> {
     out
 }
 
+#[cfg(any(test, feature = "internals"))]
 /// The coding-8 payloads of the first `m` bits of `words` by each encoder this CPU runs,
 /// the scalar one first, `q0` at least 1: all must be equal.
 pub fn encode_kernels(words: &[u64], m: u64, q0: u16) -> ByKernel<Vec<u8>> {
@@ -687,6 +693,7 @@ pub fn encode_kernels(words: &[u64], m: u64, q0: u16) -> ByKernel<Vec<u8>> {
         .collect()
 }
 
+#[cfg(any(test, feature = "internals"))]
 /// A coding-8 payload of `m` bits decoded with the model of `q0` (at least 1), by the
 /// fastest decoder this CPU has: for benches.
 pub fn decode_payload(payload: &[u8], m: u64, q0: u16) -> Result<Vec<u64>, &'static str> {
@@ -694,6 +701,7 @@ pub fn decode_payload(payload: &[u8], m: u64, q0: u16) -> Result<Vec<u64>, &'sta
     decode(payload, m, &DecModel::new(q0.max(1)), &mut out).map(|()| out)
 }
 
+#[cfg(any(test, feature = "internals"))]
 /// A payload of `m` bits decoded by each decoder this CPU runs, the scalar one first, `q0`
 /// at least 1: all results must be equal, words or error.
 pub fn decode_kernels(payload: &[u8], m: u64, q0: u16) -> ByKernel<Decoded> {

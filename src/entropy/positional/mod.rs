@@ -306,6 +306,7 @@ pub fn encode(words: &[u64], m: u64, out: &mut Vec<u8>) {
     encode_positions(&positions, params, out);
 }
 
+#[cfg(any(test, feature = "internals"))]
 /// [`encode`] with given parameters.
 ///
 /// # Panics
@@ -405,6 +406,7 @@ pub fn ones(words: &[u64], m: u64) -> Vec<u64> {
     out
 }
 
+#[cfg(any(test, feature = "internals"))]
 /// Counts the one bits among the first `m` bits of `words`.
 pub fn count_ones(words: &[u64], m: u64) -> u64 {
     let full = (m / 64) as usize;
@@ -599,6 +601,7 @@ fn finish(x: &[u64], rd: &Reader) -> Result<(), PayloadError> {
     Ok(())
 }
 
+#[cfg(any(test, feature = "internals"))]
 /// Validates a payload without writing anything; returns the number of one bits.
 pub fn check(payload: &[u8], m: u64) -> Result<u64, PayloadError> {
     for_each_one(payload, m, |_| {})

@@ -26,7 +26,9 @@
 
 use crate::entropy::codec::{per_byte_bound, BitCodec, BitDecoder, Codec};
 use crate::entropy::model::{cross_entropy_bits, nibble_excess_bits, nibble_frequencies};
-use crate::entropy::{ByKernel, Decoded, PayloadError};
+use crate::entropy::PayloadError;
+#[cfg(any(test, feature = "internals"))]
+use crate::entropy::{ByKernel, Decoded};
 
 // The BMI2 build of this coding's encoder and decoder, chosen at run time and held to the
 // portable code here by the tests and the fuzz target `kernel_twins`.
@@ -406,6 +408,7 @@ pub(crate) fn decode_portable(
     crate::entropy::check_past_m(out, m)
 }
 
+#[cfg(any(test, feature = "internals"))]
 /// The coding-9 payloads of the first `m` bits of `words` by the portable encoder and, where
 /// the CPU has BMI2, by the BMI2 one, `q0` at least 1: all must be equal.
 pub fn encode_kernels(words: &[u64], m: u64, q0: u16) -> ByKernel<Vec<u8>> {
@@ -422,6 +425,7 @@ pub fn encode_kernels(words: &[u64], m: u64, q0: u16) -> ByKernel<Vec<u8>> {
     all
 }
 
+#[cfg(any(test, feature = "internals"))]
 /// A payload of `m` bits decoded by the portable decoder (its table built portably) and,
 /// where the CPU has BMI2, by the BMI2 one (its table built with BMI2), `q0` at least 1:
 /// all results must be equal, words or error.

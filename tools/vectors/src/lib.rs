@@ -10,8 +10,9 @@
 
 use std::path::{Path, PathBuf};
 
+use bloomwire::filter::counting::pack_counters;
+use bloomwire::format::{put_varint, varint_len, FLAG_TAGGED, TAG_LEN};
 use bloomwire::internals::positional::{self, GapParams};
-use bloomwire::internals::{pack_counters, put_varint, varint_len, FLAG_TAGGED, TAG_LEN};
 use bloomwire::{
     BaseHash, BitArray, BitCoding, BloomFilter, Chunking, Coding, CounterCoding,
     CountingBloomFilter, Encoder, Frame, FrameKey, FrameKind, HashCount, HashFamily, IndexScheme,
@@ -682,7 +683,7 @@ fn opaque_generations() -> [BloomFilter; 2] {
     let params = Params::standard(4096, 7, HashFamily::opaque()).expect("valid");
     let mut bits = BitArray::new(4096);
     for i in 0..4096u64 {
-        if bloomwire::internals::fmix64(i) & 1 == 1 {
+        if bloomwire::filter::hashing::fmix64(i) & 1 == 1 {
             bits.set(i);
         }
     }

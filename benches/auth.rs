@@ -71,10 +71,7 @@ fn main() {
     let mut c = Criterion::default()
         .with_measurement(CpuTime)
         .configure_from_args();
-    let limits = Limits {
-        max_m: 1 << 28,
-        ..Limits::default()
-    };
+    let limits = Limits::new().max_m(1 << 28);
     let verifier = Verifier::new(FrameKey::new(KEY), limits);
     let mut rows = Vec::new();
     for (name, frame) in frames() {

@@ -39,10 +39,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "coding", "bytes", "vs raw", "vs bound", "enc ms", "dec ms"
     );
 
-    let limits = Limits {
-        max_m: m.max(Limits::default().max_m),
-        ..Limits::default()
-    };
+    let limits = Limits::new().max_m(m.max(Limits::default().max_m));
     for coding in BitCoding::ALL {
         let t = Instant::now();
         let frame = Encoder::new().encode_with(&filter, coding).unwrap();

@@ -88,7 +88,7 @@ pub use format::{
     CounterCoding, Decodable, Decoded, Delta, Encoder, Filter, Frame, FrameHeader, FrameKey,
     FrameKind, FrameView, Limits, Message, PSource, Tag, Verifier,
 };
-pub use optimizer::{Optimizer, Plan, PlanCoding};
+pub use optimizer::{Optimizer, Plan};
 #[cfg(feature = "tokio")]
 pub use stream::codec::{CodecError, FrameCodec, FramingCodec};
 pub use stream::{Receiver, Sender, Update};

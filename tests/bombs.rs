@@ -4,7 +4,7 @@
 //!
 //! Default limits (`Limits::default()`): m up to 2^28 bits, k up to 64, payloads up to
 //! 2^26 bytes. A receiver that expects larger filters raises them, e.g.
-//! `Limits { max_m: 1 << 33, ..Default::default() }`; the decoder then allocates up to
+//! `Limits::new().max_m(1 << 33)`; the decoder then allocates up to
 //! twice the packed size of the largest m it accepts.
 
 use bloomwire::format::{put_varint, MAGIC};
@@ -161,20 +161,14 @@ fn a_frame_within_the_limits_allocates_in_proportion_to_m_only() {
         if matches!(coding, BitCoding::Adaptive | BitCoding::KnownP) {
             assert!(bytes.len() < 64, "{coding}: {} bytes", bytes.len());
         }
-        let limits = Limits {
-            max_m: m,
-            ..Limits::default()
-        };
+        let limits = Limits::new().max_m(m);
         let (result, peak, _) = peak_during(|| decode::<Message>(&bytes, &limits));
         result.unwrap();
         let packed = (m / 8) as usize;
         assert!(peak >= packed, "{coding}: {peak}");
         assert!(peak <= 2 * packed + (1 << 17), "{coding}: {peak} bytes");
         // One bit fewer in the limit and the same frame is refused up front.
-        let tight = Limits {
-            max_m: m - 1,
-            ..limits
-        };
+        let tight = Limits::new().max_m(m - 1);
         let (result, peak, _) = peak_during(|| decode::<Message>(&bytes, &tight));
         assert!(matches!(
             result,

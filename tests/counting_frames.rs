@@ -390,10 +390,7 @@ fn bad_input_gets_typed_errors() {
         Err(Error::UnexpectedFilterType { got: 0, .. })
     ));
     // m is checked against the caller's limit before the counters are allocated.
-    let small = Limits {
-        max_m: 99,
-        ..Limits::default()
-    };
+    let small = Limits::new().max_m(99);
     assert!(matches!(
         decode::<Decoded<CountingBloomFilter>>(&wire, &small),
         Err(Error::LimitExceeded { field: "m", .. })

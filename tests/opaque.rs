@@ -171,10 +171,7 @@ fn metadata_round_trips_and_is_checked_against_the_limit() {
     let message: Message = decode(&wire, &Limits::default()).unwrap();
     assert_eq!(message.to_frame().unwrap().to_bytes(), wire);
     // One byte over the limit: refused at the length field, before the bytes are read.
-    let tight = Limits {
-        max_metadata: 4095,
-        ..Limits::default()
-    };
+    let tight = Limits::new().max_metadata(4095);
     let offset = wire.len() - 4 - plain.payload().len();
     let err = decode::<Message>(&wire[..30], &tight).unwrap_err();
     assert!(

@@ -4,7 +4,8 @@
 //! bits, asymptotic p) through the same search code as real frames. Each printed figure is
 //! asserted to the printed precision after recomputing it from the formulas.
 
-use bloomwire::optimizer::{LayoutKind, Optimizer, PlanCoding, SizeModel, TailBound};
+use bloomwire::optimizer::{LayoutKind, Optimizer, SizeModel, TailBound};
+use bloomwire::BitCoding;
 use bloomwire::{BloomFilter, Encoder, Error, HashCount, Layout, Limits, Plan};
 use bloomwire_testkit::SplitMix64;
 
@@ -85,7 +86,7 @@ fn tables_one_to_three() {
         for &(m, kk, zn, f) in rows {
             let plan = ideal(kk, 1.0, m).plan(N, budget(z)).unwrap();
             row(&plan, m, zn, f);
-            assert_eq!(plan.coding, PlanCoding::KnownP);
+            assert_eq!(plan.coding, BitCoding::KnownP);
         }
         // The uncompressed column: the best raw filter within the same budget.
         let plan = Optimizer::new()
@@ -298,7 +299,7 @@ fn simulate(plan: &Plan, trials: u32, seed: u64) -> Sim {
         for _ in 0..n {
             f.insert(rng.next_key());
         }
-        let frame = encoder.encode_with(&f, plan.coding.into()).unwrap();
+        let frame = encoder.encode_with(&f, plan.coding).unwrap();
         let bytes = frame.encoded_len() as f64;
         if bytes > plan.worst_case_bytes as f64 {
             overflows += 1;
@@ -486,7 +487,7 @@ fn constraints_are_respected() {
     let plan = Optimizer::new().plan(20, 40).unwrap();
     let raw = plan.uncompressed.unwrap();
     assert!(plan.false_positive_rate <= raw.false_positive_rate);
-    if plan.coding == PlanCoding::Raw {
+    if plan.coding == BitCoding::Raw {
         assert_eq!((plan.m(), plan.k()), (raw.m, raw.k));
     }
 }
@@ -522,10 +523,7 @@ fn plans_stay_within_the_receivers_limits() {
             // payload is above max_payload too.
             let per_key = needed as f64 / 20e6;
             assert!((49.5..50.5).contains(&per_key), "{per_key}");
-            let raised = Limits {
-                max_m: needed,
-                ..defaults
-            };
+            let raised = Limits::new().max_m(needed);
             assert_eq!(
                 Optimizer::new()
                     .limits(raised)
@@ -536,11 +534,7 @@ fn plans_stay_within_the_receivers_limits() {
                     limit: defaults.max_payload
                 })
             );
-            let raised = Limits {
-                max_m: needed,
-                max_payload: needed.div_ceil(8),
-                ..defaults
-            };
+            let raised = Limits::new().max_m(needed).max_payload(needed.div_ceil(8));
             let plan = Optimizer::new()
                 .limits(raised)
                 .plan_for_fpr(20_000_000, 1e-9)
@@ -562,10 +556,7 @@ fn plans_stay_within_the_receivers_limits() {
         Err(Error::PlanExceedsLimits { name: "max_m", .. })
     ));
     // The limits' payload bound: a raw payload of at most max_payload bytes.
-    let small = Limits {
-        max_payload: 1 << 10,
-        ..defaults
-    };
+    let small = Limits::new().max_payload(1 << 10);
     let plan = Optimizer::new().limits(small).plan(100, 1 << 20).unwrap();
     assert!(plan.m() <= 8 << 10);
 }
@@ -590,10 +581,10 @@ fn plans_report_the_receivers_memory() {
 #[test]
 fn a_raw_plan_is_an_uncompressed_filter() {
     let plan = Optimizer::new()
-        .coding(PlanCoding::Raw)
+        .coding(BitCoding::Raw)
         .plan_for_fpr(4_097, 1e-4)
         .unwrap();
-    assert_eq!(plan.coding, PlanCoding::Raw);
+    assert_eq!(plan.coding, BitCoding::Raw);
     assert_eq!(plan.k(), k(13));
     assert!(plan.false_positive_rate <= 1e-4);
     let m_per_n = plan.m() as f64 / 4_097.0;
@@ -602,13 +593,13 @@ fn a_raw_plan_is_an_uncompressed_filter() {
     assert_eq!(plan.receiver_bytes, plan.m().div_ceil(8));
     // The same budget plan: raw and within the budget.
     let plan = Optimizer::new()
-        .coding(PlanCoding::Raw)
+        .coding(BitCoding::Raw)
         .plan(4_097, 10_000)
         .unwrap();
-    assert_eq!(plan.coding, PlanCoding::Raw);
+    assert_eq!(plan.coding, BitCoding::Raw);
     assert!(plan.worst_case_bytes <= 10_000);
     // A compressed coding asked for is the plan's coding.
-    for coding in [PlanCoding::Adaptive, PlanCoding::KnownP] {
+    for coding in [BitCoding::Adaptive, BitCoding::KnownP] {
         let plan = Optimizer::new()
             .coding(coding)
             .plan_for_fpr(4_097, 1e-4)

@@ -150,6 +150,7 @@ fn accept_vectors_decode_to_their_manifests() {
                 );
                 Box::new(move |k| result.contains(k))
             }
+            other => panic!("{name}: a message of no known kind: {other:?}"),
         };
         for list in ["member_keys", "other_keys"] {
             for k in manifest[list].as_array().unwrap() {

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use bloomwire::optimizer::{LayoutKind, PlanCoding};
+use bloomwire::optimizer::LayoutKind;
 use bloomwire::{
     theory, BaseHash, BitCoding, BloomFilter, Chunking, CountingBloomFilter, HashFamily,
     IndexScheme, Optimizer, Params,
@@ -11,7 +11,8 @@ use clap::ValueEnum;
 
 use crate::keys::{self, KeySource};
 use crate::progress::Progress;
-use crate::{parse_hex, write_output, AnyFilter, Context, Failure, Result};
+use crate::{parse_hex, write_output, Context, Failure, Result};
+use bloomwire::AnyFilter;
 
 /// Build a filter from a file of keys and write it as a frame.
 ///
@@ -190,7 +191,7 @@ pub fn run(args: &Args) -> Result<()> {
     if args.coding == CodingArg::Raw {
         // A raw frame carries ceil(m/8) bytes: plan the uncompressed filter, not a sparse
         // one sized for a coder.
-        optimizer = optimizer.coding(PlanCoding::Raw);
+        optimizer = optimizer.coding(BitCoding::Raw);
     }
     let mut filter = match args.counting {
         None => {
@@ -228,14 +229,14 @@ pub fn run(args: &Args) -> Result<()> {
     }
 
     progress.stage("encoding", None, "");
-    let frame = filter
-        .encode(
-            args.coding,
-            args.chunks.chunking(),
-            args.budget_bytes,
-            args.generation,
-        )
-        .context("cannot encode the filter")?;
+    let frame = crate::encode(
+        &filter,
+        args.coding,
+        args.chunks.chunking(),
+        args.budget_bytes,
+        args.generation,
+    )
+    .context("cannot encode the filter")?;
     let bytes = frame.to_bytes();
     progress.finish();
 

@@ -9,7 +9,8 @@ use bloomwire::{
 
 use crate::build::{ChunkArg, CodingArg};
 use crate::inspect::layout_name;
-use crate::{decode_full, decode_message, write_output, AnyFilter, Failure, Result};
+use crate::{decode_full, decode_message, write_output, Failure, Result};
+use bloomwire::AnyFilter;
 
 /// Write the delta frame that turns one full frame into another of the same parameters.
 ///
@@ -170,9 +171,14 @@ pub fn apply(args: &ApplyArgs) -> Result<()> {
     {
         return Err(counting_coding());
     }
-    let frame = result
-        .encode(args.coding, args.chunks.chunking(), None, header.generation)
-        .map_err(|e| Failure(format!("cannot encode the result: {e}")))?;
+    let frame = crate::encode(
+        &result,
+        args.coding,
+        args.chunks.chunking(),
+        None,
+        header.generation,
+    )
+    .map_err(|e| Failure(format!("cannot encode the result: {e}")))?;
     let bytes = frame.to_bytes();
     write_output(&args.output, &bytes)?;
     eprintln!(

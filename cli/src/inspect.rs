@@ -113,6 +113,7 @@ pub fn run(args: &Args) -> Result<()> {
                 let width = delta.header.counter_width.expect("a counting frame");
                 report.fill = Some(Fill::of_counters(&delta.xor, width));
             }
+            Ok(_) => report.problem = Some("a frame of a kind this program does not know".into()),
             Err(e) => report.problem = Some(e.to_string()),
         }
     }

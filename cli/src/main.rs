@@ -14,8 +14,8 @@ use std::sync::OnceLock;
 use bloomwire::filter::MAX_M;
 use bloomwire::format::{CHECKSUM_LEN, MAX_HEADER_LEN};
 use bloomwire::{
-    BloomFilter, Chunking, CounterCoding, CountingBloomFilter, Encoder, Error, Frame, FrameHeader,
-    Limits, Message, Params,
+    AnyFilter, Chunking, CounterCoding, CountingBloomFilter, Decoded, Encoder, Error, Frame,
+    FrameHeader, Limits, Message,
 };
 use clap::{Parser, Subcommand};
 
@@ -136,11 +136,7 @@ fn set_limits(max_m: u64, max_payload: u64) -> Result<()> {
             "--max-m {max_m}: must be in 1..={MAX_M} (the format's largest m)"
         )));
     }
-    let limits = Limits {
-        max_m,
-        max_payload,
-        ..Limits::default()
-    };
+    let limits = Limits::new().max_m(max_m).max_payload(max_payload);
     LIMITS.set(limits).expect("set once, before any command");
     Ok(())
 }
@@ -172,71 +168,36 @@ pub fn read_frame_file(path: &Path) -> Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// A filter read from a file: a Bloom filter or a counting filter.
-pub enum AnyFilter {
-    /// Filter types 0 to 2.
-    Bloom(BloomFilter),
-    /// Filter type 3.
-    Counting(CountingBloomFilter),
-}
-
-impl AnyFilter {
-    /// Whether the filter may contain `key`.
-    pub fn contains(&self, key: impl AsRef<[u8]>) -> bool {
-        match self {
-            AnyFilter::Bloom(f) => f.contains(key),
-            AnyFilter::Counting(f) => f.contains(key),
-        }
-    }
-
-    /// Insert a key.
-    pub fn insert(&mut self, key: impl AsRef<[u8]>) {
-        match self {
-            AnyFilter::Bloom(f) => f.insert(key),
-            AnyFilter::Counting(f) => f.insert(key),
-        }
-    }
-
-    /// The filter's parameters.
-    pub fn params(&self) -> &Params {
-        match self {
-            AnyFilter::Bloom(f) => f.params(),
-            AnyFilter::Counting(f) => f.params(),
-        }
-    }
-
-    /// A full frame of the filter carrying `generation`: `coding` and `chunking` for a
-    /// Bloom filter (for a counting filter auto or raw, never chunked), within `budget`
-    /// bytes if given.
-    pub fn encode(
-        &self,
-        coding: build::CodingArg,
-        chunking: Chunking,
-        budget: Option<u64>,
-        generation: u64,
-    ) -> bloomwire::Result<Frame> {
-        let budget = budget.map(|b| usize::try_from(b).unwrap_or(usize::MAX));
-        match self {
-            AnyFilter::Bloom(f) => {
-                let mut encoder = Encoder::new().chunking(chunking);
-                if let Some(coding) = coding.coding() {
-                    encoder = encoder.coding(coding);
-                }
-                if let Some(budget) = budget {
-                    encoder = encoder.budget(budget);
-                }
-                encoder.encode_generation(f, generation)
+/// A full frame of `filter` carrying `generation`: `coding` and `chunking` for a Bloom filter
+/// (for a counting filter auto or raw, never chunked), within `budget` bytes if given.
+pub fn encode(
+    filter: &AnyFilter,
+    coding: build::CodingArg,
+    chunking: Chunking,
+    budget: Option<u64>,
+    generation: u64,
+) -> bloomwire::Result<Frame> {
+    let budget = budget.map(|b| usize::try_from(b).unwrap_or(usize::MAX));
+    match filter {
+        AnyFilter::Bloom(f) => {
+            let mut encoder = Encoder::new().chunking(chunking);
+            if let Some(coding) = coding.coding() {
+                encoder = encoder.coding(coding);
             }
-            AnyFilter::Counting(f) => {
-                let mut encoder = Encoder::<CountingBloomFilter>::new();
-                if coding == build::CodingArg::Raw {
-                    encoder = encoder.coding(CounterCoding::Raw);
-                }
-                if let Some(budget) = budget {
-                    encoder = encoder.budget(budget);
-                }
-                encoder.encode_generation(f, generation)
+            if let Some(budget) = budget {
+                encoder = encoder.budget(budget);
             }
+            encoder.encode_generation(f, generation)
+        }
+        AnyFilter::Counting(f) => {
+            let mut encoder = Encoder::<CountingBloomFilter>::new();
+            if coding == build::CodingArg::Raw {
+                encoder = encoder.coding(CounterCoding::Raw);
+            }
+            if let Some(budget) = budget {
+                encoder = encoder.budget(budget);
+            }
+            encoder.encode_generation(f, generation)
         }
     }
 }
@@ -248,13 +209,10 @@ pub fn decode_file(path: &Path) -> Result<AnyFilter> {
 
 /// Decode the one full frame a file holds, with its header.
 pub fn decode_full(path: &Path) -> Result<(AnyFilter, FrameHeader)> {
-    match decode_message(path)? {
-        Message::Full(d) => Ok((AnyFilter::Bloom(d.filter), d.header)),
-        Message::Counting(d) => Ok((AnyFilter::Counting(d.filter), d.header)),
-        Message::Delta(_) | Message::CountingDelta(_) => {
-            Err(frame_error(path, Error::UnexpectedDelta))
-        }
-    }
+    let bytes = read_frame_file(path)?;
+    let decoded: Decoded<AnyFilter> =
+        bloomwire::decode(&bytes, &limits()).map_err(|e| frame_error(path, e))?;
+    Ok((decoded.filter, decoded.header))
 }
 
 /// Decode the one frame a file holds, full or delta.

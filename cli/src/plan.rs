@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use bloomwire::optimizer::PlanCoding;
+use bloomwire::BitCoding;
 use bloomwire::{theory, Optimizer, Plan};
 use clap::ValueEnum;
 use plotters::prelude::*;
@@ -59,12 +59,12 @@ enum PlanCodingArg {
     KnownP,
 }
 
-impl From<PlanCodingArg> for PlanCoding {
+impl From<PlanCodingArg> for BitCoding {
     fn from(c: PlanCodingArg) -> Self {
         match c {
-            PlanCodingArg::Raw => PlanCoding::Raw,
-            PlanCodingArg::Adaptive => PlanCoding::Adaptive,
-            PlanCodingArg::KnownP => PlanCoding::KnownP,
+            PlanCodingArg::Raw => BitCoding::Raw,
+            PlanCodingArg::Adaptive => BitCoding::Adaptive,
+            PlanCodingArg::KnownP => BitCoding::KnownP,
         }
     }
 }

@@ -207,12 +207,7 @@ pub fn default_limits() -> (u64, u32, u64) {
 
 /// Limits from their three values.
 pub fn limits(max_m: u64, max_k: u32, max_payload: u64) -> DecodeLimits {
-    Limits {
-        max_m,
-        max_k,
-        max_payload,
-        ..Limits::default()
-    }
+    Limits::new().max_m(max_m).max_k(max_k).max_payload(max_payload)
 }
 
 /// xxHash64 with a seed, or keyed SipHash-2-4; enhanced double hashing (the crate's
@@ -675,6 +670,12 @@ pub fn decode_any(input: &[u8], limits: &DecodeLimits) -> Res<Decoded> {
         Message::Counting(d) => Decoded::Full(AnyFilter::Counting(d.filter)),
         Message::Delta(d) => Decoded::Delta(Delta::Bits(d)),
         Message::CountingDelta(d) => Decoded::Delta(Delta::Counters(d)),
+        other => {
+            return Err(Failure::new(
+                "InvalidParameter",
+                format!("a frame of no kind this package knows: {other:?}"),
+            ))
+        }
     })
 }
 
@@ -753,20 +754,10 @@ pub struct UpdateInfo {
 }
 
 fn update_info(u: Update) -> UpdateInfo {
-    match u {
-        Update::Full {
-            generation,
-            skipped,
-        } => UpdateInfo {
-            full: true,
-            generation,
-            skipped,
-        },
-        Update::Delta { generation } => UpdateInfo {
-            full: false,
-            generation,
-            skipped: 0,
-        },
+    UpdateInfo {
+        full: u.is_full(),
+        generation: u.generation(),
+        skipped: u.skipped(),
     }
 }
 

@@ -15,10 +15,6 @@
 //! * [`nibble_frequencies`]: the same rule on 4-bit symbols at a small precision (codings 8
 //!   and 9), for coders whose tables have one entry per slot.
 
-use core::num::NonZeroU32;
-
-use constriction::stream::model::{EncoderModel, EntropyModel};
-
 /// Precision of the per-bit models: probabilities are multiples of `2^-16`.
 pub(crate) const BIT_PRECISION: usize = 16;
 
@@ -123,8 +119,7 @@ impl Adaptive {
 /// Symbol `v` stands for `width` consecutive filter bits, bit `j` of `v` being the `j`-th bit
 /// (the wire bit order, so a whole byte symbol is the packed byte itself).
 #[derive(Debug, Clone)]
-pub struct SymbolTable {
-    width: u32,
+pub(crate) struct SymbolTable {
     /// `cum[v]` = sum of the frequencies of symbols below `v`; `cum[2^width] = 2^24`.
     cum: Vec<u32>,
 }
@@ -137,7 +132,7 @@ impl SymbolTable {
     /// `max(1, floor(weight * 2^24 / 2^(16 * width)))`; then the first symbol of largest
     /// frequency absorbs `2^24 - sum` (positive or negative) so the frequencies sum to
     /// `2^24`.
-    pub fn new(q0: u16, width: u32) -> Option<Self> {
+    pub(crate) fn new(q0: u16, width: u32) -> Option<Self> {
         if q0 == 0 || !(1..=8).contains(&width) {
             return None;
         }
@@ -176,12 +171,7 @@ impl SymbolTable {
             cum.push(acc);
         }
         debug_assert_eq!(acc, SYMBOL_TOTAL);
-        Some(SymbolTable { width, cum })
-    }
-
-    /// Bits per symbol.
-    pub fn width(&self) -> u32 {
-        self.width
+        Some(SymbolTable { cum })
     }
 
     /// `cum(v)` for `v` in `0..=2^width`: the frequencies of the symbols below `v`, summed
@@ -191,7 +181,8 @@ impl SymbolTable {
     }
 
     /// The frequency of symbol `v` out of `2^24`.
-    pub fn frequency(&self, v: usize) -> u32 {
+    #[cfg(test)]
+    pub(crate) fn frequency(&self, v: usize) -> u32 {
         self.cum[v + 1] - self.cum[v]
     }
 
@@ -204,20 +195,26 @@ impl SymbolTable {
     }
 }
 
-impl EntropyModel<SYMBOL_PRECISION> for &SymbolTable {
+// The model as constriction's coders take it: the reference the tests hold coding 3 to.
+#[cfg(test)]
+impl constriction::stream::model::EntropyModel<SYMBOL_PRECISION> for &SymbolTable {
     type Symbol = usize;
     type Probability = u32;
 }
 
-impl EncoderModel<SYMBOL_PRECISION> for &SymbolTable {
+#[cfg(test)]
+impl constriction::stream::model::EncoderModel<SYMBOL_PRECISION> for &SymbolTable {
     #[inline]
     fn left_cumulative_and_probability(
         &self,
         symbol: impl core::borrow::Borrow<usize>,
-    ) -> Option<(u32, NonZeroU32)> {
+    ) -> Option<(u32, core::num::NonZeroU32)> {
         let v = *symbol.borrow();
         let left = *self.cum.get(v)?;
-        Some((left, NonZeroU32::new(*self.cum.get(v + 1)? - left)?))
+        Some((
+            left,
+            core::num::NonZeroU32::new(*self.cum.get(v + 1)? - left)?,
+        ))
     }
 }
 

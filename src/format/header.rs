@@ -18,6 +18,7 @@ use super::limits::Limits;
 
 /// A parsed frame header.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct FrameHeader {
     /// Full filter or delta.
     pub kind: FrameKind,

@@ -18,10 +18,14 @@ use crate::filter::MAX_M;
 /// receiver that expects larger filters raises the limits:
 ///
 /// ```
-/// let limits = bloomwire::Limits { max_m: 1 << 33, ..Default::default() };
-/// assert_eq!(limits.max_k, 64);
+/// let limits = bloomwire::Limits::new().max_m(1 << 33);
+/// assert_eq!((limits.max_m, limits.max_k), (1 << 33, 64));
 /// ```
+///
+/// The fields are read directly and set with the builder methods of the same names (the
+/// struct is `#[non_exhaustive]`: later releases add limits).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Limits {
     /// Largest m (bits) accepted; at most [`MAX_M`].
     pub max_m: u64,
@@ -35,6 +39,13 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
+        Limits::new()
+    }
+}
+
+impl Limits {
+    /// The default limits (see above).
+    pub const fn new() -> Self {
         Limits {
             max_m: 1 << 28,
             max_k: 64,
@@ -42,16 +53,38 @@ impl Default for Limits {
             max_metadata: 1 << 12,
         }
     }
-}
 
-impl Limits {
     /// The hard limits of the format: anything a conforming encoder may write.
-    pub fn unlimited() -> Self {
+    pub const fn unlimited() -> Self {
         Limits {
             max_m: MAX_M,
             max_k: MAX_K,
             max_payload: u64::MAX,
             max_metadata: u64::MAX,
         }
+    }
+
+    /// These limits with the largest m (bits, or counters) accepted.
+    pub const fn max_m(mut self, max_m: u64) -> Self {
+        self.max_m = max_m;
+        self
+    }
+
+    /// These limits with the largest `ceil(k)` accepted.
+    pub const fn max_k(mut self, max_k: u32) -> Self {
+        self.max_k = max_k;
+        self
+    }
+
+    /// These limits with the largest payload accepted, in bytes.
+    pub const fn max_payload(mut self, max_payload: u64) -> Self {
+        self.max_payload = max_payload;
+        self
+    }
+
+    /// These limits with the largest application metadata field accepted, in bytes.
+    pub const fn max_metadata(mut self, max_metadata: u64) -> Self {
+        self.max_metadata = max_metadata;
+        self
     }
 }

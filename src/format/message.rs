@@ -44,6 +44,7 @@ impl<X> Delta<X> {
 
 /// Any decoded frame.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Message {
     /// A full Bloom filter.
     Full(Decoded<BloomFilter>),

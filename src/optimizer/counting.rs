@@ -33,6 +33,7 @@ use crate::error::{invalid, Error, Result};
 use crate::filter::counting::packed_len;
 use crate::filter::rational::HashCount;
 use crate::filter::Params;
+use crate::format::BitCoding;
 use crate::theory;
 
 /// The smallest mean counter value `k n / m` a counting plan uses (m at most `2^10 k n`).
@@ -219,14 +220,14 @@ impl Optimizer {
                 + 2.0
         };
         let worst_payload = coded_payload_bytes(base + margin, 5.0);
-        let header = frame(super::PlanCoding::Adaptive, worst_payload) - worst_payload;
+        let header = frame(BitCoding::Adaptive, worst_payload) - worst_payload;
         let packed = packed_len(m, width) as f64;
         CountingEval {
             entropy_bits: bits,
             saturated,
             expected: header + coded_payload_bytes(base, 2.0),
             worst: header + worst_payload,
-            packed: frame(super::PlanCoding::Raw, packed),
+            packed: frame(BitCoding::Raw, packed),
         }
     }
 }

@@ -126,6 +126,7 @@ pub use size::frame_bytes;
 
 use crate::filter::rational::HashCount;
 use crate::filter::{Layout, Params};
+use crate::format::BitCoding;
 
 /// Default probability with which a worst-case frame may still overflow its budget.
 pub const DEFAULT_EPSILON: f64 = 1e-6;
@@ -141,52 +142,6 @@ pub const DEFAULT_EPSILON: f64 = 1e-6;
 /// `ln 2 * m/n + 1` unless [`Optimizer::mirror_k`] allows more. 16 covers the uncompressed
 /// optimum up to about 23 bits per element.
 pub const DEFAULT_MAX_K: u32 = 16;
-
-/// How a planned frame's payload is coded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum PlanCoding {
-    /// The bit array as is, `ceil(m/8)` bytes.
-    Raw,
-    /// Arithmetic coding with an adaptive model (counts start at one), no parameter sent.
-    Adaptive,
-    /// Arithmetic coding with a fixed p quantised to 16 bits and sent in the header.
-    KnownP,
-}
-
-/// The encoder's coding for a plan's: [`Encoder::coding`](crate::Encoder::coding) takes it.
-///
-/// ```
-/// use bloomwire::optimizer::{Optimizer, PlanCoding};
-/// use bloomwire::{BitCoding, BloomFilter, Encoder};
-/// let plan = Optimizer::new().plan(10_000, 10_000).unwrap();
-/// assert_eq!(BitCoding::from(PlanCoding::KnownP), BitCoding::KnownP);
-/// let mut f = BloomFilter::new(plan.params.clone());
-/// for i in 0..10_000u32 {
-///     f.insert(i.to_le_bytes());
-/// }
-/// let frame = Encoder::new().coding(plan.coding.into()).encode(&f).unwrap();
-/// assert!(frame.encoded_len() <= 10_000);
-/// ```
-impl From<PlanCoding> for crate::format::BitCoding {
-    fn from(c: PlanCoding) -> Self {
-        match c {
-            PlanCoding::Raw => crate::format::BitCoding::Raw,
-            PlanCoding::Adaptive => crate::format::BitCoding::Adaptive,
-            PlanCoding::KnownP => crate::format::BitCoding::KnownP,
-        }
-    }
-}
-
-impl fmt::Display for PlanCoding {
-    /// The names of the matching [`BitCoding`](crate::BitCoding)s: `raw`, `adaptive`, `known-p`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            PlanCoding::Raw => "raw",
-            PlanCoding::Adaptive => "adaptive",
-            PlanCoding::KnownP => "known-p",
-        })
-    }
-}
 
 /// Which size model the optimizer plans with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -244,7 +199,7 @@ pub struct Plan {
     /// The filter's parameters (m, layout with k, hash family).
     pub params: Params,
     /// How to code the payload.
-    pub coding: PlanCoding,
+    pub coding: BitCoding,
     /// For a delta plan, the fraction c of keys that change between updates.
     pub changed: Option<f64>,
     /// Expected frame bytes (the ideal model: `m H(p) / 8`).
@@ -433,11 +388,8 @@ mod tests {
                 for i in 0..m / 14 {
                     f.insert(i.to_le_bytes());
                 }
-                for plan in [PlanCoding::Raw, PlanCoding::Adaptive, PlanCoding::KnownP] {
-                    // A plan names its coding as the frame does.
-                    let coding = BitCoding::from(plan);
-                    assert_eq!(plan.to_string(), coding.to_string());
-                    let frame = Encoder::new().encode_with(&f, coding).unwrap();
+                for plan in [BitCoding::Raw, BitCoding::Adaptive, BitCoding::KnownP] {
+                    let frame = Encoder::new().encode_with(&f, plan).unwrap();
                     let payload = frame.header().payload_len as u64;
                     assert_eq!(
                         frame_bytes(f.params(), f.n(), plan, payload),

@@ -3,10 +3,11 @@
 
 use super::search::check_changed;
 use super::size::Sent;
-use super::{LayoutKind, Plan, PlanCoding, SizeModel, TailBound, DEFAULT_EPSILON, DEFAULT_MAX_K};
+use super::{LayoutKind, Plan, SizeModel, TailBound, DEFAULT_EPSILON, DEFAULT_MAX_K};
 use crate::error::Result;
 use crate::filter::hashing::HashFamily;
 use crate::filter::rational::HashCount;
+use crate::format::BitCoding;
 use crate::format::Limits;
 
 /// Plans m and k for a transmission budget or a false positive target.
@@ -15,12 +16,13 @@ use crate::format::Limits;
 /// settings are reported as [`Error::InvalidParameter`].
 ///
 /// ```
-/// use bloomwire::optimizer::{Optimizer, PlanCoding};
+/// use bloomwire::optimizer::Optimizer;
+/// use bloomwire::BitCoding;
 ///
 /// // One million keys in at most 1 MB (8 bits per element) on the wire, real frames.
 /// let plan = Optimizer::new().plan(1_000_000, 1_000_000).unwrap();
 /// assert!(plan.worst_case_bytes <= 1_000_000);
-/// assert_ne!(plan.coding, PlanCoding::Raw);
+/// assert_ne!(plan.coding, BitCoding::Raw);
 /// let raw = plan.uncompressed.unwrap();
 /// assert!(plan.false_positive_rate < 0.9 * raw.false_positive_rate);
 /// ```
@@ -28,7 +30,7 @@ use crate::format::Limits;
 pub struct Optimizer {
     pub(super) max_m: Option<u64>,
     pub(super) limits: Limits,
-    pub(super) coding: Option<PlanCoding>,
+    pub(super) coding: Option<BitCoding>,
     pub(super) mirror_k: bool,
     pub(super) m_step: u64,
     pub(super) power_of_two_m: bool,
@@ -93,7 +95,7 @@ impl Optimizer {
     /// // 20 million keys at f = 1e-9 need more than the 2^28 bits a default receiver takes.
     /// let err = Optimizer::new().plan_for_fpr(20_000_000, 1e-9).unwrap_err();
     /// assert!(matches!(err, Error::PlanExceedsLimits { name: "max_m", .. }));
-    /// let limits = Limits { max_m: 1 << 31, max_payload: 1 << 28, ..Limits::default() };
+    /// let limits = Limits::new().max_m(1 << 31).max_payload(1 << 28);
     /// let plan = Optimizer::new().limits(limits).plan_for_fpr(20_000_000, 1e-9).unwrap();
     /// assert!(plan.m() > 1 << 28 && plan.m() <= 1 << 31);
     /// // The default plan for 20 million keys at 1% stays within the default limits.
@@ -105,18 +107,23 @@ impl Optimizer {
     }
 
     /// Plan for this coding only. Without it the plan takes the smallest of the arithmetic
-    /// codings and the raw filter; with [`PlanCoding::Raw`] it plans an uncompressed filter
-    /// (`ceil(m/8)` payload bytes, k about `ln 2 * m/n`).
+    /// codings and the raw filter; with [`BitCoding::Raw`] it plans an uncompressed filter
+    /// (`ceil(m/8)` payload bytes, k about `ln 2 * m/n`). The plans size raw, adaptive and
+    /// known-p frames, whose worst case they bound; another coding is
+    /// [`Error::InvalidParameter`](crate::Error::InvalidParameter) when a plan is asked for
+    /// (the other codings' frames come within their margins of these, and the encoder
+    /// checks a budget frame by frame).
     ///
     /// ```
-    /// use bloomwire::optimizer::{Optimizer, PlanCoding};
+    /// use bloomwire::optimizer::Optimizer;
+    /// use bloomwire::BitCoding;
     ///
-    /// let plan = Optimizer::new().coding(PlanCoding::Raw).plan_for_fpr(4_097, 1e-4).unwrap();
-    /// assert_eq!(plan.coding, PlanCoding::Raw);
+    /// let plan = Optimizer::new().coding(BitCoding::Raw).plan_for_fpr(4_097, 1e-4).unwrap();
+    /// assert_eq!(plan.coding, BitCoding::Raw);
     /// assert!(plan.worst_case_bytes < 10_000); // 19.2 bits a key, k = 13
     /// assert_eq!(plan.receiver_bytes, plan.m().div_ceil(8));
     /// ```
-    pub fn coding(mut self, coding: PlanCoding) -> Self {
+    pub fn coding(mut self, coding: BitCoding) -> Self {
         self.coding = Some(coding);
         self
     }

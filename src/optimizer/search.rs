@@ -1,10 +1,11 @@
 //! The search over m and k for a budget or a false positive target.
 
 use super::options::Optimizer;
-use super::{LayoutKind, Plan, PlanCoding, SizeModel, TailBound, Uncompressed};
+use super::{LayoutKind, Plan, SizeModel, TailBound, Uncompressed};
 use crate::error::{invalid, Error, Result};
 use crate::filter::rational::{HashCount, K_FRAC_BITS};
 use crate::filter::{Layout, Params, MAX_M};
+use crate::format::BitCoding;
 use crate::format::Limits;
 use crate::theory::entropy;
 
@@ -19,22 +20,22 @@ use super::size::{
 pub(super) struct Eval {
     pub(super) fpr: f64,
     /// (coding, expected bytes, worst-case bytes), the arithmetic codings first.
-    pub(super) sizes: [(PlanCoding, f64, f64); 3],
+    pub(super) sizes: [(BitCoding, f64, f64); 3],
 }
 
 impl Eval {
-    fn raw(&self) -> (PlanCoding, f64, f64) {
+    fn raw(&self) -> (BitCoding, f64, f64) {
         self.sizes[2]
     }
 
     /// The compressed coding with the least expected size among those that fit `budget`
     /// (or among all when `budget` is `None`), preferring known p on ties.
-    /// With `only`, that coding alone (none for [`PlanCoding::Raw`]).
+    /// With `only`, that coding alone (none for [`BitCoding::Raw`]).
     fn best_compressed(
         &self,
         budget: Option<f64>,
-        only: Option<PlanCoding>,
-    ) -> Option<(PlanCoding, f64, f64)> {
+        only: Option<BitCoding>,
+    ) -> Option<(BitCoding, f64, f64)> {
         self.sizes[..2]
             .iter()
             .filter(|s| only.is_none_or(|c| c == s.0))
@@ -49,7 +50,7 @@ impl Eval {
 pub(super) struct Candidate {
     m: u64,
     k: HashCount,
-    coding: PlanCoding,
+    coding: BitCoding,
     expected: f64,
     worst: f64,
     fpr: f64,
@@ -57,6 +58,15 @@ pub(super) struct Candidate {
 
 impl Optimizer {
     pub(super) fn check(&self, n: u64) -> Result<()> {
+        if let Some(c) = self
+            .coding
+            .filter(|c| !matches!(c, BitCoding::Raw | BitCoding::Adaptive | BitCoding::KnownP))
+        {
+            return Err(invalid(
+                "coding",
+                format!("plans size raw, adaptive and known-p frames, not {c}"),
+            ));
+        }
         if n == 0 {
             return Err(invalid("n", "a plan needs at least one key"));
         }
@@ -228,9 +238,9 @@ impl Optimizer {
             return Eval {
                 fpr,
                 sizes: [
-                    (PlanCoding::KnownP, b, b),
-                    (PlanCoding::Adaptive, b, b),
-                    (PlanCoding::Raw, mf / 8.0, mf / 8.0),
+                    (BitCoding::KnownP, b, b),
+                    (BitCoding::Adaptive, b, b),
+                    (BitCoding::Raw, mf / 8.0, mf / 8.0),
                 ],
             };
         }
@@ -260,13 +270,13 @@ impl Optimizer {
             let header = frame(coding, worst) - worst;
             (coding, header + expected, header + worst)
         };
-        let raw = frame(PlanCoding::Raw, raw_bytes as f64);
+        let raw = frame(BitCoding::Raw, raw_bytes as f64);
         Eval {
             fpr,
             sizes: [
-                arith(PlanCoding::KnownP, 0.0),
-                arith(PlanCoding::Adaptive, learning),
-                (PlanCoding::Raw, raw, raw),
+                arith(BitCoding::KnownP, 0.0),
+                arith(BitCoding::Adaptive, learning),
+                (BitCoding::Raw, raw, raw),
             ],
         }
     }
@@ -355,7 +365,7 @@ impl Optimizer {
                 k_field_bytes(self.layout, m, k),
                 n,
                 sent,
-                PlanCoding::Raw,
+                BitCoding::Raw,
                 m.div_ceil(8),
             ) as f64,
         };
@@ -514,7 +524,7 @@ impl Optimizer {
         better: impl Fn(&Candidate, &Candidate) -> bool,
     ) -> Option<Candidate> {
         match (self.coding, best, best_raw) {
-            (Some(PlanCoding::Raw), _, r) => r,
+            (Some(BitCoding::Raw), _, r) => r,
             (Some(_), c, _) => c,
             (None, Some(c), Some(r)) => Some(if better(&r, &c) { r } else { c }),
             (None, c, r) => c.or(r),

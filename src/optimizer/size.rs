@@ -1,10 +1,11 @@
 //! The size model: exact frame bytes from the header's parts and a coded payload's length.
 
-use super::{LayoutKind, PlanCoding};
+use super::LayoutKind;
 use crate::filter::hashing::HashFamily;
 use crate::filter::rational::HashCount;
 use crate::filter::{proportional_block_ks, Params};
 use crate::format;
+use crate::format::BitCoding;
 use crate::wire::varint_len;
 
 /// What is sent: the filter itself, or the XOR of two generations.
@@ -19,14 +20,14 @@ pub(super) const CODER_LOSS_PER_BIT: f64 = 1e-5;
 
 /// Bytes of a bloomwire frame with these parameters and a payload of `payload_bytes`
 /// (header, payload and checksum, as [`format::frame_len`] counts them).
-pub fn frame_bytes(params: &Params, n: u64, coding: PlanCoding, payload_bytes: u64) -> u64 {
+pub fn frame_bytes(params: &Params, n: u64, coding: BitCoding, payload_bytes: u64) -> u64 {
     format::frame_len(
         params.family(),
         params.m(),
         format::k_field_len(params.layout()),
         n,
         format::FrameKind::Full.sequence_len(0),
-        coding == PlanCoding::KnownP,
+        crate::format::Coding::from(coding).has_q0(),
         payload_bytes,
     )
 }
@@ -41,7 +42,7 @@ pub(super) fn frame_bytes_from(
     k_bytes: u64,
     n: u64,
     sent: Sent,
-    coding: PlanCoding,
+    coding: BitCoding,
     payload_bytes: u64,
 ) -> u64 {
     let kind = match sent {
@@ -58,7 +59,7 @@ pub(super) fn frame_bytes_from(
         k_bytes as usize,
         n,
         kind.sequence_len(PLANNED_GENERATION),
-        coding == PlanCoding::KnownP,
+        crate::format::Coding::from(coding).has_q0(),
         payload_bytes,
     )
 }

@@ -21,6 +21,7 @@ fn check_fresh(have: Option<u64>, got: u64) -> Result<()> {
 
 /// What a [`Receiver`] did with a frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Update {
     /// A full frame replaced the filter; `skipped` generations were never seen.
     Full {
@@ -34,6 +35,29 @@ pub enum Update {
         /// The new generation.
         generation: u64,
     },
+}
+
+impl Update {
+    /// The generation the receiver holds after the frame.
+    pub fn generation(&self) -> u64 {
+        match *self {
+            Update::Full { generation, .. } | Update::Delta { generation } => generation,
+        }
+    }
+
+    /// Whether a full frame replaced the filter (else a delta advanced it).
+    pub fn is_full(&self) -> bool {
+        matches!(self, Update::Full { .. })
+    }
+
+    /// Generations between the previous one and this one that were never received (0 for
+    /// a delta).
+    pub fn skipped(&self) -> u64 {
+        match *self {
+            Update::Full { skipped, .. } => skipped,
+            Update::Delta { .. } => 0,
+        }
+    }
 }
 
 /// Applies a [`Sender`](super::Sender)'s frames in order, for either kind of filter `F`

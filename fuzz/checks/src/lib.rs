@@ -67,12 +67,11 @@ use bloomwire::{FrameKey, FrameView, Tag, Verifier};
 
 /// The limits the targets decode with: small enough that a fuzzer runs tens of thousands of
 /// inputs a second, large enough for every layout, coding and renormalization path.
-pub const LIMITS: Limits = Limits {
-    max_m: 1 << 14,
-    max_k: 64,
-    max_payload: 1 << 16,
-    max_metadata: 1 << 8,
-};
+pub const LIMITS: Limits = Limits::new()
+    .max_m(1 << 14)
+    .max_k(64)
+    .max_payload(1 << 16)
+    .max_metadata(1 << 8);
 
 /// The largest m of the filters the targets build from keys (they are encoded and decoded
 /// several times per input, so they are kept smaller than [`LIMITS`] allows).
@@ -343,6 +342,7 @@ pub fn check_frame(data: &[u8], meter: &dyn Meter) -> Result<Message> {
                     assert_eq!(chunked, Err(Error::UnexpectedDelta));
                     assert_eq!(delta.xor.len() as u64, header.params.m());
                 }
+                other => panic!("a message of no known kind: {other:?}"),
             }
             // The checked view decodes the same bits: for a raw frame, the plain copy
             // against the one-shot decoder's copy in the checksum's pass.
@@ -679,12 +679,11 @@ fn apply_delta_bytes(data: &[u8], meter: &dyn Meter) {
     }
     // A receiver holding the base at the delta's base generation does the same.
     let mut receiver: Receiver = Receiver::new(LIMITS);
+    let mut header = base.header.clone();
+    header.generation = delta.base_generation();
     let held = Message::Full(bloomwire::Decoded {
         filter: base.filter.clone(),
-        header: FrameHeader {
-            generation: delta.base_generation(),
-            ..base.header.clone()
-        },
+        header,
     });
     receiver
         .apply(held)
@@ -838,6 +837,7 @@ fn receive_checked(receiver: &mut Receiver, bytes: &[u8], message: Message) -> R
                     assert!(!full);
                     assert_eq!(g, generation);
                 }
+                other => panic!("an update of no known kind: {other:?}"),
             }
         }
         Err(e) => {

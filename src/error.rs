@@ -208,6 +208,16 @@ pub enum Error {
         raw: usize,
     },
 
+    /// Memory for a filter (or a decoded payload) could not be allocated: the machine
+    /// lacks it. Limits ([`Limits`](crate::format::Limits)) keep a receiver's allocations to
+    /// what it chose; this is what a caller that raised them, or built a filter that large,
+    /// meets instead of an abort.
+    #[error("cannot allocate {bytes} bytes")]
+    AllocationFailed {
+        /// The bytes asked for.
+        bytes: u64,
+    },
+
     /// A plan would exceed the receiver's [`Limits`](crate::format::Limits) given to the
     /// [`Optimizer`](crate::Optimizer): raise them with
     /// [`Optimizer::limits`](crate::Optimizer::limits) (and on the receiver), or relax the
@@ -231,6 +241,18 @@ fn held(have: &Option<u64>) -> String {
         Some(g) => format!("holds generation {g}"),
         None => "has no filter yet".to_string(),
     }
+}
+
+/// A vector of `len` copies of `value`, or [`Error::AllocationFailed`] where the allocator
+/// refuses it (an infallible `vec![value; len]` aborts the process instead).
+pub(crate) fn try_vec<T: Clone>(value: T, len: u64) -> Result<Vec<T>> {
+    let bytes = len.saturating_mul(core::mem::size_of::<T>() as u64);
+    let failed = || Error::AllocationFailed { bytes };
+    let len = usize::try_from(len).map_err(|_| failed())?;
+    let mut v = Vec::new();
+    v.try_reserve_exact(len).map_err(|_| failed())?;
+    v.resize(len, value);
+    Ok(v)
 }
 
 pub(crate) fn invalid(name: &'static str, reason: impl Into<String>) -> Error {

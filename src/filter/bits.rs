@@ -47,6 +47,15 @@ impl BitArray {
         }
     }
 
+    /// All-zero bits of length `len`, or [`Error::AllocationFailed`] where the machine
+    /// lacks the memory ([`new`](Self::new) aborts then).
+    pub fn try_new(len: u64) -> Result<Self> {
+        Ok(BitArray {
+            words: crate::error::try_vec(0, len.div_ceil(64))?,
+            len,
+        })
+    }
+
     /// Number of bits.
     pub fn len(&self) -> u64 {
         self.len

@@ -41,6 +41,19 @@ impl BloomFilter {
         Self::from_parts(params, bits, 0).expect("lengths agree")
     }
 
+    /// An empty filter, or [`Error::AllocationFailed`] where the machine lacks the memory for
+    /// its `ceil(m / 8)` bytes ([`new`](Self::new) aborts then).
+    ///
+    /// ```
+    /// use bloomwire::{BloomFilter, Error, HashFamily, Params};
+    /// let huge = Params::standard(1 << 47, 3, HashFamily::default()).unwrap(); // 16 TiB
+    /// assert!(matches!(BloomFilter::try_new(huge), Err(Error::AllocationFailed { .. })));
+    /// ```
+    pub fn try_new(params: Params) -> Result<Self> {
+        let bits = BitArray::try_new(params.m)?;
+        Self::from_parts(params, bits, 0)
+    }
+
     /// A filter from decoded bits. `n` is the number of keys the sender says it inserted
     /// (informational: queries do not use it).
     pub fn from_parts(params: Params, bits: BitArray, n: u64) -> Result<Self> {

@@ -70,13 +70,11 @@ impl CountingBloomFilter {
     pub fn new(params: Params, width: u8) -> Result<Self> {
         check_width(width)?;
         check_family(&params)?;
-        let m = usize::try_from(params.m())
-            .map_err(|_| invalid("m", "too many counters for this machine"))?;
         Ok(CountingBloomFilter {
             geometry: Geometry::of(&params),
+            counters: crate::error::try_vec(0, params.m())?,
             params,
             width,
-            counters: vec![0; m],
             n: 0,
         })
     }

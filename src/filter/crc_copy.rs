@@ -14,6 +14,8 @@
 //! at compile time from the polynomial). What is left after the last whole block takes one
 //! chain.
 
+use crate::error::{Error, Result};
+
 /// Bytes of each of a block's three stripes.
 const STRIPE: usize = 2048;
 
@@ -94,21 +96,26 @@ fn shift(t: &[[u32; 256]; 4], x: u32) -> u32 {
 
 /// Append the words of `bytes` (little-endian, the last one padded with zero bytes) to
 /// `words`, and return the CRC-32C of `bytes` continued from `crc` (as
-/// `crc32c::crc32c_append` does), in one pass where the CPU has SSE 4.2.
-pub(crate) fn append_words(crc: u32, bytes: &[u8], words: &mut Vec<u64>) -> u32 {
+/// `crc32c::crc32c_append` does), in one pass where the CPU has SSE 4.2;
+/// [`Error::AllocationFailed`] where the words cannot be allocated.
+pub(crate) fn append_words(crc: u32, bytes: &[u8], words: &mut Vec<u64>) -> Result<u32> {
+    let n = bytes.len().div_ceil(8);
+    words
+        .try_reserve_exact(n)
+        .map_err(|_| Error::AllocationFailed {
+            bytes: 8 * n as u64,
+        })?;
     #[cfg(target_arch = "x86_64")]
     if crate::cpu::features().sse42 {
-        let n = bytes.len().div_ceil(8);
-        words.reserve(n);
         let spare = &mut words.spare_capacity_mut()[..n];
         // SAFETY: `one_pass` only needs SSE 4.2, which the CPU has (detected just above).
         let crc = unsafe { one_pass(crc, bytes, spare) };
         // SAFETY: `one_pass` wrote every one of the `n` words after the initialized ones,
         // and `reserve` made room for them.
         unsafe { words.set_len(words.len() + n) };
-        return crc;
+        return Ok(crc);
     }
-    append_words_scalar(crc, bytes, words)
+    Ok(append_words_scalar(crc, bytes, words))
 }
 
 /// The two passes, the twin the kernel is tested against.
@@ -204,7 +211,7 @@ mod tests {
             for start in [0u32, 0xFFFF_FFFF, 0x1234_5678] {
                 let b = &bytes[..len];
                 let (mut fast, mut slow) = (vec![7u64], vec![7u64]);
-                let crc = append_words(start, b, &mut fast);
+                let crc = append_words(start, b, &mut fast).unwrap();
                 assert_eq!(crc, append_words_scalar(start, b, &mut slow), "{len}");
                 assert_eq!(crc, crc32c::crc32c_append(start, b), "{len}");
                 assert_eq!(fast, slow, "{len}");

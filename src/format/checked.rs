@@ -4,12 +4,141 @@
 
 use bytes::{Bytes, BytesMut};
 
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::filter::bits::BitArray;
 
-use super::auth::Checks;
-use super::decode::{message_of, Decodable};
+use super::auth::{check_tag, Checks, FrameKey, Tag};
+use super::decode::Decodable;
 use super::header::FrameHeader;
-use super::view::{check_frame, FrameView};
+use super::ids::{Coding, CHECKSUM_LEN};
+use super::limits::Limits;
+use super::message::Message;
+use super::view::FrameView;
+
+/// [`Error::TrailingBytes`] unless a frame of `len` bytes is all of `input` (checked last,
+/// once the frame has decoded: spec §2.3).
+pub(crate) fn whole(input: &[u8], len: usize) -> Result<()> {
+    if len != input.len() {
+        return Err(Error::TrailingBytes {
+            count: input.len() - len,
+            offset: len,
+        });
+    }
+    Ok(())
+}
+
+/// A frame at the start of an input, checked as spec §2.3 orders, up to its payload: its
+/// header parsed within the limits, all its bytes there, its checksum matching and, with a
+/// key, its authentication tag too (spec §2.5; without a key a tag is skipped). Borrowed from
+/// the input; [`CheckedFrame`] is its owned twin.
+#[derive(Debug)]
+pub(crate) struct Checked<'a> {
+    pub(crate) header: FrameHeader,
+    /// The frame's bytes, exactly [`FrameHeader::frame_len`] of them.
+    pub(crate) bytes: &'a [u8],
+    /// For a raw bit array (coding 0, any filter type but counting) when asked for, the
+    /// payload's words, copied in the same pass over it as its checksum
+    /// (`filter::crc_copy`): decoding such a frame is then one pass.
+    pub(crate) raw_words: Option<Vec<u64>>,
+}
+
+impl<'a> Checked<'a> {
+    /// Check the frame at the start of `input` (bytes after it are left alone).
+    pub(crate) fn new(input: &'a [u8], limits: &Limits, key: Option<&FrameKey>) -> Result<Self> {
+        Self::checking(input, limits, key, false)
+    }
+
+    /// [`Checked::new`], the words of a raw bit array copied in the checksum's pass. The
+    /// words of a frame that fails a check are dropped with it; there are `ceil(m / 64)` of
+    /// them for the `ceil(m / 8)` bytes of the payload the input holds.
+    pub(crate) fn copying_raw(
+        input: &'a [u8],
+        limits: &Limits,
+        key: Option<&FrameKey>,
+    ) -> Result<Self> {
+        Self::checking(input, limits, key, true)
+    }
+
+    fn checking(
+        input: &'a [u8],
+        limits: &Limits,
+        key: Option<&FrameKey>,
+        copy_raw: bool,
+    ) -> Result<Self> {
+        let mut header = FrameHeader::parse(input, limits)?;
+        let len = header.frame_len();
+        if input.len() < len {
+            return Err(Error::Incomplete {
+                needed: len - input.len(),
+            });
+        }
+        let body_end = len - header.tag_len() - CHECKSUM_LEN;
+        let stored = u32::from_le_bytes(
+            input[body_end..body_end + CHECKSUM_LEN]
+                .try_into()
+                .expect("4 bytes"),
+        );
+        let raw_bits = header.coding == Coding::Raw && header.counter_width.is_none();
+        let (computed, raw_words) = if copy_raw && raw_bits {
+            let head = crc32c::crc32c(&input[..header.header_len]);
+            let mut words = Vec::new();
+            let payload = &input[header.header_len..body_end];
+            let crc = crate::filter::crc_copy::append_words(head, payload, &mut words)?;
+            (crc, Some(words))
+        } else {
+            (crc32c::crc32c(&input[..body_end]), None)
+        };
+        if stored != computed {
+            return Err(Error::ChecksumMismatch {
+                stored,
+                computed,
+                offset: body_end,
+            });
+        }
+        header.tag = check_tag(input, len, header.tag != Tag::Absent, key)?;
+        Ok(Checked {
+            header,
+            bytes: &input[..len],
+            raw_words,
+        })
+    }
+
+    /// A frame whose checksum (and tag) the caller has verified itself: the header is
+    /// checked against `limits` and the length, nothing else.
+    pub(crate) fn trusting(input: &'a [u8], limits: &Limits) -> Result<Self> {
+        let header = FrameHeader::parse(input, limits)?;
+        let len = header.frame_len();
+        if input.len() < len {
+            return Err(Error::Incomplete {
+                needed: len - input.len(),
+            });
+        }
+        Ok(Checked {
+            header,
+            bytes: &input[..len],
+            raw_words: None,
+        })
+    }
+
+    /// The payload, borrowed from the input.
+    pub(crate) fn payload(&self) -> &'a [u8] {
+        let h = &self.header;
+        &self.bytes[h.header_len..h.header_len + h.payload_len]
+    }
+
+    /// What the frame carries, its payload decoded.
+    pub(crate) fn message(mut self) -> Result<Message> {
+        let Some(words) = self.raw_words.take() else {
+            return Message::of_view(FrameView::of_checked(self)?);
+        };
+        // A raw bit array, its words copied in the checksum's pass: what is left of its
+        // decoding is the payload's one rule (spec §4.1).
+        let (m, at) = (self.header.params.m(), self.header.header_len);
+        crate::entropy::raw::check(self.payload(), m)
+            .map_err(|reason| Error::CorruptPayload { reason, offset: at })?;
+        Message::of_bits(self.header, BitArray::from_words(words, m)?)
+    }
+}
 
 /// One whole frame, its header checked against the receiver's [`Limits`](crate::Limits), its
 /// checksum verified and, when the checks hold a key ([`Verifier`](crate::Verifier)), its
@@ -46,8 +175,8 @@ impl CheckedFrame {
     /// [`Error::TrailingBytes`](crate::Error::TrailingBytes)), against `checks`
     /// ([`Limits`](crate::Limits), or a [`Verifier`](crate::Verifier) with a key).
     pub fn new(input: Bytes, checks: &impl Checks) -> Result<CheckedFrame> {
-        let header = check_frame(&input, checks.limits(), checks.key())?;
-        super::decode::check_whole(&input, header.frame_len())?;
+        let header = Checked::new(&input, checks.limits(), checks.key())?.header;
+        whole(&input, header.frame_len())?;
         Ok(CheckedFrame {
             bytes: input,
             header,
@@ -59,7 +188,7 @@ impl CheckedFrame {
     /// left as it was; the header's fields are checked against `limits` as soon as they
     /// have arrived, so `needed` is never more than the limits allow.
     pub fn split_from(buf: &mut BytesMut, checks: &impl Checks) -> Result<CheckedFrame> {
-        let header = check_frame(buf, checks.limits(), checks.key())?;
+        let header = Checked::new(buf, checks.limits(), checks.key())?.header;
         let bytes = buf.split_to(header.frame_len()).freeze();
         Ok(CheckedFrame { bytes, header })
     }
@@ -81,13 +210,22 @@ impl CheckedFrame {
 
     /// A view that decodes the payload chunk by chunk (the checksum is not computed again).
     pub fn view(&self) -> Result<FrameView<'_>> {
-        FrameView::of_checked(self.header.clone(), &self.bytes)
+        FrameView::of_checked(self.borrowed())
     }
 
     /// Decode the payload into a [`Message`](crate::Message) or a
     /// [`Decoded<F>`](crate::Decoded), as [`decode`](crate::decode) does; the cost is the
     /// payload's decoding, the checks are done.
     pub fn decode<T: Decodable>(&self) -> Result<T> {
-        T::from_message(message_of(self.view()?)?)
+        T::from_message(self.borrowed().message()?)
+    }
+
+    /// The frame as the borrowed stage it was checked as.
+    fn borrowed(&self) -> Checked<'_> {
+        Checked {
+            header: self.header.clone(),
+            bytes: &self.bytes,
+            raw_words: None,
+        }
     }
 }

@@ -2,97 +2,21 @@
 
 use bytes::Buf;
 
-use crate::entropy::coding;
 use crate::error::{Error, Result};
 use crate::filter::any::AnyFilter;
-use crate::filter::bits::BitArray;
-use crate::filter::counting::CountingBloomFilter;
-use crate::filter::BloomFilter;
 
 use super::auth::Checks;
+use super::checked::{whole, Checked};
 use super::header::{max_header_len, FrameHeader};
-use super::ids::FrameKind;
 use super::kind::Filter;
-use super::message::{Decoded, Delta, Message};
-use super::view::{check_frame_copying_raw, FrameView};
+use super::message::{Decoded, Message};
 
-/// The frame at the start of `input` and the bytes it took.
+/// The frame at the start of `input`, decoded, and the bytes it took: the stages of
+/// decoding, each once, in order (parse and check, then view and message).
 fn message_prefix(input: &[u8], checks: &impl Checks) -> Result<(Message, usize)> {
-    let (header, raw) = check_frame_copying_raw(input, checks.limits(), checks.key())?;
-    let len = header.frame_len();
-    let message = match raw {
-        // A raw bit array, its words copied in the checksum's pass: what is left of its
-        // decoding is the payload's one rule (spec §4.1).
-        Some(words) => {
-            let (m, at) = (header.params.m(), header.header_len);
-            let payload = &input[at..at + header.payload_len];
-            crate::entropy::raw::check(payload, m)
-                .map_err(|reason| Error::CorruptPayload { reason, offset: at })?;
-            bits_message(header, BitArray::from_words(words, m)?)?
-        }
-        None => message_of(FrameView::of_checked(header, input)?)?,
-    };
-    Ok((message, len))
-}
-
-/// The message a checked frame carries, its payload decoded.
-pub(crate) fn message_of(view: FrameView<'_>) -> Result<Message> {
-    if let Some(width) = view.header.counter_width {
-        let (header, payload) = (view.header, view.payload);
-        let m = header.params.m();
-        let counters = coding::decode_counters(
-            header.coding,
-            payload,
-            m,
-            width,
-            header.counter_table.as_ref(),
-        )
-        .map_err(|reason| Error::CorruptPayload {
-            reason,
-            offset: header.header_len,
-        })?;
-        let message = match header.kind {
-            FrameKind::Full => Message::Counting(Decoded {
-                filter: CountingBloomFilter::from_counters(
-                    header.params.clone(),
-                    width,
-                    counters,
-                    header.n,
-                )?,
-                header,
-            }),
-            FrameKind::Delta { .. } => Message::CountingDelta(Delta {
-                header,
-                xor: counters,
-            }),
-        };
-        return Ok(message);
-    }
-    let bits = view.decode()?;
-    bits_message(view.header, bits)
-}
-
-/// The message of a bit array's frame: a filter, or the XOR a delta carries.
-fn bits_message(header: FrameHeader, bits: BitArray) -> Result<Message> {
-    let message = match header.kind {
-        FrameKind::Full => Message::Full(Decoded {
-            filter: BloomFilter::from_parts(header.params.clone(), bits, header.n)?,
-            header,
-        }),
-        FrameKind::Delta { .. } => Message::Delta(Delta { header, xor: bits }),
-    };
-    Ok(message)
-}
-
-/// [`Error::TrailingBytes`] unless the frame is all of `input`.
-pub(crate) fn check_whole(input: &[u8], len: usize) -> Result<()> {
-    if len != input.len() {
-        return Err(Error::TrailingBytes {
-            count: input.len() - len,
-            offset: len,
-        });
-    }
-    Ok(())
+    let checked = Checked::copying_raw(input, checks.limits(), checks.key())?;
+    let len = checked.bytes.len();
+    Ok((checked.message()?, len))
 }
 
 /// What a frame decodes into: any [`Message`], or the full frame of one filter kind,
@@ -163,12 +87,7 @@ pub(crate) mod sealed {
 /// [`Tag::Unverified`](crate::Tag::Unverified).
 pub fn decode<T: Decodable>(input: &[u8], checks: &impl Checks) -> Result<T> {
     let (message, len) = message_prefix(input, checks)?;
-    if len != input.len() {
-        return Err(Error::TrailingBytes {
-            count: input.len() - len,
-            offset: len,
-        });
-    }
+    whole(input, len)?;
     T::from_message(message)
 }
 

@@ -1,6 +1,7 @@
 //! What a frame decodes to: a filter, or a delta between two generations, with its header.
 
-use crate::error::Result;
+use crate::entropy::coding;
+use crate::error::{Error, Result};
 use crate::filter::bits::BitArray;
 use crate::filter::counting::CountingBloomFilter;
 use crate::filter::BloomFilter;
@@ -9,6 +10,7 @@ use super::encoder::{Body, Chunking, CounterBody, PSource, Settings};
 use super::frame::Frame;
 use super::header::FrameHeader;
 use super::ids::FrameKind;
+use super::view::FrameView;
 
 /// A decoded full frame: the filter and the header it came with.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,6 +59,53 @@ pub enum Message {
 }
 
 impl Message {
+    /// The message a checked frame carries, its payload decoded from its view.
+    pub(crate) fn of_view(view: FrameView<'_>) -> Result<Message> {
+        let Some(width) = view.header.counter_width else {
+            let bits = view.decode()?;
+            return Message::of_bits(view.header, bits);
+        };
+        let (header, payload) = (view.header, view.payload);
+        let m = header.params.m();
+        let counters = coding::decode_counters(
+            header.coding,
+            payload,
+            m,
+            width,
+            header.counter_table.as_ref(),
+        )
+        .map_err(|reason| Error::CorruptPayload {
+            reason,
+            offset: header.header_len,
+        })?;
+        Ok(match header.kind {
+            FrameKind::Full => Message::Counting(Decoded {
+                filter: CountingBloomFilter::from_counters(
+                    header.params.clone(),
+                    width,
+                    counters,
+                    header.n,
+                )?,
+                header,
+            }),
+            FrameKind::Delta { .. } => Message::CountingDelta(Delta {
+                header,
+                xor: counters,
+            }),
+        })
+    }
+
+    /// The message of a bit array's frame: a filter, or the XOR a delta carries.
+    pub(crate) fn of_bits(header: FrameHeader, bits: BitArray) -> Result<Message> {
+        Ok(match header.kind {
+            FrameKind::Full => Message::Full(Decoded {
+                filter: BloomFilter::from_parts(header.params.clone(), bits, header.n)?,
+                header,
+            }),
+            FrameKind::Delta { .. } => Message::Delta(Delta { header, xor: bits }),
+        })
+    }
+
     /// The frame's header.
     pub fn header(&self) -> &FrameHeader {
         match self {

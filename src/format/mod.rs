@@ -44,7 +44,7 @@ pub use crate::wire::{put_varint, varint_len, MAX_VARINT_LEN};
 pub(crate) use auth::FLAGS_OFFSET;
 pub use auth::{Checks, FrameKey, Tag, Verifier, FLAG_TAGGED, TAG_LEN};
 pub use checked::CheckedFrame;
-pub(crate) use decode::{check_whole, message_of};
+pub(crate) use checked::{whole, Checked};
 pub use decode::{decode, decode_buf, decode_prefix, Decodable};
 pub use encoder::{Chunking, Encoder, PSource};
 pub(crate) use encoder::{DeltaStep, Settings};

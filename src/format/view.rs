@@ -3,75 +3,11 @@
 use crate::error::{Error, Result};
 use crate::filter::bits::BitArray;
 
-use super::auth::{check_tag, Checks, FrameKey, Tag};
+use super::auth::Checks;
+use super::checked::Checked;
 use super::header::FrameHeader;
-use super::ids::{Coding, CHECKSUM_LEN, FILTER_TYPE_COUNTING};
+use super::ids::{Coding, FILTER_TYPE_COUNTING};
 use super::limits::Limits;
-
-/// The header of the frame at the start of `input`, checked against `limits`, once the whole
-/// frame is there, its checksum matches and, with a key, its authentication tag too (spec
-/// §2.5; without a key a tag is skipped): everything a frame is checked for before its
-/// payload is read.
-pub(super) fn check_frame(
-    input: &[u8],
-    limits: &Limits,
-    key: Option<&FrameKey>,
-) -> Result<FrameHeader> {
-    check_frame_with(input, limits, key, false).map(|(header, _)| header)
-}
-
-/// [`check_frame`], and for a raw bit array (coding 0, any filter type but counting) the
-/// payload's words, copied in the same pass over the payload as its checksum
-/// (`filter::crc_copy`): decoding such a frame is then one pass. The words of a frame that
-/// fails a check are dropped with it; there are `ceil(m / 64)` of them for the
-/// `ceil(m / 8)` bytes of the payload the input holds.
-pub(super) fn check_frame_copying_raw(
-    input: &[u8],
-    limits: &Limits,
-    key: Option<&FrameKey>,
-) -> Result<(FrameHeader, Option<Vec<u64>>)> {
-    check_frame_with(input, limits, key, true)
-}
-
-fn check_frame_with(
-    input: &[u8],
-    limits: &Limits,
-    key: Option<&FrameKey>,
-    copy_raw: bool,
-) -> Result<(FrameHeader, Option<Vec<u64>>)> {
-    let mut header = FrameHeader::parse(input, limits)?;
-    let len = header.frame_len();
-    if input.len() < len {
-        return Err(Error::Incomplete {
-            needed: len - input.len(),
-        });
-    }
-    let body_end = len - header.tag_len() - CHECKSUM_LEN;
-    let stored = u32::from_le_bytes(
-        input[body_end..body_end + CHECKSUM_LEN]
-            .try_into()
-            .expect("4 bytes"),
-    );
-    let raw_bits = header.coding == Coding::Raw && header.counter_width.is_none();
-    let (computed, words) = if copy_raw && raw_bits {
-        let head = crc32c::crc32c(&input[..header.header_len]);
-        let mut words = Vec::new();
-        let payload = &input[header.header_len..body_end];
-        let crc = crate::filter::crc_copy::append_words(head, payload, &mut words);
-        (crc, Some(words))
-    } else {
-        (crc32c::crc32c(&input[..body_end]), None)
-    };
-    if stored != computed {
-        return Err(Error::ChecksumMismatch {
-            stored,
-            computed,
-            offset: body_end,
-        });
-    }
-    header.tag = check_tag(input, len, header.tag != Tag::Absent, key)?;
-    Ok((header, words))
-}
 
 /// A frame whose header, length, checksum and chunk table have been checked, its payload
 /// borrowed from the input (no copy): decode it whole, into a buffer the caller reuses, on
@@ -112,7 +48,7 @@ impl<'a> FrameView<'a> {
     /// tag is skipped) and, for a chunked payload, its table of chunk lengths. The payload
     /// itself is checked as it is decoded.
     pub fn parse(input: &'a [u8], checks: &impl Checks) -> Result<Self> {
-        Self::parse_with(input, checks.limits(), checks.key())
+        FrameView::of_checked(Checked::new(input, checks.limits(), checks.key())?)
     }
 
     /// The view of a frame whose checksum (and tag) the caller has verified itself, say
@@ -122,30 +58,14 @@ impl<'a> FrameView<'a> {
     /// that keeps a large frame on disk passes a zeroed buffer (whose pages the system
     /// does not commit until written) holding just those bytes.
     pub fn parse_verified_elsewhere(input: &'a [u8], limits: &Limits) -> Result<Self> {
-        let header = FrameHeader::parse(input, limits)?;
-        if input.len() < header.frame_len() {
-            return Err(Error::Incomplete {
-                needed: header.frame_len() - input.len(),
-            });
-        }
-        FrameView::of_checked(header, input)
+        FrameView::of_checked(Checked::trusting(input, limits)?)
     }
 
-    /// [`FrameView::parse`] with the limits and the key apart.
-    pub(crate) fn parse_with(
-        input: &'a [u8],
-        limits: &Limits,
-        key: Option<&FrameKey>,
-    ) -> Result<Self> {
-        let header = check_frame(input, limits, key)?;
-        FrameView::of_checked(header, input)
-    }
-
-    /// The view of a frame whose header, length, checksum and tag [`check_frame`] has
-    /// checked: the payload and its chunk table (checked here), without a second pass.
-    pub(super) fn of_checked(header: FrameHeader, input: &'a [u8]) -> Result<Self> {
-        let body_end = header.frame_len() - header.tag_len() - CHECKSUM_LEN;
-        let payload = &input[header.header_len..body_end];
+    /// The view of a checked frame: its payload and chunk table (checked here), without a
+    /// second pass over the frame.
+    pub(crate) fn of_checked(checked: Checked<'a>) -> Result<Self> {
+        let payload = checked.payload();
+        let header = checked.header;
         let chunks = match header.chunk_shift {
             None => crate::entropy::chunks::ChunkTable::whole(payload),
             Some(shift) => crate::entropy::chunks::parse_table(payload, header.params.m(), shift)

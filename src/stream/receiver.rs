@@ -5,8 +5,7 @@ use crate::error::{Error, Result};
 use crate::filter::any::{AnyFilter, FilterMut};
 use crate::filter::BloomFilter;
 use crate::format::{
-    check_whole, message_of, Filter, FrameHeader, FrameKey, FrameKind, FrameView, Limits, Message,
-    Tag,
+    whole, Checked, Filter, FrameHeader, FrameKey, FrameKind, FrameView, Limits, Message, Tag,
 };
 
 use super::delta::{apply_in_place, Change};
@@ -152,19 +151,23 @@ impl<F: Filter> Receiver<F> {
     /// digest checked, and the bits flipped in place; other frames are decoded, then
     /// applied as by [`Receiver::apply`].
     pub fn receive(&mut self, frame: &[u8]) -> Result<Update> {
-        let view = FrameView::parse_with(frame, &self.limits, self.key.as_ref())?;
-        let len = view.frame_len();
-        if F::admits(view.header()) {
+        let checked = Checked::new(frame, &self.limits, self.key.as_ref())?;
+        let len = checked.bytes.len();
+        if F::admits(&checked.header) {
+            let view = FrameView::of_checked(checked)?;
             if let Some(positions) = view.delta_positions() {
                 let positions = positions?;
-                check_whole(frame, len)?;
+                whole(frame, len)?;
                 let header = view.header();
                 check_fresh(self.generation(), header.generation)?;
                 return self.apply_delta(header, Change::Positions(&positions));
             }
+            let message = Message::of_view(view)?;
+            whole(frame, len)?;
+            return self.apply(message);
         }
-        let message = message_of(view)?;
-        check_whole(frame, len)?;
+        let message = checked.message()?;
+        whole(frame, len)?;
         self.apply(message)
     }
 

@@ -1,18 +1,19 @@
-//! The frame header: parse, write, and its length (spec §4).
+//! The frame header (spec §2): its fields, its length, and writing it; parsing is
+//! [`parse`], a step per section of the spec.
+
+mod parse;
 
 use bytes::BufMut;
 
-use crate::entropy::counter_table::{CounterTable, TABLE_TOTAL};
-use crate::error::{Error, Result};
-use crate::filter::hashing::{BaseHash, HashFamily, IndexScheme};
-use crate::filter::rational::{HashCount, K_FRAC_BITS, MAX_K};
-use crate::filter::{Layout, Params, MAX_M};
-use crate::wire::{put_varint, varint_len, Reader};
+use crate::entropy::counter_table::CounterTable;
+use crate::filter::hashing::{BaseHash, HashFamily};
+use crate::filter::{Layout, Params};
+use crate::wire::{put_varint, varint_len};
 
 use super::auth::{Tag, FLAG_TAGGED, TAG_LEN};
 use super::ids::{
     Coding, FrameKind, CHECKSUM_LEN, FILTER_TYPE_COUNTING, FLAG_CHUNKED, FLAG_METADATA,
-    FLAG_RESTART, KIND_DELTA, KIND_FULL, MAGIC, VERSION,
+    FLAG_RESTART, MAGIC, VERSION,
 };
 use super::limits::Limits;
 
@@ -230,241 +231,6 @@ impl FrameHeader {
         }
         put_varint(buf, self.payload_len as u64);
     }
-
-    /// Parse the header at the start of `input`, checking every field against the spec and
-    /// `limits`. Needs only the header bytes: a short input gives [`Error::Incomplete`].
-    pub fn parse(input: &[u8], limits: &Limits) -> Result<FrameHeader> {
-        let mut r = Reader::new(input);
-        let have = input.len().min(MAGIC.len());
-        if let Some(offset) = (0..have).find(|&i| input[i] != MAGIC[i]) {
-            return Err(Error::BadMagic {
-                byte: input[offset],
-                offset,
-            });
-        }
-        r.take(MAGIC.len())?;
-        let version = r.u8()?;
-        if version != VERSION {
-            return Err(Error::UnsupportedVersion(version));
-        }
-        let field = |field, value: u64, offset| Error::InvalidField {
-            field,
-            value,
-            offset,
-        };
-        let off = r.offset();
-        let kind = r.u8()?;
-        if kind != KIND_FULL && kind != KIND_DELTA {
-            return Err(field("frame kind", kind.into(), off));
-        }
-        let layout_off = r.offset();
-        let type_id = r.u8()?;
-        if type_id > FILTER_TYPE_COUNTING {
-            return Err(field("filter type", type_id.into(), layout_off));
-        }
-        let counting = type_id == FILTER_TYPE_COUNTING;
-        let off = r.offset();
-        let hash_id = r.u8()?;
-        let opaque = hash_id == BaseHash::OPAQUE_ID;
-        // The opaque family (3.1) carries another library's bits: a standard array only.
-        if hash_id > BaseHash::SIPHASH24_ID || (opaque && type_id != Layout::STANDARD_ID) {
-            return Err(field("base hash", hash_id.into(), off));
-        }
-        let off = r.offset();
-        let scheme_id = r.u8()?;
-        let scheme = IndexScheme::from_id(scheme_id)
-            .filter(|s| !opaque || *s == IndexScheme::DoubleHashing)
-            .ok_or(field("index scheme", scheme_id.into(), off))?;
-        let off = r.offset();
-        let coding_id = r.u8()?;
-        let coding = Coding::from_id(coding_id)
-            .filter(|c| c.valid_for(type_id))
-            .ok_or(field("coding", coding_id.into(), off))?;
-        let off = r.offset();
-        let flags = r.u8()?;
-        let chunked = flags & FLAG_CHUNKED != 0;
-        let restart = flags & FLAG_RESTART != 0;
-        let has_metadata = flags & FLAG_METADATA != 0;
-        let tag = if flags & FLAG_TAGGED != 0 {
-            Tag::Unverified
-        } else {
-            Tag::Absent
-        };
-        if flags & !(FLAG_CHUNKED | FLAG_RESTART | FLAG_TAGGED | FLAG_METADATA) != 0
-            || (chunked && !coding.is_chunkable())
-            || (restart && kind != KIND_FULL)
-        {
-            return Err(field("flags", flags.into(), off));
-        }
-        let base = if opaque {
-            BaseHash::Opaque
-        } else if hash_id == BaseHash::XXH64_ID {
-            BaseHash::Xxh64 {
-                seed: r.varint("seed")?,
-            }
-        } else {
-            BaseHash::SipHash24 {
-                k0: r.u64_le()?,
-                k1: r.u64_le()?,
-            }
-        };
-        let m_off = r.offset();
-        let m = r.varint("m")?;
-        if m == 0 || m > MAX_M {
-            return Err(field("m", m, m_off));
-        }
-        within_limit("m", m, limits.max_m, m_off)?;
-        let (layout_id, counter_width) = if counting {
-            let off = r.offset();
-            let counted = r.u8()?;
-            if counted > Layout::BLOCKS_ID {
-                return Err(field("counted type", counted.into(), off));
-            }
-            let off = r.offset();
-            let width = r.u8()?;
-            if !(1..=crate::filter::counting::MAX_COUNTER_BITS).contains(&width) {
-                return Err(field("counter width", width.into(), off));
-            }
-            (counted, Some(width))
-        } else {
-            (type_id, None)
-        };
-        let k_off = r.offset();
-        let max_raw = u64::from(MAX_K) << K_FRAC_BITS;
-        let read_k = |r: &mut Reader<'_>| -> Result<HashCount> {
-            let off = r.offset();
-            let raw = r.varint("k")?;
-            if raw > max_raw {
-                return Err(field("k", raw, off));
-            }
-            Ok(HashCount::from_raw_allow_zero(raw as u32).expect("checked"))
-        };
-        let layout = match layout_id {
-            Layout::STANDARD_ID => Layout::Standard { k: read_k(&mut r)? },
-            Layout::PARTITIONED_ID => Layout::Partitioned { k: read_k(&mut r)? },
-            _ => Layout::Blocks {
-                ks: (0..m.count_ones())
-                    .map(|_| read_k(&mut r))
-                    .collect::<Result<_>>()?,
-            },
-        };
-        // The rejected value is the k field: its raw value, or for type 2 the sum of the
-        // blocks' raw values (2.1).
-        let k_raw: u64 = match &layout {
-            Layout::Standard { k } | Layout::Partitioned { k } => k.raw().into(),
-            Layout::Blocks { ks } => ks.iter().map(|k| u64::from(k.raw())).sum(),
-        };
-        let params = Params::new(m, layout, HashFamily::new(base, scheme))
-            .map_err(|_| field("k", k_raw, k_off))?;
-        let k = params.k();
-        within_limit("k", k.ceil().into(), limits.max_k.into(), k_off)?;
-        let n = r.varint("n")?;
-        let generation = r.varint("generation")?;
-        let kind = if kind == KIND_DELTA {
-            let off = r.offset();
-            let base_generation = r.varint("base generation")?;
-            if base_generation >= generation {
-                return Err(field("base generation", base_generation, off));
-            }
-            FrameKind::Delta {
-                base_generation,
-                base_digest: r.u32_le()?,
-                result_digest: r.u32_le()?,
-            }
-        } else {
-            FrameKind::Full
-        };
-        let metadata = if has_metadata {
-            let off = r.offset();
-            let len = r.varint("metadata length")?;
-            if len == 0 {
-                return Err(field("metadata length", 0, off));
-            }
-            within_limit("metadata length", len, limits.max_metadata, off)?;
-            // Checked against the limit before anything is read or copied; bytes the input
-            // does not hold yet are `Incomplete`.
-            Some(r.take(usize::try_from(len).unwrap_or(usize::MAX))?.to_vec())
-        } else {
-            None
-        };
-        let q0 = if coding.has_q0() {
-            let off = r.offset();
-            let q0 = r.u16_le()?;
-            if q0 == 0 {
-                return Err(field("q0", 0, off));
-            }
-            Some(q0)
-        } else {
-            None
-        };
-        let counter_table = match (coding, counter_width) {
-            (Coding::KnownCounters, Some(width)) => {
-                let off = r.offset();
-                let t = r.varint("table length")?;
-                if t == 0 || t > 1 << width {
-                    return Err(field("table length", t, off));
-                }
-                let mut freq = Vec::with_capacity(t as usize);
-                let mut sum = 0u64;
-                for _ in 0..t {
-                    let f_off = r.offset();
-                    let f = r.varint("frequency")?;
-                    if f > u64::from(TABLE_TOTAL) {
-                        return Err(field("frequency", f, f_off));
-                    }
-                    sum += f;
-                    freq.push(f as u32);
-                }
-                Some(CounterTable::new(freq, width).map_err(|_| field("frequencies", sum, off))?)
-            }
-            _ => None,
-        };
-        let chunk_shift = if chunked {
-            let off = r.offset();
-            let shift = r.u8()?;
-            let range =
-                crate::entropy::chunks::MIN_CHUNK_SHIFT..=crate::entropy::chunks::MAX_CHUNK_SHIFT;
-            if !range.contains(&shift) || 1u64 << shift >= m {
-                return Err(field("chunk shift", shift.into(), off));
-            }
-            Some(shift)
-        } else {
-            None
-        };
-        let len_off = r.offset();
-        let payload_len = r.varint("payload length")?;
-        within_limit("payload length", payload_len, limits.max_payload, len_off)?;
-        let well_formed = match (coding, chunk_shift) {
-            // A length of at least one byte per chunk; each chunk is checked when decoded.
-            (_, Some(shift)) => payload_len >= crate::entropy::chunks::chunk_count(m, shift),
-            (coding, None) => {
-                crate::entropy::coding::well_formed_len(coding, m, counter_width, payload_len)
-            }
-        };
-        let table_len = counter_table.as_ref().map(|t| t.frequencies().len());
-        if !well_formed
-            || payload_len > usize::MAX as u64 / 2
-            || !coding.within_work_bound(m, table_len, payload_len)
-        {
-            return Err(field("payload length", payload_len, len_off));
-        }
-        Ok(FrameHeader {
-            kind,
-            params,
-            n,
-            generation,
-            coding,
-            q0,
-            counter_width,
-            counter_table,
-            chunk_shift,
-            restart,
-            metadata,
-            tag,
-            payload_len: payload_len as usize,
-            header_len: r.offset(),
-        })
-    }
 }
 
 /// Bytes of a [`CounterTable`] in the header: its length and its frequencies as varints.
@@ -527,17 +293,4 @@ pub fn max_header_len(limits: &Limits) -> usize {
     MAX_HEADER_LEN
         .saturating_add(crate::wire::MAX_VARINT_LEN)
         .saturating_add(metadata)
-}
-
-/// [`Error::LimitExceeded`] when a field's value is above the receiver's limit on it.
-fn within_limit(field: &'static str, value: u64, limit: u64, offset: usize) -> Result<()> {
-    if value > limit {
-        return Err(Error::LimitExceeded {
-            field,
-            value,
-            limit,
-            offset,
-        });
-    }
-    Ok(())
 }

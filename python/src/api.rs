@@ -344,10 +344,20 @@ pub struct PlanInfo {
     pub params: Params,
 }
 
+/// The optimizer of a hash family with the largest m to plan for: `max_m` is the receiver's
+/// memory for the filter, so above the default limits it raises them (m, and the payload
+/// of the raw filter) for the plan; the plan's receivers decode with that `max_m`.
 fn optimizer(family: Family, max_m: Option<u64>) -> Optimizer {
     let o = Optimizer::new().family(family);
     match max_m {
-        Some(max_m) => o.max_m(max_m),
+        Some(max_m) => {
+            let d = Limits::default();
+            o.max_m(max_m).limits(Limits {
+                max_m: max_m.max(d.max_m),
+                max_payload: max_m.div_ceil(8).max(d.max_payload),
+                ..d
+            })
+        }
         None => o,
     }
 }
@@ -965,7 +975,7 @@ pub struct FrameInfo {
     pub payload_len: usize,
     /// Bytes of the whole frame.
     pub frame_len: usize,
-    /// The base hash: "xxh64", "siphash" or "opaque" (another library's bits).
+    /// The base hash: "xxh64", "siphash24" or "opaque" (another library's bits).
     pub hash: &'static str,
     /// The application metadata, if the frame carries any.
     pub metadata: Option<Vec<u8>>,
@@ -997,7 +1007,7 @@ fn hash_name(base: &BaseHash) -> &'static str {
     match base {
         BaseHash::Xxh64 { .. } => "xxh64",
         BaseHash::Opaque => "opaque",
-        _ => "siphash",
+        _ => "siphash24",
     }
 }
 

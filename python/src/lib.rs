@@ -429,7 +429,10 @@ impl Plan {
 ///
 /// `seed` (xxHash64) or `siphash_key` (16 bytes, keyed SipHash-2-4 for keys chosen by peers
 /// you do not trust) choose the hash family; `max_m` bounds the filter's bits (the memory the
-/// receiver gives it). Raises `OverBudget` when nothing fits, `InvalidParameter` for n = 0.
+/// receiver gives it). Without `max_m` plans stay within a default receiver's limits
+/// (`DEFAULT_MAX_M` bits), and a target they cannot meet raises `PlanExceedsLimits`; a
+/// larger `max_m` allows larger filters, whose receivers decode with that `max_m`. Raises
+/// `OverBudget` when nothing fits, `InvalidParameter` for n = 0.
 #[pyfunction]
 #[pyo3(signature = (n, budget_bytes, *, seed = 0, siphash_key = None, max_m = None))]
 fn plan(
@@ -1373,7 +1376,7 @@ impl FrameInfo {
         self.info.frame_len
     }
 
-    /// The base hash: "xxh64", "siphash" or "opaque" (another library's bits, which
+    /// The base hash: "xxh64", "siphash24" or "opaque" (another library's bits, which
     /// bloomwire carries and does not query).
     #[getter]
     fn hash(&self) -> &'static str {

@@ -225,3 +225,13 @@ def test_allocation_failure_is_a_memory_error(case):
                          timeout=120)
     assert run.returncode == 0 and run.stdout.strip() == "MemoryError", \
         (run.returncode, run.stderr[-500:])
+
+
+def test_plans_beyond_a_default_receivers_limits():
+    # 100M keys at 1% need more than the 2^28 bits a default receiver takes.
+    with pytest.raises(bloomwire.PlanExceedsLimits) as caught:
+        bloomwire.plan_for_fpr(100_000_000, 0.01)
+    assert caught.value.name == "max_m" and caught.value.limit == bloomwire.DEFAULT_MAX_M
+    plan = bloomwire.plan_for_fpr(100_000_000, 0.01, max_m=1 << 31)
+    assert bloomwire.DEFAULT_MAX_M < plan.m <= 1 << 31 and plan.fpr <= 0.01
+    assert bloomwire.plan_for_fpr(100, 0.01, max_m=5000).m <= 5000

@@ -162,7 +162,8 @@ def plan_for_fpr(
     max_m: Optional[int] = None,
 ) -> Plan:
     """The filter of `n` keys with the smallest frame whose false positive rate is at most
-    `fpr`."""
+    `fpr`. Within a default receiver's limits unless `max_m` allows more
+    (`PlanExceedsLimits` otherwise)."""
 
 @final
 class BloomFilter:
@@ -465,7 +466,7 @@ class FrameInfo:
         """Bytes of the whole frame, checksum and tag included."""
     @property
     def hash(self) -> str:
-        """The base hash: "xxh64", "siphash" or "opaque" (another library's bits)."""
+        """The base hash: "xxh64", "siphash24" or "opaque" (another library's bits)."""
     @property
     def metadata(self) -> Optional[bytes]:
         """The application metadata, None when the frame carries none."""

@@ -217,3 +217,12 @@ def test_counting_union_adds_counters_saturating():
         a | bloomwire.CountingFilter(5000, 2, width=3)
     with pytest.raises(bloomwire.Incompatible):
         a | bloomwire.CountingFilter(5001, 2, width=2)
+
+
+def test_docstring_examples():
+    import doctest
+
+    import bloomwire._pickle
+
+    for module in (bloomwire, bloomwire._pickle):
+        assert doctest.testmod(module).failed == 0, module.__name__

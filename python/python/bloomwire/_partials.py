@@ -2,9 +2,10 @@
 partial filters.
 
 The route: every partition of a collection inserts its keys into an empty filter of the
-job's parameters (a *partial filter*, m bits like the final one) and sends it on as its
-frame; frames are merged by union (OR of the bits; for counting filters the counters
-added, saturating) in a tree, a few at a time, and the last merge is the filter. A partial
+job's parameters (a *partial filter*, m bits like the final one); partial filters are
+merged by union (OR of the bits; for counting filters the counters added, saturating) in a
+tree, a few at a time, and the last merge is the filter. A partial filter that moves
+between workers travels as its frame (`Partial` pickles so). A partial
 filter of few keys is sparse, and the default encoder codes it by its positions, so what
 moves between workers grows with the keys of the partition, not with m. The result is the
 filter one process would build from the same keys: bits, counters and n alike.
@@ -126,11 +127,37 @@ def _pandas_column(series: Any) -> Any:
     return pa.array(series, from_pandas=True)
 
 
-def partial_frame(spec: FilterSpec, partition: Any) -> bytes:
-    """The frame of the partial filter of one partition's values."""
+class Partial:
+    """A filter of the job between tasks. It is pickled as its frame (the default coding:
+    a sparse filter costs its keys, not m) whenever the engine moves it to another worker
+    or to the driver, and loaded within the job's limits whatever the unpickling limits of
+    the process; a task that uses a result where it was made takes the filter as it is,
+    neither encoded nor decoded."""
+
+    __slots__ = ("spec", "filter")
+
+    def __init__(self, spec: FilterSpec, filter: AnyFilter) -> None:
+        self.spec = spec
+        self.filter = filter
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_load_partial, (self.spec, self.filter.encode()))
+
+
+def _load_partial(spec: FilterSpec, frame: bytes) -> Partial:
+    return Partial(spec, spec.decode(frame))
+
+
+def partial(spec: FilterSpec, partition: Any) -> Partial:
+    """The partial filter of one partition's values."""
     f = spec.empty()
     insert_values(f, partition)
-    return f.encode()
+    return Partial(spec, f)
+
+
+def partial_frame(spec: FilterSpec, partition: Any) -> bytes:
+    """The frame of the partial filter of one partition's values (what moving it costs)."""
+    return partial(spec, partition).filter.encode()
 
 
 def partial_frame_of_batches(spec: FilterSpec, batches: Iterable[Any]) -> bytes:
@@ -142,19 +169,34 @@ def partial_frame_of_batches(spec: FilterSpec, batches: Iterable[Any]) -> bytes:
     return f.encode()
 
 
-def merge(spec: FilterSpec, frames: Sequence[bytes]) -> AnyFilter:
-    """The union of frames of the job, each decoded within its limits."""
-    if not frames:
-        return spec.empty()
-    out = spec.decode(frames[0])
-    for frame in frames[1:]:
-        out |= spec.decode(frame)  # type: ignore[operator]
-    return out
+def merge(spec: FilterSpec, parts: Sequence[Partial]) -> Partial:
+    """The union of partial filters of the job, a new one (the inputs are left as they
+    are: an engine may hold a task's result for a retry)."""
+    if not parts:
+        return Partial(spec, spec.empty())
+    out = parts[0].filter.copy()
+    for p in parts[1:]:
+        out |= p.filter  # type: ignore[operator]
+    return Partial(spec, out)
 
 
-def merge_frames(spec: FilterSpec, *frames: bytes) -> bytes:
-    """The frame of the union of frames of the job."""
-    return merge(spec, frames).encode()
+def fold_frame(acc: Optional[Partial], frame: bytes, spec: FilterSpec) -> Partial:
+    """An aggregation's step: a frame of the job merged into the accumulator (which the
+    engine lets the step change), or the accumulator's start."""
+    f = spec.decode(frame)
+    if acc is None:
+        return Partial(spec, f)
+    acc.filter |= f  # type: ignore[operator]
+    return acc
+
+
+def fold_partials(a: Optional[Partial], b: Optional[Partial]) -> Optional[Partial]:
+    """An aggregation's combination of two accumulators (the first changed and returned)."""
+    if a is None:
+        return b
+    if b is not None:
+        a.filter |= b.filter  # type: ignore[operator]
+    return a
 
 
 def tree(items: list[Any], split_every: int, combine: Callable[[list[Any]], Any]) -> Any:

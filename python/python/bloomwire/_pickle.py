@@ -90,7 +90,7 @@ def unpickling_limits(*, max_m: Optional[int] = None, max_k: Optional[int] = Non
     >>> with bloomwire.unpickling_limits(max_m=1 << 16):
     ...     pickle.loads(data)
     Traceback (most recent call last):
-    bloomwire.LimitExceeded: m = 1048576 at offset 11 exceeds the limit 65536
+    bloomwire.LimitExceeded: m = 1048576 at offset 12 exceeds the limit 65536
     """
     limits = _updated(get_unpickling_limits(), max_m, max_k, max_payload, max_metadata)
     token = _override.set(limits)

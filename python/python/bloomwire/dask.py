@@ -4,9 +4,10 @@
 >>> f = bloomwire.dask.build_filter(ddf["user"], n="count", fpr=0.01)   # doctest: +SKIP
 
 `build_filter` builds a partial filter per partition (each worker inserts its partition's
-keys, read in place when they are Arrow or NumPy data), sends it on as its frame, and merges
-the frames by union in a tree of fan-in `split_every`: the filter one process would build
-from the same keys, bits and n alike. A partial filter of a partition's keys is sparse, and
+keys, read in place when they are Arrow or NumPy data) and merges them by union in a tree
+of fan-in `split_every`: the filter one process would build from the same keys, bits and n
+alike. A partial filter that moves to another worker travels as its frame; one merged where
+it was made is neither encoded nor decoded. A partial filter of a partition's keys is sparse, and
 its frame costs about its keys, not m (the encoder codes sparse filters by their
 positions). Counting filters go the same way, their counters added (saturating).
 
@@ -64,6 +65,11 @@ def _count(data: Any, column: Optional[str]) -> int:
     return int(len(data))
 
 
+def _result(part: _partials.Partial, frame: bool) -> Union[BloomFilter, CountingFilter, bytes]:
+    """What `build_filter` returns: the filter, or its frame."""
+    return part.filter.encode() if frame else part.filter
+
+
 def partial_frames(data: Any, spec: _partials.FilterSpec, *,
                    column: Optional[str] = None) -> list[Delayed]:
     """The frames of the partial filters of `data`'s partitions, one delayed `bytes` per
@@ -98,18 +104,19 @@ def build_filter(
     frame (bytes) instead of the filter; `compute=False` returns the Dask `Delayed` of the
     result instead of computing it.
     """
+    if result not in ("filter", "frame"):
+        raise ValueError(f'result is "filter" or "frame", not {result!r}')
     plan = _partials.resolve_plan(plan, n, fpr, lambda: _count(data, column))
     spec = _partials.FilterSpec.of(plan, counting_width)
-    merge = dask.delayed(_partials.merge_frames, pure=True)
-    frames = partial_frames(data, spec, column=column)
-    if not frames:
-        final: Delayed = dask.delayed(spec.empty_frame)
+    task = dask.delayed(_partials.partial, pure=True)
+    merge = dask.delayed(_partials.merge, pure=True)
+    parts = [task(spec, p) for p in _partitions(data, column)]
+    if not parts:
+        final: Delayed = merge(spec, [])
     else:
-        final = _partials.tree(frames, split_every, lambda group: merge(spec, *group))
-    if result == "filter":
-        final = dask.delayed(spec.decode, pure=True)(final)
-    elif result != "frame":
-        raise ValueError(f'result is "filter" or "frame", not {result!r}')
+        final = _partials.tree(parts, split_every, lambda group: merge(spec, group))
+    # The client receives the last partial as its frame; the filter is decoded there.
+    final = dask.delayed(_result, pure=True)(final, result == "frame")
     if not compute:
         return final
     return final.compute()  # type: ignore[no-any-return]

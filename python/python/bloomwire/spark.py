@@ -5,9 +5,10 @@
 
 `build_filter` runs `mapInArrow` over the column: each task inserts its partition's Arrow
 batches into a partial filter (in place, the GIL released) and yields the filter's frame
-in a one-row binary column. A `treeReduce` of depth `depth` then merges the frames by union,
-two at a time, on the executors, and the driver receives one frame: the filter one process
-would build from the same keys, bits and n alike. Partial filters are sparse, and their
+in a one-row binary column. A `treeAggregate` of depth `depth` then merges them by union on
+the executors (the partial filters it moves between them travel as their frames), and the
+driver merges the last few: the filter one process would build from the same keys, bits
+and n alike. Partial filters are sparse, and their
 frames cost about their keys, not m. Counting filters go the same way, their counters added
 (saturating).
 
@@ -68,16 +69,19 @@ def build_filter(
     is, integers as their little-endian bytes at the column's width (a Spark `bigint` 7 is
     `(7).to_bytes(8, "little", signed=True)`).
 
-    The frames are merged by `treeReduce(depth=depth)`. `result="frame"` returns the final
-    frame (bytes) instead of the filter.
+    The frames are merged by `treeAggregate(depth=depth)`. `result="frame"` returns the
+    final frame (bytes) instead of the filter.
     """
     if result not in ("filter", "frame"):
         raise ValueError(f'result is "filter" or "frame", not {result!r}')
     plan = _partials.resolve_plan(plan, n, fpr, df.count)
     spec = _partials.FilterSpec.of(plan, counting_width)
     frames = partial_frames(df, column, spec).rdd.map(lambda row: bytes(row[0]))
-    if frames.getNumPartitions() == 0:
-        final = spec.empty_frame
-    else:
-        final = frames.treeReduce(lambda a, b: _partials.merge_frames(spec, a, b), depth=depth)
-    return final if result == "frame" else spec.decode(final)
+    merged = frames.treeAggregate(
+        None,
+        lambda acc, frame: _partials.fold_frame(acc, frame, spec),
+        _partials.fold_partials,
+        depth=depth,
+    )
+    f = merged.filter if merged is not None else spec.empty()
+    return f.encode() if result == "frame" else f

@@ -17,6 +17,7 @@ alone (a second pass) and the final frame's size. Needs `pip install 'bloomwire[
 
 import argparse
 import json
+import os
 import sys
 import time
 import urllib.request
@@ -70,9 +71,10 @@ def main():
     from pyspark.sql import SparkSession
     from pyspark.sql import functions as F
 
+    # The Python workers run this interpreter unless PYSPARK_PYTHON says otherwise.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     spark = (SparkSession.builder.master(args.master).appName("bloomwire-spark-build")
              .config("spark.ui.port", "0").config("spark.driver.memory", "6g")
-             .config("spark.pyspark.python", sys.executable)
              .getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
     plan = bloomwire.plan_for_fpr(args.keys, args.fpr, max_m=args.max_m)

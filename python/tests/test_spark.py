@@ -26,16 +26,22 @@ N = 30_000
 
 @pytest.fixture(scope="module")
 def spark():
+    # The Python workers run this interpreter (the test venv's), not PATH's python3:
+    # PySpark reads PYSPARK_PYTHON when the context starts.
+    previous = os.environ.get("PYSPARK_PYTHON")
+    os.environ["PYSPARK_PYTHON"] = sys.executable
     session = (SparkSession.builder.master("local[2]").appName("bloomwire-tests")
                .config("spark.ui.enabled", "false")
                .config("spark.sql.shuffle.partitions", "4")
                .config("spark.driver.memory", "1g")
-               # The Python workers run this interpreter (the test venv's), not PATH's.
-               .config("spark.pyspark.python", sys.executable)
                .getOrCreate())
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
+    if previous is None:
+        del os.environ["PYSPARK_PYTHON"]
+    else:
+        os.environ["PYSPARK_PYTHON"] = previous
 
 
 @pytest.fixture(scope="module")

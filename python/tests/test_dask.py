@@ -71,6 +71,7 @@ def test_bag_of_str_and_frame_result(client):
     one = plan.new_filter()
     one.insert_many(k for k in keys if k is not None)
     assert bloomwire.decode(frame) == one
+    assert frame == one.encode()  # byte for byte the frame one process sends
     lazy = bloomwire.dask.build_filter(bag, plan, compute=False)
     assert lazy.compute() == one
 

@@ -70,6 +70,7 @@ def test_integer_column_with_n_counted_and_frame_result(keys_df):
     one = plan.new_filter()
     one.insert_many(i.to_bytes(8, "little", signed=True) for i in range(N))
     assert bloomwire.decode(frame) == one
+    assert frame == one.encode()  # byte for byte the frame one process sends
 
 
 def test_nulls_are_skipped(spark):

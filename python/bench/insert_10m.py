@@ -55,10 +55,8 @@ def cases(n, fpr, keys_arrow, keys_list):
     except ImportError as e:
         yield ("fastbloom-rs", e, None, None)
     else:
-        def fastbloom():
-            return fastbloom_rs.BloomFilter(fastbloom_rs.FilterBuilder(n, fpr))
-
-        yield ("fastbloom-rs add_str_batch (list of str)", fastbloom,
+        yield ("fastbloom-rs add_str_batch (list of str)",
+               lambda: fastbloom_rs.BloomFilter(n, fpr),
                lambda f: f.add_str_batch(keys_list),
                lambda f: all(f.contains_str_batch(keys_list)))
 

@@ -12,8 +12,8 @@
 //!
 //! What a value's key is (the same bytes a scalar insert of the value hashes):
 //!
-//! * Arrow `string`, `large_string`: the value's UTF-8 bytes; `binary`, `large_binary`,
-//!   `fixed_size_binary`: its bytes;
+//! * Arrow `string`, `large_string`, `string_view`: the value's UTF-8 bytes; `binary`,
+//!   `large_binary`, `binary_view`, `fixed_size_binary`: its bytes;
 //! * Arrow and NumPy integers (`int8` to `uint64`): the value's little-endian two's
 //!   complement bytes at the column's width (`int64` 5 is `(5).to_bytes(8, "little",
 //!   signed=True)`);
@@ -43,7 +43,7 @@ pub enum Source {
 }
 
 /// The values of a column, as byte slices of its buffers.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 enum Values<'a> {
     /// Variable-length values: `offsets` holds the `len + 1` offsets of the column's values
     /// (already past the array's offset), `width` bytes each (4 or 8), checked to be
@@ -61,11 +61,18 @@ enum Values<'a> {
         data: &'a [u8],
         strip_nul: bool,
     },
+    /// Arrow's views (`string_view`, `binary_view`): 16 bytes a value (already past the
+    /// array's offset), a value of at most 12 bytes inline, a longer one in one of `data`
+    /// (checked to be there when the column was made, for every value that is not null).
+    Views {
+        views: &'a [u8],
+        data: Vec<&'a [u8]>,
+    },
 }
 
 /// A column of keys: byte slices into memory its exporter owns, valid while the caller of
 /// [`for_each_chunk`]'s function runs.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Column<'a> {
     values: Values<'a>,
     /// The validity bitmap (bit `offset + i` clear: value i is null) and that bit offset.
@@ -90,8 +97,15 @@ impl<'a> Column<'a> {
     }
 
     fn value(&self, i: usize) -> &'a [u8] {
-        match self.values {
-            Values::Var {
+        match &self.values {
+            Values::Views { views, data } => {
+                let view = View::at(views, i);
+                match view.long {
+                    None => &views[i * VIEW_LEN + 4..][..view.len],
+                    Some((buffer, offset)) => &data[buffer][offset..offset + view.len],
+                }
+            }
+            &Values::Var {
                 offsets,
                 width,
                 data,
@@ -100,7 +114,7 @@ impl<'a> Column<'a> {
                 let end = read_offset(offsets, width, i + 1);
                 &data[start..end]
             }
-            Values::Fixed {
+            &Values::Fixed {
                 width,
                 stride,
                 data,
@@ -126,6 +140,47 @@ impl<'a> Column<'a> {
     pub fn present(&self) -> impl Iterator<Item = &'a [u8]> + '_ {
         self.keys().flatten()
     }
+}
+
+/// Bytes of an Arrow view.
+const VIEW_LEN: usize = 16;
+
+/// An Arrow view: the value's length and, for one longer than 12 bytes, the data buffer
+/// and offset where it is.
+struct View {
+    len: usize,
+    long: Option<(usize, usize)>,
+}
+
+impl View {
+    /// View `i` of `views` (its fields not checked against the buffers).
+    fn at(views: &[u8], i: usize) -> View {
+        let v = &views[i * VIEW_LEN..(i + 1) * VIEW_LEN];
+        let field = |at: usize| i32::from_ne_bytes(v[at..at + 4].try_into().expect("4 bytes"));
+        // A negative length or index is a malformed view: read as a huge one, it fails the
+        // checks of `check_views`.
+        let len = field(0) as u32 as usize;
+        let long = (len > 12).then(|| (field(8) as u32 as usize, field(12) as u32 as usize));
+        View { len, long }
+    }
+}
+
+/// The views of the values that are not null, checked: a long value within its buffer.
+fn check_views(column: &Column<'_>, views: &[u8], sizes: &[u64]) -> PyResult<()> {
+    for i in (0..column.len).filter(|&i| column.is_valid(i)) {
+        let view = View::at(views, i);
+        if let Some((buffer, offset)) = view.long {
+            let within = sizes
+                .get(buffer)
+                .is_some_and(|&size| (offset as u64).saturating_add(view.len as u64) <= size);
+            if !within {
+                return Err(PyValueError::new_err(format!(
+                    "malformed Arrow array: view {i} points past its data buffer"
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Offset `i` of a column's offsets (checked when the column was made).
@@ -231,11 +286,14 @@ enum Layout {
     Var(usize),
     /// Values of this many bytes (fixed-size binary, integers).
     Fixed(usize),
+    /// Views into variadic data buffers (string_view, binary_view).
+    Views,
 }
 
 /// The layout of an Arrow format string, or why it is not a column of keys.
 fn layout_of(format: &str) -> PyResult<Layout> {
     Ok(match format {
+        "vu" | "vz" => Layout::Views,
         "u" | "z" => Layout::Var(4),
         "U" | "Z" => Layout::Var(8),
         "c" | "C" => Layout::Fixed(1),
@@ -250,9 +308,10 @@ fn layout_of(format: &str) -> PyResult<Layout> {
                 return Ok(Layout::Fixed(width));
             }
             return Err(PyTypeError::new_err(format!(
-                "an Arrow column of keys is string, large_string, binary, large_binary, \
-                 fixed_size_binary or an integer type (int8 to uint64), not the type of \
-                 format {format:?}; cast it first (dictionaries: dictionary_decode())"
+                "an Arrow column of keys is string, large_string, string_view, binary, \
+                 large_binary, binary_view, fixed_size_binary or an integer type (int8 to \
+                 uint64), not the type of format {format:?}; cast it first (dictionaries: \
+                 dictionary_decode())"
             )));
         }
     })
@@ -313,6 +372,8 @@ unsafe fn arrow_column<'a>(array: *const ArrowArray, layout: Layout) -> PyResult
     let buffers_wanted = match layout {
         Layout::Var(_) => 3,
         Layout::Fixed(_) => 2,
+        // Validity, views, the variadic data buffers, and their sizes.
+        Layout::Views => a.n_buffers.max(3),
     };
     if a.n_buffers != buffers_wanted || a.buffers.is_null() {
         return Err(PyValueError::new_err(format!(
@@ -333,6 +394,37 @@ unsafe fn arrow_column<'a>(array: *const ArrowArray, layout: Layout) -> PyResult
         Some((unsafe { slice(buffer(0), end.div_ceil(8)) }?, offset))
     };
     let values = match layout {
+        Layout::Views => {
+            // SAFETY: a views buffer holds `offset + length` views of 16 bytes.
+            let all = unsafe { slice(buffer(1), bytes_for(end, VIEW_LEN)?) }?;
+            let views = &all[offset * VIEW_LEN..];
+            let count = buffers_wanted as usize - 3;
+            // SAFETY: the last buffer holds the sizes of the `count` data buffers, as int64.
+            let sizes_bytes = unsafe { slice(buffer(count + 2), bytes_for(count, 8)?) }?;
+            let sizes: Vec<u64> = sizes_bytes
+                .chunks_exact(8)
+                .map(|b| i64::from_ne_bytes(b.try_into().expect("8 bytes")).max(0) as u64)
+                .collect();
+            let data = (0..count)
+                .map(|j| {
+                    let size = usize::try_from(sizes[j]).map_err(|_| {
+                        PyValueError::new_err("malformed Arrow array: a buffer beyond memory")
+                    })?;
+                    // SAFETY: data buffer j holds the `sizes[j]` bytes the sizes buffer says.
+                    unsafe { slice(buffer(j + 2), size) }
+                })
+                .collect::<PyResult<Vec<_>>>()?;
+            let column = Column {
+                values: Values::Views {
+                    views,
+                    data: Vec::new(),
+                },
+                validity,
+                len,
+            };
+            check_views(&column, views, &sizes)?;
+            Values::Views { views, data }
+        }
         Layout::Var(width) => {
             // SAFETY: an offsets buffer holds `offset + length + 1` offsets of `width` bytes.
             let all = unsafe { slice(buffer(1), bytes_for(end + 1, width)?) }?;

@@ -574,7 +574,8 @@ impl BloomFilter {
     }
 
     /// Add every value of a column: an Arrow array or chunked array (string, large_string,
-    /// binary, large_binary, fixed_size_binary, int8 to uint64) or a one-dimensional NumPy
+    /// string_view, binary, large_binary, binary_view, fixed_size_binary, int8 to uint64)
+    /// or a one-dimensional NumPy
     /// array (int8 to uint64, `S`), read in place and hashed with the GIL released. Each
     /// value is the key a scalar insert of it would be (integers as their little-endian
     /// bytes at the column's width); nulls are skipped.

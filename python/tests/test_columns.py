@@ -81,6 +81,21 @@ def test_arrow_binary(ty):
     check(pa.array(values, ty), values)
 
 
+@pytest.mark.parametrize("ty", ["string_view", "binary_view"])
+def test_arrow_views(ty):
+    if not hasattr(pa, ty):
+        pytest.skip(f"pyarrow {pa.__version__} has no {ty}")
+    # Short values live in their views, longer ones in the data buffers.
+    values = ["", "short", "exactly12byt", "thirteen byte", "é" * 20, None, "x" * 1000]
+    if ty == "binary_view":
+        values = [None if v is None else v.encode() for v in values]
+    array = pa.array(values, getattr(pa, ty)())
+    keys = [None if v is None else (v.encode() if isinstance(v, str) else v) for v in values]
+    check(array, keys)
+    check(array.slice(2, 4), keys[2:6])
+    check(pa.chunked_array([array, array.slice(3)]), keys + keys[3:])
+
+
 def test_arrow_nulls_are_skipped():
     values = ["a", None, "b", None, None, "c"]
     check(pa.array(values, pa.string()), [None if v is None else v.encode() for v in values])

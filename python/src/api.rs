@@ -4,8 +4,9 @@
 //! the library's paths or signatures is adapted here alone. Nothing here touches Python.
 
 use bloomwire::{
-    BaseHash, BitCoding, BloomFilter, CounterCoding, CountingBloomFilter, Encoder, Error, Frame,
-    FrameHeader, FrameKind, HashFamily, IndexScheme, Limits, Message, Optimizer, Params, Update,
+    BaseHash, BitArray, BitCoding, BloomFilter, CounterCoding, CountingBloomFilter, Decodable,
+    Encoder, Error, Frame, FrameHeader, FrameKey, FrameKind, FrameView, HashFamily, IndexScheme,
+    Limits, Message, Optimizer, Params, Tag, Update, Verifier,
 };
 
 /// A Bloom filter of the library.
@@ -16,6 +17,8 @@ pub type Counting = CountingBloomFilter;
 pub type DecodeLimits = Limits;
 /// A hash family (base hash, seed or key, index scheme).
 pub type Family = HashFamily;
+/// The 32-byte secret that tags frames (spec 2.5).
+pub type Key = FrameKey;
 
 // ---------------------------------------------------------------------------------------------
 // Errors
@@ -53,6 +56,12 @@ impl Failure {
             message: message.into(),
             attrs: Vec::new(),
         }
+    }
+
+    /// The same failure with one more string attribute.
+    pub fn with_attr(mut self, name: &'static str, value: impl Into<String>) -> Self {
+        self.attrs.push((name, text(value)));
+        self
     }
 }
 
@@ -122,6 +131,20 @@ impl From<Error> for Failure {
                     ("stored", int(stored)),
                     ("computed", int(computed)),
                     ("offset", int(offset)),
+                ],
+            ),
+            Error::MissingTag { offset } => ("MissingTag", vec![("offset", int(offset))]),
+            Error::BadTag { offset } => ("BadTag", vec![("offset", int(offset))]),
+            Error::PlanExceedsLimits {
+                name,
+                needed,
+                limit,
+            } => (
+                "PlanExceedsLimits",
+                vec![
+                    ("name", text(name)),
+                    ("needed", int(needed)),
+                    ("limit", int(limit)),
                 ],
             ),
             Error::TrailingBytes { count, offset } => (
@@ -199,15 +222,56 @@ impl From<Error> for Failure {
 // ---------------------------------------------------------------------------------------------
 // Limits and hash families
 
-/// The library's default limits: (max_m, max_k, max_payload).
-pub fn default_limits() -> (u64, u32, u64) {
+/// The library's default limits: (max_m, max_k, max_payload, max_metadata).
+pub fn default_limits() -> (u64, u32, u64, u64) {
     let l = Limits::default();
-    (l.max_m, l.max_k, l.max_payload)
+    (l.max_m, l.max_k, l.max_payload, l.max_metadata)
 }
 
-/// Limits from their three values.
-pub fn limits(max_m: u64, max_k: u32, max_payload: u64) -> DecodeLimits {
-    Limits::new().max_m(max_m).max_k(max_k).max_payload(max_payload)
+/// Limits from their four values.
+pub fn limits(max_m: u64, max_k: u32, max_payload: u64, max_metadata: u64) -> DecodeLimits {
+    Limits::new()
+        .max_m(max_m)
+        .max_k(max_k)
+        .max_payload(max_payload)
+        .max_metadata(max_metadata)
+}
+
+/// The key of these 32 bytes.
+pub fn frame_key(bytes: [u8; 32]) -> Key {
+    FrameKey::new(bytes)
+}
+
+/// What a decoder checks: the limits, and the key frames must be tagged with (if any).
+#[derive(Debug, Clone)]
+pub struct DecodeChecks {
+    limits: Limits,
+    verifier: Option<Verifier>,
+}
+
+impl DecodeChecks {
+    /// Frames within `limits`, tagged with `key` when there is one (a tag is otherwise
+    /// skipped, and reported as unverified).
+    pub fn new(limits: DecodeLimits, key: Option<Key>) -> Self {
+        DecodeChecks {
+            limits,
+            verifier: key.map(|k| Verifier::new(k, limits)),
+        }
+    }
+
+    fn decode<T: Decodable>(&self, input: &[u8]) -> Result<T, Error> {
+        match &self.verifier {
+            Some(v) => bloomwire::decode(input, v),
+            None => bloomwire::decode(input, &self.limits),
+        }
+    }
+
+    fn view<'a>(&self, input: &'a [u8]) -> Result<FrameView<'a>, Error> {
+        match &self.verifier {
+            Some(v) => FrameView::parse(input, v),
+            None => FrameView::parse(input, &self.limits),
+        }
+    }
 }
 
 /// xxHash64 with a seed, or keyed SipHash-2-4; enhanced double hashing (the crate's
@@ -279,10 +343,19 @@ pub struct PlanInfo {
     pub params: Params,
 }
 
+/// The optimizer of a hash family with the largest m to plan for: `max_m` is the receiver's
+/// memory for the filter, so above the default limits it raises them (m, and the payload
+/// of the raw filter) for the plan; the plan's receivers decode with that `max_m`.
 fn optimizer(family: Family, max_m: Option<u64>) -> Optimizer {
     let o = Optimizer::new().family(family);
     match max_m {
-        Some(max_m) => o.max_m(max_m),
+        Some(max_m) => {
+            let d = Limits::default();
+            o.max_m(max_m).limits(
+                d.max_m(max_m.max(d.max_m))
+                    .max_payload(max_m.div_ceil(8).max(d.max_payload)),
+            )
+        }
         None => o,
     }
 }
@@ -304,6 +377,58 @@ fn plan_info(plan: bloomwire::Plan) -> PlanInfo {
         table: plan.to_string(),
         params: plan.params,
     }
+}
+
+/// A plan's figures apart from its parameters (what a pickled plan carries besides them).
+#[derive(Debug, Clone)]
+pub struct PlanFigures {
+    /// Keys planned for.
+    pub n: u64,
+    /// The planned coding's name.
+    pub coding: String,
+    /// Expected false positive rate.
+    pub fpr: f64,
+    /// Expected frame bytes.
+    pub expected_bytes: f64,
+    /// Frame bytes exceeded with probability at most `epsilon`.
+    pub worst_case_bytes: u64,
+    /// That probability.
+    pub epsilon: f64,
+    /// Expected bits on the wire per key.
+    pub bits_per_element: f64,
+    /// The library's table of the plan.
+    pub table: String,
+}
+
+/// The plan of these parameters and figures.
+pub fn restore_plan(params: Params, figures: PlanFigures) -> PlanInfo {
+    PlanInfo {
+        n: figures.n,
+        m: params.m(),
+        k: params.k().to_f64(),
+        k_raw: params.k().raw(),
+        layout: layout_name(&params),
+        coding: figures.coding,
+        fpr: figures.fpr,
+        expected_bytes: figures.expected_bytes,
+        worst_case_bytes: figures.worst_case_bytes,
+        epsilon: figures.epsilon,
+        bits_per_element: figures.bits_per_element,
+        receiver_bytes: params.m().div_ceil(8),
+        table: figures.table,
+        params,
+    }
+}
+
+/// Whether two plans have the same parameters and figures.
+pub fn same_plan(a: &PlanInfo, b: &PlanInfo) -> bool {
+    a.params == b.params
+        && (a.n, &a.coding, a.worst_case_bytes, &a.table)
+            == (b.n, &b.coding, b.worst_case_bytes, &b.table)
+        && [a.fpr, a.expected_bytes, a.epsilon, a.bits_per_element]
+            .iter()
+            .zip([b.fpr, b.expected_bytes, b.epsilon, b.bits_per_element])
+            .all(|(x, y)| x.to_bits() == y.to_bits())
 }
 
 /// The lowest false positive rate for n keys in a frame of at most `budget` bytes.
@@ -439,6 +564,112 @@ pub fn to_bloom(f: &Counting) -> Filter {
     f.to_bloom_filter()
 }
 
+/// Standard-layout parameters of another library's bits (the opaque hash family, base hash
+/// 0): bloomwire carries them and refuses to query them.
+pub fn opaque_params(m: u64, k: u32) -> Res<Params> {
+    Ok(Params::standard(m, k, HashFamily::opaque())?)
+}
+
+/// A filter of these packed bits (`ceil(m / 8)` bytes, bit i at `bytes[i / 8] >> (i % 8)`,
+/// the bits past m zero) and `n` keys.
+pub fn filter_from_bits(params: Params, bytes: &[u8], n: u64) -> Res<Filter> {
+    let bits = BitArray::from_bytes(bytes, params.m())?;
+    Ok(BloomFilter::from_parts(params, bits, n)?)
+}
+
+/// Whether the filter's bits were placed by another library (opaque hash family).
+pub fn is_opaque(f: &Filter) -> bool {
+    f.is_opaque()
+}
+
+/// The digest of a filter's bits (spec 5.1, CRC-32C of the packed array).
+pub fn digest(f: &Filter) -> u32 {
+    f.bits().digest()
+}
+
+/// The digest of a counting filter (spec 5.1).
+pub fn counting_digest(f: &Counting) -> u32 {
+    f.digest()
+}
+
+/// Add `other`'s counters to `f`'s, each sum saturating at `2^width - 1`; `n` becomes the
+/// sum. Both must have the same parameters and counter width (else `Incompatible`).
+///
+/// The library has no such call yet (see the package's notes to the library); this one is
+/// written on its public API: the counters read with `counters()`, the sum rebuilt with
+/// `from_counters`, which checks every counter against the width again.
+pub fn counting_add(f: &mut Counting, other: &Counting) -> Res<()> {
+    if f.params() != other.params() {
+        return Err(Failure::new(
+            "Incompatible",
+            format!(
+                "filters are not compatible: {} in this filter and {} in the other",
+                describe(f.params()),
+                describe(other.params())
+            ),
+        )
+        .with_attr("reason", "parameters differ"));
+    }
+    if f.width() != other.width() {
+        return Err(Failure::new(
+            "Incompatible",
+            format!(
+                "filters are not compatible: counter width is {} in this filter and {} in the other",
+                f.width(),
+                other.width()
+            ),
+        )
+        .with_attr("reason", "counter width differs"));
+    }
+    let max = f.max_count();
+    let sum: Vec<u8> = f
+        .counters()
+        .iter()
+        .zip(other.counters())
+        .map(|(&a, &b)| a.saturating_add(b).min(max))
+        .collect();
+    let n = f.n().saturating_add(other.n());
+    *f = CountingBloomFilter::from_counters(f.params().clone(), f.width(), sum, n)?;
+    Ok(())
+}
+
+/// Insert every key of `keys` (an opaque filter refuses before the first).
+pub fn insert_keys<'a>(f: &mut Filter, keys: impl Iterator<Item = &'a [u8]>) -> Res<()> {
+    if f.is_opaque() {
+        return Err(Error::OpaqueHashFamily.into());
+    }
+    keys.for_each(|key| f.insert(key));
+    Ok(())
+}
+
+/// Whether each key of `keys` may be in `f`, written through `out` in order (an opaque
+/// filter refuses before the first).
+pub fn contains_keys<'a>(
+    f: &Filter,
+    keys: impl Iterator<Item = Option<&'a [u8]>>,
+    mut out: impl FnMut(bool),
+) -> Res<()> {
+    if f.is_opaque() {
+        return Err(Error::OpaqueHashFamily.into());
+    }
+    keys.for_each(|key| out(key.is_some_and(|key| f.contains(key))));
+    Ok(())
+}
+
+/// Insert every key of `keys` into a counting filter.
+pub fn counting_insert_keys<'a>(f: &mut Counting, keys: impl Iterator<Item = &'a [u8]>) {
+    keys.for_each(|key| f.insert(key));
+}
+
+/// Whether each key of `keys` may be in the counting filter `f`, through `out` in order.
+pub fn counting_contains_keys<'a>(
+    f: &Counting,
+    keys: impl Iterator<Item = Option<&'a [u8]>>,
+    mut out: impl FnMut(bool),
+) {
+    keys.for_each(|key| out(key.is_some_and(|key| f.contains(key))));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Encoding
 
@@ -502,23 +733,36 @@ fn counter_coding(name: &str) -> Res<CounterCoding> {
         })
 }
 
-/// The encoder settings of a frame: a named coding or the library's choice, and a budget.
-#[derive(Debug, Clone)]
+/// The encoder settings of a frame: a named coding or the library's choice, a budget, the
+/// application metadata and the key that tags the frames.
+#[derive(Debug, Clone, Default)]
 pub struct EncoderSettings {
     coding: Option<String>,
     budget: Option<usize>,
+    metadata: Option<Vec<u8>>,
+    key: Option<Key>,
 }
 
 impl EncoderSettings {
+    fn apply<F: bloomwire::Filter>(&self, mut e: Encoder<F>) -> Encoder<F> {
+        if let Some(b) = self.budget {
+            e = e.budget(b);
+        }
+        if let Some(m) = &self.metadata {
+            e = e.metadata(m.clone());
+        }
+        if let Some(k) = &self.key {
+            e = e.key(k.clone());
+        }
+        e
+    }
+
     fn bloom(&self) -> Res<Encoder<BloomFilter>> {
         let mut e = Encoder::new();
         if let Some(name) = &self.coding {
             e = e.coding(bit_coding(name)?);
         }
-        if let Some(b) = self.budget {
-            e = e.budget(b);
-        }
-        Ok(e)
+        Ok(self.apply(e))
     }
 
     fn counting(&self) -> Res<Encoder<CountingBloomFilter>> {
@@ -526,10 +770,19 @@ impl EncoderSettings {
         if let Some(name) = &self.coding {
             e = e.coding(counter_coding(name)?);
         }
-        if let Some(b) = self.budget {
-            e = e.budget(b);
-        }
-        Ok(e)
+        Ok(self.apply(e))
+    }
+
+    /// The same settings with this application metadata on every frame (empty: none).
+    pub fn metadata(mut self, metadata: Option<Vec<u8>>) -> Self {
+        self.metadata = metadata.filter(|m| !m.is_empty());
+        self
+    }
+
+    /// The same settings tagging every frame with `key`.
+    pub fn key(mut self, key: Option<Key>) -> Self {
+        self.key = key;
+        self
     }
 }
 
@@ -544,30 +797,40 @@ pub fn encoder(coding: Option<&str>, budget: Option<usize>) -> Res<EncoderSettin
     Ok(EncoderSettings {
         coding: coding.map(str::to_string),
         budget,
+        ..EncoderSettings::default()
     })
 }
 
-/// The full frame of a filter carrying `generation`.
-pub fn encode(e: &EncoderSettings, f: &Filter, generation: u64) -> Res<Encoded> {
-    Ok(Encoded(e.bloom()?.encode_generation(f, generation)?))
+/// The full frame of a filter carrying `generation`, with the restart flag if asked.
+pub fn encode(e: &EncoderSettings, f: &Filter, generation: u64, restart: bool) -> Res<Encoded> {
+    let frame = e.bloom()?.encode_generation(f, generation)?;
+    Ok(Encoded(frame.with_restart(restart)?))
 }
 
-/// The full frame of a counting filter carrying `generation`.
-pub fn encode_counting(e: &EncoderSettings, f: &Counting, generation: u64) -> Res<Encoded> {
-    Ok(Encoded(e.counting()?.encode_generation(f, generation)?))
+/// The full frame of a counting filter carrying `generation`, with the restart flag if asked.
+pub fn encode_counting(
+    e: &EncoderSettings,
+    f: &Counting,
+    generation: u64,
+    restart: bool,
+) -> Res<Encoded> {
+    let frame = e.counting()?.encode_generation(f, generation)?;
+    Ok(Encoded(frame.with_restart(restart)?))
 }
 
 // ---------------------------------------------------------------------------------------------
 // Decoding
 
-/// Decode the one full Bloom filter frame `input` holds.
-pub fn decode(input: &[u8], limits: &DecodeLimits) -> Res<Filter> {
-    Ok(bloomwire::decode::<bloomwire::Decoded<BloomFilter>>(input, limits)?.filter)
+/// Decode the one full Bloom filter frame `input` holds; the filter and its frame's header.
+pub fn decode(input: &[u8], checks: &DecodeChecks) -> Res<(Filter, FrameInfo)> {
+    let d = checks.decode::<bloomwire::Decoded<BloomFilter>>(input)?;
+    Ok((d.filter, info_of(&d.header)))
 }
 
-/// Decode the one full counting filter frame `input` holds.
-pub fn decode_counting(input: &[u8], limits: &DecodeLimits) -> Res<Counting> {
-    Ok(bloomwire::decode::<bloomwire::Decoded<CountingBloomFilter>>(input, limits)?.filter)
+/// Decode the one full counting filter frame `input` holds; the filter and its header.
+pub fn decode_counting(input: &[u8], checks: &DecodeChecks) -> Res<(Counting, FrameInfo)> {
+    let d = checks.decode::<bloomwire::Decoded<CountingBloomFilter>>(input)?;
+    Ok((d.filter, info_of(&d.header)))
 }
 
 /// A decoded delta frame, of either filter kind.
@@ -605,13 +868,19 @@ impl Delta {
         matches!(self, Delta::Counters(_))
     }
 
+    /// The frame's header.
+    pub fn info(&self) -> FrameInfo {
+        info_of(self.header())
+    }
+
     /// The XOR, packed like the filter's bits or counters.
     pub fn packed_xor(&self) -> Vec<u8> {
         match self {
             Delta::Bits(d) => d.xor.to_bytes(),
-            Delta::Counters(d) => {
-                bloomwire::filter::counting::pack_counters(&d.xor, d.header.counter_width.unwrap_or(8))
-            }
+            Delta::Counters(d) => bloomwire::filter::counting::pack_counters(
+                &d.xor,
+                d.header.counter_width.unwrap_or(8),
+            ),
         }
     }
 
@@ -647,6 +916,7 @@ pub enum FilterRef<'a> {
 
 /// A filter of either kind.
 #[derive(Debug, Clone)]
+#[allow(clippy::large_enum_variant)]
 pub enum AnyFilter {
     /// A Bloom filter.
     Bloom(Filter),
@@ -657,17 +927,17 @@ pub enum AnyFilter {
 /// Any decoded frame.
 #[derive(Debug, Clone)]
 pub enum Decoded {
-    /// A full frame of either filter kind.
-    Full(AnyFilter),
+    /// A full frame of either filter kind, and its header.
+    Full(AnyFilter, FrameInfo),
     /// A delta of either filter kind.
     Delta(Delta),
 }
 
 /// Decode the one frame `input` holds, whatever it carries.
-pub fn decode_any(input: &[u8], limits: &DecodeLimits) -> Res<Decoded> {
-    Ok(match bloomwire::decode::<Message>(input, limits)? {
-        Message::Full(d) => Decoded::Full(AnyFilter::Bloom(d.filter)),
-        Message::Counting(d) => Decoded::Full(AnyFilter::Counting(d.filter)),
+pub fn decode_any(input: &[u8], checks: &DecodeChecks) -> Res<Decoded> {
+    Ok(match checks.decode::<Message>(input)? {
+        Message::Full(d) => Decoded::Full(AnyFilter::Bloom(d.filter), info_of(&d.header)),
+        Message::Counting(d) => Decoded::Full(AnyFilter::Counting(d.filter), info_of(&d.header)),
         Message::Delta(d) => Decoded::Delta(Delta::Bits(d)),
         Message::CountingDelta(d) => Decoded::Delta(Delta::Counters(d)),
         other => {
@@ -710,13 +980,44 @@ pub struct FrameInfo {
     pub payload_len: usize,
     /// Bytes of the whole frame.
     pub frame_len: usize,
+    /// The base hash: "xxh64", "siphash24" or "opaque" (another library's bits).
+    pub hash: &'static str,
+    /// The application metadata, if the frame carries any.
+    pub metadata: Option<Vec<u8>>,
+    /// "absent", "unverified" (a tag not checked: no key was given) or "verified".
+    pub tag: &'static str,
+    /// The restart flag: the sender's numbering starts again with this full frame.
+    pub restart: bool,
 }
 
-/// The header of the frame at the start of `input`, checked against `limits` (the payload is
-/// neither checked nor decoded).
-pub fn frame_info(input: &[u8], limits: &DecodeLimits) -> Res<FrameInfo> {
-    let h = FrameHeader::parse(input, limits)?;
-    Ok(FrameInfo {
+/// The header of the frame at the start of `input`. Without a key it is checked against the
+/// limits and nothing else (the payload, the checksum and a tag are not read); with one, the
+/// whole frame's length, checksum and tag are checked too (not its payload).
+pub fn frame_info(input: &[u8], checks: &DecodeChecks) -> Res<FrameInfo> {
+    if checks.verifier.is_some() {
+        return Ok(info_of(checks.view(input)?.header()));
+    }
+    Ok(info_of(&FrameHeader::parse(input, &checks.limits)?))
+}
+
+fn tag_name(tag: Tag) -> &'static str {
+    match tag {
+        Tag::Absent => "absent",
+        Tag::Unverified => "unverified",
+        Tag::Verified => "verified",
+    }
+}
+
+fn hash_name(base: &BaseHash) -> &'static str {
+    match base {
+        BaseHash::Xxh64 { .. } => "xxh64",
+        BaseHash::Opaque => "opaque",
+        _ => "siphash24",
+    }
+}
+
+fn info_of(h: &FrameHeader) -> FrameInfo {
+    FrameInfo {
         delta: matches!(h.kind, FrameKind::Delta { .. }),
         counting: h.is_counting(),
         generation: h.generation,
@@ -736,7 +1037,11 @@ pub fn frame_info(input: &[u8], limits: &DecodeLimits) -> Res<FrameInfo> {
         header_len: h.header_len,
         payload_len: h.payload_len,
         frame_len: h.frame_len(),
-    })
+        hash: hash_name(&h.params.family().base),
+        metadata: h.metadata.clone(),
+        tag: tag_name(h.tag),
+        restart: h.restart,
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -805,6 +1110,16 @@ impl Sender {
         }
     }
 
+    /// A full frame of the generation sent last, with the restart flag, for one receiver
+    /// that joins late; None before the first frame. The sender does not change.
+    pub fn full_frame(&self) -> Option<Res<Encoded>> {
+        let frame = match self.inner.as_ref()? {
+            SenderKind::Bloom(s) => s.full_frame()?,
+            SenderKind::Counting(s) => s.full_frame()?,
+        };
+        Some(frame.map(Encoded).map_err(Failure::from))
+    }
+
     /// The frame of the next generation of the filter.
     pub fn next_frame(&mut self, filter: FilterRef<'_>) -> Res<Encoded> {
         let every = self.full_every;
@@ -855,39 +1170,59 @@ enum ReceiverKind {
 #[derive(Debug, Clone)]
 pub struct Receiver {
     limits: Limits,
+    key: Option<Key>,
     inner: Option<ReceiverKind>,
 }
 
 impl Receiver {
-    /// A receiver with no filter yet, decoding within `limits`.
-    pub fn new(limits: DecodeLimits) -> Self {
+    /// A receiver with no filter yet, decoding within `limits` and, with a key, accepting
+    /// only frames tagged with it.
+    pub fn new(limits: DecodeLimits, key: Option<Key>) -> Self {
         Receiver {
             limits,
+            key,
             inner: None,
         }
     }
 
-    /// Decode and apply one frame; on any error nothing changes.
-    pub fn receive(&mut self, input: &[u8]) -> Res<UpdateInfo> {
-        let message: Message = bloomwire::decode(input, &self.limits)?;
-        let limits = self.limits;
-        let counting = message.header().is_counting();
-        let inner = self.inner.get_or_insert_with(|| {
-            if counting {
-                ReceiverKind::Counting(bloomwire::Receiver::new(limits))
-            } else {
-                ReceiverKind::Bloom(bloomwire::Receiver::new(limits))
-            }
-        });
-        let update = match inner {
-            ReceiverKind::Bloom(r) => r.apply(message),
-            ReceiverKind::Counting(r) => r.apply(message),
-        };
-        if self.generation().is_none() {
-            // Nothing was received yet: the next frame may be of either kind.
-            self.inner = None;
+    fn receiver<F: bloomwire::Filter>(&self) -> bloomwire::Receiver<F> {
+        let r = bloomwire::Receiver::new(self.limits);
+        match &self.key {
+            Some(key) => r.with_key(key.clone()),
+            None => r,
         }
-        Ok(update_info(update?))
+    }
+
+    /// Decode and apply one frame; on any error nothing changes. Returns what was done and
+    /// the frame's header.
+    pub fn receive(&mut self, input: &[u8]) -> Res<(UpdateInfo, FrameInfo)> {
+        let update = match &mut self.inner {
+            // The library's own path: a positional delta is applied in place.
+            Some(ReceiverKind::Bloom(r)) => r.receive(input)?,
+            Some(ReceiverKind::Counting(r)) => r.receive(input)?,
+            None => {
+                // The first frame says which kind of filter the receiver holds.
+                let checks = DecodeChecks::new(self.limits, self.key.clone());
+                let message: Message = checks.decode(input)?;
+                let mut inner = if message.header().is_counting() {
+                    ReceiverKind::Counting(self.receiver())
+                } else {
+                    ReceiverKind::Bloom(self.receiver())
+                };
+                let update = match &mut inner {
+                    ReceiverKind::Bloom(r) => r.apply(message)?,
+                    ReceiverKind::Counting(r) => r.apply(message)?,
+                };
+                self.inner = Some(inner);
+                update
+            }
+        };
+        // The frame was accepted: its header parses, and with a key its tag was verified.
+        let mut header = FrameHeader::parse(input, &self.limits)?;
+        if self.key.is_some() {
+            header.tag = Tag::Verified;
+        }
+        Ok((update_info(update), info_of(&header)))
     }
 
     /// The current generation.

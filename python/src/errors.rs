@@ -3,9 +3,10 @@
 //! ```text
 //! BloomwireError
 //! ├── InvalidParameter, Incompatible, OverBudget, UnexpectedDelta, UnexpectedFilterType,
-//! │   OpaqueHashFamily
+//! │   OpaqueHashFamily, PlanExceedsLimits
 //! ├── FrameError: the frame cannot be decoded
 //! │   ├── Incomplete (read more and try again), LimitExceeded
+//! │   ├── MissingTag, BadTag (a decoder with a key: no tag, a wrong tag)
 //! │   └── BadMagic, UnsupportedVersion, InvalidField, BadVarint, ChecksumMismatch,
 //! │       TrailingBytes, CorruptPayload
 //! └── SequenceError: a frame out of a receiver's order, nothing changed
@@ -67,6 +68,12 @@ create_exception!(
 );
 create_exception!(
     bloomwire,
+    PlanExceedsLimits,
+    BloomwireError,
+    "A plan would exceed the receiver's limits (attributes name, needed, limit)."
+);
+create_exception!(
+    bloomwire,
     FrameError,
     BloomwireError,
     "A frame that cannot be decoded; subclasses say why, most with the byte offset."
@@ -112,6 +119,20 @@ create_exception!(
     ChecksumMismatch,
     FrameError,
     "The frame's CRC-32C does not match its contents (attributes stored, computed, offset)."
+);
+create_exception!(
+    bloomwire,
+    MissingTag,
+    FrameError,
+    "A decoder with a key was given a frame without an authentication tag; refused before its \
+     payload was read (attribute offset: the flags byte)."
+);
+create_exception!(
+    bloomwire,
+    BadTag,
+    FrameError,
+    "The frame's authentication tag is not the one the decoder's key gives: forged, altered \
+     or made with another key; refused before its payload was read (attribute offset)."
 );
 create_exception!(
     bloomwire,
@@ -179,6 +200,9 @@ fn class<'py>(py: Python<'py>, kind: &str) -> Bound<'py, PyType> {
         "InvalidField" => py.get_type::<InvalidField>(),
         "BadVarint" => py.get_type::<BadVarint>(),
         "ChecksumMismatch" => py.get_type::<ChecksumMismatch>(),
+        "MissingTag" => py.get_type::<MissingTag>(),
+        "BadTag" => py.get_type::<BadTag>(),
+        "PlanExceedsLimits" => py.get_type::<PlanExceedsLimits>(),
         "TrailingBytes" => py.get_type::<TrailingBytes>(),
         "CorruptPayload" => py.get_type::<CorruptPayload>(),
         "StaleGeneration" => py.get_type::<StaleGeneration>(),
@@ -240,6 +264,9 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         "InvalidField",
         "BadVarint",
         "ChecksumMismatch",
+        "MissingTag",
+        "BadTag",
+        "PlanExceedsLimits",
         "TrailingBytes",
         "CorruptPayload",
         "StaleGeneration",

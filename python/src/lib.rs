@@ -3,16 +3,19 @@
 //! Every call into the library goes through [`api`]; this file only converts between Python
 //! objects and the library's values, and releases the GIL around the heavy work.
 
-#![forbid(unsafe_code)]
+// `unsafe` is allowed in one module, `columns`, which reads Arrow and NumPy memory in place.
+#![deny(unsafe_code)]
 
 mod api;
+mod columns;
 mod errors;
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyList, PyMemoryView, PyString};
+use pyo3::types::{PyByteArray, PyBytes, PyList, PyMemoryView, PyString, PyTuple};
 
 use api::{AnyFilter, FilterRef};
 use errors::IntoPyResult;
@@ -100,8 +103,82 @@ fn family(seed: u64, key: Option<&Bound<'_, PyAny>>) -> PyResult<api::Family> {
     Ok(api::family(seed, key))
 }
 
-fn limits(max_m: u64, max_k: u32, max_payload: u64) -> api::DecodeLimits {
-    api::limits(max_m, max_k, max_payload)
+/// The frame key of a `key=` argument: exactly 32 bytes (`bytes`, `bytearray` or
+/// `memoryview`).
+fn frame_key(key: Option<&Bound<'_, PyAny>>) -> PyResult<Option<api::Key>> {
+    let Some(key) = key else {
+        return Ok(None);
+    };
+    if key.cast::<PyString>().is_ok() {
+        return Err(PyTypeError::new_err(
+            "key is 32 bytes (bytes, bytearray or memoryview), not str",
+        ));
+    }
+    let bytes: Cow<'_, [u8]> = match key.cast::<PyBytes>() {
+        Ok(b) => Cow::Borrowed(b.as_bytes()),
+        Err(_) => Cow::Owned(owned_bytes(key, "key").map_err(|_| key_type_error(key))?),
+    };
+    let bytes = <[u8; 32]>::try_from(bytes.as_ref())
+        .map_err(|_| PyValueError::new_err(format!("key is 32 bytes, not {}", bytes.len())))?;
+    Ok(Some(api::frame_key(bytes)))
+}
+
+fn key_type_error(key: &Bound<'_, PyAny>) -> PyErr {
+    let ty = key
+        .get_type()
+        .name()
+        .map_or_else(|_| "?".to_string(), |n| n.to_string());
+    PyTypeError::new_err(format!(
+        "key is 32 bytes (bytes, bytearray or memoryview), not {ty}"
+    ))
+}
+
+/// Application metadata: bytes (`bytearray` and `memoryview` copied); empty is none.
+fn metadata_bytes(metadata: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Vec<u8>>> {
+    let Some(m) = metadata else {
+        return Ok(None);
+    };
+    if m.cast::<PyString>().is_ok() {
+        return Err(PyTypeError::new_err(
+            "metadata is bytes, bytearray or memoryview, not str (encode it)",
+        ));
+    }
+    if let Ok(b) = m.cast::<PyBytes>() {
+        return Ok(Some(b.as_bytes().to_vec()));
+    }
+    owned_bytes(m, "metadata").map(Some)
+}
+
+/// Settings of an encoder from the arguments of `encode` and `Sender`.
+fn encoder_settings(
+    coding: Option<&str>,
+    budget: Option<usize>,
+    metadata: Option<&Bound<'_, PyAny>>,
+    key: Option<&Bound<'_, PyAny>>,
+) -> PyResult<api::EncoderSettings> {
+    Ok(api::encoder(coding, budget)
+        .into_py()?
+        .metadata(metadata_bytes(metadata)?)
+        .key(frame_key(key)?))
+}
+
+/// What a decoding function checks: its limits and its key.
+fn checks(
+    key: Option<&Bound<'_, PyAny>>,
+    max_m: u64,
+    max_k: u32,
+    max_payload: u64,
+    max_metadata: u64,
+) -> PyResult<api::DecodeChecks> {
+    Ok(api::DecodeChecks::new(
+        api::limits(max_m, max_k, max_payload, max_metadata),
+        frame_key(key)?,
+    ))
+}
+
+/// The function of `bloomwire._pickle` that loads a pickled object.
+fn unpickler<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+    py.import("bloomwire._pickle")?.getattr(name)
 }
 
 /// Run `f` with the GIL released when `big`.
@@ -124,15 +201,55 @@ fn to_pybytes<'py>(py: Python<'py>, frame: &api::Encoded) -> PyResult<Bound<'py,
     })
 }
 
-fn filter_object(py: Python<'_>, f: AnyFilter) -> PyResult<Py<PyAny>> {
+fn filter_object(
+    py: Python<'_>,
+    f: AnyFilter,
+    header: Option<api::FrameInfo>,
+) -> PyResult<Py<PyAny>> {
+    let header = header.map(Arc::new);
     Ok(match f {
-        AnyFilter::Bloom(inner) => Py::new(py, BloomFilter { inner })?.into_any(),
-        AnyFilter::Counting(inner) => Py::new(py, CountingFilter { inner })?.into_any(),
+        AnyFilter::Bloom(inner) => Py::new(py, BloomFilter { inner, header })?.into_any(),
+        AnyFilter::Counting(inner) => Py::new(py, CountingFilter { inner, header })?.into_any(),
     })
 }
 
+/// The result of a query of a column: a pyarrow `BooleanArray` for Arrow input, a NumPy
+/// `bool` array for NumPy input; `flags` holds one byte (0 or 1) per value.
+fn bool_column(py: Python<'_>, source: columns::Source, flags: &[u8]) -> PyResult<Py<PyAny>> {
+    match source {
+        columns::Source::NumPy => {
+            let buf = PyByteArray::new(py, flags);
+            let numpy = py.import("numpy")?;
+            Ok(numpy
+                .call_method1("frombuffer", (buf, numpy.getattr("bool_")?))?
+                .unbind())
+        }
+        columns::Source::Arrow => {
+            let mut bits = vec![0u8; flags.len().div_ceil(8)];
+            for (i, &f) in flags.iter().enumerate() {
+                bits[i / 8] |= f << (i % 8);
+            }
+            let pa = py.import("pyarrow")?;
+            let buffer = pa.call_method1("py_buffer", (PyByteArray::new(py, &bits),))?;
+            let buffers = PyList::new(py, [py.None().into_bound(py), buffer])?;
+            let ty = pa.call_method0("bool_")?;
+            Ok(pa
+                .getattr("Array")?
+                .call_method1("from_buffers", (ty, flags.len(), buffers))?
+                .unbind())
+        }
+    }
+}
+
+/// Columns at least this long are hashed with the GIL released.
+const DETACH_COLUMN_LEN: usize = 1 << 10;
+
 // ---------------------------------------------------------------------------------------------
 // Planning
+
+/// A plan's figures as a pickle carries them: n, coding, fpr, expected bytes, worst-case
+/// bytes, epsilon, bits per element, the table.
+type PlanFigures = (u64, String, f64, f64, u64, f64, f64, String);
 
 /// A planned filter: its m and k, and the false positive rate and frame size to expect.
 ///
@@ -219,17 +336,73 @@ impl Plan {
 
     /// An empty Bloom filter with the planned parameters.
     fn new_filter(&self) -> BloomFilter {
-        BloomFilter {
-            inner: api::new_filter(self.info.params.clone()),
-        }
+        BloomFilter::of(api::new_filter(self.info.params.clone()))
     }
 
     /// An empty counting filter with the planned parameters and `width`-bit counters (1 to 8).
     #[pyo3(signature = (width = 4))]
     fn new_counting_filter(&self, width: u8) -> PyResult<CountingFilter> {
-        Ok(CountingFilter {
-            inner: api::new_counting(self.info.params.clone(), width).into_py()?,
-        })
+        Ok(CountingFilter::of(
+            api::new_counting(self.info.params.clone(), width).into_py()?,
+        ))
+    }
+
+    /// Plans compare equal when their parameters and figures do.
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other
+            .cast::<Plan>()
+            .is_ok_and(|o| api::same_plan(&self.info, &o.get().info))
+    }
+
+    /// Pickled as the frame of its empty filter (its parameters, checked on load with the
+    /// unpickling limits) and its figures.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let empty = self.new_filter();
+        let frame = empty.pickle_frame(py)?;
+        let i = &self.info;
+        let figures = (
+            i.n,
+            i.coding.clone(),
+            i.fpr,
+            i.expected_bytes,
+            i.worst_case_bytes,
+            i.epsilon,
+            i.bits_per_element,
+            i.table.clone(),
+        );
+        PyTuple::new(
+            py,
+            [
+                unpickler(py, "load_plan")?,
+                PyTuple::new(
+                    py,
+                    [frame.into_any(), figures.into_pyobject(py)?.into_any()],
+                )?
+                .into_any(),
+            ],
+        )
+    }
+
+    /// The plan of `filter`'s parameters with these figures (the unpickler's).
+    #[staticmethod]
+    fn _from_parts(filter: &BloomFilter, figures: PlanFigures) -> Self {
+        let (n, coding, fpr, expected_bytes, worst_case_bytes, epsilon, bits_per_element, table) =
+            figures;
+        Plan {
+            info: api::restore_plan(
+                api::filter_params(&filter.inner).clone(),
+                api::PlanFigures {
+                    n,
+                    coding,
+                    fpr,
+                    expected_bytes,
+                    worst_case_bytes,
+                    epsilon,
+                    bits_per_element,
+                    table,
+                },
+            ),
+        }
     }
 
     fn __repr__(&self) -> String {
@@ -256,7 +429,10 @@ impl Plan {
 ///
 /// `seed` (xxHash64) or `siphash_key` (16 bytes, keyed SipHash-2-4 for keys chosen by peers
 /// you do not trust) choose the hash family; `max_m` bounds the filter's bits (the memory the
-/// receiver gives it). Raises `OverBudget` when nothing fits, `InvalidParameter` for n = 0.
+/// receiver gives it). Without `max_m` plans stay within a default receiver's limits
+/// (`DEFAULT_MAX_M` bits), and a target they cannot meet raises `PlanExceedsLimits`; a
+/// larger `max_m` allows larger filters, whose receivers decode with that `max_m`. Raises
+/// `OverBudget` when nothing fits, `InvalidParameter` for n = 0.
 #[pyfunction]
 #[pyo3(signature = (n, budget_bytes, *, seed = 0, siphash_key = None, max_m = None))]
 fn plan(
@@ -301,10 +477,30 @@ fn plan_for_fpr(
 /// `BloomFilter(m, k)` makes a standard filter of m bits and k hash functions;
 /// `plan(...).new_filter()` one with planned parameters. `len(f)` is the number of keys
 /// inserted (duplicates count). Filters compare equal when their parameters, bits and n do.
-#[pyclass(module = "bloomwire", eq)]
-#[derive(Clone, PartialEq)]
+#[pyclass(module = "bloomwire")]
+#[derive(Clone)]
 struct BloomFilter {
     inner: api::Filter,
+    /// The header of the frame the filter was decoded from.
+    header: Option<Arc<api::FrameInfo>>,
+}
+
+impl BloomFilter {
+    fn of(inner: api::Filter) -> Self {
+        BloomFilter {
+            inner,
+            header: None,
+        }
+    }
+
+    fn bits_m(&self) -> u64 {
+        api::params_m(api::filter_params(&self.inner))
+    }
+
+    /// The frame a pickle carries: the default coding, untagged, generation 0.
+    fn pickle_frame<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        self.encode(py, None, None, 0, None, None, false)
+    }
 }
 
 #[pymethods]
@@ -315,15 +511,53 @@ impl BloomFilter {
     #[pyo3(signature = (m, k, *, seed = 0, siphash_key = None))]
     fn new(m: u64, k: u32, seed: u64, siphash_key: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
         let params = api::standard_params(m, k, family(seed, siphash_key)?).into_py()?;
-        Ok(BloomFilter {
-            inner: api::new_filter(params),
-        })
+        Ok(BloomFilter::of(api::new_filter(params)))
     }
 
     /// An empty filter with a plan's parameters (the same as `plan.new_filter()`).
     #[staticmethod]
     fn from_plan(plan: &Plan) -> Self {
         plan.new_filter()
+    }
+
+    /// A standard filter of `m` bits and `k` hash functions holding these packed bits
+    /// (`ceil(m / 8)` bytes, bit i at `(bits[i // 8] >> (i % 8)) & 1`, the bits past m
+    /// zero) and `n` keys.
+    ///
+    /// With `opaque=True` the bits are another library's, carried as they are (base hash 0,
+    /// no seed): such a filter encodes, decodes, merges and sends deltas like any other,
+    /// and refuses inserts and queries (`OpaqueHashFamily`), which only that library can
+    /// answer; send its parameters in the frame's `metadata`. Otherwise the bits are a
+    /// bloomwire filter's of the hash family of `seed` or `siphash_key`.
+    #[staticmethod]
+    #[pyo3(signature = (bits, m, k, *, n = 0, opaque = false, seed = 0, siphash_key = None))]
+    fn from_bits(
+        bits: &Bound<'_, PyAny>,
+        m: u64,
+        k: u32,
+        n: u64,
+        opaque: bool,
+        seed: u64,
+        siphash_key: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let params = if opaque {
+            if seed != 0 || siphash_key.is_some() {
+                return Err(PyValueError::new_err(
+                    "an opaque filter has no seed or siphash_key: its bits are another library's",
+                ));
+            }
+            api::opaque_params(m, k)
+        } else {
+            api::standard_params(m, k, family(seed, siphash_key)?)
+        }
+        .into_py()?;
+        if bits.cast::<PyString>().is_ok() {
+            return Err(PyTypeError::new_err("bits are bytes, not str"));
+        }
+        let bytes = key_bytes(bits)?;
+        Ok(BloomFilter::of(
+            api::filter_from_bits(params, &bytes, n).into_py()?,
+        ))
     }
 
     /// Add a key.
@@ -336,6 +570,23 @@ impl BloomFilter {
         for key in keys.try_iter()? {
             api::insert(&mut self.inner, &key_bytes(&key?)?).into_py()?;
         }
+        Ok(())
+    }
+
+    /// Add every value of a column: an Arrow array or chunked array (string, large_string,
+    /// string_view, binary, large_binary, binary_view, fixed_size_binary, int8 to uint64)
+    /// or a one-dimensional NumPy
+    /// array (int8 to uint64, `S`), read in place and hashed with the GIL released. Each
+    /// value is the key a scalar insert of it would be (integers as their little-endian
+    /// bytes at the column's width); nulls are skipped.
+    fn insert_array(&mut self, py: Python<'_>, values: &Bound<'_, PyAny>) -> PyResult<()> {
+        let inner = &mut self.inner;
+        columns::for_each_chunk(values, |col| {
+            maybe_detach(py, col.len() >= DETACH_COLUMN_LEN, || {
+                api::insert_keys(&mut *inner, col.present())
+            })
+            .into_py()
+        })?;
         Ok(())
     }
 
@@ -352,6 +603,22 @@ impl BloomFilter {
             out.append(api::contains(&self.inner, &key_bytes(&key?)?).into_py()?)?;
         }
         Ok(out)
+    }
+
+    /// `contains` for every value of a column (see `insert_array`), with the GIL released:
+    /// a pyarrow `BooleanArray` for Arrow input, a NumPy `bool` array for NumPy input.
+    /// A null is never in the set: False.
+    fn contains_array(&self, py: Python<'_>, values: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let inner = &self.inner;
+        let mut flags = Vec::new();
+        let source = columns::for_each_chunk(values, |col| {
+            maybe_detach(py, col.len() >= DETACH_COLUMN_LEN, || {
+                flags.reserve(col.len());
+                api::contains_keys(inner, col.keys(), |hit| flags.push(u8::from(hit)))
+            })
+            .into_py()
+        })?;
+        bool_column(py, source, &flags)
     }
 
     fn __contains__(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
@@ -372,13 +639,29 @@ impl BloomFilter {
     /// Bits of the filter.
     #[getter]
     fn m(&self) -> u64 {
-        api::params_m(api::filter_params(&self.inner))
+        self.bits_m()
     }
 
     /// Hash functions per key (a float: k may be rational).
     #[getter]
     fn k(&self) -> f64 {
         api::params_k(api::filter_params(&self.inner)).0
+    }
+
+    /// Whether the bits are another library's (the opaque hash family): inserts and
+    /// queries raise `OpaqueHashFamily`.
+    #[getter]
+    fn opaque(&self) -> bool {
+        api::is_opaque(&self.inner)
+    }
+
+    /// The header of the frame this filter was decoded from (metadata, tag status,
+    /// restart flag, ...), as it was on the wire; None for a filter built here.
+    #[getter]
+    fn header(&self) -> Option<FrameInfo> {
+        self.header.as_ref().map(|h| FrameInfo {
+            info: h.as_ref().clone(),
+        })
     }
 
     /// The fraction of bits that are zero.
@@ -392,14 +675,45 @@ impl BloomFilter {
         api::count_ones(&self.inner)
     }
 
+    /// The digest of the bits (spec 5.1: CRC-32C of the packed bit array), as deltas name
+    /// their base.
+    fn digest(&self) -> u32 {
+        api::digest(&self.inner)
+    }
+
     /// The packed bit array: bit i is `(b[i // 8] >> (i % 8)) & 1`.
     fn bits<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         PyBytes::new(py, &api::packed_bits(&self.inner))
     }
 
-    /// Set in this filter every bit set in `other` (same parameters, else `Incompatible`).
-    fn union(&mut self, other: &BloomFilter) -> PyResult<()> {
-        api::union_with(&mut self.inner, &other.inner).into_py()
+    /// Set in this filter every bit set in `other` (same parameters, else `Incompatible`);
+    /// n becomes the sum. The same as `self |= other`.
+    fn union(&mut self, py: Python<'_>, other: &BloomFilter) -> PyResult<()> {
+        let (inner, big) = (&mut self.inner, other.bits_m() >= DETACH_FILTER_BITS);
+        maybe_detach(py, big, || api::union_with(inner, &other.inner)).into_py()
+    }
+
+    /// The union of two filters of the same parameters (else `Incompatible`), a new filter.
+    fn __or__(&self, py: Python<'_>, other: PyRef<'_, BloomFilter>) -> PyResult<BloomFilter> {
+        let mut out = BloomFilter::of(self.inner.clone());
+        out.union(py, &other)?;
+        Ok(out)
+    }
+
+    /// `other | self`: the union (which commutes).
+    fn __ror__(&self, py: Python<'_>, other: PyRef<'_, BloomFilter>) -> PyResult<BloomFilter> {
+        self.__or__(py, other)
+    }
+
+    /// `self |= other`: the union, in place.
+    fn __ior__(&mut self, py: Python<'_>, other: PyRef<'_, BloomFilter>) -> PyResult<()> {
+        self.union(py, &other)
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other
+            .cast::<BloomFilter>()
+            .is_ok_and(|o| o.borrow().inner == self.inner)
     }
 
     /// A copy of the filter.
@@ -407,20 +721,47 @@ impl BloomFilter {
         self.clone()
     }
 
+    fn __copy__(&self) -> Self {
+        self.clone()
+    }
+
+    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Self {
+        self.clone()
+    }
+
+    /// Pickled as its frame (the default coding: sparse filters cost their keys, not m),
+    /// checked on load against the unpickling limits (see `unpickling_limits`).
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let frame = self.pickle_frame(py)?;
+        PyTuple::new(
+            py,
+            [
+                unpickler(py, "load_bloom_filter")?,
+                PyTuple::new(py, [frame])?.into_any(),
+            ],
+        )
+    }
+
     /// The full frame of this filter, as `bytes`; see `encode`.
-    #[pyo3(signature = (coding = None, *, budget = None, generation = 0))]
+    #[pyo3(signature = (coding = None, *, budget = None, generation = 0, metadata = None, key = None, restart = false))]
+    #[allow(clippy::too_many_arguments)]
     fn encode<'py>(
         &self,
         py: Python<'py>,
         coding: Option<&str>,
         budget: Option<usize>,
         generation: u64,
+        metadata: Option<&Bound<'py, PyAny>>,
+        key: Option<&Bound<'py, PyAny>>,
+        restart: bool,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let settings = api::encoder(coding, budget).into_py()?;
+        let settings = encoder_settings(coding, budget, metadata, key)?;
         let inner = &self.inner;
-        let big = api::params_m(api::filter_params(inner)) >= DETACH_FILTER_BITS;
-        let frame =
-            maybe_detach(py, big, || api::encode(&settings, inner, generation)).into_py()?;
+        let big = self.bits_m() >= DETACH_FILTER_BITS;
+        let frame = maybe_detach(py, big, || {
+            api::encode(&settings, inner, generation, restart)
+        })
+        .into_py()?;
         to_pybytes(py, &frame)
     }
 
@@ -435,10 +776,25 @@ impl BloomFilter {
 
 /// A counting Bloom filter: a `width`-bit counter per position, so keys can be removed.
 /// A saturated counter (2**width - 1) stays saturated.
-#[pyclass(module = "bloomwire", eq)]
-#[derive(Clone, PartialEq)]
+#[pyclass(module = "bloomwire")]
+#[derive(Clone)]
 struct CountingFilter {
     inner: api::Counting,
+    /// The header of the frame the filter was decoded from.
+    header: Option<Arc<api::FrameInfo>>,
+}
+
+impl CountingFilter {
+    fn of(inner: api::Counting) -> Self {
+        CountingFilter {
+            inner,
+            header: None,
+        }
+    }
+
+    fn counters_m(&self) -> u64 {
+        api::params_m(api::counting_params(&self.inner))
+    }
 }
 
 #[pymethods]
@@ -455,9 +811,9 @@ impl CountingFilter {
         siphash_key: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let params = api::standard_params(m, k, family(seed, siphash_key)?).into_py()?;
-        Ok(CountingFilter {
-            inner: api::new_counting(params, width).into_py()?,
-        })
+        Ok(CountingFilter::of(
+            api::new_counting(params, width).into_py()?,
+        ))
     }
 
     /// An empty counting filter with a plan's parameters.
@@ -481,6 +837,18 @@ impl CountingFilter {
         Ok(())
     }
 
+    /// Add every value of a column, as `BloomFilter.insert_array` (nulls skipped).
+    fn insert_array(&mut self, py: Python<'_>, values: &Bound<'_, PyAny>) -> PyResult<()> {
+        let inner = &mut self.inner;
+        columns::for_each_chunk(values, |col| {
+            maybe_detach(py, col.len() >= DETACH_COLUMN_LEN, || {
+                api::counting_insert_keys(&mut *inner, col.present())
+            });
+            Ok(())
+        })?;
+        Ok(())
+    }
+
     /// Remove a key: decrement its counters. Raises `InvalidParameter`, changing nothing,
     /// when the key is not in the filter (one of its counters is zero).
     fn remove(&mut self, key: &Bound<'_, PyAny>) -> PyResult<()> {
@@ -490,6 +858,20 @@ impl CountingFilter {
     /// Whether the key may be in the set: False means certainly not.
     fn contains(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
         Ok(api::counting_contains(&self.inner, &key_bytes(key)?))
+    }
+
+    /// `contains` for every value of a column, as `BloomFilter.contains_array`.
+    fn contains_array(&self, py: Python<'_>, values: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let inner = &self.inner;
+        let mut flags = Vec::new();
+        let source = columns::for_each_chunk(values, |col| {
+            maybe_detach(py, col.len() >= DETACH_COLUMN_LEN, || {
+                flags.reserve(col.len());
+                api::counting_contains_keys(inner, col.keys(), |hit| flags.push(u8::from(hit)))
+            });
+            Ok(())
+        })?;
+        bool_column(py, source, &flags)
     }
 
     fn __contains__(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
@@ -510,7 +892,7 @@ impl CountingFilter {
     /// Number of counters.
     #[getter]
     fn m(&self) -> u64 {
-        api::params_m(api::counting_params(&self.inner))
+        self.counters_m()
     }
 
     /// Hash functions per key.
@@ -523,6 +905,15 @@ impl CountingFilter {
     #[getter]
     fn width(&self) -> u8 {
         api::counting_width(&self.inner)
+    }
+
+    /// The header of the frame this filter was decoded from, as it was on the wire; None
+    /// for a filter built here.
+    #[getter]
+    fn header(&self) -> Option<FrameInfo> {
+        self.header.as_ref().map(|h| FrameInfo {
+            info: h.as_ref().clone(),
+        })
     }
 
     /// The counters, one byte each.
@@ -545,11 +936,52 @@ impl CountingFilter {
         api::saturated(&self.inner)
     }
 
+    /// The digest of the counters (spec 5.1), as deltas name their base.
+    fn digest(&self) -> u32 {
+        api::counting_digest(&self.inner)
+    }
+
     /// The Bloom filter this one summarizes: bit i set where counter i is not zero.
     fn to_bloom_filter(&self) -> BloomFilter {
-        BloomFilter {
-            inner: api::to_bloom(&self.inner),
-        }
+        BloomFilter::of(api::to_bloom(&self.inner))
+    }
+
+    /// Add `other`'s counters to this filter's, each sum saturating at 2**width - 1 (same
+    /// parameters and width, else `Incompatible`): the counting filter of both multisets
+    /// of keys. n becomes the sum. The same as `self |= other`.
+    fn union(&mut self, py: Python<'_>, other: &CountingFilter) -> PyResult<()> {
+        let (inner, big) = (
+            &mut self.inner,
+            other.counters_m() >= DETACH_FILTER_BITS / 8,
+        );
+        maybe_detach(py, big, || api::counting_add(inner, &other.inner)).into_py()
+    }
+
+    /// The union (counters added, saturating) of two counting filters, a new filter.
+    fn __or__(&self, py: Python<'_>, other: PyRef<'_, CountingFilter>) -> PyResult<CountingFilter> {
+        let mut out = CountingFilter::of(self.inner.clone());
+        out.union(py, &other)?;
+        Ok(out)
+    }
+
+    /// `other | self`: the union (which commutes).
+    fn __ror__(
+        &self,
+        py: Python<'_>,
+        other: PyRef<'_, CountingFilter>,
+    ) -> PyResult<CountingFilter> {
+        self.__or__(py, other)
+    }
+
+    /// `self |= other`: the union, in place.
+    fn __ior__(&mut self, py: Python<'_>, other: PyRef<'_, CountingFilter>) -> PyResult<()> {
+        self.union(py, &other)
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other
+            .cast::<CountingFilter>()
+            .is_ok_and(|o| o.borrow().inner == self.inner)
     }
 
     /// A copy of the filter.
@@ -557,20 +989,44 @@ impl CountingFilter {
         self.clone()
     }
 
+    fn __copy__(&self) -> Self {
+        self.clone()
+    }
+
+    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Self {
+        self.clone()
+    }
+
+    /// Pickled as its frame, checked on load against the unpickling limits.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let frame = self.encode(py, None, None, 0, None, None, false)?;
+        PyTuple::new(
+            py,
+            [
+                unpickler(py, "load_counting_filter")?,
+                PyTuple::new(py, [frame])?.into_any(),
+            ],
+        )
+    }
+
     /// The full frame of this counting filter, as `bytes`; see `encode`.
-    #[pyo3(signature = (coding = None, *, budget = None, generation = 0))]
+    #[pyo3(signature = (coding = None, *, budget = None, generation = 0, metadata = None, key = None, restart = false))]
+    #[allow(clippy::too_many_arguments)]
     fn encode<'py>(
         &self,
         py: Python<'py>,
         coding: Option<&str>,
         budget: Option<usize>,
         generation: u64,
+        metadata: Option<&Bound<'py, PyAny>>,
+        key: Option<&Bound<'py, PyAny>>,
+        restart: bool,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let settings = api::encoder(coding, budget).into_py()?;
+        let settings = encoder_settings(coding, budget, metadata, key)?;
         let inner = &self.inner;
-        let big = api::params_m(api::counting_params(inner)) >= DETACH_FILTER_BITS / 8;
+        let big = self.counters_m() >= DETACH_FILTER_BITS / 8;
         let frame = maybe_detach(py, big, || {
-            api::encode_counting(&settings, inner, generation)
+            api::encode_counting(&settings, inner, generation, restart)
         })
         .into_py()?;
         to_pybytes(py, &frame)
@@ -628,98 +1084,134 @@ fn with_filter<T>(obj: &Bound<'_, PyAny>, f: impl FnOnce(FilterRef<'_>, u64) -> 
 /// With no `coding`, the crate's default choice: each coding's size predicted from counts,
 /// then the fastest coding within 0.08% + 6 bytes of the smallest prediction (positional
 /// for sparse filters, the table-driven codings for dense ones), coded once; with a coding
-/// name (see `CODINGS`), that coding. Either way the raw frame is sent when compression would not be
-/// smaller. `budget` raises `OverBudget` when the frame would be larger; `generation` is the
-/// number the frame carries (0 outside a sender's sequence).
+/// name (see `CODINGS`), that coding. Either way the raw frame is sent when compression
+/// would not be smaller. `budget` raises `OverBudget` when the frame would be larger (the
+/// tag counts); `generation` is the number the frame carries (0 outside a sender's
+/// sequence).
+///
+/// `metadata` (bytes) rides in the header, covered by the checksum (decoders refuse more
+/// than their `max_metadata`, 4 KiB by default); `key` (32 bytes) appends a keyed BLAKE2b
+/// tag that receivers holding the key check before they read the payload; `restart` sets
+/// the restart flag (the sender's numbering starts again with this frame).
 #[pyfunction]
-#[pyo3(signature = (filter, coding = None, *, budget = None, generation = 0))]
+#[pyo3(signature = (filter, coding = None, *, budget = None, generation = 0, metadata = None, key = None, restart = false))]
+#[allow(clippy::too_many_arguments)]
 fn encode<'py>(
     py: Python<'py>,
     filter: &Bound<'py, PyAny>,
     coding: Option<&str>,
     budget: Option<usize>,
     generation: u64,
+    metadata: Option<&Bound<'py, PyAny>>,
+    key: Option<&Bound<'py, PyAny>>,
+    restart: bool,
 ) -> PyResult<Bound<'py, PyBytes>> {
     match filter_ref(filter)? {
-        FilterBorrow::Bloom(f) => f.encode(py, coding, budget, generation),
-        FilterBorrow::Counting(f) => f.encode(py, coding, budget, generation),
+        FilterBorrow::Bloom(f) => f.encode(py, coding, budget, generation, metadata, key, restart),
+        FilterBorrow::Counting(f) => {
+            f.encode(py, coding, budget, generation, metadata, key, restart)
+        }
     }
 }
 
 /// Decode the one full Bloom filter frame `frame` holds (no trailing bytes).
 ///
-/// Headers that claim more than `max_m` bits, `max_k` hash functions or `max_payload` bytes
-/// are refused (`LimitExceeded`) before anything is allocated. Raises a `BloomwireError`
-/// subclass for every malformed frame, `Incomplete` when the input ends early,
-/// `UnexpectedDelta` for a delta and `UnexpectedFilterType` for a counting filter.
+/// Headers that claim more than `max_m` bits, `max_k` hash functions, `max_payload` bytes
+/// or `max_metadata` bytes of metadata are refused (`LimitExceeded`) before anything is
+/// allocated. With a `key` (32 bytes) only frames tagged with it are accepted (`MissingTag`,
+/// `BadTag`, checked before the payload is read); without one a tag is skipped and the
+/// filter's `header.tag` says "unverified". Raises a `BloomwireError` subclass for every
+/// malformed frame, `Incomplete` when the input ends early, `UnexpectedDelta` for a delta
+/// and `UnexpectedFilterType` for a counting filter. The filter's `header` is the frame's.
 #[pyfunction]
-#[pyo3(signature = (frame, *, max_m = DEFAULT_MAX_M, max_k = DEFAULT_MAX_K, max_payload = DEFAULT_MAX_PAYLOAD))]
+#[pyo3(signature = (frame, *, key = None, max_m = DEFAULT_MAX_M, max_k = DEFAULT_MAX_K, max_payload = DEFAULT_MAX_PAYLOAD, max_metadata = DEFAULT_MAX_METADATA))]
 fn decode(
     py: Python<'_>,
     frame: &Bound<'_, PyAny>,
+    key: Option<&Bound<'_, PyAny>>,
     max_m: u64,
     max_k: u32,
     max_payload: u64,
+    max_metadata: u64,
 ) -> PyResult<BloomFilter> {
+    let checks = checks(key, max_m, max_k, max_payload, max_metadata)?;
     let input = frame_bytes(frame)?;
     let bytes = input.as_slice();
-    let limits = limits(max_m, max_k, max_payload);
     let big = bytes.len() >= DETACH_FRAME_BYTES;
-    let inner = maybe_detach(py, big, || api::decode(bytes, &limits)).into_py()?;
-    Ok(BloomFilter { inner })
+    let (inner, header) = maybe_detach(py, big, || api::decode(bytes, &checks)).into_py()?;
+    Ok(BloomFilter {
+        inner,
+        header: Some(Arc::new(header)),
+    })
 }
 
-/// Decode the one full counting filter frame `frame` holds; limits and errors as `decode`.
+/// Decode the one full counting filter frame `frame` holds; keys, limits and errors as
+/// `decode`.
 #[pyfunction]
-#[pyo3(signature = (frame, *, max_m = DEFAULT_MAX_M, max_k = DEFAULT_MAX_K, max_payload = DEFAULT_MAX_PAYLOAD))]
+#[pyo3(signature = (frame, *, key = None, max_m = DEFAULT_MAX_M, max_k = DEFAULT_MAX_K, max_payload = DEFAULT_MAX_PAYLOAD, max_metadata = DEFAULT_MAX_METADATA))]
 fn decode_counting(
     py: Python<'_>,
     frame: &Bound<'_, PyAny>,
+    key: Option<&Bound<'_, PyAny>>,
     max_m: u64,
     max_k: u32,
     max_payload: u64,
+    max_metadata: u64,
 ) -> PyResult<CountingFilter> {
+    let checks = checks(key, max_m, max_k, max_payload, max_metadata)?;
     let input = frame_bytes(frame)?;
     let bytes = input.as_slice();
-    let limits = limits(max_m, max_k, max_payload);
     let big = bytes.len() >= DETACH_FRAME_BYTES;
-    let inner = maybe_detach(py, big, || api::decode_counting(bytes, &limits)).into_py()?;
-    Ok(CountingFilter { inner })
+    let (inner, header) =
+        maybe_detach(py, big, || api::decode_counting(bytes, &checks)).into_py()?;
+    Ok(CountingFilter {
+        inner,
+        header: Some(Arc::new(header)),
+    })
 }
 
-/// Decode any one frame: a `BloomFilter`, a `CountingFilter` or a `Delta`; limits and
-/// errors as `decode`.
+/// Decode any one frame: a `BloomFilter`, a `CountingFilter` or a `Delta`; keys, limits
+/// and errors as `decode`.
 #[pyfunction]
-#[pyo3(signature = (frame, *, max_m = DEFAULT_MAX_M, max_k = DEFAULT_MAX_K, max_payload = DEFAULT_MAX_PAYLOAD))]
+#[pyo3(signature = (frame, *, key = None, max_m = DEFAULT_MAX_M, max_k = DEFAULT_MAX_K, max_payload = DEFAULT_MAX_PAYLOAD, max_metadata = DEFAULT_MAX_METADATA))]
 fn decode_message(
     py: Python<'_>,
     frame: &Bound<'_, PyAny>,
+    key: Option<&Bound<'_, PyAny>>,
     max_m: u64,
     max_k: u32,
     max_payload: u64,
+    max_metadata: u64,
 ) -> PyResult<Py<PyAny>> {
+    let checks = checks(key, max_m, max_k, max_payload, max_metadata)?;
     let input = frame_bytes(frame)?;
     let bytes = input.as_slice();
-    let limits = limits(max_m, max_k, max_payload);
     let big = bytes.len() >= DETACH_FRAME_BYTES;
-    match maybe_detach(py, big, || api::decode_any(bytes, &limits)).into_py()? {
-        api::Decoded::Full(f) => filter_object(py, f),
+    match maybe_detach(py, big, || api::decode_any(bytes, &checks)).into_py()? {
+        api::Decoded::Full(f, header) => filter_object(py, f, Some(header)),
         api::Decoded::Delta(inner) => Ok(Py::new(py, Delta { inner })?.into_any()),
     }
 }
 
-/// The header of the frame at the start of `frame`, checked against the limits; the payload
-/// and checksum are not checked (use a decode function for that).
+/// The header of the frame at the start of `frame`, checked against the limits.
+///
+/// Without a `key` nothing else is read: the payload, the checksum and a tag are not
+/// checked (use a decode function for that), and a tagged frame's `tag` is "unverified".
+/// With a key the whole frame must be there: its length, checksum and tag are checked
+/// (`MissingTag`, `BadTag`), not its payload, and `tag` is "verified".
 #[pyfunction]
-#[pyo3(signature = (frame, *, max_m = DEFAULT_MAX_M, max_k = DEFAULT_MAX_K, max_payload = DEFAULT_MAX_PAYLOAD))]
+#[pyo3(signature = (frame, *, key = None, max_m = DEFAULT_MAX_M, max_k = DEFAULT_MAX_K, max_payload = DEFAULT_MAX_PAYLOAD, max_metadata = DEFAULT_MAX_METADATA))]
 fn frame_info(
     frame: &Bound<'_, PyAny>,
+    key: Option<&Bound<'_, PyAny>>,
     max_m: u64,
     max_k: u32,
     max_payload: u64,
+    max_metadata: u64,
 ) -> PyResult<FrameInfo> {
+    let checks = checks(key, max_m, max_k, max_payload, max_metadata)?;
     let input = frame_bytes(frame)?;
-    let info = api::frame_info(input.as_slice(), &limits(max_m, max_k, max_payload)).into_py()?;
+    let info = api::frame_info(input.as_slice(), &checks).into_py()?;
     Ok(FrameInfo { info })
 }
 
@@ -749,6 +1241,14 @@ impl Delta {
         self.inner.is_counting()
     }
 
+    /// The frame's header (metadata, tag status, ...).
+    #[getter]
+    fn header(&self) -> FrameInfo {
+        FrameInfo {
+            info: self.inner.info(),
+        }
+    }
+
     /// The XOR, packed like the filter's bits (or its counters, `width` bits each).
     fn xor<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         PyBytes::new(py, &self.inner.packed_xor())
@@ -764,7 +1264,7 @@ impl Delta {
         base_generation: u64,
     ) -> PyResult<Py<PyAny>> {
         let result = with_filter(base, |f, _| self.inner.apply(f, base_generation))?;
-        filter_object(py, result.into_py()?)
+        filter_object(py, result.into_py()?, None)
     }
 
     fn __repr__(&self) -> String {
@@ -871,15 +1371,42 @@ impl FrameInfo {
         self.info.payload_len
     }
 
-    /// Bytes of the whole frame, checksum included.
+    /// Bytes of the whole frame, checksum and tag included.
     #[getter]
     fn frame_len(&self) -> usize {
         self.info.frame_len
     }
 
+    /// The base hash: "xxh64", "siphash24" or "opaque" (another library's bits, which
+    /// bloomwire carries and does not query).
+    #[getter]
+    fn hash(&self) -> &'static str {
+        self.info.hash
+    }
+
+    /// The application metadata the sender attached, as bytes; None when there is none.
+    #[getter]
+    fn metadata<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyBytes>> {
+        self.info.metadata.as_deref().map(|m| PyBytes::new(py, m))
+    }
+
+    /// The authentication tag: "absent" (the frame has none), "unverified" (it has one, not
+    /// checked: no key was given) or "verified" (checked with the key).
+    #[getter]
+    fn tag(&self) -> &'static str {
+        self.info.tag
+    }
+
+    /// The restart flag: the sender's numbering starts again with this full frame, and a
+    /// receiver applies it whatever generation it holds.
+    #[getter]
+    fn restart(&self) -> bool {
+        self.info.restart
+    }
+
     fn __repr__(&self) -> String {
         format!(
-            "FrameInfo(kind={:?}, counting={}, generation={}, m={}, k={}, n={}, coding={:?}, frame_len={})",
+            "FrameInfo(kind={:?}, counting={}, generation={}, m={}, k={}, n={}, coding={:?}, tag={:?}, restart={}, frame_len={})",
             self.kind(),
             if self.info.counting { "True" } else { "False" },
             self.info.generation,
@@ -887,6 +1414,8 @@ impl FrameInfo {
             self.info.k,
             self.info.n,
             self.info.coding,
+            self.info.tag,
+            if self.info.restart { "True" } else { "False" },
             self.info.frame_len
         )
     }
@@ -897,10 +1426,12 @@ impl FrameInfo {
 
 /// What a `Receiver` did with a frame: `kind` is "full" (the filter was replaced; `skipped`
 /// generations were never seen) or "delta" (the filter advanced by one generation).
-#[pyclass(module = "bloomwire", frozen, eq)]
-#[derive(Clone, PartialEq)]
+#[pyclass(module = "bloomwire", frozen)]
+#[derive(Clone)]
 struct Update {
     info: api::UpdateInfo,
+    /// The header of the frame applied.
+    header: api::FrameInfo,
 }
 
 #[pymethods]
@@ -933,6 +1464,21 @@ impl Update {
         self.info.skipped
     }
 
+    /// The header of the frame applied (metadata, tag status, restart flag, ...).
+    #[getter]
+    fn header(&self) -> FrameInfo {
+        FrameInfo {
+            info: self.header.clone(),
+        }
+    }
+
+    /// Updates compare equal when their kind, generation and skipped count do.
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other
+            .cast::<Update>()
+            .is_ok_and(|o| o.get().info == self.info)
+    }
+
     fn __repr__(&self) -> String {
         if self.info.full {
             format!(
@@ -956,14 +1502,34 @@ struct Sender {
 #[pymethods]
 impl Sender {
     /// A sender with a full frame at least every `full_every` generations (1: always full);
-    /// `coding` and `budget` as in `encode`.
+    /// `coding`, `budget`, `metadata` (on every frame) and `key` (every frame tagged) as in
+    /// `encode`. The first frame, periodic full frames and the one after `request_full()`
+    /// carry the restart flag.
     #[new]
-    #[pyo3(signature = (full_every = 100, *, coding = None, budget = None))]
-    fn new(full_every: u64, coding: Option<&str>, budget: Option<usize>) -> PyResult<Self> {
-        let settings = api::encoder(coding, budget).into_py()?;
+    #[pyo3(signature = (full_every = 100, *, coding = None, budget = None, metadata = None, key = None))]
+    fn new(
+        full_every: u64,
+        coding: Option<&str>,
+        budget: Option<usize>,
+        metadata: Option<&Bound<'_, PyAny>>,
+        key: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let settings = encoder_settings(coding, budget, metadata, key)?;
         Ok(Sender {
             inner: api::Sender::new(settings, full_every),
         })
+    }
+
+    /// A full frame of the generation sent last, numbered as that generation and carrying
+    /// the restart flag, for one receiver that joins late or asks to resynchronize while
+    /// the others keep taking deltas. The sender does not change; None before the first
+    /// frame.
+    fn full_frame<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyBytes>>> {
+        let inner = &self.inner;
+        match py.detach(|| inner.full_frame()) {
+            None => Ok(None),
+            Some(frame) => Ok(Some(to_pybytes(py, &frame.into_py()?)?)),
+        }
     }
 
     /// The frame (`bytes`) of the next generation of `filter`. The sender keeps a copy of
@@ -1004,23 +1570,34 @@ struct Receiver {
 
 #[pymethods]
 impl Receiver {
-    /// A receiver with no filter yet, decoding within the limits (see `decode`).
+    /// A receiver with no filter yet, decoding within the limits (see `decode`). With a
+    /// `key` (32 bytes) it accepts only frames tagged with that key: an untagged frame is
+    /// `MissingTag`, a forged or altered one `BadTag`, both refused before the payload is
+    /// read and before any generation rule.
     #[new]
-    #[pyo3(signature = (*, max_m = DEFAULT_MAX_M, max_k = DEFAULT_MAX_K, max_payload = DEFAULT_MAX_PAYLOAD))]
-    fn new(max_m: u64, max_k: u32, max_payload: u64) -> Self {
-        Receiver {
-            inner: api::Receiver::new(limits(max_m, max_k, max_payload)),
-        }
+    #[pyo3(signature = (*, key = None, max_m = DEFAULT_MAX_M, max_k = DEFAULT_MAX_K, max_payload = DEFAULT_MAX_PAYLOAD, max_metadata = DEFAULT_MAX_METADATA))]
+    fn new(
+        key: Option<&Bound<'_, PyAny>>,
+        max_m: u64,
+        max_k: u32,
+        max_payload: u64,
+        max_metadata: u64,
+    ) -> PyResult<Self> {
+        let limits = api::limits(max_m, max_k, max_payload, max_metadata);
+        Ok(Receiver {
+            inner: api::Receiver::new(limits, frame_key(key)?),
+        })
     }
 
-    /// Decode and apply one frame (exactly one, no trailing bytes); returns an `Update`.
+    /// Decode and apply one frame (exactly one, no trailing bytes); returns an `Update`,
+    /// whose `header` is the frame's.
     fn receive(&mut self, py: Python<'_>, frame: &Bound<'_, PyAny>) -> PyResult<Update> {
         let input = frame_bytes(frame)?;
         let bytes = input.as_slice();
         let receiver = &mut self.inner;
         let big = bytes.len() >= DETACH_FRAME_BYTES;
-        let info = maybe_detach(py, big, || receiver.receive(bytes)).into_py()?;
-        Ok(Update { info })
+        let (info, header) = maybe_detach(py, big, || receiver.receive(bytes)).into_py()?;
+        Ok(Update { info, header })
     }
 
     /// A copy of the current filter (`BloomFilter` or `CountingFilter`), None before the
@@ -1036,6 +1613,7 @@ impl Receiver {
                         FilterRef::Bloom(b) => AnyFilter::Bloom(b.clone()),
                         FilterRef::Counting(c) => AnyFilter::Counting(c.clone()),
                     },
+                    None,
                 )
             })
             .transpose()
@@ -1054,12 +1632,19 @@ impl Receiver {
 const DEFAULT_MAX_M: u64 = 1 << 28;
 const DEFAULT_MAX_K: u32 = 64;
 const DEFAULT_MAX_PAYLOAD: u64 = 1 << 26;
+const DEFAULT_MAX_METADATA: u64 = 1 << 12;
 
 /// Compressed Bloom filters on the wire (the compiled part of the `bloomwire` package).
 #[pymodule]
 fn _bloomwire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // The signature defaults above must be the library's.
-    if api::default_limits() != (DEFAULT_MAX_M, DEFAULT_MAX_K, DEFAULT_MAX_PAYLOAD) {
+    let defaults = (
+        DEFAULT_MAX_M,
+        DEFAULT_MAX_K,
+        DEFAULT_MAX_PAYLOAD,
+        DEFAULT_MAX_METADATA,
+    );
+    if api::default_limits() != defaults {
         return Err(pyo3::exceptions::PyRuntimeError::new_err(
             "the library's default limits differ from the module's",
         ));
@@ -1067,6 +1652,7 @@ fn _bloomwire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DEFAULT_MAX_M", DEFAULT_MAX_M)?;
     m.add("DEFAULT_MAX_K", DEFAULT_MAX_K)?;
     m.add("DEFAULT_MAX_PAYLOAD", DEFAULT_MAX_PAYLOAD)?;
+    m.add("DEFAULT_MAX_METADATA", DEFAULT_MAX_METADATA)?;
     m.add("CODINGS", api::coding_names())?;
     m.add_class::<Plan>()?;
     m.add_class::<BloomFilter>()?;

@@ -4,9 +4,11 @@
     python3 python/tests/run.py [PYTEST ARGS...]
 
 Steps: `maturin build --release -m python/Cargo.toml` (maturin from PATH, else installed
-with pip), `python3 -m venv` in a temporary directory, `pip install` of the wheel, pytest and
-mypy (whose stubtest checks the type stubs) into it, then that environment's pytest on python/tests. The tests import the installed
-package, never the source tree. Standard library only; exits with pytest's status.
+with pip), `python3 -m venv` in a temporary directory, `pip install` of the wheel with its
+`test` extra (pytest, mypy, whose stubtest checks the type stubs, NumPy, pyarrow, pandas,
+Dask and PySpark: pyproject.toml) into it, then that environment's pytest on python/tests.
+The tests import the installed package, never the source tree. The Spark tests need Java
+too, and skip saying so without it. Standard library only; exits with pytest's status.
 """
 
 import glob
@@ -53,11 +55,11 @@ def main(pytest_args):
         if len(wheel) != 1:
             sys.exit(f"expected one wheel in {wheels}, found {wheel}")
         venv = os.path.join(tmp, "venv")
-        step(f"fresh venv, pip install {os.path.basename(wheel[0])} pytest mypy")
+        step(f"fresh venv, pip install {os.path.basename(wheel[0])}[test]")
         run([sys.executable, "-m", "venv", venv])
         python = os.path.join(venv, "bin", "python")
         run([python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-             wheel[0], "pytest>=7", "mypy>=1.18"])
+             f"{wheel[0]}[test]"])
         step(f"pytest (wheel built and installed in {time.monotonic() - start:.0f} s)")
         env = dict(os.environ, BLOOMWIRE_VENV=venv)
         # The venv's pytest from the package directory: the tests' conftest checks that

@@ -51,6 +51,19 @@ def test_accept_vector(manifest):
     assert info.payload_len == params["payload_len"]
     assert info.frame_len == len(frame)
     assert info.counting == (params["filter_type"] == "counting")
+    # The header fields every product exposes (design 14): metadata, restart, base hash, tag.
+    want_metadata = params.get("metadata_hex")
+    assert info.metadata == (bytes.fromhex(want_metadata) if want_metadata else None)
+    assert info.restart == params.get("restart", False)
+    assert info.hash == params["base_hash"]
+    key = bytes.fromhex(man["key_hex"]) if "key_hex" in man else None
+    assert info.tag == ("unverified" if params.get("tagged") else "absent")
+    if key is not None:
+        # A decoder with the key verifies the tag; one with another key refuses the frame.
+        assert bloomwire.frame_info(frame, key=key).tag == "verified"
+        assert bloomwire.decode_message(frame, key=key).header.tag == "verified"
+        with pytest.raises(bloomwire.BadTag):
+            bloomwire.decode_message(frame, key=bytes(32))
 
     decoded = bloomwire.decode_message(frame)
     if isinstance(decoded, bloomwire.Delta):
@@ -62,10 +75,12 @@ def test_accept_vector(manifest):
         base_frame = read("accept", man["base_frame"])
         base = bloomwire.decode_message(base_frame)
         result = decoded.apply(base, bloomwire.frame_info(base_frame).generation)
-        receiver = bloomwire.Receiver()
+        receiver = bloomwire.Receiver(key=key)
         receiver.receive(base_frame)
         update = receiver.receive(frame)
         assert (update.kind, update.generation) == ("delta", decoded.generation)
+        assert update.header.metadata == info.metadata
+        assert update.header.tag == ("verified" if key else info.tag)
         assert receiver.filter == result
         if decoded.counting:
             assert sha256(result.packed()) == man["result_counters_sha256"]
@@ -102,15 +117,14 @@ def test_accept_vector(manifest):
 @pytest.mark.parametrize("name", sorted(REJECT), ids=lambda n: n[:-4])
 def test_reject_vector(name):
     want = REJECT[name]
-    if "key_hex" in want:
-        # A decoder with a key (spec 2.5): the package has no key argument yet.
-        pytest.skip("authenticated-frame vector: needs a decoder with a key")
+    # A decoder with a key (spec 2.5) where the manifest names one.
+    key = bytes.fromhex(want["key_hex"]) if "key_hex" in want else None
     frame = read("reject", name)
     cls = getattr(bloomwire, want["error"])
     assert issubclass(cls, bloomwire.BloomwireError)
     if "apply_to" in want:
         # A delta that decodes, refused by a receiver holding `apply_to`; nothing changes.
-        receiver = bloomwire.Receiver()
+        receiver = bloomwire.Receiver(key=key)
         receiver.receive(read(want["apply_to"]))
         before = (receiver.filter, receiver.generation)
         with pytest.raises(cls):
@@ -118,7 +132,7 @@ def test_reject_vector(name):
         assert (receiver.filter, receiver.generation) == before
     else:
         with pytest.raises(cls) as caught:
-            bloomwire.decode(frame)
+            bloomwire.decode(frame, key=key)
         if "field" in want:
             assert caught.value.field == want["field"]
         assert type(caught.value) is cls

@@ -14,19 +14,27 @@ peers it does not trust. This package is the Rust crate compiled for Python:
 (True, True)
 
 Planning: `plan` (a byte budget), `plan_for_fpr` (a target rate), both returning a `Plan`.
-Filters: `BloomFilter`, `CountingFilter`; keys are `bytes` or `str` (UTF-8).
-Frames: `encode`, `decode`, `decode_counting`, `decode_message`, `frame_info`.
+Filters: `BloomFilter`, `CountingFilter`; keys are `bytes` or `str` (UTF-8), or whole
+Arrow and NumPy columns (`insert_array`, `contains_array`); `|` merges filters of equal
+parameters; filters and plans pickle as frames (`unpickling_limits`).
+Frames: `encode`, `decode`, `decode_counting`, `decode_message`, `frame_info`, with
+application `metadata`, a 32-byte `key` that tags and checks frames, and the restart flag;
+`BloomFilter.from_bits(..., opaque=True)` carries another library's bits.
 Generations: `Sender` (deltas when smaller) and `Receiver` (in order, every gap reported).
 Errors: `BloomwireError` and one subclass per kind of failure, under `FrameError`,
 `SequenceError` and `ResyncNeeded`.
+Engines (optional extras): `bloomwire.dask` and `bloomwire.spark` build one filter from a
+distributed collection.
 """
 
 from ._bloomwire import (
     CODINGS,
     DEFAULT_MAX_K,
     DEFAULT_MAX_M,
+    DEFAULT_MAX_METADATA,
     DEFAULT_MAX_PAYLOAD,
     BadMagic,
+    BadTag,
     BadVarint,
     BaseMismatch,
     BloomFilter,
@@ -43,9 +51,11 @@ from ._bloomwire import (
     InvalidField,
     InvalidParameter,
     LimitExceeded,
+    MissingTag,
     OpaqueHashFamily,
     OverBudget,
     Plan,
+    PlanExceedsLimits,
     Receiver,
     ResultMismatch,
     ResyncNeeded,
@@ -65,6 +75,12 @@ from ._bloomwire import (
     plan,
     plan_for_fpr,
 )
+from ._pickle import (
+    Limits,
+    get_unpickling_limits,
+    set_unpickling_limits,
+    unpickling_limits,
+)
 
 __version__ = "0.1.0"
 
@@ -72,8 +88,10 @@ __all__ = [
     "CODINGS",
     "DEFAULT_MAX_K",
     "DEFAULT_MAX_M",
+    "DEFAULT_MAX_METADATA",
     "DEFAULT_MAX_PAYLOAD",
     "BadMagic",
+    "BadTag",
     "BadVarint",
     "BaseMismatch",
     "BloomFilter",
@@ -90,9 +108,12 @@ __all__ = [
     "InvalidField",
     "InvalidParameter",
     "LimitExceeded",
+    "Limits",
+    "MissingTag",
     "OpaqueHashFamily",
     "OverBudget",
     "Plan",
+    "PlanExceedsLimits",
     "Receiver",
     "ResultMismatch",
     "ResyncNeeded",
@@ -109,6 +130,9 @@ __all__ = [
     "decode_message",
     "encode",
     "frame_info",
+    "get_unpickling_limits",
     "plan",
     "plan_for_fpr",
+    "set_unpickling_limits",
+    "unpickling_limits",
 ]

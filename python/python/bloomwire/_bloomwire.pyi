@@ -1,7 +1,7 @@
 """Type stubs of the compiled module; the package re-exports everything in it."""
 
 from collections.abc import Iterable
-from typing import Final, Optional, Union, final
+from typing import Any, Final, Optional, Protocol, Union, final
 
 from typing_extensions import Self
 
@@ -9,8 +9,10 @@ __all__ = [
     "CODINGS",
     "DEFAULT_MAX_K",
     "DEFAULT_MAX_M",
+    "DEFAULT_MAX_METADATA",
     "DEFAULT_MAX_PAYLOAD",
     "BadMagic",
+    "BadTag",
     "BadVarint",
     "BaseMismatch",
     "BloomFilter",
@@ -27,9 +29,11 @@ __all__ = [
     "InvalidField",
     "InvalidParameter",
     "LimitExceeded",
+    "MissingTag",
     "OpaqueHashFamily",
     "OverBudget",
     "Plan",
+    "PlanExceedsLimits",
     "Receiver",
     "ResultMismatch",
     "ResyncNeeded",
@@ -58,12 +62,34 @@ _Buffer = Union[bytes, bytearray, memoryview]
 
 _AnyFilter = Union["BloomFilter", "CountingFilter"]
 
+class _ArrowArray(Protocol):
+    """An Arrow array (the Arrow PyCapsule interface): pyarrow.Array and others."""
+
+    def __arrow_c_array__(self, requested_schema: Any = ..., /) -> tuple[Any, Any]: ...
+
+class _ArrowStream(Protocol):
+    """A stream of Arrow arrays: pyarrow.ChunkedArray and others."""
+
+    def __arrow_c_stream__(self, requested_schema: Any = ..., /) -> Any: ...
+
+class _ArrayInterface(Protocol):
+    """A NumPy array (the array interface)."""
+
+    @property
+    def __array_interface__(self) -> dict[str, Any]: ...
+
+_Column = Union[_ArrowArray, _ArrowStream, _ArrayInterface]
+"""A column of keys: Arrow string, binary, fixed-size binary or integer values, or a
+one-dimensional NumPy array of integers or fixed-width bytes (S)."""
+
 DEFAULT_MAX_M: Final[int]
 """Largest m a decoder accepts by default (2**28 bits)."""
 DEFAULT_MAX_K: Final[int]
 """Largest k a decoder accepts by default (64)."""
 DEFAULT_MAX_PAYLOAD: Final[int]
 """Largest payload a decoder accepts by default (2**26 bytes)."""
+DEFAULT_MAX_METADATA: Final[int]
+"""Largest application metadata field a decoder accepts by default (4096 bytes)."""
 CODINGS: Final[list[str]]
 """The coding names: raw, adaptive, known-p, known-p-symbols, known-p-interleaved (Bloom
 filters), known-counters, adaptive-counters (counting filters; raw is the packed counters)."""
@@ -112,6 +138,9 @@ class Plan:
         """An empty Bloom filter with the planned parameters."""
     def new_counting_filter(self, width: int = 4) -> CountingFilter:
         """An empty counting filter with the planned parameters and `width`-bit counters."""
+    def __eq__(self, other: object, /) -> bool: ...
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as the frame of its empty filter and its figures."""
 
 def plan(
     n: int,
@@ -133,7 +162,8 @@ def plan_for_fpr(
     max_m: Optional[int] = None,
 ) -> Plan:
     """The filter of `n` keys with the smallest frame whose false positive rate is at most
-    `fpr`."""
+    `fpr`. Within a default receiver's limits unless `max_m` allows more
+    (`PlanExceedsLimits` otherwise)."""
 
 @final
 class BloomFilter:
@@ -147,18 +177,45 @@ class BloomFilter:
     @staticmethod
     def from_plan(plan: Plan) -> BloomFilter:
         """An empty filter with a plan's parameters."""
+    @staticmethod
+    def from_bits(
+        bits: _Buffer,
+        m: int,
+        k: int,
+        *,
+        n: int = 0,
+        opaque: bool = False,
+        seed: int = 0,
+        siphash_key: Optional[bytes] = None,
+    ) -> BloomFilter:
+        """A standard filter holding these packed bits (`ceil(m / 8)` bytes). With
+        `opaque=True` the bits are another library's: carried, encoded and merged, never
+        queried (`OpaqueHashFamily`)."""
     def insert(self, key: _Key) -> None:
         """Add a key; raises `OpaqueHashFamily` for another library's bits (base hash 0)."""
     def insert_many(self, keys: Iterable[_Key]) -> None:
         """Add every key of an iterable."""
+    def insert_array(self, values: _Column) -> None:
+        """Add every value of an Arrow or NumPy column, read in place, hashed with the GIL
+        released; each value is the key a scalar insert of it would be; nulls skipped."""
     def contains(self, key: _Key) -> bool:
         """Whether the key may be in the set: False means certainly not. Raises
         `OpaqueHashFamily` for another library's bits (base hash 0)."""
     def contains_many(self, keys: Iterable[_Key]) -> list[bool]:
         """`contains` for every key of an iterable."""
+    def contains_array(self, values: _Column) -> Any:
+        """`contains` for every value of a column: a pyarrow BooleanArray for Arrow input,
+        a NumPy bool array for NumPy input; False for a null."""
     def __contains__(self, key: _Key, /) -> bool: ...
     def __len__(self) -> int: ...
     def __eq__(self, other: object, /) -> bool: ...
+    def __or__(self, other: BloomFilter, /) -> BloomFilter: ...
+    def __ror__(self, other: BloomFilter, /) -> BloomFilter: ...
+    def __ior__(self, other: BloomFilter, /) -> Self: ...
+    def __copy__(self) -> BloomFilter: ...
+    def __deepcopy__(self, memo: Any, /) -> BloomFilter: ...
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its frame, checked on load against the unpickling limits."""
     @property
     def n(self) -> int:
         """The number of keys inserted."""
@@ -169,18 +226,33 @@ class BloomFilter:
     def k(self) -> float:
         """Hash functions per key."""
     @property
+    def opaque(self) -> bool:
+        """Whether the bits are another library's (inserts and queries refused)."""
+    @property
+    def header(self) -> Optional[FrameInfo]:
+        """The header of the frame the filter was decoded from; None if built here."""
+    @property
     def fraction_of_zeros(self) -> float:
         """The fraction of bits that are zero."""
     def count_ones(self) -> int:
         """The number of bits set."""
+    def digest(self) -> int:
+        """The digest of the bits (CRC-32C of the packed array, spec 5.1)."""
     def bits(self) -> bytes:
         """The packed bit array: bit i is `(b[i // 8] >> (i % 8)) & 1`."""
     def union(self, other: BloomFilter) -> None:
-        """Set in this filter every bit set in `other` (same parameters)."""
+        """Set in this filter every bit set in `other` (same parameters); `self |= other`."""
     def copy(self) -> BloomFilter:
         """A copy of the filter."""
     def encode(
-        self, coding: Optional[str] = None, *, budget: Optional[int] = None, generation: int = 0
+        self,
+        coding: Optional[str] = None,
+        *,
+        budget: Optional[int] = None,
+        generation: int = 0,
+        metadata: Optional[_Buffer] = None,
+        key: Optional[_Buffer] = None,
+        restart: bool = False,
     ) -> bytes:
         """The full frame of this filter; see `encode`."""
 
@@ -205,13 +277,27 @@ class CountingFilter:
         """Add a key: increment its counters."""
     def insert_many(self, keys: Iterable[_Key]) -> None:
         """Add every key of an iterable."""
+    def insert_array(self, values: _Column) -> None:
+        """Add every value of an Arrow or NumPy column (see `BloomFilter.insert_array`)."""
     def remove(self, key: _Key) -> None:
         """Remove a key; raises `InvalidParameter`, changing nothing, if it is not in the filter."""
     def contains(self, key: _Key) -> bool:
         """Whether the key may be in the set: False means certainly not."""
+    def contains_array(self, values: _Column) -> Any:
+        """`contains` for every value of a column (see `BloomFilter.contains_array`)."""
     def __contains__(self, key: _Key, /) -> bool: ...
     def __len__(self) -> int: ...
     def __eq__(self, other: object, /) -> bool: ...
+    def __or__(self, other: CountingFilter, /) -> CountingFilter: ...
+    def __ror__(self, other: CountingFilter, /) -> CountingFilter: ...
+    def __ior__(self, other: CountingFilter, /) -> Self: ...
+    def __copy__(self) -> CountingFilter: ...
+    def __deepcopy__(self, memo: Any, /) -> CountingFilter: ...
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its frame, checked on load against the unpickling limits."""
+    @property
+    def header(self) -> Optional[FrameInfo]:
+        """The header of the frame the filter was decoded from; None if built here."""
     @property
     def n(self) -> int:
         """The number of keys in the filter (inserted less removed)."""
@@ -232,12 +318,24 @@ class CountingFilter:
         """How many counters hold each value 0 .. 2**width - 1."""
     def saturated(self) -> int:
         """The number of saturated counters."""
+    def digest(self) -> int:
+        """The digest of the counters (spec 5.1)."""
     def to_bloom_filter(self) -> BloomFilter:
         """The Bloom filter this one summarizes."""
+    def union(self, other: CountingFilter) -> None:
+        """Add `other`'s counters to this filter's, saturating (same parameters and width);
+        `self |= other`."""
     def copy(self) -> CountingFilter:
         """A copy of the filter."""
     def encode(
-        self, coding: Optional[str] = None, *, budget: Optional[int] = None, generation: int = 0
+        self,
+        coding: Optional[str] = None,
+        *,
+        budget: Optional[int] = None,
+        generation: int = 0,
+        metadata: Optional[_Buffer] = None,
+        key: Optional[_Buffer] = None,
+        restart: bool = False,
     ) -> bytes:
         """The full frame of this counting filter; see `encode`."""
 
@@ -247,43 +345,55 @@ def encode(
     *,
     budget: Optional[int] = None,
     generation: int = 0,
+    metadata: Optional[_Buffer] = None,
+    key: Optional[_Buffer] = None,
+    restart: bool = False,
 ) -> bytes:
     """The full frame of a filter: the smallest coding, or the named one (raw when that is
-    not smaller); `OverBudget` when it exceeds `budget` bytes."""
+    not smaller); `OverBudget` when it exceeds `budget` bytes. `metadata` rides in the
+    header; a 32-byte `key` tags the frame; `restart` sets the restart flag."""
 
 def decode(
     frame: _Buffer,
     *,
+    key: Optional[_Buffer] = None,
     max_m: int = ...,
     max_k: int = ...,
     max_payload: int = ...,
+    max_metadata: int = ...,
 ) -> BloomFilter:
     """Decode one full Bloom filter frame; limits are checked before anything is allocated."""
 
 def decode_counting(
     frame: _Buffer,
     *,
+    key: Optional[_Buffer] = None,
     max_m: int = ...,
     max_k: int = ...,
     max_payload: int = ...,
+    max_metadata: int = ...,
 ) -> CountingFilter:
     """Decode one full counting filter frame."""
 
 def decode_message(
     frame: _Buffer,
     *,
+    key: Optional[_Buffer] = None,
     max_m: int = ...,
     max_k: int = ...,
     max_payload: int = ...,
+    max_metadata: int = ...,
 ) -> Union[BloomFilter, CountingFilter, Delta]:
     """Decode any one frame."""
 
 def frame_info(
     frame: _Buffer,
     *,
+    key: Optional[_Buffer] = None,
     max_m: int = ...,
     max_k: int = ...,
     max_payload: int = ...,
+    max_metadata: int = ...,
 ) -> FrameInfo:
     """The header of the frame at the start of `frame` (payload and checksum not checked)."""
 
@@ -300,6 +410,9 @@ class Delta:
     @property
     def counting(self) -> bool:
         """Whether it is a counting filter's delta."""
+    @property
+    def header(self) -> FrameInfo:
+        """The frame's header."""
     def xor(self) -> bytes:
         """The XOR, packed like the filter's bits or counters."""
     def apply(self, base: _AnyFilter, base_generation: int) -> _AnyFilter:
@@ -350,7 +463,19 @@ class FrameInfo:
         """Payload bytes."""
     @property
     def frame_len(self) -> int:
-        """Bytes of the whole frame."""
+        """Bytes of the whole frame, checksum and tag included."""
+    @property
+    def hash(self) -> str:
+        """The base hash: "xxh64", "siphash24" or "opaque" (another library's bits)."""
+    @property
+    def metadata(self) -> Optional[bytes]:
+        """The application metadata, None when the frame carries none."""
+    @property
+    def tag(self) -> str:
+        """"absent", "unverified" (not checked: no key given) or "verified"."""
+    @property
+    def restart(self) -> bool:
+        """The restart flag: the sender's numbering starts again with this full frame."""
 
 @final
 class Update:
@@ -368,6 +493,9 @@ class Update:
     @property
     def skipped(self) -> int:
         """Generations a full frame skipped (0 for a delta)."""
+    @property
+    def header(self) -> FrameInfo:
+        """The header of the frame applied."""
     def __eq__(self, other: object, /) -> bool: ...
 
 @final
@@ -380,10 +508,16 @@ class Sender:
         *,
         coding: Optional[str] = None,
         budget: Optional[int] = None,
+        metadata: Optional[_Buffer] = None,
+        key: Optional[_Buffer] = None,
     ) -> Self:
-        """A sender with a full frame at least every `full_every` generations."""
+        """A sender with a full frame at least every `full_every` generations; `metadata`
+        on every frame, every frame tagged with a 32-byte `key`."""
     def next_frame(self, filter: _AnyFilter) -> bytes:
         """The frame of the next generation of `filter`."""
+    def full_frame(self) -> Optional[bytes]:
+        """A full frame (restart flag set) of the generation sent last, for a receiver that
+        joins late; None before the first frame."""
     def request_full(self) -> None:
         """Make the next frame a full one."""
     @property
@@ -395,9 +529,16 @@ class Receiver:
     """Applies a `Sender`'s frames in order; on any error nothing changes."""
 
     def __new__(
-        cls, *, max_m: int = ..., max_k: int = ..., max_payload: int = ...
+        cls,
+        *,
+        key: Optional[_Buffer] = None,
+        max_m: int = ...,
+        max_k: int = ...,
+        max_payload: int = ...,
+        max_metadata: int = ...,
     ) -> Self:
-        """A receiver with no filter yet, decoding within the limits."""
+        """A receiver with no filter yet, decoding within the limits; with a 32-byte `key`,
+        only frames tagged with it."""
     def receive(self, frame: _Buffer) -> Update:
         """Decode and apply one frame."""
     @property
@@ -437,6 +578,12 @@ class OpaqueHashFamily(BloomwireError):
     """A query or insert on a filter of the opaque hash family (base hash 0): another library
     placed its bits, and only that library can query them."""
 
+class PlanExceedsLimits(BloomwireError):
+    """A plan would exceed the receiver's limits."""
+    name: str
+    needed: int
+    limit: int
+
 class FrameError(BloomwireError):
     """A frame that cannot be decoded."""
 
@@ -475,6 +622,14 @@ class ChecksumMismatch(FrameError):
     """The frame's checksum does not match its contents."""
     stored: int
     computed: int
+    offset: int
+
+class MissingTag(FrameError):
+    """A decoder with a key was given a frame without an authentication tag."""
+    offset: int
+
+class BadTag(FrameError):
+    """The frame's authentication tag does not match the frame and the key."""
     offset: int
 
 class TrailingBytes(FrameError):

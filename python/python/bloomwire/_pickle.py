@@ -1,0 +1,117 @@
+"""Pickling: filters and plans travel as frames, loaded with the receiving side's limits.
+
+A pickled `BloomFilter` or `CountingFilter` is its frame (the default coding, so a sparse
+filter costs its keys, not m); a pickled `Plan` is the frame of its empty filter and its
+figures. Loading decodes the frame like `decode` does: checksum, canonical payload, and
+the limits, which are the *receiving* side's, never the sender's. `pickle.loads` takes no
+arguments to pass them through, so they live here:
+
+* `unpickling_limits(max_m=..., ...)` is a context manager: inside the ``with`` block (in
+  this thread or asyncio task only, as a `contextvars` variable), frames are loaded with
+  these limits;
+* `set_unpickling_limits(...)` changes the default for the whole process, for code that
+  does not call `pickle.loads` itself: a Dask worker, a Spark executor (call it in a worker
+  plugin or at the top of the task);
+* `get_unpickling_limits()` tells which are in force.
+
+Pickle itself runs code of the pickle's choosing: load pickles only from peers you trust.
+The limits guard against filters larger than the receiver wants (a mistake, not an attack);
+frames are how untrusted peers send filters (`decode` with limits, and a key).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import threading
+from collections.abc import Iterator
+from typing import NamedTuple, Optional
+
+from . import _bloomwire
+
+
+class Limits(NamedTuple):
+    """What a decoder accepts (see `decode`)."""
+
+    max_m: int = _bloomwire.DEFAULT_MAX_M
+    max_k: int = _bloomwire.DEFAULT_MAX_K
+    max_payload: int = _bloomwire.DEFAULT_MAX_PAYLOAD
+    max_metadata: int = _bloomwire.DEFAULT_MAX_METADATA
+
+
+_lock = threading.Lock()
+_process_default = Limits()
+_override: contextvars.ContextVar[Optional[Limits]] = contextvars.ContextVar(
+    "bloomwire_unpickling_limits", default=None
+)
+
+
+def _updated(base: Limits, max_m: Optional[int], max_k: Optional[int],
+             max_payload: Optional[int], max_metadata: Optional[int]) -> Limits:
+    given = {"max_m": max_m, "max_k": max_k, "max_payload": max_payload,
+             "max_metadata": max_metadata}
+    for name, value in given.items():
+        if value is not None and (not isinstance(value, int) or value < 0):
+            raise ValueError(f"{name} is a non-negative int, not {value!r}")
+    return base._replace(**{k: v for k, v in given.items() if v is not None})
+
+
+def get_unpickling_limits() -> Limits:
+    """The limits frames are unpickled with here and now: those of the innermost
+    `unpickling_limits` block of this context, else the process default."""
+    override = _override.get()
+    return override if override is not None else _process_default
+
+
+def set_unpickling_limits(*, max_m: Optional[int] = None, max_k: Optional[int] = None,
+                          max_payload: Optional[int] = None,
+                          max_metadata: Optional[int] = None) -> Limits:
+    """Set the process default for unpickling (the limits not given keep their value);
+    returns the previous default. For a process that loads pickles it does not call
+    `pickle.loads` on itself, such as a Dask worker or a Spark executor."""
+    global _process_default
+    with _lock:
+        previous = _process_default
+        _process_default = _updated(previous, max_m, max_k, max_payload, max_metadata)
+    return previous
+
+
+@contextlib.contextmanager
+def unpickling_limits(*, max_m: Optional[int] = None, max_k: Optional[int] = None,
+                      max_payload: Optional[int] = None,
+                      max_metadata: Optional[int] = None) -> Iterator[Limits]:
+    """Within the ``with`` block, filters and plans are unpickled with these limits (the
+    ones not given are those in force when the block starts). The setting belongs to the
+    current thread or asyncio task (a `contextvars` variable), so concurrent loads do not
+    see each other's. Yields the limits in force in the block.
+
+    >>> import pickle, bloomwire
+    >>> data = pickle.dumps(bloomwire.BloomFilter(1 << 20, 3))
+    >>> with bloomwire.unpickling_limits(max_m=1 << 16):
+    ...     pickle.loads(data)
+    Traceback (most recent call last):
+    bloomwire.LimitExceeded: m = 1048576 at offset 12 exceeds the limit 65536
+    """
+    limits = _updated(get_unpickling_limits(), max_m, max_k, max_payload, max_metadata)
+    token = _override.set(limits)
+    try:
+        yield limits
+    finally:
+        _override.reset(token)
+
+
+def load_bloom_filter(frame: bytes) -> _bloomwire.BloomFilter:
+    """Load a pickled `BloomFilter`: decode its frame with the unpickling limits."""
+    return _bloomwire.decode(frame, **get_unpickling_limits()._asdict())
+
+
+def load_counting_filter(frame: bytes) -> _bloomwire.CountingFilter:
+    """Load a pickled `CountingFilter`: decode its frame with the unpickling limits."""
+    return _bloomwire.decode_counting(frame, **get_unpickling_limits()._asdict())
+
+
+def load_plan(frame: bytes, figures: tuple) -> _bloomwire.Plan:  # type: ignore[type-arg]
+    """Load a pickled `Plan`: its parameters from the frame of its empty filter (decoded
+    with the unpickling limits), its figures as they were."""
+    empty = _bloomwire.decode(frame, **get_unpickling_limits()._asdict())
+    return _bloomwire.Plan._from_parts(empty, figures)  # type: ignore[attr-defined]

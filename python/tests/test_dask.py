@@ -1,0 +1,140 @@
+"""bloomwire.dask: one filter from a Dask collection, equal to one process's filter."""
+
+import pickle
+
+import pytest
+
+import bloomwire
+
+pytest.importorskip("dask")
+pytest.importorskip("distributed")
+pa = pytest.importorskip("pyarrow")
+np = pytest.importorskip("numpy")
+pd = pytest.importorskip("pandas")
+
+import dask.bag as db  # noqa: E402
+import dask.dataframe as dd  # noqa: E402
+from distributed import Client, LocalCluster  # noqa: E402
+
+import bloomwire.dask  # noqa: E402
+
+N = 20_000
+
+
+@pytest.fixture(scope="module")
+def client():
+    # Threads in one process: quick to start; the pickling test below uses processes.
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        yield client
+
+
+def frame_of_keys(n=N):
+    return pd.DataFrame({
+        "user": pd.array([f"user-{i}" for i in range(n)], dtype="string[pyarrow]"),
+        "id": np.arange(n, dtype="int64"),
+    })
+
+
+def single_process(plan, values, counting_width=None):
+    f = plan.new_filter() if counting_width is None else plan.new_counting_filter(counting_width)
+    f.insert_array(values)
+    return f
+
+
+@pytest.mark.parametrize("split_every", [2, 8])
+def test_series_of_strings_equals_one_process(client, split_every):
+    pdf = frame_of_keys()
+    ddf = dd.from_pandas(pdf, npartitions=7)
+    plan = bloomwire.plan_for_fpr(N, 0.01)
+    f = bloomwire.dask.build_filter(ddf["user"], plan, split_every=split_every)
+    assert isinstance(f, bloomwire.BloomFilter)
+    assert f == single_process(plan, pa.array(pdf["user"])) and f.n == N
+    assert f.contains_array(pa.array(pdf["user"])).to_pylist() == [True] * N
+
+
+def test_dataframe_column_of_integers_with_n_counted(client):
+    pdf = frame_of_keys()
+    ddf = dd.from_pandas(pdf, npartitions=4)
+    f = bloomwire.dask.build_filter(ddf, column="id", n="count", fpr=0.001)
+    plan = bloomwire.plan_for_fpr(N, 0.001)
+    assert f.m == plan.m and f == single_process(plan, pdf["id"].to_numpy())
+    assert (5).to_bytes(8, "little", signed=True) in f
+
+
+def test_bag_of_str_and_frame_result(client):
+    keys = [f"k{i}" for i in range(5000)] + [None]
+    bag = db.from_sequence(keys, npartitions=5)
+    plan = bloomwire.plan_for_fpr(5000, 0.01)
+    frame = bloomwire.dask.build_filter(bag, plan, result="frame")
+    assert isinstance(frame, bytes)
+    one = plan.new_filter()
+    one.insert_many(k for k in keys if k is not None)
+    assert bloomwire.decode(frame) == one
+    assert frame == one.encode()  # byte for byte the frame one process sends
+    lazy = bloomwire.dask.build_filter(bag, plan, compute=False)
+    assert lazy.compute() == one
+
+
+def test_counting_filters_add_their_counters(client):
+    pdf = pd.DataFrame({"k": pd.array([f"k{i % 3000}" for i in range(9000)],
+                                       dtype="string[pyarrow]")})
+    ddf = dd.from_pandas(pdf, npartitions=6)
+    plan = bloomwire.plan_for_fpr(3000, 0.01)
+    c = bloomwire.dask.build_filter(ddf["k"], plan, counting_width=2)
+    assert isinstance(c, bloomwire.CountingFilter)
+    assert c == single_process(plan, pa.array(pdf["k"]), counting_width=2)
+    assert c.n == 9000
+
+
+def test_partial_frames_cost_their_keys_not_m(client):
+    ddf = dd.from_pandas(frame_of_keys(), npartitions=10)
+    plan = bloomwire.plan_for_fpr(N, 0.01)
+    spec = bloomwire._partials.FilterSpec.of(plan)
+    frames = [p.compute() for p in bloomwire.dask.partial_frames(ddf["user"], spec)]
+    assert len(frames) == 10
+    assert sum(map(len, frames)) < plan.m / 8  # ten partial filters in less than one raw
+
+
+def test_arguments_are_checked(client):
+    ddf = dd.from_pandas(frame_of_keys(100), npartitions=2)
+    plan = bloomwire.plan_for_fpr(100, 0.01)
+    with pytest.raises(ValueError):
+        bloomwire.dask.build_filter(ddf["user"])
+    with pytest.raises(ValueError):
+        bloomwire.dask.build_filter(ddf["user"], plan, fpr=0.01)
+    with pytest.raises(TypeError):
+        bloomwire.dask.build_filter(ddf, plan)  # which column?
+    with pytest.raises(ValueError):
+        bloomwire.dask.build_filter(ddf["user"], plan, split_every=1)
+
+
+def build_on_worker(plan, keys):
+    """Runs in a worker process: the plan arrived pickled (as the frame of its empty
+    filter); the filter built there comes back pickled (as its frame)."""
+    f = plan.new_filter()
+    f.insert_many(keys)
+    return f
+
+
+def test_worker_processes_plans_and_filters_travel_pickled():
+    plan = bloomwire.plan_for_fpr(10_000, 0.01)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        # A plan shipped to every worker makes the same empty filter there.
+        empties = client.run(lambda: pickle.dumps(plan.new_filter()))
+        assert len(empties) == 2
+        assert all(pickle.loads(e) == plan.new_filter() for e in empties.values())
+        futures = [client.submit(build_on_worker, plan, [f"k{i}" for i in range(j, 10_000, 4)])
+                   for j in range(4)]
+        merged = plan.new_filter()
+        for f in client.gather(futures):
+            merged |= f
+        one = plan.new_filter()
+        one.insert_many(f"k{i}" for i in range(10_000))
+        assert merged == one
+        # And the whole route with real worker processes.
+        ddf = dd.from_pandas(frame_of_keys(), npartitions=4)
+        f = bloomwire.dask.build_filter(ddf["user"], bloomwire.plan_for_fpr(N, 0.01))
+        assert f == single_process(bloomwire.plan_for_fpr(N, 0.01),
+                                   pa.array(frame_of_keys()["user"]))

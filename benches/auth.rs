@@ -7,7 +7,7 @@
 //! coding, about 1 MiB) and a raw one (m = 2^23 bits, 1 MiB of payload, which decodes by
 //! copying). Times are the CPU time of the benchmarking thread. At the end, one Markdown
 //! table with the tag's cost as a fraction of decoding and BLAKE3's as a fraction of
-//! BLAKE2b's. Run with `cargo bench --bench auth`.
+//! BLAKE2b's. Run with `cargo bench -p bloomwire-benches --bench auth`.
 
 use std::hint::black_box;
 use std::time::Duration;

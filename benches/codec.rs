@@ -24,7 +24,7 @@
 //!
 //! At the end, one Markdown table of sizes and speeds (MB/s = 10^6 bytes of uncompressed
 //! filter per second, from criterion's mean times in `target/criterion`) for every case that
-//! ran. Run with `cargo bench --all-features --bench codec`; a filter after `--` selects
+//! ran. Run with `cargo bench -p bloomwire-benches --bench codec`; a filter after `--` selects
 //! cases, e.g. `-- 'm=8000000/p0=0.9/|chunked'` for the README's table.
 
 use std::hint::black_box;

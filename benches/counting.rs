@@ -3,7 +3,7 @@
 //! counters with k = 2 and n = 10,000 keys, with 4-bit and 8-bit counters. Throughput is in
 //! counters per second.
 //!
-//! Run with `cargo bench --bench counting`.
+//! Run with `cargo bench -p bloomwire-benches --bench counting`.
 
 use std::hint::black_box;
 use std::time::Duration;

@@ -5,7 +5,7 @@
 //! n = 1,000,000 8-byte keys (splitmix64 of a counter). `contains` runs over n probes, half
 //! members and half non-members, interleaved.
 //!
-//! Run with `cargo bench --bench filters`.
+//! Run with `cargo bench -p bloomwire-benches --bench filters`.
 
 use std::hint::black_box;
 use std::time::Duration;

@@ -8,7 +8,7 @@
 //! benchmarking thread** (`clock_gettime(CLOCK_THREAD_CPUTIME_ID)`), so other load on a shared
 //! machine does not count. Sizes against m * H(p_hat) / 8 are printed first.
 //!
-//! Run with `cargo bench --bench positional`.
+//! Run with `cargo bench -p bloomwire-benches --bench positional`.
 
 use std::hint::black_box;
 use std::time::Duration;

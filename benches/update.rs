@@ -14,7 +14,7 @@
 //! Times are the **CPU time of the benchmarking thread** (`CLOCK_THREAD_CPUTIME_ID`), so
 //! other load on a shared machine does not count; the state each iteration starts from is
 //! made outside the timed part. At the end, one Markdown table with both sides' bytes and
-//! CPU per update and their ratios. Run with `cargo bench --all-features --bench update`.
+//! CPU per update and their ratios. Run with `cargo bench -p bloomwire-benches --bench update`.
 
 use std::hint::black_box;
 use std::time::Duration;

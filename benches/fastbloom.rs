@@ -5,7 +5,7 @@
 //! to query bits it did not place.
 //!
 //! ```text
-//! cargo run --release --example fastbloom
+//! cargo run --release -p bloomwire-benches --example fastbloom
 //! ```
 //!
 //! A filter sized for memory (about half its bits set) is already close to incompressible:

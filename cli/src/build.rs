@@ -69,7 +69,7 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = LayoutArg::Standard)]
     layout: LayoutArg,
     /// Build a counting filter with counters of BITS bits (1 to 8), which supports
-    /// removing keys; the frame is then filter type 3 (counters of a
+    /// removing keys (`update --remove`); the frame is then filter type 3 (counters of a
     /// filter of the chosen layout). Counters saturate at 2^BITS - 1. The decoded filter
     /// takes m bytes.
     #[arg(long, value_name = "BITS", value_parser = clap::value_parser!(u8).range(1..=8))]

@@ -27,6 +27,7 @@ mod packed;
 mod plan;
 mod progress;
 mod query;
+mod update;
 
 /// Compressed Bloom filters on the wire.
 #[derive(Debug, Parser)]
@@ -67,6 +68,8 @@ enum Command {
     Inspect(inspect::Args),
     Query(query::Args),
     Decode(packed::DecodeArgs),
+    Wrap(packed::WrapArgs),
+    Update(update::Args),
     /// Plan m and k for n keys and a byte budget or a false positive rate.
     Plan(plan::Args),
     Diff(delta::DiffArgs),
@@ -93,6 +96,8 @@ fn main() -> ExitCode {
         Command::Inspect(args) => inspect::run(args),
         Command::Query(_) => unreachable!("answered above"),
         Command::Decode(args) => packed::decode(args),
+        Command::Wrap(args) => packed::wrap(args),
+        Command::Update(args) => update::run(args),
         Command::Plan(args) => plan::run(args),
         Command::Diff(args) => delta::diff(args),
         Command::Apply(args) => delta::apply(args),

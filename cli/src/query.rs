@@ -33,7 +33,7 @@ use crate::{limits, parse_hex, Context, Failure, Result};
 /// whole. Only the chunks decoded are checked beyond the frame's header, chunk table,
 /// checksum and tag.
 ///
-/// A frame of another library's bits (opaque hash family) cannot be queried: its
+/// A frame of another library's bits (opaque hash family, `wrap`) cannot be queried: its
 /// bit positions are that library's.
 ///
 /// Exit status, as grep's: 0 when every key may be present ("maybe"), 1 when some key is

@@ -1818,7 +1818,9 @@ fn key_files_are_32_bytes_or_64_hex_digits() {
     ]);
     assert!(err.contains("--key-file"), "{err}");
     // No option takes a key's bytes on the command line.
-    for command in ["build", "inspect", "query", "decode", "diff", "apply"] {
+    for command in [
+        "build", "inspect", "query", "decode", "diff", "apply", "wrap", "update",
+    ] {
         let help = ok(&[command, "--help"]);
         assert!(help.contains("--key-file <FILE>"), "{command}");
         assert!(!help.contains("--key <"), "{command}");
@@ -2301,6 +2303,339 @@ fn query_exit_status_is_greps() {
     assert!(
         help.contains("0 when every key may be present") && help.contains("1 when some key"),
         "{help}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+// ---------------------------------------------------------------------------------------
+// Another library's bits, and counting filters' removals.
+
+/// `wrap` puts packed bits into an opaque frame (with metadata describing them), `decode`
+/// gives them back, `query` refuses them with the library's OpaqueHashFamily, and they
+/// travel as deltas like any filter's.
+#[test]
+fn wrap_carries_another_librarys_bits() {
+    let dir = temp_dir("wrap");
+    let m = 10_007u64; // not a multiple of 8: the last byte has 7 bits
+    let mut bits = vec![0u8; m.div_ceil(8) as usize];
+    for i in (0..m).filter(|i| i % 13 == 0 || i % 101 == 7) {
+        bits[(i / 8) as usize] |= 1 << (i % 8);
+    }
+    let ones: u32 = bits.iter().map(|b| b.count_ones()).sum();
+    let file = dir.join("bits.bin");
+    std::fs::write(&file, &bits).unwrap();
+    let frame = dir.join("f.blwr");
+    let out = run(&[
+        "wrap",
+        "--bits",
+        s(&file),
+        "--m",
+        "10007",
+        "--k",
+        "7",
+        "--n",
+        "1000",
+        "--metadata-hex",
+        "677561766128736970293d31",
+        "--generation",
+        "1",
+        "-o",
+        s(&frame),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let info = inspect(&frame);
+    assert_eq!(info["base_hash"], "opaque");
+    assert_eq!(info["m"], m);
+    assert_eq!(info["k"], 7.0);
+    assert_eq!(info["n"], "1000");
+    assert_eq!(info["ones"], ones);
+    assert_eq!(info["metadata_hex"], "677561766128736970293d31");
+    assert!(
+        (info["frame_bytes"].as_u64().unwrap() as usize) < bits.len(),
+        "compressed"
+    );
+    assert_eq!(decoded(&frame), bits);
+    let err = fails(&["query", s(&frame), "key"]);
+    assert!(err.contains("opaque (base hash 0)"), "{err}");
+
+    // From standard input, tagged; a second generation as a delta.
+    let key = key_file(&dir, "k", KEY);
+    let mut next = bits.clone();
+    next[100] ^= 0x10;
+    let tagged = dir.join("next.blwr");
+    let out = run_with_stdin(
+        &[
+            "wrap",
+            "--bits",
+            "-",
+            "--m",
+            "10007",
+            "--k",
+            "7",
+            "--generation",
+            "2",
+            "--key-file",
+            s(&key),
+            "-o",
+            s(&tagged),
+        ],
+        &next,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let delta = dir.join("d.blwr");
+    let err = fails(&[
+        "diff",
+        "--key-file",
+        s(&key),
+        s(&frame),
+        s(&tagged),
+        "-o",
+        s(&delta),
+    ]);
+    assert!(err.contains("no authentication tag"), "{err}");
+    ok(&["diff", s(&frame), s(&tagged), "-o", s(&delta)]);
+    let applied = dir.join("a.blwr");
+    ok(&["apply", s(&frame), s(&delta), "-o", s(&applied)]);
+    assert_eq!(decoded(&applied), next);
+    assert!(fails(&[
+        "update",
+        s(&frame),
+        "--insert",
+        s(&file),
+        "-o",
+        s(&applied),
+        "-f"
+    ])
+    .contains("opaque"));
+
+    // The file must hold ceil(m / 8) bytes, with no bits past m.
+    let err = fails(&[
+        "wrap",
+        "--bits",
+        s(&file),
+        "--m",
+        "10016",
+        "-f",
+        "-o",
+        s(&frame),
+    ]);
+    assert!(
+        err.contains("1251 bytes, but m = 10016 bits are 1252 bytes packed"),
+        "{err}"
+    );
+    let err = fails(&[
+        "wrap",
+        "--bits",
+        s(&file),
+        "--m",
+        "9000",
+        "-f",
+        "-o",
+        s(&frame),
+    ]);
+    assert!(err.contains("1125 bytes packed"), "{err}");
+    bits[(m / 8) as usize] |= 0x80;
+    std::fs::write(&file, &bits).unwrap();
+    let err = fails(&[
+        "wrap",
+        "--bits",
+        s(&file),
+        "--m",
+        "10007",
+        "-f",
+        "-o",
+        s(&frame),
+    ]);
+    assert!(err.contains("not zero"), "{err}");
+    let err = fails(&[
+        "wrap",
+        "--bits",
+        s(&file),
+        "--m",
+        "0",
+        "-f",
+        "-o",
+        s(&frame),
+    ]);
+    assert!(err.contains("--m 0"), "{err}");
+    let help = ok(&["wrap", "--help"]);
+    assert!(
+        help.contains("bit order") && help.contains("OpaqueHashFamily"),
+        "{help}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `update --remove` takes keys out of a counting filter: the frame out is the counting
+/// frame of the remaining keys; removing a key that is not there fails, naming it.
+#[test]
+fn update_removes_keys_from_a_counting_filter() {
+    let dir = temp_dir("update");
+    let all = keys_file(&dir, "all.txt", 0..3000);
+    let first = keys_file(&dir, "first.txt", 0..1000);
+    let rest = keys_file(&dir, "rest.txt", 1000..3000);
+    let frame = dir.join("f.blwr");
+    ok(&[
+        "build",
+        "--keys",
+        s(&all),
+        "--counting",
+        "4",
+        "--generation",
+        "5",
+        "--metadata-hex",
+        "aa",
+        "-o",
+        s(&frame),
+    ]);
+    let removed = dir.join("removed.blwr");
+    let out = run(&[
+        "update",
+        s(&frame),
+        "--remove",
+        s(&first),
+        "-o",
+        s(&removed),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let note = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        note.contains("0 keys inserted, 1000 removed; n = 2000"),
+        "{note}"
+    );
+    let info = inspect(&removed);
+    assert_eq!(info["filter_type"], "counting");
+    assert_eq!(info["n"], "2000");
+    assert_eq!(info["generation"], "6");
+    assert_eq!(info["metadata_hex"], "aa");
+    // The counters of the keys that remain, as if only they had been inserted.
+    let m = info["m"].as_u64().unwrap().to_string();
+    let k = info["k"].as_f64().unwrap().to_string();
+    let rebuilt = dir.join("rebuilt.blwr");
+    ok(&[
+        "build",
+        "--keys",
+        s(&rest),
+        "--counting",
+        "4",
+        "--m",
+        &m,
+        "--k",
+        &k,
+        "--generation",
+        "6",
+        "--metadata-hex",
+        "aa",
+        "-o",
+        s(&rebuilt),
+    ]);
+    assert!(decoded(&removed) == decoded(&rebuilt));
+    let present: Vec<String> = (1000..3000).map(|i| format!("key-{i}")).collect();
+    all_maybe(&removed, &present);
+    // A delta from the old generation to the new.
+    let delta = dir.join("d.blwr");
+    ok(&["diff", s(&frame), s(&removed), "-o", s(&delta)]);
+    assert_eq!(inspect(&delta)["base_generation"], "5");
+
+    // Removing keys that are not there: the key named, nothing written.
+    let absent = dir.join("absent.txt");
+    std::fs::write(&absent, "key-1500\nnever-inserted-1\nnever-inserted-2\n").unwrap();
+    let out_path = dir.join("x.blwr");
+    let err = fails(&[
+        "update",
+        s(&removed),
+        "--remove",
+        s(&absent),
+        "-o",
+        s(&out_path),
+    ]);
+    assert!(
+        err.contains("key 2 (\"never-inserted-1\") cannot be removed")
+            && err.contains("not in the filter"),
+        "{err}"
+    );
+    assert!(!out_path.exists());
+    // Twice the same key: the second time it is gone.
+    let err = fails(&[
+        "update",
+        s(&removed),
+        "--remove",
+        s(&first),
+        "-o",
+        s(&out_path),
+    ]);
+    assert!(err.contains("key 1 (\"key-0\")"), "{err}");
+
+    // Insertions, into either kind, from standard input; removals only from counting ones.
+    let out = run_with_stdin(
+        &[
+            "update",
+            s(&removed),
+            "--insert",
+            "-",
+            "--generation",
+            "9",
+            "-o",
+            s(&out_path),
+        ],
+        b"new-1\nnew-2\n",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(inspect(&out_path)["n"], "2002");
+    assert_eq!(inspect(&out_path)["generation"], "9");
+    assert_eq!(
+        ok(&["query", s(&out_path), "new-1", "new-2"]),
+        "new-1\tmaybe\nnew-2\tmaybe\n"
+    );
+    let bloom = dir.join("bloom.blwr");
+    ok(&["build", "--keys", s(&first), "-o", s(&bloom)]);
+    let err = fails(&[
+        "update",
+        s(&bloom),
+        "--remove",
+        s(&first),
+        "-f",
+        "-o",
+        s(&out_path),
+    ]);
+    assert!(
+        err.contains("cannot be removed") && err.contains("--counting"),
+        "{err}"
+    );
+    ok(&[
+        "update",
+        s(&bloom),
+        "--insert",
+        s(&rest),
+        "-f",
+        "-o",
+        s(&out_path),
+    ]);
+    assert_eq!(inspect(&out_path)["n"], "3000");
+    // Unnumbered stays unnumbered.
+    assert_eq!(inspect(&out_path)["generation"], "0");
+    // Nothing to do is a usage error.
+    assert_eq!(
+        run(&["update", s(&bloom), "-o", s(&out_path)])
+            .status
+            .code(),
+        Some(2)
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }

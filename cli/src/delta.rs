@@ -60,7 +60,9 @@ pub struct DiffArgs {
 ///
 /// The result is written as a full frame of the new generation, carrying FRAME's metadata
 /// unless --metadata, --metadata-hex or --no-metadata says otherwise. With --key-file,
-/// BASE and FRAME must be tagged with the key, and the result is.
+/// BASE and FRAME must be tagged with the key, and the result is. With the coding,
+/// chunking, metadata and key `build` was given (auto coding and chunking by default), the
+/// bytes are those `build` writes for the same filter and generation.
 #[derive(Debug, clap::Args)]
 pub struct ApplyArgs {
     /// The full frame the receiver holds (`-` for standard input).
@@ -71,12 +73,8 @@ pub struct ApplyArgs {
     /// Where to write the resulting full frame (`-` for stdout).
     #[arg(short, long, value_name = "NEW")]
     output: PathBuf,
-    /// How to code the result's bits (as `build`: raw whenever it is smaller); for
-    /// counting filters auto or raw. With the same --coding and --chunk-shift as `build`
-    /// (auto by default), and the same metadata and key, the bytes are those `build` writes
-    /// for the same filter and generation.
-    #[arg(long, value_enum, default_value_t = CodingArg::Auto)]
-    coding: CodingArg,
+    #[command(flatten)]
+    coding: CodingOption,
     #[command(flatten)]
     chunks: ChunkArg,
     #[command(flatten)]
@@ -153,6 +151,15 @@ pub fn diff(args: &DiffArgs) -> Result<()> {
     if let Some(change) = coding_change(coding, &frame) {
         note(format!("bloomwire: note: {change}"));
     }
+    if bytes.len() >= new_header.frame_len() {
+        // Spec 5.2: a sender sends a delta only when it is smaller than the full frame.
+        note(format!(
+            "bloomwire: note: the delta is not smaller than the full frame of {new_name} \
+             ({} against {} bytes); send that instead",
+            bytes.len(),
+            new_header.frame_len()
+        ));
+    }
     let numbered = if new_header.generation == 0 {
         format!(" ({new_name} carries generation 0: numbered {generation})")
     } else {
@@ -214,19 +221,23 @@ pub fn apply(args: &ApplyArgs) -> Result<()> {
         ))
     })?;
     let result = receiver.filter().expect("a full frame was applied");
-    if result.is_counting() && !matches!(args.coding, CodingArg::Auto | CodingArg::Raw) {
+    let coding = args.coding.coding;
+    if result.is_counting() && !matches!(coding, CodingArg::Auto | CodingArg::Raw) {
         return Err(counting_coding());
     }
     let coder = Coder {
         metadata: metadata.or(header.metadata.clone()),
         key,
-        ..Coder::new(args.coding, args.chunks.chunking())
+        ..Coder::new(coding, args.chunks.chunking())
     };
     let frame = coder
         .encode(result, update.generation())
         .map_err(|e| Failure(format!("cannot encode the result: {e}")))?;
     let bytes = frame.to_bytes();
     write_output(&args.output, &bytes, args.force.force)?;
+    if let Some(change) = coding_change(coding, &frame) {
+        note(format!("bloomwire: note: {change}"));
+    }
     let how = if update.is_full() {
         format!(
             "replaced by the full frame of generation {}{}",
@@ -252,7 +263,6 @@ fn apply_hint(error: &Error) -> &'static str {
         Error::GenerationGap { .. } | Error::BaseMismatch { .. } | Error::ResultMismatch { .. } => {
             "; it needs a full frame"
         }
-        Error::StaleGeneration { .. } => "; the frame is a duplicate or arrived late",
         _ => "",
     }
 }

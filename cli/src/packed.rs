@@ -39,6 +39,11 @@ pub fn decode(args: &DecodeArgs) -> Result<()> {
     let force = args.force.force;
     check_output(&args.output, force)?;
     if let Some(path) = &args.metadata_out {
+        if is_std(path) && is_std(&args.output) {
+            return Err(Failure::new(
+                "the bits and the metadata cannot both go to stdout (-)",
+            ));
+        }
         check_output(path, force)?;
     }
     let reader = FrameReader::new(args.key.load()?);

@@ -2639,3 +2639,35 @@ fn update_removes_keys_from_a_counting_filter() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Spec 5.2: a sender sends a delta only when it is smaller than the full frame; `diff`
+/// says when it is not.
+#[test]
+fn diff_notes_a_delta_that_is_not_smaller() {
+    let dir = temp_dir("big-delta");
+    let (old, new) = (dir.join("old.blwr"), dir.join("new.blwr"));
+    // Two unrelated halves-full filters: their XOR is as dense as either.
+    for (range, frame) in [(0..5545, &old), (10_000..15_545, &new)] {
+        let keys = keys_file(&dir, "keys.txt", range);
+        ok(&[
+            "build",
+            "--keys",
+            s(&keys),
+            "--m",
+            "8000",
+            "--k",
+            "1",
+            "-f",
+            "-o",
+            s(frame),
+        ]);
+    }
+    let out = run(&["diff", s(&old), s(&new), "-o", s(&dir.join("d.blwr"))]);
+    assert!(out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("note: the delta is not smaller than the full frame"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -61,8 +61,8 @@ pub struct DiffArgs {
 /// The result is written as a full frame of the new generation, carrying FRAME's metadata
 /// unless --metadata, --metadata-hex or --no-metadata says otherwise. With --key-file,
 /// BASE and FRAME must be tagged with the key, and the result is. With the coding,
-/// chunking, metadata and key `build` was given (auto coding and chunking by default), the
-/// bytes are those `build` writes for the same filter and generation.
+/// chunking, metadata and key `build` was given (auto coding and chunking by default) and
+/// no --restart, the bytes are those `build` writes for the same filter and generation.
 #[derive(Debug, clap::Args)]
 pub struct ApplyArgs {
     /// The full frame the receiver holds (`-` for standard input).

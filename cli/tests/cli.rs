@@ -2671,3 +2671,31 @@ fn diff_notes_a_delta_that_is_not_smaller() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The program's reference, `cli/README.md`, names every command and every option its
+/// help lists.
+#[test]
+fn the_readme_documents_every_command_and_option() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    for command in COMMANDS {
+        assert!(
+            readme.contains(&format!("## {command}\n")),
+            "no section for {command}"
+        );
+        let help = ok(&[command, "--help"]);
+        for option in help
+            .lines()
+            .map(str::trim_start)
+            .filter(|l| l.starts_with('-'))
+            .filter_map(|l| l.split("--").nth(1))
+            .filter_map(|rest| rest.split([' ', '<', ',', '=']).next())
+            .filter(|o| !o.is_empty() && *o != "help")
+        {
+            assert!(
+                readme.contains(&format!("--{option}")),
+                "{command} --{option} is not in cli/README.md"
+            );
+        }
+    }
+}

@@ -143,6 +143,7 @@ pub fn wrap(args: &WrapArgs) -> Result<()> {
     let bytes = read_bits(args, &name)?;
     let bits = unpack(&bytes, m).context(&name)?;
     drop(bytes);
+    let ones = bits.count_ones();
     let params = Params::standard(m, args.k, HashFamily::opaque()).context("--m and --k")?;
     let filter = AnyFilter::Bloom(BloomFilter::from_parts(params, bits, args.n).context(&name)?);
     let coding = args.coding.coding;
@@ -163,7 +164,7 @@ pub fn wrap(args: &WrapArgs) -> Result<()> {
     note(format!(
         "{name}: {m} bits ({} ones) of another library's filter, coding {}; {} bytes written \
          to {}",
-        filter.to_bits().count_ones(),
+        ones,
         frame.coding(),
         wire.len(),
         shown(&args.output)

@@ -1,4 +1,4 @@
-//! `bloomwire`: build, inspect, query and plan compressed Bloom filter frames.
+//! `bloomwire`: build, inspect, query, update, diff and plan compressed Bloom filter frames.
 //!
 //! Every subcommand prints what it was asked for on stdout (or to `-o`), notes on stderr
 //! (silenced by `--quiet`), and reports a failure as one line `bloomwire: <message>` on

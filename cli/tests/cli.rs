@@ -399,6 +399,7 @@ fn json_carries_64_bit_values_as_decimal_strings() {
     assert_eq!(info["generation"], "0");
     assert_eq!(info["n"], "3");
     assert!(info["base_generation"].is_null());
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// A counting frame of `m` zero 8-bit counters: a known-counters table of one value and an

@@ -2,17 +2,20 @@
 
 use std::path::{Path, PathBuf};
 
+use bloomwire::format::{metadata_len, TAG_LEN};
 use bloomwire::optimizer::LayoutKind;
 use bloomwire::{
-    theory, BaseHash, BitCoding, BloomFilter, Chunking, CountingBloomFilter, HashFamily,
-    IndexScheme, Optimizer, Params,
+    theory, AnyFilter, BaseHash, BitCoding, BloomFilter, Chunking, Coding, CountingBloomFilter,
+    Frame, HashCount, HashFamily, IndexScheme, Layout, Optimizer, Params,
 };
 use clap::ValueEnum;
+use serde_json::{json, Value};
 
 use crate::keys::{self, KeySource};
+use crate::options::{ForceArg, KeyArg, MetadataArg};
+use crate::output::{check_output, is_std, note, shown, write_output, write_stdout};
 use crate::progress::Progress;
-use crate::{parse_hex, write_output, Context, Failure, Result};
-use bloomwire::AnyFilter;
+use crate::{limits, parse_hex, Coder, Context, Failure, Result};
 
 /// Build a filter from a file of keys and write it as a frame.
 ///
@@ -23,9 +26,16 @@ use bloomwire::AnyFilter;
 /// 4-byte little-endian length, then the key). A file of lines that looks binary (a NUL
 /// byte, or one line in ten not UTF-8) is read all the same, with a warning on stderr.
 ///
+/// m and k are planned for n keys and --fpr (0.01 by default) or --budget-bytes, within
+/// --max-m and --max-k; or given with --m and --k. A filter larger than the machine can
+/// hold is an error, not an abort.
+///
 /// A regular file is read twice, to count the keys and then to insert them, and is never
 /// held in memory; standard input (`-`), a pipe, a FIFO or a device is read once into
 /// memory. On a terminal, inputs of 1 MiB or more show a progress bar on stderr.
+///
+/// A summary line goes to stderr (or, with --json, one JSON object to stdout, to stderr
+/// when the frame goes to stdout with `-o -`).
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The keys file, one key per line; `-` for standard input (then `-o` is required).
@@ -36,12 +46,21 @@ pub struct Args {
     /// Plan for this false positive rate, in the fewest bytes [default: 0.01].
     #[arg(long, value_name = "F", conflicts_with = "budget_bytes")]
     fpr: Option<f64>,
-    /// Plan for the lowest false positive rate in a frame of at most this many bytes.
+    /// Plan for the lowest false positive rate in a frame of at most this many bytes (the
+    /// tag and the metadata included).
     #[arg(long, value_name = "Z")]
     budget_bytes: Option<u64>,
     /// Largest m/n, the memory the receiver gives the decoded filter per key.
     #[arg(long, value_name = "R")]
     max_bits_per_element: Option<f64>,
+    /// Use m bits (or counters) instead of planning: with --k, not with --fpr,
+    /// --budget-bytes or --max-bits-per-element. At most --max-m.
+    #[arg(long, value_name = "M", requires = "k", conflicts_with_all = ["fpr", "budget_bytes", "max_bits_per_element"])]
+    m: Option<u64>,
+    /// Use k hash functions (1 to 1024, a multiple of 1/65536: 2.5 is allowed) with --m.
+    /// At most --max-k, rounded up.
+    #[arg(long, value_name = "K", requires = "m")]
+    k: Option<f64>,
     /// How the bits are divided among the hash functions: one array (filter type 0),
     /// ceil(k) equal partitions, one per hash function (type 1), or power-of-two blocks
     /// (type 2): m is split into one block per binary digit of m, largest first (m =
@@ -50,30 +69,60 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = LayoutArg::Standard)]
     layout: LayoutArg,
     /// Build a counting filter with counters of BITS bits (1 to 8), which supports
-    /// removing keys; the frame is then filter type 3 (counters of a filter of the chosen
-    /// layout). Counters saturate at 2^BITS - 1. The decoded filter takes m bytes.
+    /// removing keys (`update --remove`); the frame is then filter type 3 (counters of a
+    /// filter of the chosen layout). Counters saturate at 2^BITS - 1. The decoded filter
+    /// takes m bytes.
     #[arg(long, value_name = "BITS", value_parser = clap::value_parser!(u8).range(1..=8))]
     counting: Option<u8>,
-    /// How to code the bit array (raw is used whenever it is smaller). A counting filter
-    /// takes auto (the smaller of known and adaptive counters) or raw (packed counters).
-    #[arg(long, value_enum, default_value_t = CodingArg::Auto)]
-    coding: CodingArg,
+    #[command(flatten)]
+    coding: CodingOption,
     #[command(flatten)]
     chunks: ChunkArg,
     /// Seed of the xxHash64 hash family.
     #[arg(long, value_name = "S", conflicts_with = "siphash_key")]
     seed: Option<u64>,
     /// Use keyed SipHash-2-4 with this 128-bit key (32 hex digits), for keys chosen by peers
-    /// you do not trust.
+    /// you do not trust. (It chooses where a key's bits are; it is not the key of
+    /// --key-file, which authenticates frames.)
     #[arg(long, value_name = "HEX32", value_parser = parse_siphash_key)]
     siphash_key: Option<[u8; 16]>,
     /// The generation number the frame carries (0, unnumbered, by default); `diff` and
     /// `apply` number deltas from it.
     #[arg(long, value_name = "G", default_value_t = 0)]
     generation: u64,
+    /// Set the restart flag (spec 5.2): a receiver applies the frame whatever generation
+    /// it holds, and numbers from it. A sender sets it on its first frame and on the full
+    /// frames it sends to resynchronize receivers.
+    #[arg(long)]
+    restart: bool,
+    #[command(flatten)]
+    key: KeyArg,
+    #[command(flatten)]
+    metadata: MetadataArg,
+    /// Print the summary as one JSON object, on stdout (on stderr when the frame goes to
+    /// stdout). n and the generation are decimal strings, like every value of the
+    /// program's JSON that may exceed 2^53; the others are numbers.
+    #[arg(long)]
+    json: bool,
     /// Where to write the frame [default: FILE.blwr]; `-` for stdout.
     #[arg(short, long, value_name = "OUT")]
     output: Option<PathBuf>,
+    #[command(flatten)]
+    force: ForceArg,
+}
+
+/// The `--coding` option of the commands that write frames.
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub struct CodingOption {
+    /// How to code the bit array. A coding asked for is not always what the frame gets:
+    /// any coding comes out as raw (0) when compression is not smaller, and a per-bit
+    /// coding (adaptive, known-p, known-p-symbols, known-p-interleaved, dense, small) comes
+    /// out as positional (7) for a filter so sparse that its payload would break the
+    /// format's work bound (spec 2.2: at most 4096 bits per payload byte); a note on
+    /// stderr says so. A counting filter takes auto (the smaller of known and adaptive
+    /// counters) or raw (packed counters).
+    #[arg(long, value_enum, default_value_t = CodingArg::Auto)]
+    pub coding: CodingArg,
 }
 
 /// The `--chunk-shift` option of the commands that write frames.
@@ -118,13 +167,22 @@ enum LayoutArg {
 pub enum CodingArg {
     /// The fastest coding within 0.08% + 6 bytes of the smallest, predicted from counts.
     Auto,
+    /// Coding 0: the packed bits, ceil(m/8) bytes (`build` then plans an uncompressed
+    /// filter).
     Raw,
+    /// Coding 1: range-coded bits, adaptive model.
     Adaptive,
+    /// Coding 2: range-coded bits with the zero probability in the header.
     KnownP,
+    /// Coding 3: ANS-coded bytes of the known-p model.
     KnownPSymbols,
+    /// Coding 6: coding 3's model, four interleaved rANS states.
     KnownPInterleaved,
+    /// Coding 7: the positions of the one bits (sparse filters, deltas).
     Positional,
+    /// Coding 8: nibbles, 32 interleaved rANS states (large dense filters).
     Dense,
+    /// Coding 9: nibbles, four tANS states (small dense filters).
     Small,
 }
 
@@ -148,63 +206,101 @@ pub fn run(args: &Args) -> Result<()> {
         ),
     };
     let keys = &args.keys;
-    if keys == Path::new("-") && args.output.is_none() {
+    if is_std(keys) && args.output.is_none() {
         return Err(Failure::new(
             "--keys -: name the output with -o FILE (or -o - for stdout)",
         ));
     }
-    if args.counting.is_some() && !matches!(args.coding, CodingArg::Auto | CodingArg::Raw) {
+    let coding = args.coding.coding;
+    if args.counting.is_some() && !matches!(coding, CodingArg::Auto | CodingArg::Raw) {
         return Err(Failure::new(
             "--coding: a counting filter is coded auto (known or adaptive counters) or raw",
         ));
     }
+    let output = match &args.output {
+        Some(path) => path.clone(),
+        None => {
+            let mut name = keys.as_os_str().to_owned();
+            name.push(".blwr");
+            PathBuf::from(name)
+        }
+    };
+    check_output(&output, args.force.force)?;
+    let key = args.key.load()?;
+    let metadata = args.metadata.load()?.or(None);
+    // What the frame carries besides the filter, which a budget must leave room for.
+    let extras = key.as_ref().map_or(0, |_| TAG_LEN) + metadata.as_deref().map_or(0, metadata_len);
+    let explicit = match (args.m, args.k) {
+        (Some(m), Some(k)) => Some(explicit_params(m, k, args.layout, family)?),
+        _ => None,
+    };
+
     let source = KeySource::open(keys)?;
     let mut progress = Progress::for_input(source.len());
 
     progress.stage("reading keys", Some(source.len()), "bytes");
-    let (mut bytes, mut shown) = (0, 0);
+    let (mut bytes, mut shown_at) = (0, 0);
     let stats = keys::for_each_key(&source, args.format, |key| {
         // The line's bytes and its newline (a `\r` or a record's length prefix aside).
         bytes += key.len() as u64 + 1;
-        if bytes - shown >= PROGRESS_EVERY {
+        if bytes - shown_at >= PROGRESS_EVERY {
             progress.set(bytes);
-            shown = bytes;
+            shown_at = bytes;
         }
     })?;
     progress.finish();
     let n = stats.keys;
     if let Some(warning) = stats.warning(&source.name(), args.format) {
-        eprintln!("{warning}");
+        note(warning);
     }
     if n == 0 {
         return Err(Failure(format!("{}: no keys", source.name())));
     }
 
+    let budget = args
+        .budget_bytes
+        .map(|b| {
+            b.checked_sub(extras as u64).ok_or_else(|| {
+                Failure(format!(
+                    "--budget-bytes {b}: the tag and the metadata alone take {extras} bytes"
+                ))
+            })
+        })
+        .transpose()?;
     let layout = match args.layout {
         LayoutArg::Standard => LayoutKind::Standard,
         LayoutArg::Partitioned => LayoutKind::Partitioned,
         LayoutArg::Blocks => LayoutKind::Blocks,
     };
-    let mut optimizer = crate::plan::optimizer(n, args.max_bits_per_element)?
-        .family(family)
-        .layout(layout);
-    if args.coding == CodingArg::Raw {
-        // A raw frame carries ceil(m/8) bytes: plan the uncompressed filter, not a sparse
-        // one sized for a coder.
-        optimizer = optimizer.coding(BitCoding::Raw);
-    }
-    let mut filter = match args.counting {
-        None => {
-            let plan = match args.budget_bytes {
+    let mut filter = match (args.counting, explicit) {
+        (None, Some(params)) => {
+            AnyFilter::Bloom(BloomFilter::try_new(params).context("cannot make the filter")?)
+        }
+        (Some(width), Some(params)) => AnyFilter::Counting(
+            CountingBloomFilter::new(params, width).context("cannot make the filter")?,
+        ),
+        (None, None) => {
+            let mut optimizer = crate::plan::optimizer(n, args.max_bits_per_element)?
+                .family(family)
+                .layout(layout);
+            if coding == CodingArg::Raw {
+                // A raw frame carries ceil(m/8) bytes: plan the uncompressed filter, not
+                // a sparse one sized for a coder.
+                optimizer = optimizer.coding(BitCoding::Raw);
+            }
+            let plan = match budget {
                 Some(budget) => optimizer.plan(n, budget),
                 None => optimizer.plan_for_fpr(n, args.fpr.unwrap_or(0.01)),
             }
             .map_err(crate::plan::with_option)
             .context("cannot plan the filter")?;
-            AnyFilter::Bloom(BloomFilter::new(plan.params))
+            AnyFilter::Bloom(BloomFilter::try_new(plan.params).context("cannot make the filter")?)
         }
-        Some(width) => {
-            let params = plan_counting(&optimizer, n, width, args)?;
+        (Some(width), None) => {
+            let optimizer = crate::plan::optimizer(n, args.max_bits_per_element)?
+                .family(family)
+                .layout(layout);
+            let params = plan_counting(&optimizer, n, width, budget, args.fpr)?;
             AnyFilter::Counting(
                 CountingBloomFilter::new(params, width).context("cannot make the filter")?,
             )
@@ -229,62 +325,169 @@ pub fn run(args: &Args) -> Result<()> {
     }
 
     progress.stage("encoding", None, "");
-    let frame = crate::encode(
-        &filter,
-        args.coding,
-        args.chunks.chunking(),
-        args.budget_bytes,
-        args.generation,
-    )
-    .context("cannot encode the filter")?;
+    let coder = Coder {
+        budget: args.budget_bytes,
+        metadata,
+        key,
+        ..Coder::new(coding, args.chunks.chunking())
+    };
+    let frame = coder
+        .encode(&filter, args.generation)
+        .and_then(|f| f.with_restart(args.restart))
+        .context("cannot encode the filter")?;
     let bytes = frame.to_bytes();
     progress.finish();
+    write_output(&output, &bytes, args.force.force)?;
 
-    let output = match &args.output {
-        Some(path) => path.clone(),
-        None => {
-            let mut name = keys.as_os_str().to_owned();
-            name.push(".blwr");
-            PathBuf::from(name)
-        }
+    if let Some(change) = coding_change(coding, &frame) {
+        note(format!("bloomwire: note: {change}"));
+    }
+    let summary = Summary {
+        keys: source.name(),
+        n,
+        filter: &filter,
+        frame: &frame,
+        bytes: bytes.len(),
+        output: &output,
     };
-    write_output(&output, &bytes)?;
-
-    let params = filter.params();
-    let (m, what) = match &filter {
-        AnyFilter::Bloom(f) => (f.m(), "bits".to_string()),
-        AnyFilter::Counting(f) => (f.params().m(), format!("counters of {} bits", f.width())),
-    };
-    eprintln!(
-        "{}: {n} keys; m = {m} {what}, k = {}, layout {}, coding {}; {} bytes written to {} \
-         ({:.3} bits per key); expected false positive rate {:.4}",
-        source.name(),
-        params.k(),
-        crate::inspect::layout_name(params.layout()),
-        frame.coding(),
-        bytes.len(),
-        if output == Path::new("-") {
-            "stdout".into()
+    if args.json {
+        let mut text = summary.json(coding).to_string();
+        text.push('\n');
+        if is_std(&output) {
+            eprint!("{text}");
         } else {
-            output.display().to_string()
-        },
-        8.0 * bytes.len() as f64 / n as f64,
-        theory::false_positive_rate(params, n as f64),
-    );
+            write_stdout(text.as_bytes())?;
+        }
+    } else {
+        note(summary.text());
+    }
     Ok(())
 }
 
+/// What `build` made, for its summary.
+struct Summary<'a> {
+    keys: String,
+    n: u64,
+    filter: &'a AnyFilter,
+    frame: &'a Frame,
+    bytes: usize,
+    output: &'a Path,
+}
+
+impl Summary<'_> {
+    fn text(&self) -> String {
+        let params = self.filter.params();
+        let (m, what) = match self.filter {
+            AnyFilter::Bloom(f) => (f.m(), "bits".to_string()),
+            AnyFilter::Counting(f) => (f.params().m(), format!("counters of {} bits", f.width())),
+        };
+        let n = self.n;
+        format!(
+            "{}: {n} keys; m = {m} {what}, k = {}, layout {}, coding {}; {} bytes written to {} \
+             ({:.3} bits per key); expected false positive rate {:.4}",
+            self.keys,
+            params.k(),
+            crate::inspect::layout_name(params.layout()),
+            self.frame.coding(),
+            self.bytes,
+            shown(self.output),
+            8.0 * self.bytes as f64 / n as f64,
+            theory::false_positive_rate(params, n as f64),
+        )
+    }
+
+    fn json(&self, asked: CodingArg) -> Value {
+        let params = self.filter.params();
+        let header = self.frame.header();
+        let n = self.n;
+        json!({
+            "keys": self.keys,
+            "n": n.to_string(),
+            "filter_type": if self.filter.is_counting() {
+                "counting"
+            } else {
+                crate::inspect::layout_name(params.layout())
+            },
+            "counted_type": self.filter.is_counting().then(|| crate::inspect::layout_name(params.layout())),
+            "counter_width": header.counter_width,
+            "m": params.m(),
+            "k": params.k().to_f64(),
+            "coding": self.frame.coding().to_string(),
+            "coding_asked": asked.coding().map(|c| Coding::from(c).to_string()),
+            "generation": header.generation.to_string(),
+            "restart": header.restart,
+            "tagged": header.tag != bloomwire::Tag::Absent,
+            "metadata_bytes": header.metadata.as_ref().map(Vec::len),
+            "frame_bytes": self.bytes,
+            "output": if is_std(self.output) { "-".to_string() } else { self.output.display().to_string() },
+            "bits_per_key": 8.0 * self.bytes as f64 / n as f64,
+            "false_positive_rate": theory::false_positive_rate(params, n as f64),
+        })
+    }
+}
+
+/// What to tell the user when the frame's coding is not the one asked for.
+pub fn coding_change(asked: CodingArg, frame: &Frame) -> Option<String> {
+    let asked = Coding::from(asked.coding()?);
+    let got = frame.coding();
+    if got == asked || frame.header().is_counting() {
+        return None;
+    }
+    let why = match got {
+        Coding::Raw => "compression is not smaller than the packed bits",
+        Coding::Positional => {
+            "the filter is so sparse that a per-bit payload would break the work bound \
+             (spec 2.2)"
+        }
+        _ => "the encoder found it smaller",
+    };
+    Some(format!(
+        "--coding {asked} came out as {got} (coding {}): {why}",
+        got.id()
+    ))
+}
+
+/// The parameters of `--m` and `--k`, within the limits.
+fn explicit_params(m: u64, k: f64, layout: LayoutArg, family: HashFamily) -> Result<Params> {
+    let limits = limits();
+    if m > limits.max_m {
+        return Err(Failure(format!(
+            "--m {m}: above --max-m {}; raise --max-m (receivers need the same limit)",
+            limits.max_m
+        )));
+    }
+    let k = HashCount::from_f64(k).context(format!("--k {k}"))?;
+    if k.ceil() > limits.max_k {
+        return Err(Failure(format!(
+            "--k {k}: above --max-k {}; raise --max-k (receivers need the same limit)",
+            limits.max_k
+        )));
+    }
+    let layout = match layout {
+        LayoutArg::Standard => Layout::Standard { k },
+        LayoutArg::Partitioned => Layout::Partitioned { k },
+        LayoutArg::Blocks => Layout::blocks_proportional(m, k).context("--layout blocks")?,
+    };
+    Params::new(m, layout, family).context("--m and --k")
+}
+
 /// The parameters of a counting filter of n keys with counters of `width` bits: the lowest
-/// false positive rate within `--budget-bytes`, or the smallest budget (found by bisection,
-/// to 0.1%) whose plan reaches `--fpr`.
-fn plan_counting(optimizer: &Optimizer, n: u64, width: u8, args: &Args) -> Result<Params> {
-    if let Some(budget) = args.budget_bytes {
+/// false positive rate within `budget` bytes, or the smallest budget (found by bisection,
+/// to 0.1%) whose plan reaches `fpr`.
+fn plan_counting(
+    optimizer: &Optimizer,
+    n: u64,
+    width: u8,
+    budget: Option<u64>,
+    fpr: Option<f64>,
+) -> Result<Params> {
+    if let Some(budget) = budget {
         let plan = optimizer
             .plan_counting(n, width, budget)
             .context("cannot plan the counting filter")?;
         return Ok(plan.params);
     }
-    let target = args.fpr.unwrap_or(0.01);
+    let target = fpr.unwrap_or(0.01);
     if !(target > 0.0 && target < 1.0) {
         return Err(Failure(format!("--fpr {target}: must be in (0, 1)")));
     }
@@ -295,7 +498,7 @@ fn plan_counting(optimizer: &Optimizer, n: u64, width: u8, args: &Args) -> Resul
             .filter(|plan| plan.false_positive_rate <= target)
     };
     // The packed counters of the largest m allowed bound every frame the planner makes.
-    let largest = crate::limits().max_m.saturating_mul(u64::from(width)) / 8 + 4096;
+    let largest = limits().max_m.saturating_mul(u64::from(width)) / 8 + 4096;
     let mut hi = (n / 4).max(64);
     let mut best = loop {
         if let Some(plan) = reaches(hi) {
@@ -306,7 +509,7 @@ fn plan_counting(optimizer: &Optimizer, n: u64, width: u8, args: &Args) -> Resul
                 "cannot plan the counting filter: no filter of at most {} counters of {width} \
                  bits reaches a false positive rate of {target} for {n} keys; raise --max-m \
                  or --max-bits-per-element",
-                crate::limits().max_m
+                limits().max_m
             )));
         }
         hi *= 2;

@@ -1,16 +1,16 @@
 //! `bloomwire diff` and `bloomwire apply`: delta frames between two generations of a filter.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
+use std::path::PathBuf;
 
-use bloomwire::{
-    BloomFilter, CounterCoding, CountingBloomFilter, Encoder, Error, FrameHeader, FrameKind,
-    Message, Params,
-};
+use bloomwire::{AnyFilter, Error, Message, Params, Receiver};
 
-use crate::build::{ChunkArg, CodingArg};
+use crate::build::{coding_change, ChunkArg, CodingArg, CodingOption};
+use crate::frames::{input_name, FrameReader};
 use crate::inspect::layout_name;
-use crate::{decode_full, decode_message, write_output, Failure, Result};
-use bloomwire::AnyFilter;
+use crate::options::{ForceArg, KeyArg, MetadataArg};
+use crate::output::{check_output, is_std, note, shown, write_output};
+use crate::{limits, Coder, Failure, Result};
 
 /// Write the delta frame that turns one full frame into another of the same parameters.
 ///
@@ -23,239 +23,252 @@ use bloomwire::AnyFilter;
 /// from OLD's generation g to NEW's when NEW's is greater; when NEW carries generation 0
 /// (unnumbered, as `build` writes by default), the delta goes from g to g + 1, and `apply`
 /// writes that number into the frame it makes. Any other pair of generations is refused.
+///
+/// The delta carries NEW's metadata unless --metadata, --metadata-hex or --no-metadata
+/// says otherwise. With --key-file, OLD and NEW must be tagged with the key, and the delta
+/// is.
 #[derive(Debug, clap::Args)]
 pub struct DiffArgs {
-    /// The full frame the receiver holds.
+    /// The full frame the receiver holds (`-` for standard input).
     old: PathBuf,
-    /// The full frame the receiver should end up with.
+    /// The full frame the receiver should end up with (`-` for standard input).
     new: PathBuf,
     /// Where to write the delta frame (`-` for stdout).
     #[arg(short, long, value_name = "DELTA")]
     output: PathBuf,
-    /// How to code the XOR bits (raw is used whenever it is smaller); for counting
-    /// filters auto or raw.
-    #[arg(long, value_enum, default_value_t = CodingArg::Auto)]
-    coding: CodingArg,
+    #[command(flatten)]
+    coding: CodingOption,
     #[command(flatten)]
     chunks: ChunkArg,
+    #[command(flatten)]
+    key: KeyArg,
+    #[command(flatten)]
+    metadata: MetadataArg,
+    #[command(flatten)]
+    force: ForceArg,
 }
 
-/// Apply a delta frame to the full frame it was made from; write the result as a full frame.
+/// Write what a receiver holds after a frame: BASE, the full frame it holds, and FRAME,
+/// the frame it receives (a delta, or a full frame), applied by the rules of spec 5.2.
 ///
-/// The result carries the delta's generation. Checked, in this order, each failure one
-/// line naming what differs: the delta's base generation against BASE's generation, the
-/// parameters, the digest of BASE's filter against the delta's base digest, and the digest
-/// of the result against the delta's result digest.
+/// A delta must start from BASE's generation (else GenerationGap), have BASE's parameters
+/// (Incompatible) and its base digest (BaseMismatch), and give the result digest it names
+/// (ResultMismatch). A full frame replaces BASE when its generation is newer, or whatever
+/// the generation when it carries the restart flag; an older one is StaleGeneration, as is
+/// a delta to a generation BASE already has. Each failure is one line with the library's
+/// error.
+///
+/// The result is written as a full frame of the new generation, carrying FRAME's metadata
+/// unless --metadata, --metadata-hex or --no-metadata says otherwise. With --key-file,
+/// BASE and FRAME must be tagged with the key, and the result is. With the coding,
+/// chunking, metadata and key `build` was given (auto coding and chunking by default) and
+/// no --restart, the bytes are those `build` writes for the same filter and generation.
 #[derive(Debug, clap::Args)]
 pub struct ApplyArgs {
-    /// The full frame the delta was made from.
+    /// The full frame the receiver holds (`-` for standard input).
     base: PathBuf,
-    /// The delta frame.
+    /// The frame it receives: a delta, or a full frame (`-` for standard input).
+    #[arg(value_name = "FRAME")]
     delta: PathBuf,
     /// Where to write the resulting full frame (`-` for stdout).
     #[arg(short, long, value_name = "NEW")]
     output: PathBuf,
-    /// How to code the result's bits (as `build`: raw whenever it is smaller); for
-    /// counting filters auto or raw. With the same --coding and --chunk-shift as `build`
-    /// (auto by default), the bytes are those `build` writes for the same filter and
-    /// generation.
-    #[arg(long, value_enum, default_value_t = CodingArg::Auto)]
-    coding: CodingArg,
+    #[command(flatten)]
+    coding: CodingOption,
     #[command(flatten)]
     chunks: ChunkArg,
+    #[command(flatten)]
+    key: KeyArg,
+    #[command(flatten)]
+    metadata: MetadataArg,
+    #[command(flatten)]
+    force: ForceArg,
+}
+
+/// Refuse two inputs from standard input.
+fn one_stdin(a: &Path, b: &Path) -> Result<()> {
+    if is_std(a) && is_std(b) {
+        return Err(Failure::new(
+            "only one of the two frames can come from standard input (-)",
+        ));
+    }
+    Ok(())
 }
 
 pub fn diff(args: &DiffArgs) -> Result<()> {
-    let (old, old_header) = decode_full(&args.old)?;
-    let (new, new_header) = decode_full(&args.new)?;
+    one_stdin(&args.old, &args.new)?;
+    check_output(&args.output, args.force.force)?;
+    let key = args.key.load()?;
+    let metadata = args.metadata.load()?;
+    let reader = FrameReader::new(key.clone());
+    let (old, old_header) = reader.full(&args.old)?;
+    let (new, new_header) = reader.full(&args.new)?;
+    let (old_name, new_name) = (input_name(&args.old), input_name(&args.new));
     let base_generation = old_header.generation;
     let generation = match new_header.generation {
         0 => base_generation.checked_add(1).ok_or_else(|| {
             Failure(format!(
-                "{}: generation {base_generation} is the last one; no delta can follow it",
-                args.old.display()
+                "{old_name}: generation {base_generation} is the last one; no delta can follow it"
             ))
         })?,
         g if g > base_generation => g,
         g => {
             return Err(Failure(format!(
-                "{} has generation {g}, not after {}'s {base_generation}; a delta goes from \
-                 an older generation to a newer one",
-                args.new.display(),
-                args.old.display()
+                "{new_name} has generation {g}, not after {old_name}'s {base_generation}; a \
+                 delta goes from an older generation to a newer one"
             )))
         }
     };
     if let Some(mismatch) = mismatch(&old, &new) {
         return Err(Failure(format!(
-            "{} and {} differ in {mismatch}; a delta needs filters of the same parameters",
-            args.old.display(),
-            args.new.display()
+            "{old_name} and {new_name} differ in {mismatch}; a delta needs filters of the same \
+             parameters"
         )));
     }
+    let coding = args.coding.coding;
+    if new.is_counting() && !matches!(coding, CodingArg::Auto | CodingArg::Raw) {
+        return Err(counting_coding());
+    }
+    let coder = Coder {
+        metadata: metadata.or(new_header.metadata.clone()),
+        key,
+        ..Coder::new(coding, args.chunks.chunking())
+    };
     let frame = match (&old, &new) {
         (AnyFilter::Bloom(old), AnyFilter::Bloom(new)) => {
-            let mut encoder = Encoder::<BloomFilter>::new().chunking(args.chunks.chunking());
-            if let Some(coding) = args.coding.coding() {
-                encoder = encoder.coding(coding);
-            }
-            encoder.encode_delta(old, base_generation, new, generation)
+            coder
+                .bloom_encoder()
+                .encode_delta(old, base_generation, new, generation)
         }
-        (AnyFilter::Counting(old), AnyFilter::Counting(new)) => {
-            let mut encoder = Encoder::<CountingBloomFilter>::new();
-            match args.coding {
-                CodingArg::Auto => {}
-                CodingArg::Raw => encoder = encoder.coding(CounterCoding::Raw),
-                _ => return Err(counting_coding()),
-            }
-            encoder.encode_delta(old, base_generation, new, generation)
-        }
+        (AnyFilter::Counting(old), AnyFilter::Counting(new)) => coder
+            .counting_encoder()
+            .encode_delta(old, base_generation, new, generation),
         _ => unreachable!("mismatch() compares the kinds"),
     }
     .map_err(|e| Failure(format!("cannot encode the delta: {e}")))?;
     let bytes = frame.to_bytes();
-    write_output(&args.output, &bytes)?;
+    write_output(&args.output, &bytes, args.force.force)?;
+    if let Some(change) = coding_change(coding, &frame) {
+        note(format!("bloomwire: note: {change}"));
+    }
+    if bytes.len() >= new_header.frame_len() {
+        // Spec 5.2: a sender sends a delta only when it is smaller than the full frame.
+        note(format!(
+            "bloomwire: note: the delta is not smaller than the full frame of {new_name} \
+             ({} against {} bytes); send that instead",
+            bytes.len(),
+            new_header.frame_len()
+        ));
+    }
     let numbered = if new_header.generation == 0 {
-        format!(
-            " ({} carries generation 0: numbered {generation})",
-            args.new.display()
-        )
+        format!(" ({new_name} carries generation 0: numbered {generation})")
     } else {
         String::new()
     };
-    eprintln!(
+    note(format!(
         "delta from generation {base_generation} to {generation}{numbered}: {} changed, \
-         coding {}; {} bytes written to {} ({} bytes for the full frame of {})",
+         coding {}; {} bytes written to {} ({} bytes for the full frame of {new_name})",
         changed(&old, &new),
         frame.coding(),
         bytes.len(),
         shown(&args.output),
         new_header.frame_len(),
-        args.new.display(),
-    );
+    ));
     Ok(())
 }
 
 pub fn apply(args: &ApplyArgs) -> Result<()> {
-    let (base, base_header) = decode_full(&args.base)?;
-    let message = decode_message(&args.delta)?;
-    let (base_path, delta_path) = (args.base.display(), args.delta.display());
+    one_stdin(&args.base, &args.delta)?;
+    check_output(&args.output, args.force.force)?;
+    let key = args.key.load()?;
+    let metadata = args.metadata.load()?;
+    let reader = FrameReader::new(key.clone());
+    let (base_name, frame_name) = (input_name(&args.base), input_name(&args.delta));
+    let base = match reader.message(&args.base)? {
+        m @ (Message::Full(_) | Message::Counting(_)) => m,
+        _ => {
+            return Err(Failure(format!(
+                "{base_name}: a delta; apply takes the full frame the receiver holds, then the \
+                 frame it receives"
+            )))
+        }
+    };
+    let message = reader.message(&args.delta)?;
     let header = message.header().clone();
-    let FrameKind::Delta { .. } = header.kind else {
+    let base_counting = base.header().is_counting();
+    if base_counting != header.is_counting() {
+        let (frame, held) = if base_counting {
+            ("a Bloom filter", "a counting filter")
+        } else {
+            ("a counting filter", "a Bloom filter")
+        };
         return Err(Failure(format!(
-            "{delta_path}: a full frame, not a delta; apply takes BASE DELTA"
+            "{frame_name} is a frame of {frame}, {base_name} {held}"
         )));
-    };
-    let generation = base_header.generation;
-    let result = match (&base, message) {
-        (AnyFilter::Bloom(base), Message::Delta(delta)) => {
-            delta.apply(base, generation).map(AnyFilter::Bloom)
-        }
-        (AnyFilter::Counting(base), Message::CountingDelta(delta)) => {
-            delta.apply(base, generation).map(AnyFilter::Counting)
-        }
-        (AnyFilter::Bloom(_), _) => {
-            return Err(Failure(format!(
-                "{delta_path} is a delta of a counting filter, {base_path} a Bloom filter"
-            )))
-        }
-        (AnyFilter::Counting(_), _) => {
-            return Err(Failure(format!(
-                "{delta_path} is a delta of a Bloom filter, {base_path} a counting filter"
-            )))
-        }
-    };
-    let result = result.map_err(|e| apply_error(args, &base, &header, e))?;
-    if matches!(result, AnyFilter::Counting(_))
-        && !matches!(args.coding, CodingArg::Auto | CodingArg::Raw)
-    {
+    }
+    let mut receiver = Receiver::<AnyFilter>::new(limits());
+    if let Some(key) = &key {
+        receiver = receiver.with_key(key.clone());
+    }
+    let held = base.header().generation;
+    receiver
+        .apply(base)
+        .map_err(|e| Failure(format!("{base_name}: {e}")))?;
+    let update = receiver.apply(message).map_err(|e| {
+        Failure(format!(
+            "{frame_name}: {e} ({base_name} holds generation {held}){}",
+            apply_hint(&e)
+        ))
+    })?;
+    let result = receiver.filter().expect("a full frame was applied");
+    let coding = args.coding.coding;
+    if result.is_counting() && !matches!(coding, CodingArg::Auto | CodingArg::Raw) {
         return Err(counting_coding());
     }
-    let frame = crate::encode(
-        &result,
-        args.coding,
-        args.chunks.chunking(),
-        None,
-        header.generation,
-    )
-    .map_err(|e| Failure(format!("cannot encode the result: {e}")))?;
+    let coder = Coder {
+        metadata: metadata.or(header.metadata.clone()),
+        key,
+        ..Coder::new(coding, args.chunks.chunking())
+    };
+    let frame = coder
+        .encode(result, update.generation())
+        .map_err(|e| Failure(format!("cannot encode the result: {e}")))?;
     let bytes = frame.to_bytes();
-    write_output(&args.output, &bytes)?;
-    eprintln!(
-        "generation {generation} + delta to {}: {} keys, coding {}; {} bytes written to {}",
-        header.generation,
+    write_output(&args.output, &bytes, args.force.force)?;
+    if let Some(change) = coding_change(coding, &frame) {
+        note(format!("bloomwire: note: {change}"));
+    }
+    let how = if update.is_full() {
+        format!(
+            "replaced by the full frame of generation {}{}",
+            update.generation(),
+            if header.restart { " (restart)" } else { "" }
+        )
+    } else {
+        format!("+ delta to {}", update.generation())
+    };
+    note(format!(
+        "generation {held} {how}: {} keys, coding {}; {} bytes written to {}",
         header.n,
         frame.coding(),
         bytes.len(),
         shown(&args.output),
-    );
+    ));
     Ok(())
+}
+
+/// What to do about a frame a receiver refuses.
+fn apply_hint(error: &Error) -> &'static str {
+    match error {
+        Error::GenerationGap { .. } | Error::BaseMismatch { .. } | Error::ResultMismatch { .. } => {
+            "; it needs a full frame"
+        }
+        _ => "",
+    }
 }
 
 fn counting_coding() -> Failure {
     Failure::new("--coding: a counting filter is coded auto (known or adaptive counters) or raw")
-}
-
-fn shown(path: &Path) -> String {
-    if path == Path::new("-") {
-        "stdout".into()
-    } else {
-        path.display().to_string()
-    }
-}
-
-/// The one line for a delta that does not apply.
-fn apply_error(args: &ApplyArgs, base: &AnyFilter, delta: &FrameHeader, error: Error) -> Failure {
-    let (base_path, delta_path) = (args.base.display(), args.delta.display());
-    match error {
-        Error::GenerationGap { have, base: wanted } => Failure(format!(
-            "generation mismatch: {delta_path} applies to generation {wanted}, {base_path} is \
-             generation {}",
-            have.map_or("unknown".into(), |g| g.to_string())
-        )),
-        Error::Incompatible(_) => {
-            let what = params_mismatch(base.params(), &delta.params)
-                .or_else(|| {
-                    let width = match base {
-                        AnyFilter::Counting(f) => Some(f.width()),
-                        AnyFilter::Bloom(_) => None,
-                    };
-                    (width != delta.counter_width).then(|| {
-                        format!(
-                            "counter width ({} against {})",
-                            opt(width),
-                            opt(delta.counter_width)
-                        )
-                    })
-                })
-                .unwrap_or_else(|| "parameters".into());
-            Failure(format!(
-                "parameter mismatch: {delta_path} and {base_path} differ in {what}"
-            ))
-        }
-        Error::BaseMismatch {
-            generation,
-            expected,
-            actual,
-        } => Failure(format!(
-            "base digest mismatch: {base_path} is generation {generation} but not the filter \
-             {delta_path} was made from (its digest is {actual:#010x}, the delta's base digest \
-             {expected:#010x})"
-        )),
-        Error::ResultMismatch {
-            generation,
-            expected,
-            actual,
-        } => Failure(format!(
-            "result digest mismatch: {delta_path} applied to {base_path} gives generation \
-             {generation} with digest {actual:#010x}, the delta says {expected:#010x}"
-        )),
-        e => Failure(format!("{delta_path}: {e}")),
-    }
-}
-
-fn opt(width: Option<u8>) -> String {
-    width.map_or("none, a Bloom filter".into(), |w| format!("{w} bits"))
 }
 
 /// What differs between two filters that a delta needs equal, if anything.

@@ -2,29 +2,75 @@
 
 use std::path::{Path, PathBuf};
 
-use bloomwire::format::{CHECKSUM_LEN, KIND_DELTA, KIND_FULL, VERSION};
+use bloomwire::format::{CHECKSUM_LEN, KIND_DELTA, KIND_FULL, TAG_LEN, VERSION};
 use bloomwire::theory::histogram_entropy;
 use bloomwire::{
-    theory, BaseHash, BitArray, BloomFilter, FrameHeader, FrameKind, IndexScheme, Layout, Limits,
-    Message,
+    theory, BaseHash, BitArray, Error, FrameHeader, FrameKind, IndexScheme, Layout, Limits,
+    Message, Params, Tag,
 };
 use serde_json::{json, Value};
 
-use crate::{frame_error, limits, read_frame_file, to_hex, write_stdout, Failure, Result};
+use crate::frames::{frame_error, input_name, read_frame, FrameReader};
+use crate::options::KeyArg;
+use crate::output::write_stdout;
+use crate::{to_hex, Result};
 
-/// Print every header field of a frame, the checksum status and, when the frame decodes,
-/// how full the filter is and how close the payload comes to the entropy bound.
+/// Print every header field of a frame, the checksum and tag status and, when the frame
+/// decodes, how full the filter is and how close the payload comes to the entropy bound.
 ///
-/// The header is printed even when the checksum does not match; the exit status is then 1.
+/// The frame is checked as every decoder checks it (spec 2.3: header, length, checksum,
+/// tag, payload, then bytes after the frame), and the first failure is reported with the
+/// library's error; the header is printed all the same, and the exit status is then 1. A
+/// tagged frame read without --key-file is shown as "tagged, not verified": nothing says
+/// who made it.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The frame file.
+    /// The frame file; `-` for standard input.
     frame: PathBuf,
     /// Print one JSON object instead of `name: value` lines. Values that may exceed 2^53
     /// (seed, generation, base_generation, n) are decimal strings, which JavaScript and jq
-    /// read without rounding; the others are numbers.
+    /// read without rounding; the others are numbers; the metadata is hex.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    key: KeyArg,
+}
+
+/// What became of a frame's authentication tag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TagStatus {
+    /// No tag (flags bit 2 clear).
+    Absent,
+    /// A tag, read without a key.
+    Unverified,
+    /// A tag the key verified.
+    Verified,
+    /// A tag the key does not give.
+    Bad,
+    /// A tag not checked: the frame failed a check that comes first.
+    Unchecked,
+}
+
+impl TagStatus {
+    fn name(self) -> &'static str {
+        match self {
+            TagStatus::Absent => "absent",
+            TagStatus::Unverified => "unverified",
+            TagStatus::Verified => "verified",
+            TagStatus::Bad => "bad",
+            TagStatus::Unchecked => "unchecked",
+        }
+    }
+
+    fn text(self) -> &'static str {
+        match self {
+            TagStatus::Absent => "none",
+            TagStatus::Unverified => "tagged, not verified (no --key-file given)",
+            TagStatus::Verified => "tagged, verified with the key",
+            TagStatus::Bad => "tagged, does NOT match the key",
+            TagStatus::Unchecked => "tagged, not checked (the frame failed an earlier check)",
+        }
+    }
 }
 
 /// What inspect found out about a frame.
@@ -32,10 +78,11 @@ struct Report {
     header: FrameHeader,
     /// Stored and computed CRC-32C; `None` for a truncated frame.
     checksum: Option<(u32, u32)>,
+    tag: TagStatus,
     /// Present when the frame decodes.
     fill: Option<Fill>,
-    /// Why the frame is not usable, when it is not.
-    problem: Option<String>,
+    /// Why the frame is not usable, when it is not: the library's error.
+    problem: Option<Error>,
 }
 
 /// How full a decoded filter is.
@@ -53,73 +100,68 @@ struct Fill {
 
 pub fn run(args: &Args) -> Result<()> {
     let path = &args.frame;
-    let bytes = read_frame_file(path)?;
+    let reader = FrameReader::new(args.key.load()?);
+    let bytes = read_frame(path)?;
     // The header alone, without the limits a decoder would apply, so that any frame the
-    // format allows can be looked at.
-    let header =
-        FrameHeader::parse(&bytes, &Limits::unlimited()).map_err(|e| frame_error(path, e))?;
+    // format allows can be looked at; a header that does not parse is reported as a decoder
+    // with the program's limits reports it (they may stop it at an earlier field).
+    let header = match FrameHeader::parse(&bytes, &Limits::unlimited()) {
+        Ok(header) => header,
+        Err(e) => return Err(frame_error(path, reader.view(&bytes).err().unwrap_or(e))),
+    };
     let len = header.frame_len();
-    if bytes.len() < len {
-        let missing = Failure(format!(
-            "{}: truncated frame: {len} bytes, the file has {}",
-            path.display(),
-            bytes.len()
-        ));
-        let report = Report {
-            header,
-            checksum: None,
-            fill: None,
-            problem: Some("truncated".into()),
+    let checksum = (bytes.len() >= len).then(|| {
+        let tag = if header.tag == Tag::Absent {
+            0
+        } else {
+            TAG_LEN
         };
-        print(args, path, &report)?;
-        return Err(missing);
-    }
-    let body = len - CHECKSUM_LEN;
-    let stored = u32::from_le_bytes(bytes[body..len].try_into().expect("4 bytes"));
-    let computed = crc32c::crc32c(&bytes[..body]);
+        let body = len - tag - CHECKSUM_LEN;
+        let stored = u32::from_le_bytes(
+            bytes[body..body + CHECKSUM_LEN]
+                .try_into()
+                .expect("4 bytes"),
+        );
+        (stored, crc32c::crc32c(&bytes[..body]))
+    });
     let mut report = Report {
+        tag: match header.tag {
+            Tag::Absent => TagStatus::Absent,
+            _ if reader.has_key() => TagStatus::Unchecked,
+            _ => TagStatus::Unverified,
+        },
         header,
-        checksum: Some((stored, computed)),
+        checksum,
         fill: None,
         problem: None,
     };
-    if stored != computed {
-        report.problem = Some(format!(
-            "checksum mismatch: the frame says {stored:#010x}, its contents give {computed:#010x}"
-        ));
-    } else if bytes.len() > len {
-        report.problem = Some(format!("{} bytes after the frame", bytes.len() - len));
-    } else {
-        match bloomwire::decode::<Message>(&bytes, &limits()) {
-            Ok(Message::Full(decoded)) => report.fill = Some(Fill::of(&decoded.filter)),
-            Ok(Message::Delta(delta)) => {
-                // The XOR of two generations: how many bits changed, and what it costs.
-                let xor = BloomFilter::from_parts(delta.header.params.clone(), delta.xor, 0)
-                    .expect("the decoder checked the length");
-                report.fill = Some(Fill {
-                    fpr: None,
-                    ..Fill::of(&xor)
+    // The checks in the spec's order, and the payload decoded, as by the library's decode.
+    match reader.decode_prefix(&bytes) {
+        Ok((message, len)) => {
+            report.header = message.header().clone();
+            report.tag = match report.header.tag {
+                Tag::Verified => TagStatus::Verified,
+                Tag::Unverified => TagStatus::Unverified,
+                _ => TagStatus::Absent,
+            };
+            report.fill = Fill::of_message(&message);
+            if len != bytes.len() {
+                report.problem = Some(Error::TrailingBytes {
+                    count: bytes.len() - len,
+                    offset: len,
                 });
             }
-            Ok(Message::Counting(decoded)) => {
-                let f = &decoded.filter;
-                report.fill = Some(Fill {
-                    fpr: Some(fill_fpr(&f.to_bloom_filter())),
-                    ..Fill::of_counters(f.counters(), f.width())
-                });
+        }
+        Err(e) => {
+            if matches!(e, Error::BadTag { .. }) {
+                report.tag = TagStatus::Bad;
             }
-            Ok(Message::CountingDelta(delta)) => {
-                // The counter-wise XOR of two generations: how many counters changed.
-                let width = delta.header.counter_width.expect("a counting frame");
-                report.fill = Some(Fill::of_counters(&delta.xor, width));
-            }
-            Ok(_) => report.problem = Some("a frame of a kind this program does not know".into()),
-            Err(e) => report.problem = Some(e.to_string()),
+            report.problem = Some(e);
         }
     }
     print(args, path, &report)?;
     match report.problem {
-        Some(problem) => Err(Failure(format!("{}: {problem}", path.display()))),
+        Some(problem) => Err(frame_error(path, problem)),
         None => Ok(()),
     }
 }
@@ -136,16 +178,51 @@ fn print(args: &Args, path: &Path, report: &Report) -> Result<()> {
 }
 
 impl Fill {
-    fn of(filter: &BloomFilter) -> Fill {
-        let m = filter.m();
-        let ones = filter.bits().count_ones();
+    /// How full the filter (or the delta's XOR) a frame carries is.
+    fn of_message(message: &Message) -> Option<Fill> {
+        Some(match message {
+            Message::Full(decoded) => {
+                let bits = decoded.filter.bits();
+                Fill {
+                    fpr: Some(fill_fpr(decoded.filter.params(), |start, len| {
+                        len - count_ones(bits, start, start + len)
+                    })),
+                    ..Fill::of_bits(bits)
+                }
+            }
+            // The XOR of two generations: how many bits changed, and what it costs.
+            Message::Delta(delta) => Fill::of_bits(&delta.xor),
+            Message::Counting(decoded) => {
+                let f = &decoded.filter;
+                let counters = f.counters();
+                Fill {
+                    fpr: Some(fill_fpr(f.params(), |start, len| {
+                        let range = start as usize..(start + len) as usize;
+                        counters[range].iter().filter(|&&c| c == 0).count() as u64
+                    })),
+                    ..Fill::of_counters(counters, f.width())
+                }
+            }
+            // The counter-wise XOR of two generations: how many counters changed.
+            Message::CountingDelta(delta) => {
+                let width = delta.header.counter_width.expect("a counting frame");
+                Fill::of_counters(&delta.xor, width)
+            }
+            _ => return None,
+        })
+    }
+
+    /// Bits (no false positive rate).
+    fn of_bits(bits: &BitArray) -> Fill {
+        let m = bits.len();
+        let ones = bits.count_ones();
         let zero_fraction = (m - ones) as f64 / m as f64;
         Fill {
             ones,
             zero_fraction,
             entropy_bound_bytes: m as f64 * theory::entropy(zero_fraction) / 8.0,
             histogram: None,
-            fpr: Some(fill_fpr(filter)),
+            fpr: None,
         }
     }
 
@@ -166,13 +243,12 @@ impl Fill {
     }
 }
 
-/// The false positive rate of a filter with these bits: the probability that the bits an
-/// absent key would test are all ones, each region of the layout at its measured fill.
-fn fill_fpr(filter: &BloomFilter) -> f64 {
-    let bits = filter.bits();
-    let zeros = |start: u64, len: u64| len - count_ones(bits, start, start + len);
+/// The false positive rate of a filter of `params` whose bits `start .. start + len` hold
+/// `zeros(start, len)` zeros (zero counters of a counting filter): the probability that
+/// the bits an absent key would test are all ones, each region of the layout at its
+/// measured fill.
+fn fill_fpr(params: &Params, zeros: impl Fn(u64, u64) -> u64) -> f64 {
     let p = |start: u64, len: u64| zeros(start, len) as f64 / len as f64;
-    let params = filter.params();
     match params.layout() {
         Layout::Standard { k } => theory::fpr_given_p(k.to_f64(), p(0, params.m())),
         Layout::Partitioned { k } => {
@@ -274,10 +350,18 @@ impl Report {
         let h = &self.header;
         let p = &h.params;
         let mut lines: Vec<(&str, String)> = vec![
-            ("file", path.display().to_string()),
+            ("file", input_name(path)),
             ("version", VERSION.to_string()),
             ("kind", kind_text(h.kind)),
             ("generation", h.generation.to_string()),
+            (
+                "restart",
+                if h.restart {
+                    "yes (a receiver applies it whatever generation it holds)".into()
+                } else {
+                    "no".into()
+                },
+            ),
             (
                 "filter type",
                 match h.counter_width {
@@ -314,6 +398,7 @@ impl Report {
             lines.push(("block bits:k_j", list.join(" ")));
         }
         lines.push(("n", format!("{} keys", h.n)));
+        lines.push(("metadata", metadata_text(h.metadata.as_deref())));
         lines.push(("coding", format!("{} ({})", h.coding.id(), h.coding)));
         if let Some(q0) = h.q0 {
             lines.push(("q0", format!("{q0} (p = {:.6})", f64::from(q0) / 65536.0)));
@@ -340,6 +425,7 @@ impl Report {
                 }
             },
         ));
+        lines.push(("tag", self.tag.text().into()));
         if let Some(fill) = &self.fill {
             match &fill.histogram {
                 Some(histogram) => {
@@ -376,7 +462,7 @@ impl Report {
             }
         }
         if let Some(problem) = &self.problem {
-            lines.push(("problem", problem.clone()));
+            lines.push(("problem", problem.to_string()));
         }
         let width = lines.iter().map(|(name, _)| name.len()).max().unwrap_or(0) + 1;
         lines
@@ -397,13 +483,14 @@ impl Report {
         };
         let fill = self.fill.as_ref();
         json!({
-            "file": path.display().to_string(),
+            "file": input_name(path),
             "version": VERSION,
             "kind": match h.kind {
                 FrameKind::Full => "full",
                 FrameKind::Delta { .. } => "delta",
             },
             "generation": h.generation.to_string(),
+            "restart": h.restart,
             "base_generation": match h.kind {
                 FrameKind::Delta { base_generation, .. } => Some(base_generation.to_string()),
                 FrameKind::Full => None,
@@ -425,6 +512,8 @@ impl Report {
             "k": p.k().to_f64(),
             "blocks": blocks(h).map(|b| b.iter().map(|(bits, k)| json!({"bits": bits, "k": k})).collect::<Vec<_>>()),
             "n": h.n.to_string(),
+            "metadata_hex": h.metadata.as_deref().map(to_hex),
+            "metadata_bytes": h.metadata.as_ref().map(Vec::len),
             "coding": h.coding.to_string(),
             "q0": h.q0,
             "q0_probability": h.q0.map(|q0| f64::from(q0) / 65536.0),
@@ -435,13 +524,29 @@ impl Report {
             "checksum": self.checksum_status(),
             "checksum_stored": self.checksum.map(|(stored, _)| format!("{stored:#010x}")),
             "checksum_computed": self.checksum.map(|(_, computed)| format!("{computed:#010x}")),
+            "tag": self.tag.name(),
             "ones": fill.map(|f| f.ones),
             "zero_fraction": fill.map(|f| f.zero_fraction),
             "entropy_bound_bytes": fill.map(|f| f.entropy_bound_bytes),
             "overhead": self.overhead(),
             "false_positive_rate": fill.and_then(|f| f.fpr),
-            "problem": self.problem,
+            "problem": self.problem.as_ref().map(Error::to_string),
         })
+    }
+}
+
+/// The metadata field: its length, its bytes in hex and, when they are printable text,
+/// the text.
+fn metadata_text(metadata: Option<&[u8]>) -> String {
+    let Some(bytes) = metadata else {
+        return "none".into();
+    };
+    let text = std::str::from_utf8(bytes)
+        .ok()
+        .filter(|t| !t.chars().any(char::is_control));
+    match text {
+        Some(text) => format!("{} bytes: {} (text {text:?})", bytes.len(), to_hex(bytes)),
+        None => format!("{} bytes: {}", bytes.len(), to_hex(bytes)),
     }
 }
 

@@ -9,7 +9,9 @@ use clap::ValueEnum;
 use plotters::prelude::*;
 use serde_json::json;
 
-use crate::{limits, write_stdout, Context, Failure, Result};
+use crate::options::ForceArg;
+use crate::output::{check_output, write_stdout};
+use crate::{limits, Context, Failure, Result};
 
 /// Plan m and k for n keys: the lowest false positive rate within a byte budget, or the
 /// fewest bytes for a false positive rate; compared with the best uncompressed filter.
@@ -43,6 +45,8 @@ pub struct Args {
     /// against uncompressed (the paper's Figures 1 and 2), as SVG.
     #[arg(long, value_name = "FILE.svg")]
     plot: Option<PathBuf>,
+    #[command(flatten)]
+    force: ForceArg,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -71,6 +75,9 @@ impl From<PlanCodingArg> for BitCoding {
 
 pub fn run(args: &Args) -> Result<()> {
     let n = args.n;
+    if let Some(path) = &args.plot {
+        check_output(path, args.force.force)?;
+    }
     let mut optimizer =
         optimizer(n, args.max_bits_per_element)?.rational_k(args.k == KArg::Rational);
     if let Some(coding) = args.coding {
@@ -119,7 +126,7 @@ pub fn with_option(e: bloomwire::Error) -> String {
 }
 
 /// The optimizer for n keys: the program's limits (those of the library unless raised
-/// with `--max-m` or `--max-payload`) and m at most `--max-bits-per-element` times n.
+/// with `--max-m`, `--max-k` or `--max-payload`) and m at most `--max-bits-per-element` times n.
 pub fn optimizer(n: u64, max_bits_per_element: Option<f64>) -> Result<Optimizer> {
     Ok(Optimizer::new()
         .limits(limits())

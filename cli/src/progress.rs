@@ -15,11 +15,13 @@ pub struct Progress {
 }
 
 impl Progress {
-    /// Progress for an input of `input_bytes`: drawn when stderr is a terminal and the input
-    /// is at least [`FROM_BYTES`].
+    /// Progress for an input of `input_bytes`: drawn when stderr is a terminal, the input
+    /// is at least [`FROM_BYTES`] and `--quiet` was not given.
     pub fn for_input(input_bytes: u64) -> Progress {
         Progress {
-            enabled: io::stderr().is_terminal() && input_bytes >= FROM_BYTES,
+            enabled: !crate::output::quiet()
+                && io::stderr().is_terminal()
+                && input_bytes >= FROM_BYTES,
             bar: None,
         }
     }

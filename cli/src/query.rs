@@ -7,13 +7,13 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 
 use bloomwire::format::{max_header_len, CHECKSUM_LEN, TAG_LEN};
-use bloomwire::{Error, FrameHeader, FrameKind, FrameView, Tag};
+use bloomwire::{AnyFilter, Error, FrameHeader, FrameKind, FrameView, Tag};
 
+use crate::frames::{frame_error, input_name, max_frame_len, read_frame, too_long, FrameReader};
 use crate::keys::{self, KeySource};
-use crate::{
-    decode_file, frame_error, limits, parse_hex, read_frame_file, write_stdout, AnyFilter, Context,
-    Failure, Result,
-};
+use crate::options::KeyArg;
+use crate::output::{is_std, note, write_stdout};
+use crate::{limits, parse_hex, Context, Failure, Result};
 
 /// Ask a frame whether it may contain keys: one line `KEY<TAB>maybe|no` per key.
 ///
@@ -26,16 +26,22 @@ use crate::{
 /// A chunked frame (`build` chunks filters of 2^26 bits or more) is not decoded whole: the
 /// keys' bit indexes are grouped by chunk, and each chunk that holds one is decoded once,
 /// one chunk at a time, read from the file after its checksum was verified in a streaming
-/// pass, so memory is one chunk and the keys of a batch of 2^20, not the frame file. An
-/// unchunked frame (smaller filters, raw frames) and a counting frame are decoded whole.
-/// Only the chunks decoded are checked beyond the frame's header, chunk table and
-/// checksum.
+/// pass, so memory is one chunk and the keys of a batch of 2^20, not the frame file. From
+/// standard input (FRAME `-`) or with --key-file (whose tag covers the whole frame) the
+/// frame is held in memory, and its chunks are still decoded only as the keys need them.
+/// An unchunked frame (smaller filters, raw frames) and a counting frame are decoded
+/// whole. Only the chunks decoded are checked beyond the frame's header, chunk table,
+/// checksum and tag.
 ///
-/// Exit status: 0 when every key was answered, whatever the answers; 1 when the frame or
-/// the keys cannot be read (nothing is printed for the keys then); 2 for a usage error.
+/// A frame of another library's bits (opaque hash family, `wrap`) cannot be queried: its
+/// bit positions are that library's.
+///
+/// Exit status, as grep's: 0 when every key may be present ("maybe"), 1 when some key is
+/// certainly absent ("no"), 2 when the frame or the keys cannot be read (nothing is
+/// printed for the keys then) and for usage errors.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The frame file.
+    /// The frame file; `-` for standard input.
     frame: PathBuf,
     /// The keys to look up.
     #[arg(required_unless_present = "keys_file", conflicts_with = "keys_file")]
@@ -55,6 +61,8 @@ pub struct Args {
     /// Say on stderr how much of the frame was decoded.
     #[arg(short, long)]
     verbose: bool,
+    #[command(flatten)]
+    key: KeyArg,
 }
 
 /// Keys answered at once: their bit indexes are sorted by chunk together.
@@ -64,12 +72,15 @@ const BATCH: usize = 1 << 20;
 enum Lookup {
     /// The whole filter, decoded.
     Whole(AnyFilter),
-    /// A chunked frame, its checksum verified while streaming the file, its chunks read
-    /// from the file and decoded one at a time as the keys need them.
+    /// A chunked frame whose checksum (and tag) was verified, its chunks decoded one at a
+    /// time as the keys need them.
     Chunked {
-        file: File,
-        /// The frame's length, zeroed, holding only the header and the chunk table: the
-        /// system commits no memory for the pages never written.
+        /// Where the chunks are read from: the file, or `None` when `frame` holds the
+        /// whole frame.
+        file: Option<File>,
+        /// The frame: read whole, or (from a file) the frame's length, zeroed, holding only
+        /// the header and the chunk table: the system commits no memory for the pages
+        /// never written.
         frame: Vec<u8>,
         shift: u8,
         /// Chunk decodes so far (a chunk is decoded once per batch that needs it).
@@ -80,9 +91,16 @@ enum Lookup {
     },
 }
 
-pub fn run(args: &Args) -> Result<()> {
+/// Answer the keys; whether every key may be present.
+pub fn run(args: &Args) -> Result<bool> {
     let path = &args.frame;
-    let mut lookup = open(path)?;
+    if is_std(path) && args.keys_file.as_deref().is_some_and(is_std) {
+        return Err(Failure::new(
+            "the frame and the keys cannot both come from standard input (-)",
+        ));
+    }
+    let reader = FrameReader::new(args.key.load()?);
+    let mut lookup = open(path, &reader)?;
 
     let mut totals = (0u64, 0u64);
     let mut out = Vec::new();
@@ -158,7 +176,7 @@ pub fn run(args: &Args) -> Result<()> {
             let shown_now = if args.hex { &shown } else { &batch };
             answer(&batch, shown_now, &mut lookup)?;
             if let Some(warning) = stats.warning(&source.name(), args.format) {
-                eprintln!("{warning}");
+                note(warning);
             }
         }
     }
@@ -166,55 +184,36 @@ pub fn run(args: &Args) -> Result<()> {
         out = format!("maybe\t{}\nno\t{}\n", totals.0, totals.1).into_bytes();
     }
     if args.verbose {
-        eprintln!("{}: {}", path.display(), lookup.note());
+        eprintln!("{}: {}", input_name(path), lookup.note());
     }
-    write_stdout(&out)
+    write_stdout(&out)?;
+    Ok(totals.1 == 0)
 }
 
-/// The way to answer keys from this frame file: a chunked Bloom filter frame chunk by
-/// chunk from the file, any other frame decoded whole.
-fn open(path: &Path) -> Result<Lookup> {
+/// The way to answer keys from this frame: a chunked Bloom filter frame chunk by chunk
+/// (from the file, or from memory), any other frame decoded whole.
+fn open(path: &Path, reader: &FrameReader) -> Result<Lookup> {
+    if is_std(path) || reader.has_key() {
+        return open_in_memory(path, reader);
+    }
+    let limits = limits();
     let mut file = File::open(path).context(path.display())?;
     let len = file.metadata().context(path.display())?.len();
-    let max = limits()
-        .max_payload
-        .saturating_add((max_header_len(&limits()) + CHECKSUM_LEN + TAG_LEN) as u64);
-    if len > max {
-        // As `read_frame_file` says it.
-        read_frame_file(path)?;
+    if len > max_frame_len(&limits) {
+        return Err(too_long(&input_name(path)));
     }
-    let mut prefix = vec![0; (len as usize).min(max_header_len(&limits()))];
+    let mut prefix = vec![0; (len as usize).min(max_header_len(&limits))];
     file.read_exact(&mut prefix).context(path.display())?;
-    let header = match FrameHeader::parse(&prefix, &limits()) {
-        Err(Error::Incomplete { needed }) if prefix.len() as u64 == len => {
-            return Err(frame_error(path, Error::Incomplete { needed }))
-        }
-        other => other.map_err(|e| frame_error(path, e))?,
-    };
-    if header.kind != FrameKind::Full {
-        return Err(frame_error(path, Error::UnexpectedDelta));
-    }
-    if header.params.family().base.is_opaque() {
-        // Another library's bits (base hash 0): no answer bloomwire could give is honest.
-        return Err(frame_error(path, Error::OpaqueHashFamily));
-    }
-    let frame_len = header.frame_len();
-    match (len as usize).cmp(&frame_len) {
-        Ordering::Less => {
-            let needed = frame_len - len as usize;
-            return Err(frame_error(path, Error::Incomplete { needed }));
-        }
-        Ordering::Greater => {
-            let count = len as usize - frame_len;
-            let offset = frame_len;
-            return Err(frame_error(path, Error::TrailingBytes { count, offset }));
-        }
-        Ordering::Equal => {}
-    }
+    let header = FrameHeader::parse(&prefix, &limits).map_err(|e| frame_error(path, e))?;
     let shift = match header.chunk_shift {
         Some(shift) if !header.is_counting() => shift,
-        _ => return Ok(Lookup::Whole(decode_file(path)?)),
+        _ => return whole(path, reader.full(path)?.0),
     };
+    let frame_len = header.frame_len();
+    if (len as usize) < frame_len {
+        let needed = frame_len - len as usize;
+        return Err(frame_error(path, Error::Incomplete { needed }));
+    }
     verify_checksum(path, &mut file, &header)?;
     // The header and the chunk table (a varint of at most 10 bytes a chunk) in a buffer of
     // the frame's length whose other pages stay uncommitted.
@@ -224,9 +223,10 @@ fn open(path: &Path) -> Result<Lookup> {
     file.seek(SeekFrom::Start(0)).context(path.display())?;
     file.read_exact(&mut frame[..header.header_len + table])
         .context(path.display())?;
-    FrameView::parse_verified_elsewhere(&frame, &limits()).map_err(|e| frame_error(path, e))?;
+    FrameView::parse_verified_elsewhere(&frame, &limits).map_err(|e| frame_error(path, e))?;
+    chunked(path, &header, len as usize)?;
     Ok(Lookup::Chunked {
-        file,
+        file: Some(file),
         frame,
         shift,
         decoded: 0,
@@ -235,8 +235,65 @@ fn open(path: &Path) -> Result<Lookup> {
     })
 }
 
+/// The frame read whole into memory, checked by the library (its tag too, with a key).
+fn open_in_memory(path: &Path, reader: &FrameReader) -> Result<Lookup> {
+    let bytes = read_frame(path)?;
+    let view = reader.view(&bytes).map_err(|e| frame_error(path, e))?;
+    let header = view.header().clone();
+    let shift = match header.chunk_shift {
+        Some(shift) if !header.is_counting() => shift,
+        _ => {
+            let filter = match reader.decode(&bytes).map_err(|e| frame_error(path, e))? {
+                bloomwire::Message::Full(d) => AnyFilter::Bloom(d.filter),
+                bloomwire::Message::Counting(d) => AnyFilter::Counting(d.filter),
+                _ => return Err(frame_error(path, Error::UnexpectedDelta)),
+            };
+            return whole(path, filter);
+        }
+    };
+    chunked(path, &header, bytes.len())?;
+    Ok(Lookup::Chunked {
+        file: None,
+        frame: bytes,
+        shift,
+        decoded: 0,
+        bytes: Vec::new(),
+        words: Vec::new(),
+    })
+}
+
+/// A filter decoded whole, unless its bits are another library's.
+fn whole(path: &Path, filter: AnyFilter) -> Result<Lookup> {
+    if filter.params().family().base.is_opaque() {
+        return Err(frame_error(path, Error::OpaqueHashFamily));
+    }
+    Ok(Lookup::Whole(filter))
+}
+
+/// What refuses a chunked frame of `len` input bytes whose header, checksum, tag and chunk
+/// table passed: a delta, another library's bits, bytes after the frame.
+fn chunked(path: &Path, header: &FrameHeader, len: usize) -> Result<()> {
+    if header.kind != FrameKind::Full {
+        return Err(frame_error(path, Error::UnexpectedDelta));
+    }
+    if header.params.family().base.is_opaque() {
+        // Another library's bits (base hash 0): no answer bloomwire could give is honest.
+        return Err(frame_error(path, Error::OpaqueHashFamily));
+    }
+    let frame_len = header.frame_len();
+    match len.cmp(&frame_len) {
+        Ordering::Greater => {
+            let count = len - frame_len;
+            let offset = frame_len;
+            Err(frame_error(path, Error::TrailingBytes { count, offset }))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// The frame's CRC-32C, computed while reading the file in blocks, against the one it
-/// stores (a tag, if any, is skipped: the program holds no key).
+/// stores (a tag, if any, is skipped: without a key there is nothing to check it with;
+/// with one, the frame is read whole and the library checks both).
 fn verify_checksum(path: &Path, file: &mut File, header: &FrameHeader) -> Result<()> {
     let tag = if header.tag == Tag::Absent {
         0
@@ -299,16 +356,22 @@ impl Lookup {
         while at < wanted.len() {
             let chunk = (wanted[at].0 >> shift) as usize;
             let bits = view.chunk_bits(chunk);
-            words.clear();
-            words.resize((bits.end - bits.start).div_ceil(64) as usize, 0);
+            zeroed_words(words, (bits.end - bits.start).div_ceil(64))
+                .map_err(|e| frame_error(path, e))?;
             let range = view
                 .chunk_byte_range(chunk)
                 .map_err(|e| frame_error(path, e))?;
-            bytes.resize(range.len(), 0);
-            file.seek(SeekFrom::Start(range.start as u64))
-                .and_then(|_| file.read_exact(bytes))
-                .context(path.display())?;
-            view.decode_chunk_from(chunk, bytes, words)
+            let coded = match file {
+                Some(file) => {
+                    bytes.resize(range.len(), 0);
+                    file.seek(SeekFrom::Start(range.start as u64))
+                        .and_then(|_| file.read_exact(bytes))
+                        .context(path.display())?;
+                    &bytes[..]
+                }
+                None => &frame[range],
+            };
+            view.decode_chunk_from(chunk, coded, words)
                 .map_err(|e| frame_error(path, e))?;
             *decoded += 1;
             while let Some(&(bit, key)) = wanted.get(at) {
@@ -350,4 +413,17 @@ impl Lookup {
             }
         }
     }
+}
+
+/// Make `words` `len` zero words, allocated fallibly: a chunk may be as large as the
+/// frame's m, which a raised --max-m lets a frame declare beyond the machine's memory.
+fn zeroed_words(words: &mut Vec<u64>, len: u64) -> bloomwire::Result<()> {
+    let failed = || Error::AllocationFailed {
+        bytes: len.saturating_mul(8),
+    };
+    let len = usize::try_from(len).map_err(|_| failed())?;
+    words.clear();
+    words.try_reserve_exact(len).map_err(|_| failed())?;
+    words.resize(len, 0);
+    Ok(())
 }

@@ -18,7 +18,7 @@ use bloomwire::{
     decode, BitCoding, BloomFilter, Decoded, Encoder, FrameKey, HashFamily, Limits, Params,
     Verifier,
 };
-use bloomwire_testkit::bench::{mean_ns, start_run, CpuTime};
+use bloomwire_benches::{mean_ns, start_run, CpuTime};
 use criterion::Criterion;
 
 const KEY: [u8; 32] = [0x42; 32];

@@ -39,7 +39,7 @@ use bloomwire::{
     BitArray, BitCoding, BloomFilter, Chunking, Coding, Decoded, Encoder, FrameView, HashFamily,
     Limits, Params,
 };
-use bloomwire_testkit::bench::{mean_ns, start_run, CpuTime};
+use bloomwire_benches::{mean_ns, start_run, CpuTime};
 use bloomwire_testkit::splitmix64;
 use criterion::{Criterion, SamplingMode, Throughput};
 

@@ -1,4 +1,81 @@
 //! The package of bloomwire's benchmarks (`cargo bench -p bloomwire-benches --bench NAME`),
 //! kept apart from the library so that its tests and demo compile none of the comparison
-//! crates. The benchmarks are the files beside this one; `README.md` says what each measures
-//! and holds the figures of the last runs.
+//! crates. The benchmarks are the files beside this one (`README.md` says what each measures
+//! and holds the figures of the last runs); what they share is here: a criterion
+//! measurement of the thread's CPU time, and the mean times of the run that is going on, for
+//! the tables the benchmarks print at the end.
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+use std::time::SystemTime;
+
+use criterion::measurement::{Measurement, ValueFormatter, WallTime};
+
+use bloomwire_testkit::thread_cpu_nanos;
+
+/// A criterion measurement of the benchmarking thread's CPU time, in nanoseconds: time the
+/// thread spends waiting for a core on a shared machine is not the code's.
+pub struct CpuTime;
+
+static WALL: WallTime = WallTime;
+
+impl Measurement for CpuTime {
+    type Intermediate = u64;
+    type Value = u64;
+
+    fn start(&self) -> u64 {
+        thread_cpu_nanos()
+    }
+
+    fn end(&self, start: u64) -> u64 {
+        thread_cpu_nanos() - start
+    }
+
+    fn add(&self, a: &u64, b: &u64) -> u64 {
+        a + b
+    }
+
+    fn zero(&self) -> u64 {
+        0
+    }
+
+    fn to_f64(&self, v: &u64) -> f64 {
+        *v as f64
+    }
+
+    fn formatter(&self) -> &dyn ValueFormatter {
+        // Nanoseconds, like wall time.
+        WALL.formatter()
+    }
+}
+
+static STARTED: OnceLock<SystemTime> = OnceLock::new();
+
+/// Marks the start of this run: [`mean_ns`] reports only results written after it. Call it
+/// first in a benchmark's `main`.
+pub fn start_run() {
+    STARTED.get_or_init(SystemTime::now);
+}
+
+/// Criterion's mean time of one benchmark of this run, in nanoseconds, if it ran (a
+/// benchmark that a filter left out keeps an older file, which does not count).
+pub fn mean_ns(group: &str, function: &str) -> Option<f64> {
+    let dir = |s: &str| s.replace('/', "_");
+    let path: PathBuf = [
+        "target",
+        "criterion",
+        &dir(group),
+        &dir(function),
+        "new",
+        "estimates.json",
+    ]
+    .iter()
+    .collect();
+    let modified = std::fs::metadata(&path).ok()?.modified().ok()?;
+    if modified < *STARTED.get()? {
+        return None;
+    }
+    let text = std::fs::read_to_string(path).ok()?;
+    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+    v["mean"]["point_estimate"].as_f64()
+}

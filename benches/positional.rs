@@ -14,7 +14,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use bloomwire::internals::positional::{self, GapParams};
-use bloomwire_testkit::bench::CpuTime;
+use bloomwire_benches::CpuTime;
 use criterion::{Criterion, SamplingMode, Throughput};
 
 const M: u64 = 8_000_000;

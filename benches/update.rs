@@ -20,7 +20,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use bloomwire::{BloomFilter, Encoder, Limits, Optimizer, Params, Receiver, Sender};
-use bloomwire_testkit::bench::{mean_ns, start_run, CpuTime};
+use bloomwire_benches::{mean_ns, start_run, CpuTime};
 use criterion::{BatchSize, Criterion};
 
 const KEYS: u64 = 1_000_000;

@@ -7,9 +7,7 @@
 //!   the heap bytes in use and their peak, for the tests and fuzz checks that bound a
 //!   decoder's memory;
 //! * [`thread_cpu_nanos`]: the CPU time of the calling thread, which other load on the
-//!   machine does not inflate, for timing bounds and benchmarks;
-//! * `bench` (feature `criterion`): that clock as a criterion measurement, and the mean
-//!   times of the current run for the tables the benchmarks print.
+//!   machine does not inflate, for timing bounds and benchmarks.
 //!
 //! The allocator is only a type: a test binary that measures heap installs it with
 //!
@@ -17,9 +15,6 @@
 //! #[global_allocator]
 //! static ALLOCATOR: bloomwire_testkit::CountingAllocator = bloomwire_testkit::CountingAllocator;
 //! ```
-
-#[cfg(feature = "criterion")]
-pub mod bench;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;

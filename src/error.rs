@@ -197,6 +197,13 @@ pub enum Error {
         actual: u32,
     },
 
+    /// A receiver with a key was given a decoded message whose authentication tag was not
+    /// checked with that key: it was decoded without a key (its tag skipped) or with
+    /// another one. Decode it with a [`Verifier`](crate::Verifier) holding the receiver's
+    /// key, or give the frame's bytes to [`Receiver::receive`](crate::Receiver::receive).
+    #[error("the frame's authentication tag was not verified with the receiver's key: decode it with a Verifier holding that key")]
+    TagNotVerified,
+
     /// No encoding of the filter fits in the caller's byte budget.
     #[error("no encoding fits the budget of {budget} bytes: compressed needs {compressed}, raw needs {raw}")]
     OverBudget {

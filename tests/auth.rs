@@ -284,8 +284,25 @@ fn apply_needs_a_verified_message() {
     let mut receiver: Receiver = Receiver::new(Limits::default()).with_key(k.clone());
     let unchecked: Message = decode(&wire, &Limits::default()).unwrap();
     assert_eq!(unchecked.header().tag, Tag::Unverified);
+    assert_eq!(receiver.apply(unchecked), Err(Error::TagNotVerified));
+    // Verified, but with another key: its holder made it, not the receiver's sender
+    // (this was applied before).
+    let other = FrameKey::new([0x55; 32]);
+    let forged = Encoder::new()
+        .key(other.clone())
+        .encode_generation(&f, 1)
+        .unwrap()
+        .to_bytes();
+    let other_verified: Message =
+        decode(&forged, &Verifier::new(other, Limits::default())).unwrap();
+    assert_eq!(other_verified.header().tag, Tag::Verified);
+    assert_eq!(receiver.apply(other_verified), Err(Error::TagNotVerified));
+    assert_eq!(receiver.generation(), None);
+    // Untagged: missing.
+    let plain = Encoder::new().encode_generation(&f, 1).unwrap().to_bytes();
+    let plain: Message = decode(&plain, &Limits::default()).unwrap();
     assert!(matches!(
-        receiver.apply(unchecked),
+        receiver.apply(plain),
         Err(Error::MissingTag { .. })
     ));
     let checked: Message = decode(&wire, &Verifier::new(k, Limits::default())).unwrap();

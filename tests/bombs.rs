@@ -449,3 +449,82 @@ fn a_frame_of_many_tiny_chunks_stays_within_the_memory_bound() {
         _ => panic!("a full frame"),
     }
 }
+
+/// A delta costs a receiver no memory before its checks (generation, shape, base digest:
+/// spec 5.2), and a positional delta none beyond its chunk table's marks when it applies:
+/// its positions are flipped as they are decoded. (A receiver used to reserve 8 bytes per
+/// one bit the payload claimed before any check: 512 MiB for an 8.4 MB frame at m = 2^26.)
+#[test]
+fn a_delta_costs_a_receiver_no_memory_before_its_checks() {
+    use bloomwire::{BitArray, Receiver};
+    let m = 1u64 << 26;
+    let params = Params::standard(m, 1, HashFamily::default()).unwrap();
+    let base = BloomFilter::new(params.clone());
+    // One bit in 16 changes: 4.2 million positions, which as a list would be 33 MB, twice
+    // the documented bound (2 * m / 8 = 16 MiB) before the frame is checked at all.
+    let mut s = 0x1234_5678u64;
+    let words: Vec<u64> = (0..m / 64)
+        .map(|_| {
+            let mut w = 0u64;
+            for b in 0..64 {
+                s = bloomwire::filter::hashing::fmix64(s.wrapping_add(0x9E37_79B9_7F4A_7C15));
+                w |= u64::from(s % 16 == 0) << b;
+            }
+            w
+        })
+        .collect();
+    let next = BloomFilter::from_parts(params.clone(), BitArray::from_words(words, m).unwrap(), 1)
+        .unwrap();
+    let wire = Encoder::new()
+        .coding(BitCoding::Positional)
+        .encode_delta(&base, 1, &next, 2)
+        .unwrap()
+        .to_bytes();
+    let ones = next.bits().count_ones();
+    assert!(ones * 8 > 2 * (m / 8), "{ones} positions");
+    // Nothing held: a gap, found in the header.
+    let mut empty: Receiver = Receiver::new(Limits::default());
+    let (got, peak, _) = peak_during(|| empty.receive(&wire));
+    assert!(matches!(got, Err(Error::GenerationGap { .. })), "{got:?}");
+    assert!(peak <= SMALL, "{peak} bytes for a delta to nothing");
+    // Another filter held as the base generation: a base mismatch, found in the header.
+    let mut other: Receiver = Receiver::new(Limits::default());
+    let mut held = base.clone();
+    held.insert(b"not the sender's");
+    other
+        .apply(Message::Full(
+            decode(
+                &Encoder::new()
+                    .encode_generation(&held, 1)
+                    .unwrap()
+                    .to_bytes(),
+                &Limits::default(),
+            )
+            .unwrap(),
+        ))
+        .unwrap();
+    let (got, peak, _) = peak_during(|| other.receive(&wire));
+    assert!(matches!(got, Err(Error::BaseMismatch { .. })), "{got:?}");
+    assert!(peak <= SMALL, "{peak} bytes for a delta to another base");
+    // The base held: applied in place, the positions never held as a list.
+    let mut receiver: Receiver = Receiver::new(Limits::default());
+    receiver
+        .receive(
+            &Encoder::new()
+                .encode_generation(&base, 1)
+                .unwrap()
+                .to_bytes(),
+        )
+        .unwrap();
+    let (got, peak, _) = peak_during(|| receiver.receive(&wire));
+    assert_eq!(got.unwrap().generation(), 2);
+    assert_eq!(receiver.filter(), Some(&next));
+    println!(
+        "applying {} bytes of delta, {ones} positions: peak {peak} bytes",
+        wire.len()
+    );
+    assert!(
+        peak <= 64 * SMALL,
+        "{peak} bytes to apply a positional delta in place"
+    );
+}

@@ -246,9 +246,13 @@ impl BitArray {
     /// twice flips back): a delta's change, in O(positions). Panics on a position past the
     /// end (the callers check them first).
     pub(crate) fn flip(&mut self, positions: &[u64]) {
-        for &p in positions {
-            self.words[(p / 64) as usize] ^= 1u64 << (p % 64);
-        }
+        positions.iter().for_each(|&p| self.flip_one(p));
+    }
+
+    /// Flip bit `p` (below the length; panics past the end).
+    #[inline]
+    pub(crate) fn flip_one(&mut self, p: u64) {
+        self.words[(p / 64) as usize] ^= 1u64 << (p % 64);
     }
 
     /// `self |= other`.

@@ -59,11 +59,27 @@ impl FrameKey {
         mac.finalize().into_bytes().into()
     }
 
+    /// What a header remembers of the key that verified its frame: a keyed hash of a
+    /// constant, which tells keys apart without holding one.
+    pub(crate) fn id(&self) -> KeyId {
+        KeyId(self.tag(&[b"bloomwire: the key that verified this frame"]))
+    }
+
     /// Whether `tag` is the tag of `bytes`, compared in constant time.
     pub(crate) fn verify(&self, bytes: &[u8], tag: &[u8]) -> bool {
         let mut mac = self.mac();
         mac.update(bytes);
         mac.verify_slice(tag).is_ok()
+    }
+}
+
+/// The [`FrameKey::id`] of the key a frame's tag was verified with.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct KeyId([u8; TAG_LEN]);
+
+impl core::fmt::Debug for KeyId {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("KeyId(..)")
     }
 }
 

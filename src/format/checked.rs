@@ -96,6 +96,9 @@ impl<'a> Checked<'a> {
             });
         }
         header.tag = check_tag(input, len, header.tag != Tag::Absent, key)?;
+        if header.tag == Tag::Verified {
+            header.verified_by = key.map(FrameKey::id);
+        }
         Ok(Checked {
             header,
             bytes: &input[..len],

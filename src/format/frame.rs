@@ -76,6 +76,7 @@ impl Frame {
         } else {
             Tag::Absent
         };
+        self.header.verified_by = key.as_ref().map(FrameKey::id);
         self.key = key;
         self
     }

@@ -6,7 +6,7 @@ use crate::filter::bits::BitArray;
 use super::auth::Checks;
 use super::checked::Checked;
 use super::header::FrameHeader;
-use super::ids::{Coding, FILTER_TYPE_COUNTING};
+use super::ids::{Coding, FrameKind, FILTER_TYPE_COUNTING};
 use super::limits::Limits;
 
 /// A frame whose header, length, checksum and chunk table have been checked, its payload
@@ -199,35 +199,33 @@ impl<'a> FrameView<'a> {
         crate::entropy::coding::decode_bits(models, bytes, len, out).map_err(self.corrupt(i))
     }
 
-    /// For a delta of a Bloom filter whose payload lists positions (the positional
-    /// coding, chunked or not): the changed positions, increasing, decoded from the payload
-    /// without building the XOR array. `None` for every other frame.
-    pub(crate) fn delta_positions(&self) -> Option<Result<Vec<u64>>> {
+    /// Whether the frame is a delta of a Bloom filter whose payload lists positions (the
+    /// positional coding, chunked or not).
+    pub(crate) fn is_positional_delta(&self) -> bool {
         let h = &self.header;
-        if h.coding != super::ids::Coding::Positional
-            || h.kind == super::ids::FrameKind::Full
-            || h.is_counting()
-        {
+        h.coding == Coding::Positional && h.kind != FrameKind::Full && !h.is_counting()
+    }
+
+    /// For a delta of a Bloom filter whose payload lists positions (the positional coding,
+    /// chunked or not): `f` called with each changed position, increasing, decoded from the
+    /// payload as it is read (no list of them is held, and the XOR array is not built).
+    /// `None` for every other frame. On an error `f` has been called for the positions
+    /// before it, and a second call makes the same calls and ends in the same error.
+    pub(crate) fn for_each_delta_position(&self, mut f: impl FnMut(u64)) -> Option<Result<()>> {
+        if !self.is_positional_delta() {
             return None;
         }
-        let chunk = |i: usize| -> Result<Vec<u64>> {
+        Some((0..self.chunks.len()).try_for_each(|i| {
             let range = self.chunks.range(i).expect("a chunk of the table");
             let bits = self.chunk_bits(i);
-            let mut found =
-                crate::entropy::positional::positions(&self.payload[range], bits.end - bits.start)
-                    .map_err(self.corrupt(i))?;
-            if bits.start != 0 {
-                found.iter_mut().for_each(|p| *p += bits.start);
-            }
-            Ok(found)
-        };
-        Some((|| {
-            let mut out = chunk(0)?;
-            for i in 1..self.chunks.len() {
-                out.extend(chunk(i)?);
-            }
-            Ok(out)
-        })())
+            crate::entropy::positional::for_each_one(
+                &self.payload[range],
+                bits.end - bits.start,
+                |p| f(bits.start + p),
+            )
+            .map(|_| ())
+            .map_err(self.corrupt(i))
+        }))
     }
 
     /// Decode bits `bits.start .. bits.end`, decoding only the chunks that hold them.

@@ -8,10 +8,11 @@
 //! the change: no second array is built, and an error leaves the bits exactly as they were.
 
 use crate::error::{invalid, Error, Result};
+use crate::filter::any::FilterRef;
 use crate::filter::bits::BitArray;
 use crate::filter::counting::CountingBloomFilter;
 use crate::filter::BloomFilter;
-use crate::format::{Delta, FrameHeader, FrameKind};
+use crate::format::{Delta, FrameHeader, FrameKind, FrameView};
 
 /// The checks of a delta against a base, in the spec's order (5.2): the generation, the
 /// shape (`difference`: the first field in which the base and the delta differ), the base
@@ -94,7 +95,8 @@ impl Delta {
             &mut next,
             || base.bits().digest(),
             base_generation,
-            Change::Xor(&self.xor),
+            &self.xor,
+            || Ok(()),
         )?;
         Ok(next)
     }
@@ -119,60 +121,99 @@ impl Delta<Vec<u8>> {
     }
 }
 
-/// What a Bloom filter's delta changes.
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum Change<'a> {
-    /// The changed positions, increasing (a positional delta's).
-    Positions(&'a [u64]),
-    /// The XOR of the two generations (a delta in any other coding, decoded).
-    Xor(&'a BitArray),
+/// What a Bloom filter's delta changes: flips of bits, which flipping again undoes.
+pub(crate) trait Flips {
+    /// Flip the changed bits of `bits`. On an error the flips made before it stay, and a
+    /// second call makes the same flips (undoing them) and ends in the same error.
+    fn flip(&self, bits: &mut BitArray) -> Result<()>;
 }
 
-/// Apply a Bloom filter's delta (its `header`, and what it changes) in place to `held`, held
-/// as generation `base_generation` with the digest `held_digest` gives: the generation, shape
-/// and base digest checked in the spec's order (5.2), the change made, the result's digest
-/// checked and the change undone on a mismatch. Returns the new digest; on every error
-/// `held` is unchanged. Costs O(changes) plus one digest pass over the array.
+/// A delta decoded into the XOR of two generations (any coding but positional).
+impl Flips for BitArray {
+    fn flip(&self, bits: &mut BitArray) -> Result<()> {
+        bits.xor_with(self)
+    }
+}
+
+/// A positional delta (coding 7), its positions decoded from the payload as they are
+/// flipped: no list of them, no XOR array.
+pub(crate) struct Positions<'a, 'v>(pub(crate) &'a FrameView<'v>);
+
+impl Flips for Positions<'_, '_> {
+    fn flip(&self, bits: &mut BitArray) -> Result<()> {
+        let len = bits.len();
+        let mut past_end = None;
+        let decoded = self
+            .0
+            .for_each_delta_position(|p| match p < len {
+                true => bits.flip_one(p),
+                false => {
+                    past_end.get_or_insert(p);
+                }
+            })
+            .unwrap_or_else(|| Err(invalid("delta", "not a positional delta")));
+        decoded?;
+        match past_end {
+            // A decoder that checked its input against m never yields one.
+            Some(p) => Err(invalid(
+                "delta position",
+                format!("{p} is not below m = {len}"),
+            )),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Apply a Bloom filter's delta (its `header`, and its `change`) in place to `held`, held as
+/// generation `base_generation` with the digest `held_digest` gives: the generation, shape
+/// and base digest checked in the spec's order (5.2), the change made, `decoded` asked
+/// (the checks of a decoded frame that come after its payload: trailing bytes), the result's
+/// digest checked, and the change undone on any error. Returns the new digest; on every
+/// error `held` is unchanged. Costs the change's decoding (twice on an error after it) plus
+/// one digest pass over the array; allocates nothing.
 pub(crate) fn apply_in_place(
     header: &FrameHeader,
     held: &mut BloomFilter,
     held_digest: impl FnOnce() -> u32,
     base_generation: u64,
-    change: Change<'_>,
+    change: &impl Flips,
+    decoded: impl FnOnce() -> Result<()>,
 ) -> Result<u32> {
     let difference = held.params().difference(&header.params);
     let result_digest = check_base(header, difference, base_generation, held_digest)?;
     let bits = held.bits_mut();
-    let flip = |bits: &mut BitArray| match change {
-        Change::Positions(positions) => bits.flip(positions),
-        Change::Xor(xor) => bits.xor_with(xor).expect("the lengths were checked"),
+    let outcome = change.flip(bits).and_then(|()| decoded()).and_then(|()| {
+        let actual = bits.digest();
+        check_result(header, result_digest, actual).map(|()| actual)
+    });
+    match outcome {
+        Ok(digest) => {
+            held.set_n(header.n);
+            Ok(digest)
+        }
+        Err(e) => {
+            // The same flips again undo the change (and end where it ended).
+            let _ = change.flip(bits);
+            Err(e)
+        }
+    }
+}
+
+/// The checks of a delta's header against what a receiver holds, before its payload is
+/// decoded: the generation, the shape and the base digest of spec 5.2, so that a delta that
+/// does not apply costs neither memory nor work beyond its header and checksum. Returns the
+/// result digest the frame names.
+pub(crate) fn check_header(
+    header: &FrameHeader,
+    held: FilterRef<'_>,
+    held_digest: u32,
+    base_generation: u64,
+) -> Result<u32> {
+    let difference = match held {
+        FilterRef::Bloom(f) => f.params().difference(&header.params),
+        FilterRef::Counting(f) => f.difference(&header.params, header.counter_width.unwrap_or(0)),
     };
-    match change {
-        Change::Positions(positions) => {
-            if let Some(&p) = positions.iter().find(|&&p| p >= bits.len()) {
-                return Err(invalid(
-                    "delta position",
-                    format!("{p} is not below m = {}", header.params.m()),
-                ));
-            }
-        }
-        Change::Xor(xor) if xor.len() != bits.len() => {
-            return Err(Error::Incompatible(format!(
-                "an XOR of {} bits for m = {}",
-                xor.len(),
-                bits.len()
-            )));
-        }
-        Change::Xor(_) => {}
-    }
-    flip(bits);
-    let actual = bits.digest();
-    if let Err(e) = check_result(header, result_digest, actual) {
-        flip(bits);
-        return Err(e);
-    }
-    held.set_n(header.n);
-    Ok(actual)
+    check_base(header, difference, base_generation, || held_digest)
 }
 
 #[cfg(test)]
@@ -180,86 +221,115 @@ mod tests {
     use super::*;
     use crate::filter::hashing::HashFamily;
     use crate::filter::Params;
-
-    fn delta_header(m: u64, base_digest: u32, result_digest: u32) -> FrameHeader {
-        let mut h = crate::format::Encoder::new()
-            .encode_delta(
-                &BloomFilter::new(Params::standard(m, 2, HashFamily::default()).unwrap()),
-                1,
-                &BloomFilter::new(Params::standard(m, 2, HashFamily::default()).unwrap()),
-                2,
-            )
-            .unwrap()
-            .header()
-            .clone();
-        h.kind = FrameKind::Delta {
-            base_generation: 1,
-            base_digest,
-            result_digest,
-        };
-        h
-    }
+    use crate::format::{BitCoding, Checked, Encoder, Limits};
 
     fn filter(m: u64, ones: &[u64]) -> BloomFilter {
         let params = Params::standard(m, 2, HashFamily::default()).unwrap();
         BloomFilter::from_parts(params, BitArray::with_ones(m, ones), 0).unwrap()
     }
 
+    /// A positional delta frame from `a` (generation 1) to `b` (generation 2).
+    fn positional_delta(a: &BloomFilter, b: &BloomFilter) -> Vec<u8> {
+        let frame = Encoder::new()
+            .coding(BitCoding::Positional)
+            .encode_delta(a, 1, b, 2)
+            .unwrap();
+        assert_eq!(frame.coding(), crate::format::Coding::Positional);
+        frame.to_bytes().to_vec()
+    }
+
+    fn view(wire: &[u8]) -> FrameView<'_> {
+        FrameView::of_checked(Checked::trusting(wire, &Limits::default()).unwrap()).unwrap()
+    }
+
     #[test]
     fn positions_flip_in_place_and_the_digest_is_the_result_s() {
-        let mut held = filter(1000, &[1, 64, 999]);
-        let want = BitArray::with_ones(1000, &[1, 63, 500, 999]);
-        let header = delta_header(1000, held.bits().digest(), want.digest());
-        let base = held.bits().digest();
-        let digest = apply_in_place(
-            &header,
-            &mut held,
-            || base,
-            1,
-            Change::Positions(&[63, 64, 500]),
-        )
-        .unwrap();
-        assert_eq!(held.bits(), &want);
-        assert_eq!(digest, want.digest());
+        let (a, b) = (
+            filter(1000, &[1, 64, 999]),
+            filter(1000, &[1, 63, 500, 999]),
+        );
+        let wire = positional_delta(&a, &b);
+        let v = view(&wire);
+        let mut held = a.clone();
+        let base = a.bits().digest();
+        let digest =
+            apply_in_place(v.header(), &mut held, || base, 1, &Positions(&v), || Ok(())).unwrap();
+        assert_eq!(held.bits(), b.bits());
+        assert_eq!(digest, b.bits().digest());
     }
 
     #[test]
-    fn a_wrong_result_digest_leaves_the_bits_unchanged() {
-        let before = filter(1000, &[1, 64, 999]);
-        let wrong = before.bits().digest() ^ 1;
-        let header = delta_header(1000, before.bits().digest(), wrong);
-        let base = before.bits().digest();
-        let mut held = before.clone();
-        let got = apply_in_place(&header, &mut held, || base, 1, Change::Positions(&[3, 700]));
+    fn every_failure_after_the_flips_leaves_the_bits_unchanged() {
+        let (a, b) = (
+            filter(1000, &[1, 64, 999]),
+            filter(1000, &[3, 64, 700, 999]),
+        );
+        let wire = positional_delta(&a, &b);
+        let v = view(&wire);
+        let base = a.bits().digest();
+        let mut held = a.clone();
+        // A wrong result digest.
+        let mut header = v.header().clone();
+        if let FrameKind::Delta { result_digest, .. } = &mut header.kind {
+            *result_digest ^= 1;
+        }
+        let got = apply_in_place(&header, &mut held, || base, 1, &Positions(&v), || Ok(()));
+        assert!(matches!(got, Err(Error::ResultMismatch { .. })), "{got:?}");
+        assert_eq!(held, a);
+        // A check of the decoded frame (trailing bytes) that fails.
+        let trailing = || {
+            Err(Error::TrailingBytes {
+                count: 1,
+                offset: 0,
+            })
+        };
+        let got = apply_in_place(v.header(), &mut held, || base, 1, &Positions(&v), trailing);
+        assert!(matches!(got, Err(Error::TrailingBytes { .. })), "{got:?}");
+        assert_eq!(held, a);
+        // The same with the XOR array.
+        let mut xor = a.bits().clone();
+        xor.xor_with(b.bits()).unwrap();
+        let got = apply_in_place(&header, &mut held, || base, 1, &xor, || Ok(()));
         assert!(matches!(got, Err(Error::ResultMismatch { .. })));
-        assert_eq!(held, before);
-        let xor = BitArray::with_ones(1000, &[3, 700]);
-        let got = apply_in_place(&header, &mut held, || base, 1, Change::Xor(&xor));
-        assert!(matches!(got, Err(Error::ResultMismatch { .. })));
-        assert_eq!(held, before);
+        assert_eq!(held, a);
     }
 
     #[test]
-    fn a_position_past_the_end_changes_nothing() {
-        let before = filter(130, &[5]);
-        let header = delta_header(130, before.bits().digest(), 0);
-        let base = before.bits().digest();
-        let mut held = before.clone();
-        let got = apply_in_place(&header, &mut held, || base, 1, Change::Positions(&[6, 130]));
-        assert!(matches!(got, Err(Error::InvalidParameter { .. })));
-        assert_eq!(held, before);
+    fn a_payload_that_fails_halfway_leaves_the_bits_unchanged() {
+        // Many changed positions, then a byte of the payload's stream altered: the decoder
+        // flips some positions before it finds the error, and undoes them.
+        let a = filter(100_000, &[]);
+        let ones: Vec<u64> = (0..2_000).map(|i| i * 37 + 5).collect();
+        let b = filter(100_000, &ones);
+        let wire = positional_delta(&a, &b);
+        let header_len = view(&wire).header().header_len;
+        let base = a.bits().digest();
+        let mut failed = 0;
+        for at in (header_len + 4..wire.len() - 4).step_by(97) {
+            let mut bad = wire.clone();
+            bad[at] ^= 0x5a;
+            let v = view(&bad);
+            let mut held = a.clone();
+            let got = apply_in_place(v.header(), &mut held, || base, 1, &Positions(&v), || Ok(()));
+            if got.is_err() {
+                failed += 1;
+                assert_eq!(held, a, "altered byte {at}: {got:?}");
+            }
+        }
+        assert!(failed > 10, "{failed} altered payloads refused");
     }
 
     #[test]
     fn an_xor_array_applies_like_its_positions() {
-        let mut a = filter(300, &[0, 10, 299]);
-        let mut b = a.clone();
-        let xor = BitArray::with_ones(300, &[10, 200]);
-        let want = BitArray::with_ones(300, &[0, 200, 299]).digest();
-        let header = delta_header(300, a.bits().digest(), want);
+        let (a, b) = (filter(300, &[0, 10, 299]), filter(300, &[0, 200, 299]));
+        let wire = positional_delta(&a, &b);
+        let v = view(&wire);
         let base = a.bits().digest();
-        apply_in_place(&header, &mut a, || base, 1, Change::Xor(&xor)).unwrap();
-        apply_in_place(&header, &mut b, || base, 1, Change::Positions(&[10, 200])).unwrap();
-        assert_eq!(a, b);
+        let (mut x, mut y) = (a.clone(), a.clone());
+        let mut xor = a.bits().clone();
+        xor.xor_with(b.bits()).unwrap();
+        apply_in_place(v.header(), &mut x, || base, 1, &xor, || Ok(())).unwrap();
+        apply_in_place(v.header(), &mut y, || base, 1, &Positions(&v), || Ok(())).unwrap();
+        assert_eq!((&x, &y), (&b, &b));
     }
 }

@@ -8,7 +8,7 @@ use crate::format::{
     whole, Checked, Filter, FrameHeader, FrameKey, FrameKind, FrameView, Limits, Message, Tag,
 };
 
-use super::delta::{apply_in_place, Change};
+use super::delta::{apply_in_place, check_header, Positions};
 
 /// A frame of generation `got` is stale unless it is newer than `have`.
 fn check_fresh(have: Option<u64>, got: u64) -> Result<()> {
@@ -145,30 +145,61 @@ impl<F: Filter> Receiver<F> {
         self.current.as_ref().map(|h| h.digest)
     }
 
-    /// Decode and apply one frame (exactly one, no trailing bytes). A positional delta of
-    /// a Bloom filter goes from the payload straight into the held filter: its positions
-    /// are decoded (bounded by the payload's length), the generations, shape and base
-    /// digest checked, and the bits flipped in place; other frames are decoded, then
-    /// applied as by [`Receiver::apply`].
+    /// Decode and apply one frame (exactly one, no trailing bytes).
+    ///
+    /// The frame is checked as a decoder checks it (header within the limits, checksum,
+    /// and with a key its tag), then against what the receiver holds (its kind, its
+    /// generation, and for a delta its base generation, shape and base digest, spec 5.2),
+    /// all before its payload is read: a delta that does not apply costs neither memory
+    /// nor work beyond its header and checksum. A positional delta of a Bloom filter is
+    /// then decoded straight into the held filter, each changed position flipped as it is
+    /// read (no list of positions, no second array), its result digest checked and the
+    /// flips undone on any error; other frames are decoded, then applied as by
+    /// [`Receiver::apply`].
     pub fn receive(&mut self, frame: &[u8]) -> Result<Update> {
         let checked = Checked::new(frame, &self.limits, self.key.as_ref())?;
         let len = checked.bytes.len();
-        if F::admits(&checked.header) {
-            let view = FrameView::of_checked(checked)?;
-            if let Some(positions) = view.delta_positions() {
-                let positions = positions?;
-                whole(frame, len)?;
-                let header = view.header();
-                check_fresh(self.generation(), header.generation)?;
-                return self.apply_delta(header, Change::Positions(&positions));
-            }
-            let message = Message::of_view(view)?;
-            whole(frame, len)?;
-            return self.apply(message);
+        let header = &checked.header;
+        if !F::admits(header) {
+            return Err(unexpected::<F>(header));
         }
-        let message = checked.message()?;
+        if !header.restart {
+            check_fresh(self.generation(), header.generation)?;
+        }
+        if matches!(header.kind, FrameKind::Delta { .. }) {
+            self.check_delta_header(header)?;
+        }
+        let view = FrameView::of_checked(checked)?;
+        if view.is_positional_delta() {
+            let header = view.header();
+            let held = self.held(header)?;
+            let (digest, generation) = (held.digest, held.generation);
+            let FilterMut::Bloom(filter) = held.filter.as_any_mut() else {
+                return Err(unexpected::<F>(header));
+            };
+            held.digest = apply_in_place(
+                header,
+                filter,
+                || digest,
+                generation,
+                &Positions(&view),
+                || whole(frame, len),
+            )?;
+            held.generation = header.generation;
+            return Ok(Update::Delta {
+                generation: header.generation,
+            });
+        }
+        let message = Message::of_view(view)?;
         whole(frame, len)?;
-        self.apply(message)
+        self.apply_checked(message)
+    }
+
+    /// The checks of a delta's header against what is held (spec 5.2: the base generation,
+    /// the shape, the base digest), before its payload is decoded.
+    fn check_delta_header(&mut self, header: &FrameHeader) -> Result<()> {
+        let held = self.held(header)?;
+        check_header(header, held.filter.as_any(), held.digest, held.generation).map(|_| ())
     }
 
     /// What is held, for a delta; [`Error::GenerationGap`] when nothing is.
@@ -185,28 +216,28 @@ impl<F: Filter> Receiver<F> {
         })
     }
 
-    /// Apply a Bloom filter's delta in place on the held filter.
-    fn apply_delta(&mut self, header: &FrameHeader, change: Change<'_>) -> Result<Update> {
-        let held = self.held(header)?;
-        let (digest, generation) = (held.digest, held.generation);
-        let FilterMut::Bloom(filter) = held.filter.as_any_mut() else {
-            return Err(unexpected::<F>(header));
-        };
-        held.digest = apply_in_place(header, filter, || digest, generation, change)?;
-        held.generation = header.generation;
-        Ok(Update::Delta {
-            generation: header.generation,
-        })
+    /// Apply a frame decoded elsewhere. A receiver with a key applies only messages whose
+    /// tag was verified with that same key (decoded with a [`Verifier`](crate::Verifier)
+    /// holding it, or a [`CheckedFrame`](crate::CheckedFrame) checked with one): a message
+    /// without a tag is [`Error::MissingTag`], one whose tag was not checked with this key
+    /// [`Error::TagNotVerified`].
+    pub fn apply(&mut self, message: Message) -> Result<Update> {
+        if let Some(key) = &self.key {
+            let header = message.header();
+            if header.tag == Tag::Absent {
+                return Err(Error::MissingTag {
+                    offset: crate::format::FLAGS_OFFSET,
+                });
+            }
+            if !header.verified_with(key) {
+                return Err(Error::TagNotVerified);
+            }
+        }
+        self.apply_checked(message)
     }
 
-    /// Apply a decoded frame. A receiver with a key refuses a message whose header does
-    /// not say [`Tag::Verified`] ([`Error::MissingTag`]).
-    pub fn apply(&mut self, message: Message) -> Result<Update> {
-        if self.key.is_some() && message.header().tag != Tag::Verified {
-            return Err(Error::MissingTag {
-                offset: crate::format::FLAGS_OFFSET,
-            });
-        }
+    /// Apply a decoded frame whose tag, if the receiver has a key, has been checked.
+    fn apply_checked(&mut self, message: Message) -> Result<Update> {
         let header = message.header();
         if !F::admits(header) {
             return Err(unexpected::<F>(header));
@@ -220,7 +251,21 @@ impl<F: Filter> Receiver<F> {
             Message::Full(d) => AnyFilter::Bloom(d.filter),
             Message::Counting(d) => AnyFilter::Counting(d.filter),
             Message::Delta(delta) => {
-                return self.apply_delta(&delta.header, Change::Xor(&delta.xor))
+                let held = self.held(&delta.header)?;
+                let (digest, base) = (held.digest, held.generation);
+                let FilterMut::Bloom(filter) = held.filter.as_any_mut() else {
+                    return Err(unexpected::<F>(&delta.header));
+                };
+                held.digest = apply_in_place(
+                    &delta.header,
+                    filter,
+                    || digest,
+                    base,
+                    &delta.xor,
+                    || Ok(()),
+                )?;
+                held.generation = generation;
+                return Ok(Update::Delta { generation });
             }
             Message::CountingDelta(delta) => {
                 let held = self.held(&delta.header)?;

@@ -607,11 +607,10 @@ pub fn check(payload: &[u8], m: u64) -> Result<u64, PayloadError> {
     for_each_one(payload, m, |_| {})
 }
 
-/// The positions of the one bits of a valid payload, in increasing order. The list has at
-/// most `8 * payload.len()` entries, so its memory is bounded by the payload's length.
+/// The positions of the one bits of a valid payload, in increasing order. The list grows
+/// as positions are decoded, never ahead of them from the count the payload claims.
 pub fn positions(payload: &[u8], m: u64) -> Result<Vec<u64>, PayloadError> {
-    let h = header(payload, m)?;
-    let mut out = Vec::with_capacity(h.c as usize);
+    let mut out = Vec::new();
     for_each_one(payload, m, |p| out.push(p))?;
     Ok(out)
 }

@@ -10,7 +10,7 @@ use crate::filter::hashing::{BaseHash, HashFamily};
 use crate::filter::{Layout, Params};
 use crate::wire::{put_varint, varint_len};
 
-use super::auth::{Tag, FLAG_TAGGED, TAG_LEN};
+use super::auth::{FrameKey, KeyId, Tag, FLAG_TAGGED, TAG_LEN};
 use super::ids::{
     Coding, FrameKind, CHECKSUM_LEN, FILTER_TYPE_COUNTING, FLAG_CHUNKED, FLAG_METADATA,
     FLAG_RESTART, MAGIC, VERSION,
@@ -53,6 +53,8 @@ pub struct FrameHeader {
     pub tag: Tag,
     /// Payload bytes.
     pub payload_len: usize,
+    /// The key the tag was verified with, when [`tag`](Self::tag) is [`Tag::Verified`].
+    pub(crate) verified_by: Option<KeyId>,
     /// Header bytes (everything before the payload).
     pub header_len: usize,
 }
@@ -95,6 +97,7 @@ impl FrameHeader {
             metadata: None,
             tag: Tag::Absent,
             payload_len,
+            verified_by: None,
             header_len: 0,
         };
         h.header_len = h.encoded_len();
@@ -128,6 +131,12 @@ impl FrameHeader {
         self.metadata = metadata.filter(|m| !m.is_empty()).map(<[u8]>::to_vec);
         self.header_len = self.encoded_len();
         self
+    }
+
+    /// Whether the frame's tag was verified with `key` (by a decoder holding it, or because
+    /// the frame was made with it).
+    pub(crate) fn verified_with(&self, key: &FrameKey) -> bool {
+        self.tag == Tag::Verified && self.verified_by == Some(key.id())
     }
 
     /// Whether the frame carries a counting filter (filter type 3).

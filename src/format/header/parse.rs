@@ -62,6 +62,7 @@ impl FrameHeader {
                 Tag::Absent
             },
             payload_len,
+            verified_by: None,
             header_len: p.r.offset(),
         })
     }

@@ -468,7 +468,7 @@ fn a_delta_costs_a_receiver_no_memory_before_its_checks() {
             let mut w = 0u64;
             for b in 0..64 {
                 s = bloomwire::filter::hashing::fmix64(s.wrapping_add(0x9E37_79B9_7F4A_7C15));
-                w |= u64::from(s % 16 == 0) << b;
+                w |= u64::from(s.is_multiple_of(16)) << b;
             }
             w
         })

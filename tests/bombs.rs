@@ -276,9 +276,11 @@ fn cpu_bombs_are_refused_by_the_work_bound() {
             32,
         ),
     ];
+    // Limits that take 2^28 counters (2^28 bits take 32 MiB, the default).
+    let limits = Limits::new().max_filter_bytes(m);
     for (name, bytes, len) in bombs {
         assert!(bytes.len() <= 400, "{name}: {} bytes", bytes.len());
-        let (result, peak, _) = peak_during(|| decode::<Message>(&bytes, &Limits::default()));
+        let (result, peak, _) = peak_during(|| decode::<Message>(&bytes, &limits));
         let err = result.expect_err(name);
         assert!(
             matches!(err, Error::InvalidField { field: "payload length", value, .. } if value == len),
@@ -527,4 +529,76 @@ fn a_delta_costs_a_receiver_no_memory_before_its_checks() {
         peak <= 64 * SMALL,
         "{peak} bytes to apply a positional delta in place"
     );
+}
+
+/// A receiver that raised its limits past the machine's memory gets an error, never an
+/// abort: the decoded filter is reserved fallibly (`Error::AllocationFailed`). The frames
+/// are a few dozen bytes claiming m = 2^47 (16 TiB of bits, 128 TiB of counters).
+#[test]
+fn a_filter_larger_than_the_machine_is_an_error_not_an_abort() {
+    let huge = 1u64 << 47;
+    let unlimited = Limits::unlimited();
+    let empty_positional = frame(Coding::Positional, huge, 1 << 16, 1, &[0]);
+    for limits in [unlimited, Limits::new().max_m(huge)] {
+        let got = decode::<Message>(&empty_positional, &limits);
+        assert!(
+            matches!(got, Err(Error::AllocationFailed { .. })),
+            "{got:?}"
+        );
+    }
+    // The same frame through a view and a receiver.
+    let view = bloomwire::FrameView::parse(&empty_positional, &unlimited).unwrap();
+    assert!(matches!(view.decode(), Err(Error::AllocationFailed { .. })));
+    let mut receiver: bloomwire::Receiver = bloomwire::Receiver::new(unlimited);
+    let got = receiver.receive(&empty_positional);
+    assert!(
+        matches!(got, Err(Error::AllocationFailed { .. })),
+        "{got:?}"
+    );
+    // Counters: a table of one value (they decode by filling), 2^47 counters of 8 bits.
+    let counters = counting_frame(Coding::KnownCounters, huge, 8, Some(&[1 << 16]), 0, &[]);
+    let got = decode::<Message>(&counters, &unlimited);
+    assert!(
+        matches!(got, Err(Error::AllocationFailed { .. })),
+        "{got:?}"
+    );
+    // And a filter built that large.
+    let params = Params::standard(huge, 3, HashFamily::default()).unwrap();
+    assert!(matches!(
+        BloomFilter::try_new(params.clone()),
+        Err(Error::AllocationFailed { .. })
+    ));
+    assert!(matches!(
+        bloomwire::CountingBloomFilter::new(params, 4),
+        Err(Error::AllocationFailed { .. })
+    ));
+}
+
+/// A counting frame costs a default receiver no more memory than a Bloom frame: the decoded
+/// filter's bytes are bounded (`Limits::filter_bytes`, 32 MiB by default: 2^28 bits, or 2^25
+/// counters of a byte each), before anything is allocated. (A 33-byte coding-4 frame whose
+/// table has one value, exempt from the work bound, made a default receiver allocate
+/// 512 MiB for 2^28 counters and spend 0.7 s filling them.)
+#[test]
+fn a_counting_frame_costs_no_more_than_a_bloom_frame() {
+    let m = 1u64 << 28;
+    let bytes = counting_frame(Coding::KnownCounters, m, 8, Some(&[1 << 16]), 0, &[]);
+    assert!(bytes.len() <= 40, "{} bytes", bytes.len());
+    let (result, peak, _) = peak_during(|| decode::<Message>(&bytes, &Limits::default()));
+    assert!(
+        matches!(
+            result,
+            Err(Error::LimitExceeded { field: "filter bytes", value, limit, .. })
+                if value == m && limit == 1 << 25
+        ),
+        "{result:?}"
+    );
+    assert!(peak <= SMALL, "{peak} bytes");
+    // The same m of bits is a Bloom filter of 32 MiB: within the default limits.
+    let bloom = frame(Coding::Positional, m, 1 << 16, 1, &[0]);
+    let decoded: Decoded = decode(&bloom, &Limits::default()).unwrap();
+    assert_eq!(decoded.filter.m(), m);
+    // 2^25 counters are: the largest counting filter a default receiver decodes.
+    let largest = counting_frame(Coding::KnownCounters, 1 << 25, 8, Some(&[1 << 16]), 0, &[]);
+    assert!(decode::<Message>(&largest, &Limits::default()).is_ok());
 }

@@ -161,6 +161,7 @@ pub fn frame_error(path: &Path, error: Error) -> Failure {
             "k" => "; raise --max-k to read it".into(),
             "payload length" => "; raise --max-payload to read it".into(),
             "metadata length" => "; raise --max-metadata to read it".into(),
+            "filter bytes" => "; raise --max-filter-bytes to read it".into(),
             _ => String::new(),
         },
         Error::AllocationFailed { .. } => {

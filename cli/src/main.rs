@@ -41,6 +41,16 @@ struct Cli {
     /// declares more than the machine can hold is an error.
     #[arg(long, global = true, help_heading = "Global options", value_name = "BITS", default_value_t = Limits::default().max_m)]
     max_m: u64,
+    /// The largest decoded filter, in bytes, of a frame the program reads: ceil(m / 8) for a
+    /// Bloom filter, m for a counting filter (a byte a counter). By default ceil(max_m / 8),
+    /// so that a counting frame costs no more than a Bloom frame (2^25 counters).
+    #[arg(
+        long,
+        global = true,
+        help_heading = "Global options",
+        value_name = "BYTES"
+    )]
+    max_filter_bytes: Option<u64>,
     /// The largest k (hash functions, rounded up) of a frame the program reads or a filter
     /// it makes: 64 unless raised (at most 1024, the format's).
     #[arg(long, global = true, help_heading = "Global options", value_name = "K", default_value_t = Limits::default().max_k)]
@@ -145,9 +155,10 @@ impl<T, E: Display> Context<T> for Result<T, E> {
 
 /// What the program accepts when it reads a frame: the library's [`Limits::default()`]
 /// (m up to 2^28 bits or counters, k up to 64, payloads up to 2^26 bytes, metadata up to
-/// 4096 bytes) unless raised by `--max-m`, `--max-k`, `--max-payload` and
-/// `--max-metadata`. Memory: a decoded filter takes at most `ceil(max_m / 8)` bytes (32 MiB
-/// by default), a counting filter `max_m` bytes (256 MiB); decoding one peaks at twice
+/// 4096 bytes) unless raised by `--max-m`, `--max-k`, `--max-payload`, `--max-metadata`
+/// and `--max-filter-bytes`. Memory: a decoded filter takes at most `ceil(max_m / 8)` bytes
+/// (32 MiB by default), a Bloom filter of `max_m` bits or a counting filter of a counter a
+/// byte, unless `--max-filter-bytes` says otherwise; decoding one peaks at twice
 /// that, plus the input, which is at most [`frames::max_frame_len`] and is refused unread
 /// when longer. `build` and `plan` plan within the same limits, so every frame they write
 /// can be read back.
@@ -166,11 +177,14 @@ fn set_limits(cli: &Cli) -> Result<()> {
             cli.max_k
         )));
     }
-    let limits = Limits::new()
+    let mut limits = Limits::new()
         .max_m(cli.max_m)
         .max_k(cli.max_k)
         .max_payload(cli.max_payload)
         .max_metadata(cli.max_metadata);
+    if let Some(bytes) = cli.max_filter_bytes {
+        limits = limits.max_filter_bytes(bytes);
+    }
     LIMITS.set(limits).expect("set once, before any command");
     Ok(())
 }

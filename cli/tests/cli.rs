@@ -459,8 +459,19 @@ fn the_program_reads_frames_within_the_library_limits_unless_raised() {
     let over = dir.join("over.blwr");
     std::fs::write(&over, zero_counters_frame(2000)).unwrap();
     assert!(fails(&["--max-m", "1999", "query", s(&over), "key"]).contains("--max-m"));
+    // 2000 counters take 2000 bytes: more than a Bloom filter of --max-m 2000 bits.
+    let err = fails(&["--max-m", "2000", "query", s(&over), "key"]);
+    assert!(err.contains("--max-filter-bytes"), "{err}");
     assert_eq!(
-        ok(&["query", "--max-m", "2000", s(&over), "key"]),
+        ok(&[
+            "query",
+            "--max-m",
+            "2000",
+            "--max-filter-bytes",
+            "2000",
+            s(&over),
+            "key"
+        ]),
         "key\tno\n"
     );
     assert_eq!(ok(&["query", s(&over), "key"]), "key\tno\n");

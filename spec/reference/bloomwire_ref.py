@@ -134,6 +134,7 @@ F_M = "m"
 F_K = "k"
 F_Q0 = "q0"
 F_PAYLOAD_LENGTH = "payload length"
+F_FILTER_BYTES = "filter bytes"          # §2.3: the decoded filter's memory
 
 # §2.2 the work bound: symbols <= 2^WORK_SHIFT * (L + WORK_SLACK)
 WORK_SHIFT = 12
@@ -412,11 +413,16 @@ class _Reader:
 
 
 def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
-                 max_payload=DEFAULT_MAX_PAYLOAD, max_metadata=DEFAULT_MAX_METADATA):
+                 max_payload=DEFAULT_MAX_PAYLOAD, max_metadata=DEFAULT_MAX_METADATA,
+                 max_filter_bytes=None):
     """§2, checks in the order of the table (§2.3).  Returns (header dict, header length).
 
     Nothing here allocates or loops in proportion to m, k, n or L (type 2 reads
-    popcount(m) <= 48 varints)."""
+    popcount(m) <= 48 varints).  max_filter_bytes (§2.3) bounds the decoded filter's
+    memory: ceil(m / 8) bytes for a Bloom filter, m for a counting filter; by default
+    ceil(max_m / 8), the memory of a Bloom filter of max_m bits."""
+    if max_filter_bytes is None:
+        max_filter_bytes = -(-max_m // 8)
     r = _Reader(data)
     hdr = {}
     if r.take(4) != b"BLWR":
@@ -468,6 +474,8 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
         raise InvalidField(F_M, str(m))
     if m > max_m:
         raise LimitExceeded(F_M, m, max_m)
+    if not counting and -(-m // 8) > max_filter_bytes:
+        raise LimitExceeded(F_FILTER_BYTES, -(-m // 8), max_filter_bytes)
 
     # counted type and counter width: filter type 3 only (§2, §3.4)
     layout = hdr["filter_type"]
@@ -478,6 +486,8 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
         hdr["counter_width"] = r.u8()
         if not 1 <= hdr["counter_width"] <= 8:
             raise InvalidField(F_COUNTER_WIDTH, str(hdr["counter_width"]))
+        if m > max_filter_bytes:                 # a byte a counter, whatever the width
+            raise LimitExceeded(F_FILTER_BYTES, m, max_filter_bytes)
 
     # k (§2.1); a counting filter has the k field of its counted type
     if layout in (0, 1):

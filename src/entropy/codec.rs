@@ -65,13 +65,14 @@ pub(crate) trait BitDecoder: Send + Sync {
 pub(crate) type EncodeCounters =
     fn(values: &[u8], width: u8, table: Option<&CounterTable>) -> Result<Vec<u8>>;
 
-/// The `m` counters of `width` bits a payload holds (`table` from the header).
+/// The counters of `width` bits a payload holds into `out`, one per counter, every one
+/// overwritten (`table` from the header).
 pub(crate) type DecodeCounters = fn(
     payload: &[u8],
-    m: u64,
+    out: &mut [u8],
     width: u8,
     table: Option<&CounterTable>,
-) -> core::result::Result<Vec<u8>, PayloadError>;
+) -> core::result::Result<(), PayloadError>;
 
 /// A coder of counters.
 pub(crate) struct CounterCodec {

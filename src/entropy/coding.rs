@@ -362,16 +362,16 @@ pub(crate) fn encode_counters(
     (counter_codec(coding).encode)(values, width, table)
 }
 
-/// Decode the `m` counters of `width` bits of a payload in `coding` (`table` from the
-/// header for [`Coding::KnownCounters`]).
+/// Decode the counters of `width` bits of a payload in `coding` into `out`, one per
+/// counter (`table` from the header for [`Coding::KnownCounters`]).
 pub(crate) fn decode_counters(
     coding: Coding,
     payload: &[u8],
-    m: u64,
+    out: &mut [u8],
     width: u8,
     table: Option<&CounterTable>,
-) -> core::result::Result<Vec<u8>, PayloadError> {
-    (counter_codec(coding).decode)(payload, m, width, table)
+) -> core::result::Result<(), PayloadError> {
+    (counter_codec(coding).decode)(payload, out, width, table)
 }
 
 /// Decoders for the chunks of a frame, their tables built once and shared by all chunks

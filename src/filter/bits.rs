@@ -108,10 +108,16 @@ impl BitArray {
     /// Make this the array of `len` bits whose packed form is `bytes` (`ceil(len / 8)` of
     /// them, the caller checked, bits past `len` zero), reusing the allocation: one pass
     /// over the bytes, no zero fill first.
-    pub(crate) fn assign_packed(&mut self, bytes: &[u8], len: u64) {
+    pub(crate) fn assign_packed(&mut self, bytes: &[u8], len: u64) -> Result<()> {
         debug_assert_eq!(bytes.len() as u64, len.div_ceil(8));
         self.words.clear();
-        self.words.reserve(bytes.len().div_ceil(8));
+        self.len = 0;
+        let n = bytes.len().div_ceil(8);
+        self.words
+            .try_reserve_exact(n)
+            .map_err(|_| Error::AllocationFailed {
+                bytes: 8 * n as u64,
+            })?;
         // Whole words through an exact-size iterator (a plain copy loop), then the tail.
         let whole = bytes.chunks_exact(8);
         let tail = whole.remainder();
@@ -123,6 +129,7 @@ impl BitArray {
             self.words.push(u64::from_le_bytes(buf));
         }
         self.len = len;
+        Ok(())
     }
 
     /// An array of `len` bits whose ones are at `ones` (for the crate's unit tests).
@@ -140,6 +147,22 @@ impl BitArray {
         self.words.clear();
         self.words.resize(words_for(len), 0);
         self.len = len;
+    }
+
+    /// [`reset`](Self::reset), or [`Error::AllocationFailed`] where the machine lacks the
+    /// memory (the array is then empty).
+    pub(crate) fn try_reset(&mut self, len: u64) -> Result<()> {
+        self.words.clear();
+        self.len = 0;
+        let n = words_for(len);
+        self.words
+            .try_reserve_exact(n)
+            .map_err(|_| Error::AllocationFailed {
+                bytes: 8 * n as u64,
+            })?;
+        self.words.resize(n, 0);
+        self.len = len;
+        Ok(())
     }
 
     /// The `len` bits from bit `start` on (a copy). Panics if they are not all inside
@@ -213,7 +236,7 @@ impl BitArray {
             return Err(invalid("bytes", "bits past the end are not zero"));
         }
         let mut out = BitArray::new(0);
-        out.assign_packed(bytes, len);
+        out.assign_packed(bytes, len)?;
         Ok(out)
     }
 

@@ -258,16 +258,15 @@ impl CountingBloomFilter {
             )));
         }
         let mask = self.max_count();
+        let mut counters = crate::error::try_vec(0u8, xor.len() as u64)?;
+        for ((c, &a), &d) in counters.iter_mut().zip(&self.counters).zip(xor) {
+            *c = (a ^ d) & mask;
+        }
         Ok(CountingBloomFilter {
             params: self.params.clone(),
             geometry: self.geometry.clone(),
             width: self.width,
-            counters: self
-                .counters
-                .iter()
-                .zip(xor)
-                .map(|(&a, &d)| (a ^ d) & mask)
-                .collect(),
+            counters,
             n,
         })
     }
@@ -313,33 +312,32 @@ pub fn pack_counters(counters: &[u8], width: u8) -> Vec<u8> {
 
 /// The `m` counters of a packed form (the inverse of [`pack_counters`]); the bytes must be
 /// exactly [`packed_len`] long with the bits past the last counter zero.
-pub(crate) fn unpack_counters(
+pub(crate) fn unpack_counters_into(
     bytes: &[u8],
-    m: u64,
+    out: &mut [u8],
     width: u8,
-) -> core::result::Result<Vec<u8>, &'static str> {
-    if bytes.len() as u64 != packed_len(m, width) {
+) -> core::result::Result<(), &'static str> {
+    if bytes.len() as u64 != packed_len(out.len() as u64, width) {
         return Err("packed counters have the wrong length");
     }
     let w = u32::from(width);
     let mask = (1u32 << w) - 1;
-    let mut out = Vec::with_capacity(m as usize);
     let mut acc = 0u32;
     let mut have = 0u32;
     let mut bytes_iter = bytes.iter();
-    for _ in 0..m {
+    for c in out.iter_mut() {
         while have < w {
             acc |= u32::from(*bytes_iter.next().expect("length checked")) << have;
             have += 8;
         }
-        out.push((acc & mask) as u8);
+        *c = (acc & mask) as u8;
         acc >>= w;
         have -= w;
     }
     if acc != 0 {
         return Err("bits past the last counter are not zero");
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Counting filters are bloomwire's own: the opaque family has no counters (spec §3.1).
@@ -364,12 +362,14 @@ mod tests {
                     .collect();
                 let p = pack_counters(&c, width);
                 assert_eq!(p.len() as u64, packed_len(m as u64, width));
-                assert_eq!(unpack_counters(&p, m as u64, width).unwrap(), c);
+                let mut back = vec![0; m];
+                unpack_counters_into(&p, &mut back, width).unwrap();
+                assert_eq!(back, c);
             }
         }
         assert_eq!(pack_counters(&[1, 2, 3], 4), vec![0x21, 0x03]);
-        assert!(unpack_counters(&[0x21, 0x13], 3, 4).is_err());
-        assert!(unpack_counters(&[0x21], 3, 4).is_err());
+        assert!(unpack_counters_into(&[0x21, 0x13], &mut [0; 3], 4).is_err());
+        assert!(unpack_counters_into(&[0x21], &mut [0; 3], 4).is_err());
     }
 
     fn params(m: u64, k: u32) -> Params {

@@ -6,15 +6,16 @@ use crate::filter::MAX_M;
 /// What a decoder accepts, checked before anything is allocated.
 ///
 /// The defaults suit cache digests and set summaries of up to tens of millions of keys:
-/// m up to 2^28 bits (32 MiB of filter; a counting filter of m counters takes m bytes), k up
-/// to 64, payloads up to 64 MiB, application metadata up to 4 KiB.
+/// m up to 2^28 bits, decoded filters of up to 32 MiB (a Bloom filter of 2^28 bits, or a
+/// counting filter of 2^25 counters, a byte each), k up to 64, payloads up to 64 MiB,
+/// application metadata up to 4 KiB.
 ///
 /// The limits are what bounds a decoder's memory, not the frame's size: a 30-byte frame may
 /// legitimately declare the largest m allowed (a nearly empty filter codes to a few bytes).
-/// Decoding one frame allocates at most twice the packed size of its m, `2 * ceil(m / 8)`
-/// bytes (a counting frame: twice its m counters, `2 * m` bytes), plus its payload length
-/// and about 128 KiB of tables; a header that claims more than the limits is refused before
-/// anything is allocated. `tests/bombs.rs` measures this with a counting allocator. A
+/// Decoding one frame allocates at most twice its decoded filter, `2 * ceil(m / 8)` bytes
+/// (a counting frame: `2 * m` bytes, a byte a counter), plus its payload length and about
+/// 128 KiB of tables; a header that claims more than the limits is refused before anything
+/// is allocated. `tests/bombs.rs` measures this with a counting allocator. A
 /// receiver that expects larger filters raises the limits:
 ///
 /// ```
@@ -35,6 +36,12 @@ pub struct Limits {
     pub max_payload: u64,
     /// Largest application metadata field accepted (flags bit 3, spec §2.6), in bytes.
     pub max_metadata: u64,
+    /// Largest decoded filter accepted, in bytes of memory: `ceil(m / 8)` for a Bloom
+    /// filter, m for a counting filter (a byte a counter). `None`, the default, is
+    /// `ceil(max_m / 8)`, the memory of a Bloom filter of `max_m` bits: a counting frame
+    /// then costs a receiver no more than a Bloom frame does (spec §2.3), and raising
+    /// `max_m` raises both.
+    pub max_filter_bytes: Option<u64>,
 }
 
 impl Default for Limits {
@@ -51,6 +58,7 @@ impl Limits {
             max_k: 64,
             max_payload: 1 << 26,
             max_metadata: 1 << 12,
+            max_filter_bytes: None,
         }
     }
 
@@ -61,6 +69,7 @@ impl Limits {
             max_k: MAX_K,
             max_payload: u64::MAX,
             max_metadata: u64::MAX,
+            max_filter_bytes: Some(u64::MAX),
         }
     }
 
@@ -86,5 +95,29 @@ impl Limits {
     pub const fn max_metadata(mut self, max_metadata: u64) -> Self {
         self.max_metadata = max_metadata;
         self
+    }
+
+    /// These limits with the largest decoded filter accepted, in bytes of memory.
+    pub const fn max_filter_bytes(mut self, max_filter_bytes: u64) -> Self {
+        self.max_filter_bytes = Some(max_filter_bytes);
+        self
+    }
+
+    /// The largest decoded filter accepted, in bytes: [`max_filter_bytes`], or
+    /// `ceil(max_m / 8)` when it is `None`.
+    ///
+    /// ```
+    /// use bloomwire::Limits;
+    /// assert_eq!(Limits::new().filter_bytes(), 1 << 25); // 32 MiB
+    /// assert_eq!(Limits::new().max_m(1 << 33).filter_bytes(), 1 << 30);
+    /// assert_eq!(Limits::new().max_filter_bytes(1 << 28).filter_bytes(), 1 << 28);
+    /// ```
+    ///
+    /// [`max_filter_bytes`]: Limits::max_filter_bytes
+    pub const fn filter_bytes(&self) -> u64 {
+        match self.max_filter_bytes {
+            Some(bytes) => bytes,
+            None => self.max_m.div_ceil(8),
+        }
     }
 }

@@ -66,11 +66,11 @@ impl Message {
             return Message::of_bits(view.header, bits);
         };
         let (header, payload) = (view.header, view.payload);
-        let m = header.params.m();
-        let counters = coding::decode_counters(
+        let mut counters = crate::error::try_vec(0u8, header.params.m())?;
+        coding::decode_counters(
             header.coding,
             payload,
-            m,
+            &mut counters,
             width,
             header.counter_table.as_ref(),
         )

@@ -248,7 +248,7 @@ impl<'a> FrameView<'a> {
         let start = self.chunk_bits(first).start;
         let len_of = |i: usize| self.chunk_bits(i).end - self.chunk_bits(i).start;
         let models = self.models(&[len_of(first), len_of(last - 1)])?;
-        let mut span = BitArray::new(self.chunk_bits(last - 1).end - start);
+        let mut span = BitArray::try_new(self.chunk_bits(last - 1).end - start)?;
         let mut at = 0;
         for i in first..last {
             let words = crate::filter::bits::words_for(len_of(i));
@@ -276,10 +276,9 @@ impl<'a> FrameView<'a> {
                 out.reset(m);
                 return Err(self.corrupt(0)(reason));
             }
-            out.assign_packed(self.payload, m);
-            return Ok(());
+            return out.assign_packed(self.payload, m);
         }
-        out.reset(m);
+        out.try_reset(m)?;
         let result = match h.chunk_shift {
             None => {
                 let models = self.models(&[m])?;

@@ -171,10 +171,14 @@ impl Optimizer {
         })
     }
 
-    /// The optimizer's m grid for k, cut at `m <= 2^10 k n` (see [`MIN_COUNTER_MEAN`]).
+    /// The optimizer's m grid for k, cut at `m <= 2^10 k n` (see [`MIN_COUNTER_MEAN`]) and
+    /// at the receiver's [`Limits::filter_bytes`](crate::Limits::filter_bytes) counters.
     fn counting_m_range(&self, n: u64, k: HashCount) -> Option<(u64, u64)> {
         let (lo, hi) = self.m_index_range(k)?;
-        let cap = (k.to_f64() * n as f64 / MIN_COUNTER_MEAN).min(u64::MAX as f64) as u64;
+        // A byte a counter in the receiver's memory, within its limit on a filter's bytes.
+        let cap = (k.to_f64() * n as f64 / MIN_COUNTER_MEAN)
+            .min(u64::MAX as f64)
+            .min(self.limits.filter_bytes() as f64) as u64;
         let hi = Self::largest((lo, hi), |i| self.m_at(i) <= cap)?;
         Some((lo, hi))
     }

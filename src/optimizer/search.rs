@@ -131,14 +131,17 @@ impl Optimizer {
         Ok(())
     }
 
-    /// The largest m allowed: the caller's [`Optimizer::max_m`] within the limits, and a
-    /// raw payload of at most `max_payload` bytes.
+    /// The largest m allowed: the caller's [`Optimizer::max_m`] within the limits, a raw
+    /// payload of at most `max_payload` bytes, and a decoded filter of at most
+    /// [`Limits::filter_bytes`].
     pub(super) fn max_m_allowed(&self) -> u64 {
         let by_payload = self.limits.max_payload.saturating_mul(8).max(1);
+        let by_memory = self.limits.filter_bytes().saturating_mul(8).max(1);
         self.max_m
             .unwrap_or(self.limits.max_m)
             .min(self.limits.max_m)
             .min(by_payload)
+            .min(by_memory)
     }
 
     /// The largest k allowed: the caller's range within the limits' `ceil(k) <= max_k`.

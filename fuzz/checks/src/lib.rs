@@ -71,7 +71,9 @@ pub const LIMITS: Limits = Limits::new()
     .max_m(1 << 14)
     .max_k(64)
     .max_payload(1 << 16)
-    .max_metadata(1 << 8);
+    .max_metadata(1 << 8)
+    // Counting filters of every m a Bloom filter may have (a byte a counter).
+    .max_filter_bytes(1 << 14);
 
 /// The largest m of the filters the targets build from keys (they are encoded and decoded
 /// several times per input, so they are kept smaller than [`LIMITS`] allows).

@@ -8,7 +8,9 @@ use crate::entropy::codec::{append, per_byte_bound, BitCodec, BitDecoder, Codec,
 use crate::entropy::model::{cross_entropy_bits, Adaptive, BIT_PRECISION};
 use crate::entropy::range_coder::{RangeBitDecoder, RangeBitEncoder};
 use crate::entropy::PayloadError;
-use crate::filter::bits::{words_for, BitArray};
+use crate::filter::bits::words_for;
+#[cfg(test)]
+use crate::filter::bits::BitArray;
 
 /// The table's row of coding 1.
 pub(crate) const ADAPTIVE: Codec = Codec {
@@ -68,12 +70,10 @@ impl BitDecoder for Bits {
         out: &mut [u64],
         _zeroed: bool,
     ) -> Result<(), PayloadError> {
-        let bits = match self.q0 {
-            Some(q0) => decode_known_p(payload, len, q0)?,
-            None => decode_adaptive(payload, len)?,
-        };
-        out.copy_from_slice(bits.words());
-        Ok(())
+        match self.q0 {
+            Some(q0) => decode_known_p_into(payload, len, q0, out),
+            None => decode_adaptive_into(payload, len, out),
+        }
     }
 }
 
@@ -118,14 +118,16 @@ pub(crate) fn encode_adaptive(words: &[u64], m: u64) -> Vec<u8> {
     )
 }
 
+/// Decode `m` bits into `words` (`ceil(m / 64)` of them, every one overwritten), each with
+/// the probability `q0_of` gives before it is decoded (`update` is told every bit).
 fn range_decode(
     payload: &[u8],
     m: u64,
+    words: &mut [u64],
     mut q0_of: impl FnMut() -> u32,
     mut update: impl FnMut(bool),
-) -> Result<BitArray, PayloadError> {
+) -> Result<(), PayloadError> {
     let mut dec = RangeBitDecoder::new(payload);
-    let mut words = vec![0u64; crate::filter::bits::words_for(m)];
     for (wi, word) in words.iter_mut().enumerate() {
         let count = (m - wi as u64 * 64).min(64);
         let mut w = 0u64;
@@ -136,14 +138,19 @@ fn range_decode(
         }
         *word = w;
     }
-    dec.finish()?;
-    Ok(BitArray::from_words(words, m).expect("only m bits were set"))
+    dec.finish()
 }
 
-/// Decode `m` bits coded with a fixed zero probability.
-pub(crate) fn decode_known_p(payload: &[u8], m: u64, q0: u16) -> Result<BitArray, PayloadError> {
+/// Decode `m` bits coded with a fixed zero probability into `words` (`ceil(m / 64)` of
+/// them, every one overwritten).
+fn decode_known_p_into(
+    payload: &[u8],
+    m: u64,
+    q0: u16,
+    words: &mut [u64],
+) -> Result<(), PayloadError> {
     let q0 = u32::from(q0);
-    range_decode(payload, m, || q0, |_| {})
+    range_decode(payload, m, words, || q0, |_| {})
 }
 
 /// Decode `m` bits coded with the adaptive model.
@@ -151,9 +158,9 @@ pub(crate) fn decode_known_p(payload: &[u8], m: u64, q0: u16) -> Result<BitArray
 /// The first 65 534 bits use [`Adaptive`] as it is; after them `C0 + C1` is past `2^16` and
 /// the model is just its quotient and remainder, updated as [`Adaptive::update`] does with
 /// the total taken from the bit count, in registers: the counts need not be kept.
-pub(crate) fn decode_adaptive(payload: &[u8], m: u64) -> Result<BitArray, PayloadError> {
+fn decode_adaptive_into(payload: &[u8], m: u64, words: &mut [u64]) -> Result<(), PayloadError> {
     let mut dec = RangeBitDecoder::new(payload);
-    let mut words = vec![0u64; crate::filter::bits::words_for(m)];
+    words.fill(0);
     let mut model = Adaptive::default();
     let first = m.min((1 << BIT_PRECISION) - 2);
     for i in 0..first {
@@ -191,7 +198,22 @@ pub(crate) fn decode_adaptive(payload: &[u8], m: u64) -> Result<BitArray, Payloa
     if !i.is_multiple_of(64) {
         words[(i / 64) as usize] = acc;
     }
-    dec.finish()?;
+    dec.finish()
+}
+
+/// [`decode_known_p_into`] into a new array (for the tests).
+#[cfg(test)]
+pub(crate) fn decode_known_p(payload: &[u8], m: u64, q0: u16) -> Result<BitArray, PayloadError> {
+    let mut words = vec![0u64; crate::filter::bits::words_for(m)];
+    decode_known_p_into(payload, m, q0, &mut words)?;
+    Ok(BitArray::from_words(words, m).expect("only m bits were set"))
+}
+
+/// [`decode_adaptive_into`] into a new array (for the tests).
+#[cfg(test)]
+pub(crate) fn decode_adaptive(payload: &[u8], m: u64) -> Result<BitArray, PayloadError> {
+    let mut words = vec![0u64; crate::filter::bits::words_for(m)];
+    decode_adaptive_into(payload, m, &mut words)?;
     Ok(BitArray::from_words(words, m).expect("only m bits were set"))
 }
 
@@ -209,17 +231,20 @@ mod tests {
             assert_eq!(decode_adaptive(&p, m).unwrap(), bits, "m={m}");
             // The generic decoder with the model as it is.
             let model = core::cell::Cell::new(Adaptive::default());
-            let generic = range_decode(
+            let mut generic = vec![0u64; words_for(m)];
+            range_decode(
                 &p,
                 m,
+                &mut generic,
                 || model.get().q0(),
                 |b| {
                     let mut a = model.get();
                     a.update(b);
                     model.set(a);
                 },
-            );
-            assert_eq!(generic.unwrap(), bits);
+            )
+            .unwrap();
+            assert_eq!(generic, bits.words());
             let mut flipped = p.clone();
             let at = flipped.len() / 2;
             flipped[at] ^= 4;

@@ -43,7 +43,7 @@ pub(crate) const KNOWN: Codec = Codec {
     bits: None,
     counters: Some(CounterCodec {
         encode: |values, _, table| encode_known(values, table.expect("a table")),
-        decode: |payload, m, _, table| decode_known(payload, m, table.expect("parsed")),
+        decode: |payload, out, _, table| decode_known_into(payload, out, table.expect("parsed")),
     }),
 };
 
@@ -58,7 +58,7 @@ pub(crate) const ADAPTIVE: Codec = Codec {
     bits: None,
     counters: Some(CounterCodec {
         encode: |values, width, _| Ok(encode_adaptive(values, width)),
-        decode: |payload, m, width, _| decode_adaptive(payload, m, width),
+        decode: |payload, out, width, _| decode_adaptive_into(payload, out, width),
     }),
 };
 
@@ -178,35 +178,34 @@ pub(crate) fn encode_known(counters: &[u8], table: &CounterTable) -> Result<Vec<
     Ok(enc.finish())
 }
 
-/// Decode `m` counters coded with a known table.
-pub(crate) fn decode_known(
+/// Decode the counters coded with a known table into `out` (one per counter, every one
+/// overwritten).
+pub(crate) fn decode_known_into(
     payload: &[u8],
-    m: u64,
+    out: &mut [u8],
     table: &CounterTable,
-) -> core::result::Result<Vec<u8>, PayloadError> {
+) -> core::result::Result<(), PayloadError> {
     let mut dec = RangeBitDecoder::new(payload);
-    let mut out = Vec::with_capacity(m as usize);
     let by_quantile = table.lookup();
     // With one value (t = 1) the first counter leaves the coder in a state every further
     // counter keeps (its interval is the whole range): decode one, fill the rest (4.7).
     let decoded = if table.frequencies().len() == 1 {
-        m.min(1)
+        out.len().min(1)
     } else {
-        m
+        out.len()
     };
-    for _ in 0..decoded {
-        out.push(dec.decode_interval(TABLE_TOTAL, |q| {
+    for c in &mut out[..decoded] {
+        *c = dec.decode_interval(TABLE_TOTAL, |q| {
             let v = by_quantile[q as usize];
             (
                 v,
                 table.cum()[usize::from(v)],
                 table.frequencies()[usize::from(v)],
             )
-        })?);
+        })?;
     }
-    out.resize(m as usize, 0);
-    dec.finish()?;
-    Ok(out)
+    out[decoded..].fill(0);
+    dec.finish()
 }
 
 /// Range-code counters of `width` bits with the adaptive model.
@@ -221,18 +220,18 @@ pub(crate) fn encode_adaptive(counters: &[u8], width: u8) -> Vec<u8> {
     enc.finish()
 }
 
-/// Decode `m` counters of `width` bits coded with the adaptive model.
-pub(crate) fn decode_adaptive(
+/// Decode counters of `width` bits coded with the adaptive model into `out` (one per
+/// counter, every one overwritten).
+pub(crate) fn decode_adaptive_into(
     payload: &[u8],
-    m: u64,
+    out: &mut [u8],
     width: u8,
-) -> core::result::Result<Vec<u8>, PayloadError> {
+) -> core::result::Result<(), PayloadError> {
     let mut model = AdaptiveCounters::new(width);
     let mut dec = RangeBitDecoder::new(payload);
     let mut blocks = model.blocks();
     let mut recent = Recent { value: 0, cum: 0 };
-    let mut out = Vec::with_capacity(m as usize);
-    for _ in 0..m {
+    for out in out.iter_mut() {
         let v = dec.decode_interval(model.total, |q| {
             let c = model.counts[usize::from(recent.value)];
             if recent.cum <= q && q < recent.cum + c {
@@ -243,10 +242,31 @@ pub(crate) fn decode_adaptive(
             (v, cum, c)
         })?;
         model.update_with(&mut blocks, &mut recent, v);
-        out.push(v);
+        *out = v;
     }
-    dec.finish()?;
-    Ok(out)
+    dec.finish()
+}
+
+/// [`decode_known_into`] into a new vector of `m` counters (for the tests).
+#[cfg(test)]
+fn decode_known(
+    payload: &[u8],
+    m: u64,
+    table: &CounterTable,
+) -> core::result::Result<Vec<u8>, PayloadError> {
+    let mut out = vec![0; m as usize];
+    decode_known_into(payload, &mut out, table).map(|()| out)
+}
+
+/// [`decode_adaptive_into`] into a new vector of `m` counters (for the tests).
+#[cfg(test)]
+fn decode_adaptive(
+    payload: &[u8],
+    m: u64,
+    width: u8,
+) -> core::result::Result<Vec<u8>, PayloadError> {
+    let mut out = vec![0; m as usize];
+    decode_adaptive_into(payload, &mut out, width).map(|()| out)
 }
 
 #[cfg(test)]

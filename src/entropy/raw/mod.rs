@@ -7,7 +7,7 @@ use crate::entropy::counter_table::CounterTable;
 use crate::entropy::PayloadError;
 use crate::error::Result;
 use crate::filter::bits::{packed_words, write_packed};
-use crate::filter::counting::{pack_counters, packed_len, unpack_counters};
+use crate::filter::counting::{pack_counters, packed_len, unpack_counters_into};
 
 /// The table's row of coding 0.
 pub(crate) const CODEC: Codec = Codec {
@@ -43,11 +43,11 @@ fn encode_counters(values: &[u8], width: u8, _: Option<&CounterTable>) -> Result
 
 fn decode_counters(
     payload: &[u8],
-    m: u64,
+    out: &mut [u8],
     width: u8,
     _: Option<&CounterTable>,
-) -> core::result::Result<Vec<u8>, PayloadError> {
-    unpack_counters(payload, m, width)
+) -> core::result::Result<(), PayloadError> {
+    unpack_counters_into(payload, out, width)
 }
 
 /// The checks of a raw payload of `len` bits: `ceil(len / 8)` bytes, bits past `len` zero.

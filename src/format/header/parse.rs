@@ -185,7 +185,8 @@ impl Parser<'_, '_> {
     }
 
     /// §2 and §3.4: m (in `1..=2^48` and the limit), and for a counting frame its counted
-    /// type and counter width. Returns m, the layout's id and the width.
+    /// type and counter width; then the decoded filter's memory against its limit (§2.3).
+    /// Returns m, the layout's id and the width.
     fn size(&mut self, type_id: u8) -> Result<(u64, u8, Option<u8>)> {
         let r = &mut self.r;
         let m_off = r.offset();
@@ -194,7 +195,9 @@ impl Parser<'_, '_> {
             return Err(invalid("m", m, m_off));
         }
         within_limit("m", m, self.limits.max_m, m_off)?;
+        let memory = |bytes| within_limit("filter bytes", bytes, self.limits.filter_bytes(), m_off);
         if type_id != FILTER_TYPE_COUNTING {
+            memory(m.div_ceil(8))?;
             return Ok((m, type_id, None));
         }
         let off = r.offset();
@@ -207,6 +210,8 @@ impl Parser<'_, '_> {
         if !(1..=MAX_COUNTER_BITS).contains(&width) {
             return Err(invalid("counter width", width.into(), off));
         }
+        // A byte a counter, whatever its width.
+        memory(m)?;
         Ok((m, counted, Some(width)))
     }
 

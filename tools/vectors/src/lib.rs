@@ -2156,6 +2156,19 @@ fn counting_reject_vectors(
             edit(&adaptive, &|r| r.payload.push(1)),
             plain("CorruptPayload"),
         ),
+        // 2^25 + 1 counters of a byte each: one byte over the recommended limit on a decoded
+        // filter's memory (2.3), which a table of one value and an empty payload would
+        // otherwise fill, exempt from the work bound.
+        (
+            "counting_filter_bytes_over_default_limit",
+            edit(&known, &|r| {
+                r.m = (1 << 25) + 1;
+                r.width = 8;
+                r.table = table(&[65536]);
+                r.payload = vec![];
+            }),
+            json!({"error": "LimitExceeded", "field": "filter bytes"}),
+        ),
     ];
     for (name, bytes, expect) in cases {
         let file = format!("{name}.bin");

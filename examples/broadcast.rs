@@ -89,7 +89,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         if g == JOIN_AFTER {
             handles.push(receiver(peers.len(), addr));
             let mut late = listener.accept().await?.0;
-            let join = sender.full_frame().expect("a frame was sent")?.to_bytes();
+            let join = sender.full_frame()?.to_bytes();
             late.write_all(&join).await?;
             println!(
                 "{g:>10} {:>6} {:>9} {:>10}   (to the receiver that joined)",

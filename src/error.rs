@@ -240,6 +240,24 @@ pub enum Error {
     },
 }
 
+impl Error {
+    /// Whether a receiver refused the frame for where it stands in the sequence of
+    /// generations (spec 5.2): [`StaleGeneration`](Error::StaleGeneration) (a duplicate or
+    /// a late frame: ignore it), [`GenerationGap`](Error::GenerationGap),
+    /// [`BaseMismatch`](Error::BaseMismatch) or [`ResultMismatch`](Error::ResultMismatch)
+    /// (ask the sender for a full frame). The frame itself was sound, and the receiver is
+    /// unchanged.
+    pub fn is_sequence_error(&self) -> bool {
+        matches!(
+            self,
+            Error::StaleGeneration { .. }
+                | Error::GenerationGap { .. }
+                | Error::BaseMismatch { .. }
+                | Error::ResultMismatch { .. }
+        )
+    }
+}
+
 /// Shorthand for results in this crate.
 pub type Result<T, E = Error> = core::result::Result<T, E>;
 

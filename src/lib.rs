@@ -61,6 +61,7 @@
 //! [`AnyFilter`] for either); the codings an encoder takes are typed by the filter kind
 //! ([`BitCoding`], [`CounterCoding`]).
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 #![warn(unreachable_pub)]
@@ -90,7 +91,8 @@ pub use format::{
 };
 pub use optimizer::{Optimizer, Plan};
 #[cfg(feature = "tokio")]
-pub use stream::codec::{CodecError, FrameCodec, FramingCodec};
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
+pub use stream::codec::{CodecError, FrameCodec, FramingCodec, ReceiverCodec};
 pub use stream::{Receiver, Sender, Update};
 
 /// Not API: the coders' payload functions and their SIMD kernels side by side, for the

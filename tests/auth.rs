@@ -258,7 +258,7 @@ fn budgets_counting_frames_and_relays() {
     assert_eq!(back.filter, c);
     assert_eq!(back.header.tag, Tag::Verified);
     let mut rc: Receiver<CountingBloomFilter> =
-        Receiver::new(Limits::default()).with_key(k.clone());
+        Receiver::with_limits(Limits::default()).with_key(k.clone());
     let plain = Encoder::new().encode(&c).unwrap().to_bytes();
     assert!(matches!(rc.receive(&plain), Err(Error::MissingTag { .. })));
     assert!(matches!(rc.receive(&wire), Ok(Update::Full { .. })));

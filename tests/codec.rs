@@ -152,3 +152,62 @@ fn framing_codec_refuses_a_bad_checksum_and_a_claim_over_the_limits() {
     ));
     assert!(buf.capacity() < 1024);
 }
+
+/// A receiver's codec yields what happened to each frame: a gap is an item, not the
+/// stream's end, and the next full frame brings the receiver back.
+#[test]
+fn a_receivers_codec_reports_a_gap_and_goes_on() {
+    use bloomwire::{Receiver, Sender, Update};
+    use tokio_util::codec::Decoder;
+    let params = Params::standard(20_000, 2, HashFamily::default()).unwrap();
+    let mut sender = Sender::new(Encoder::new(), 4);
+    let mut f = BloomFilter::new(params);
+    for i in 0..3_000u32 {
+        f.insert(i.to_le_bytes());
+    }
+    let mut frames = Vec::new();
+    for i in 0..6u32 {
+        f.insert(format!("generation {i}"));
+        frames.push(sender.next_frame(&f).unwrap().to_bytes());
+    }
+    // Generation 2 is lost on the way; 4 is a full frame (every 4th).
+    let mut wire = BytesMut::new();
+    for (i, frame) in frames.iter().enumerate() {
+        if i != 1 {
+            wire.extend_from_slice(frame);
+        }
+    }
+    let mut codec = Receiver::new(Limits::default()).into_codec();
+    let mut seen = Vec::new();
+    while let Some(item) = codec.decode(&mut wire).unwrap() {
+        seen.push(item);
+    }
+    assert_eq!(
+        seen[0],
+        Ok(Update::Full {
+            generation: 1,
+            skipped: 0
+        })
+    );
+    assert!(
+        matches!(seen[1], Err(Error::GenerationGap { .. })),
+        "{:?}",
+        seen[1]
+    );
+    assert!(seen[1].as_ref().unwrap_err().is_sequence_error());
+    assert_eq!(
+        seen[2],
+        Ok(Update::Full {
+            generation: 4,
+            skipped: 2
+        })
+    );
+    assert_eq!(seen[4], Ok(Update::Delta { generation: 6 }));
+    assert_eq!(codec.receiver().filter(), Some(&f));
+    // A frame that does not decode ends the stream.
+    let mut bad = BytesMut::from(&frames[5][..]);
+    let last = bad.len() - 1;
+    bad[last] ^= 1;
+    let mut codec = Receiver::new(Limits::default()).into_codec();
+    assert!(codec.decode(&mut bad).is_err());
+}

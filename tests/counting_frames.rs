@@ -262,7 +262,7 @@ quickcheck! {
 fn a_counting_stream_survives_deletions_and_detects_loss() {
     let mut f = filled(80_000, 3, 4, 5000, 3);
     let mut sender = Sender::<CountingBloomFilter>::new(Encoder::new(), 10);
-    let mut receiver = Receiver::<CountingBloomFilter>::new(Limits::default());
+    let mut receiver = Receiver::<CountingBloomFilter>::with_limits(Limits::default());
     let first = sender.next_frame(&f).unwrap().to_bytes();
     assert_eq!(
         receiver.receive(&first).unwrap(),
@@ -378,7 +378,7 @@ fn bad_input_gets_typed_errors() {
         Err(Error::UnexpectedFilterType { got: 3, .. })
     ));
     assert!(matches!(
-        Receiver::<BloomFilter>::new(Limits::default()).receive(&wire),
+        Receiver::<BloomFilter>::with_limits(Limits::default()).receive(&wire),
         Err(Error::UnexpectedFilterType { got: 3, .. })
     ));
     let plain = Encoder::new()

@@ -199,7 +199,8 @@ fn reject_vectors_fail_with_the_named_error() {
             Some(base) => {
                 let base = read(".", base.as_str().unwrap());
                 if base[6] == bloomwire::format::FILTER_TYPE_COUNTING {
-                    let mut receiver = Receiver::<CountingBloomFilter>::new(Limits::default());
+                    let mut receiver =
+                        Receiver::<CountingBloomFilter>::with_limits(Limits::default());
                     receiver.receive(&base).unwrap();
                     let before = receiver.filter().cloned();
                     let err = receiver.receive(&frame).expect_err(file);

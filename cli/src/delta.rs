@@ -206,7 +206,7 @@ pub fn apply(args: &ApplyArgs) -> Result<()> {
             "{frame_name} is a frame of {frame}, {base_name} {held}"
         )));
     }
-    let mut receiver = Receiver::<AnyFilter>::new(limits());
+    let mut receiver = Receiver::<AnyFilter>::with_limits(limits());
     if let Some(key) = &key {
         receiver = receiver.with_key(key.clone());
     }

@@ -1359,7 +1359,7 @@ fn every_reject_vector_fails_with_the_library_error() {
             }
             Some(base) => {
                 let base = vectors().join(base);
-                let mut receiver = Receiver::<AnyFilter>::new(Limits::default());
+                let mut receiver = Receiver::<AnyFilter>::with_limits(Limits::default());
                 receiver.receive(&std::fs::read(&base).unwrap()).unwrap();
                 let error = receiver.receive(&bytes).expect_err(file);
                 // The frame itself is fine.

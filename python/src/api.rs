@@ -1114,8 +1114,8 @@ impl Sender {
     /// that joins late; None before the first frame. The sender does not change.
     pub fn full_frame(&self) -> Option<Res<Encoded>> {
         let frame = match self.inner.as_ref()? {
-            SenderKind::Bloom(s) => s.full_frame()?,
-            SenderKind::Counting(s) => s.full_frame()?,
+            SenderKind::Bloom(s) => s.full_frame(),
+            SenderKind::Counting(s) => s.full_frame(),
         };
         Some(frame.map(Encoded).map_err(Failure::from))
     }
@@ -1186,7 +1186,7 @@ impl Receiver {
     }
 
     fn receiver<F: bloomwire::Filter>(&self) -> bloomwire::Receiver<F> {
-        let r = bloomwire::Receiver::new(self.limits);
+        let r = bloomwire::Receiver::<F>::with_limits(self.limits);
         match &self.key {
             Some(key) => r.with_key(key.clone()),
             None => r,

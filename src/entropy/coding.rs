@@ -43,7 +43,7 @@ pub enum Coding {
     /// header ([`CounterTable`]).
     KnownCounters = 4,
     /// Counting filters: range-coded counters with the adaptive model
-    /// ([`AdaptiveCounters`](crate::entropy::counters::AdaptiveCounters)).
+    /// (integer counts of the values, updated as they are coded).
     AdaptiveCounters = 5,
     /// The model of [`Coding::KnownPSymbols`] coded by four interleaved rANS states with
     /// table-driven decoding, 32 bytes of final states larger.

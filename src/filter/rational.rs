@@ -26,8 +26,16 @@ pub const MAX_K: u32 = 1024;
 /// assert_eq!(k.to_f64(), 2.5);
 /// assert_eq!(HashCount::new(3).unwrap().raw(), 3 << 16);
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct HashCount(u32);
+
+/// The number of hash functions, as it is: `HashCount(2)`, `HashCount(1.5)` (the raw
+/// fixed-point value is [`HashCount::raw`]).
+impl core::fmt::Debug for HashCount {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "HashCount({self})")
+    }
+}
 
 impl HashCount {
     /// An integer number of hash functions, `1..=MAX_K`.

@@ -47,6 +47,26 @@ impl FrameKey {
         FrameKey(Zeroizing::new(bytes))
     }
 
+    /// A new random key, from the operating system's cryptographic random number generator;
+    /// [`Error::InvalidParameter`] if the system has none to give.
+    ///
+    /// ```
+    /// let a = bloomwire::FrameKey::generate().unwrap();
+    /// let b = bloomwire::FrameKey::generate().unwrap();
+    /// assert_ne!(a, b);
+    /// ```
+    pub fn generate() -> Result<Self> {
+        let mut bytes = Zeroizing::new([0u8; 32]);
+        getrandom::fill(&mut bytes[..])
+            .map_err(|e| crate::error::invalid("key", format!("no random bytes: {e}")))?;
+        Ok(FrameKey(bytes))
+    }
+
+    /// The key's 32 bytes, for the caller to store (in a secret store, never in a log).
+    pub fn as_bytes(&self) -> &[u8; 32] {
+        &self.0
+    }
+
     fn mac(&self) -> Blake2bMac128 {
         <Blake2bMac128 as blake2::digest::KeyInit>::new_from_slice(&self.0[..])
             .expect("a 32-byte key is within BLAKE2b's 64")
@@ -86,6 +106,32 @@ impl core::fmt::Debug for KeyId {
 impl core::fmt::Debug for FrameKey {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str("FrameKey(..)")
+    }
+}
+
+/// A key from a slice of exactly 32 bytes (read from a file or a secret store); another
+/// length is [`Error::InvalidParameter`].
+///
+/// ```
+/// use bloomwire::FrameKey;
+/// let bytes = vec![7u8; 32];
+/// let key = FrameKey::try_from(&bytes[..]).unwrap();
+/// assert_eq!(key, FrameKey::new([7; 32]));
+/// assert!(FrameKey::try_from(&bytes[..31]).is_err());
+/// ```
+impl TryFrom<&[u8]> for FrameKey {
+    type Error = Error;
+
+    fn try_from(bytes: &[u8]) -> Result<Self> {
+        let mut key = Zeroizing::new([0u8; 32]);
+        if bytes.len() != key.len() {
+            return Err(crate::error::invalid(
+                "key",
+                format!("{} bytes, where a key is 32", bytes.len()),
+            ));
+        }
+        key.copy_from_slice(bytes);
+        Ok(FrameKey(key))
     }
 }
 

@@ -91,6 +91,23 @@ pub fn decode<T: Decodable>(input: &[u8], checks: &impl Checks) -> Result<T> {
     T::from_message(message)
 }
 
+impl Decoded {
+    /// Decode an input that holds exactly one full frame of a Bloom filter: [`decode`] with
+    /// the type named, for the common case.
+    ///
+    /// ```
+    /// use bloomwire::{BloomFilter, Decoded, Encoder, HashFamily, Limits, Params};
+    /// let mut f = BloomFilter::new(Params::standard(1000, 2, HashFamily::default()).unwrap());
+    /// f.insert(b"x");
+    /// let wire = Encoder::new().encode(&f).unwrap().to_bytes();
+    /// let d = Decoded::from_frame(&wire, &Limits::default()).unwrap();
+    /// assert!(d.filter.contains(b"x"));
+    /// ```
+    pub fn from_frame(input: &[u8], checks: &impl Checks) -> Result<Decoded> {
+        decode(input, checks)
+    }
+}
+
 /// Decode the frame at the start of `input` (see [`decode`]); returns it and the bytes it
 /// took. Bytes after the frame are left alone (for streams). A short input gives
 /// [`Error::Incomplete`] with how many more bytes are needed.

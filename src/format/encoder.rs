@@ -197,7 +197,7 @@ impl<F: Filter> Encoder<F> {
     }
 
     /// Tag every frame with `key` (flags bit 2, spec §2.5): a keyed BLAKE2b tag of
-    /// [`TAG_LEN`](crate::internals::TAG_LEN) bytes after the checksum, which receivers
+    /// [`TAG_LEN`](crate::format::TAG_LEN) bytes after the checksum, which receivers
     /// holding the key check before they decode the payload. The budget counts the tag.
     ///
     /// ```

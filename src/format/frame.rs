@@ -41,7 +41,7 @@ impl Frame {
 
     /// Mark a full frame as a restart (flags bit 1, spec §5.2): the sender's numbering
     /// starts again here, and a receiver applies it whatever generation it holds. The
-    /// length does not change. A delta cannot restart ([`Error::InvalidParameter`]).
+    /// length does not change. A delta cannot restart ([`Error::InvalidParameter`](crate::Error::InvalidParameter)).
     pub fn with_restart(mut self, restart: bool) -> Result<Frame> {
         if restart && self.header.kind != FrameKind::Full {
             return Err(crate::error::invalid(
@@ -54,8 +54,8 @@ impl Frame {
     }
 
     /// Tag the frame with `key` (flags bit 2, spec §2.5), or with `None` send it untagged:
-    /// the frame grows or shrinks by [`TAG_LEN`](crate::internals::TAG_LEN) bytes. An
-    /// [`Encoder`] with a [`key`](Encoder::key) tags its frames itself; this is for a frame
+    /// the frame grows or shrinks by [`TAG_LEN`](crate::format::TAG_LEN) bytes. An
+    /// [`Encoder`](crate::Encoder) with a [`key`](crate::Encoder::key) tags its frames itself; this is for a frame
     /// made otherwise, such as [`Message::to_frame`](crate::Message::to_frame)'s.
     ///
     /// ```

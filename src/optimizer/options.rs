@@ -13,7 +13,7 @@ use crate::format::Limits;
 /// Plans m and k for a transmission budget or a false positive target.
 ///
 /// Built with chained setters; every setting is checked when a plan is asked for, and bad
-/// settings are reported as [`Error::InvalidParameter`].
+/// settings are reported as [`Error::InvalidParameter`](crate::Error::InvalidParameter).
 ///
 /// ```
 /// use bloomwire::optimizer::Optimizer;
@@ -75,7 +75,7 @@ impl Optimizer {
         }
     }
 
-    /// The largest m to plan for (memory after decoding), at most [`MAX_M`]. Plans also
+    /// The largest m to plan for (memory after decoding), at most [`MAX_M`](crate::filter::MAX_M). Plans also
     /// keep within the receiver's [`Limits::max_m`] (see [`Optimizer::limits`]): m is at
     /// most the smaller of the two.
     pub fn max_m(mut self, max_m: u64) -> Self {
@@ -86,7 +86,7 @@ impl Optimizer {
     /// The receiver's [`Limits`] (default [`Limits::default()`]): plans stay within them.
     /// m is at most `max_m`, `ceil(k)` at most `max_k`, and the raw payload `ceil(m/8)` at
     /// most `max_payload`. A plan that needs more is refused with
-    /// [`Error::PlanExceedsLimits`]; raise the limits here, and give the receiver the same
+    /// [`Error::PlanExceedsLimits`](crate::Error::PlanExceedsLimits); raise the limits here, and give the receiver the same
     /// ones, to allow it.
     ///
     /// ```
@@ -110,7 +110,7 @@ impl Optimizer {
     /// codings and the raw filter; with [`BitCoding::Raw`] it plans an uncompressed filter
     /// (`ceil(m/8)` payload bytes, k about `ln 2 * m/n`). The plans size raw, adaptive and
     /// known-p frames, whose worst case they bound; another coding is
-    /// [`Error::InvalidParameter`](crate::Error::InvalidParameter) when a plan is asked for
+    /// [`Error::InvalidParameter`](crate::Error::InvalidParameter)(crate::Error::InvalidParameter) when a plan is asked for
     /// (the other codings' frames come within their margins of these, and the encoder
     /// checks a budget frame by frame).
     ///
@@ -210,8 +210,8 @@ impl Optimizer {
     /// Minimise the false positive rate of a filter of n keys whose frame fits in
     /// `budget_bytes` (with probability `1 - epsilon`).
     ///
-    /// Errors: [`Error::InvalidParameter`] for n = 0 or bad settings;
-    /// [`Error::OverBudget`] with the smallest possible frames when nothing fits.
+    /// Errors: [`Error::InvalidParameter`](crate::Error::InvalidParameter) for n = 0 or bad settings;
+    /// [`Error::OverBudget`](crate::Error::OverBudget) with the smallest possible frames when nothing fits.
     pub fn plan(&self, n: u64, budget_bytes: u64) -> Result<Plan> {
         self.plan_budget(n, budget_bytes, Sent::Filter)
     }
@@ -219,7 +219,7 @@ impl Optimizer {
     /// The dual: the fewest worst-case bytes for a filter of n keys whose false positive rate
     /// is at most `target_fpr`.
     ///
-    /// Errors: [`Error::InvalidParameter`] for n = 0, a target outside `(0, 1)`, bad
+    /// Errors: [`Error::InvalidParameter`](crate::Error::InvalidParameter) for n = 0, a target outside `(0, 1)`, bad
     /// settings, or a target that no allowed m reaches (the message gives the best f).
     pub fn plan_for_fpr(&self, n: u64, target_fpr: f64) -> Result<Plan> {
         self.plan_target(n, target_fpr, Sent::Filter)

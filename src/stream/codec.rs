@@ -10,6 +10,9 @@
 //!   `examples/decode_off_runtime.rs`), or forward its bytes untouched (a relay).
 //! * [`FrameCodec`] frames and decodes in `poll`, yielding a [`Message`]: simple, and right
 //!   for small frames (deltas, filters of a few thousand keys).
+//! * [`ReceiverCodec`] frames and applies each frame to the [`Receiver`] it owns (its limits
+//!   and key given once), yielding what the receiver did: with `FramedRead`, a `Stream` of
+//!   updates (see its documentation).
 //!
 //! Both enforce the limits on partial input: a header that claims more than the limits allow
 //! is an error as soon as the field has arrived, and the read buffer never grows beyond the
@@ -48,7 +51,11 @@
 use bytes::BytesMut;
 
 use crate::error::Error;
-use crate::format::{CheckedFrame, Frame, FrameKey, Limits, Message, Verifier};
+use crate::filter::BloomFilter;
+use crate::format::{
+    CheckedFrame, Filter, Frame, FrameHeader, FrameKey, Limits, Message, Verifier,
+};
+use crate::stream::{Receiver, Update};
 
 /// Errors of the codecs: a bad frame, or the transport's I/O error.
 #[derive(Debug, thiserror::Error)]
@@ -152,6 +159,97 @@ impl tokio_util::codec::Decoder for FrameCodec {
         }
     }
 }
+/// A [`Receiver`] as a `tokio_util` decoder: it splits a byte stream into frames within the
+/// receiver's limits and applies each to the receiver (checked with its key, if it has one),
+/// so that `FramedRead::new(socket, receiver.into_codec())` is a `Stream` of what happened
+/// to the filter, one item per frame.
+///
+/// An item is `Ok(update)`, or `Err(error)` for a frame that the receiver refused for where
+/// it stands in the sequence ([`Error::is_sequence_error`]: a duplicate, a gap, a base or
+/// result mismatch): the stream goes on, the filter is unchanged, and the application asks
+/// the sender for a full frame. A frame that does not decode (a bad checksum or tag, a
+/// header over the limits, a corrupt payload), or a failure of the transport, is the
+/// stream's error ([`CodecError`]), after which it ends. The filter is read with
+/// `framed.decoder().receiver()`.
+///
+/// ```
+/// use bloomwire::{BloomFilter, Encoder, FrameKey, HashFamily, Limits, Params, Receiver};
+/// use bloomwire::{Sender, Update};
+/// use bytes::BytesMut;
+/// use tokio_util::codec::Decoder;
+///
+/// let key = FrameKey::new([4; 32]);
+/// let mut sender = Sender::new(Encoder::new().key(key.clone()), 10);
+/// let mut codec = Receiver::new(Limits::default()).with_key(key).into_codec();
+/// let mut f = BloomFilter::new(Params::standard(20_000, 2, HashFamily::default()).unwrap());
+/// (0..2_000u32).for_each(|i| f.insert(i.to_le_bytes()));
+/// let mut wire = BytesMut::new();
+/// for g in 0..3 {
+///     f.insert(format!("generation {g}"));
+///     wire.extend_from_slice(&sender.next_frame(&f).unwrap().to_bytes());
+/// }
+/// let mut updates = Vec::new();
+/// while let Some(update) = codec.decode(&mut wire).unwrap() {
+///     updates.push(update.unwrap());
+/// }
+/// assert_eq!(updates.last(), Some(&Update::Delta { generation: 3 }));
+/// assert_eq!(codec.receiver().filter(), Some(&f));
+/// ```
+#[derive(Debug, Clone)]
+pub struct ReceiverCodec<F: Filter = BloomFilter> {
+    receiver: Receiver<F>,
+}
+
+impl<F: Filter> Receiver<F> {
+    /// This receiver as a `tokio_util` decoder of a stream of frames ([`ReceiverCodec`]).
+    pub fn into_codec(self) -> ReceiverCodec<F> {
+        ReceiverCodec { receiver: self }
+    }
+}
+
+impl<F: Filter> ReceiverCodec<F> {
+    /// The receiver: its filter, generation and digest.
+    pub fn receiver(&self) -> &Receiver<F> {
+        &self.receiver
+    }
+
+    /// The receiver, to change.
+    pub fn receiver_mut(&mut self) -> &mut Receiver<F> {
+        &mut self.receiver
+    }
+
+    /// The receiver, the codec given up.
+    pub fn into_receiver(self) -> Receiver<F> {
+        self.receiver
+    }
+}
+
+impl<F: Filter> tokio_util::codec::Decoder for ReceiverCodec<F> {
+    type Item = Result<Update, Error>;
+    type Error = CodecError;
+
+    fn decode(&mut self, src: &mut BytesMut) -> Result<Option<Self::Item>, CodecError> {
+        // The frame's length from its header, within the limits, before anything is
+        // reserved for it; then the whole frame, checked and applied by the receiver.
+        let needed = match FrameHeader::parse(src, self.receiver.limits()) {
+            Ok(header) => header.frame_len().saturating_sub(src.len()),
+            Err(Error::Incomplete { needed }) => needed,
+            Err(e) => return Err(e.into()),
+        };
+        if needed > 0 {
+            src.reserve(needed.min(FramingCodec::RESERVE_STEP));
+            return Ok(None);
+        }
+        let len = FrameHeader::parse(src, self.receiver.limits())?.frame_len();
+        let frame = src.split_to(len);
+        match self.receiver.receive(&frame) {
+            Ok(update) => Ok(Some(Ok(update))),
+            Err(e) if e.is_sequence_error() => Ok(Some(Err(e))),
+            Err(e) => Err(e.into()),
+        }
+    }
+}
+
 /// Both codecs write frames the same way.
 macro_rules! frame_encoders {
     ($codec:ty) => {

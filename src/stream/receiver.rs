@@ -101,9 +101,26 @@ fn skipped(have: Option<u64>, got: u64) -> u64 {
     have.map_or(0, |h| got.saturating_sub(h).saturating_sub(1))
 }
 
-impl<F: Filter> Receiver<F> {
-    /// A receiver with no filter yet, decoding within `limits`.
+impl Receiver {
+    /// A receiver of a Bloom filter's frames, with no filter yet, decoding within
+    /// `limits`; [`with_limits`](Receiver::with_limits) makes one of another kind.
+    ///
+    /// ```
+    /// use bloomwire::{FrameKey, Limits, Receiver};
+    /// let key = FrameKey::try_from(&[9u8; 32][..]).unwrap();
+    /// let receiver = Receiver::new(Limits::default()).with_key(key);
+    /// assert_eq!(receiver.generation(), None);
+    /// ```
     pub fn new(limits: Limits) -> Self {
+        Receiver::with_limits(limits)
+    }
+}
+
+impl<F: Filter> Receiver<F> {
+    /// A receiver of frames of the kind `F`, with no filter yet, decoding within `limits`:
+    /// `Receiver::<CountingBloomFilter>::with_limits(limits)`, or
+    /// `Receiver::<AnyFilter>::with_limits(limits)` to follow a sender of either kind.
+    pub fn with_limits(limits: Limits) -> Self {
         Receiver {
             limits,
             key: None,
@@ -128,6 +145,11 @@ impl<F: Filter> Receiver<F> {
     pub fn with_key(mut self, key: FrameKey) -> Self {
         self.key = Some(key);
         self
+    }
+
+    /// The limits frames are decoded within.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
     }
 
     /// The current filter, once a full frame has arrived.

@@ -24,7 +24,7 @@ use super::change;
 ///     filter.insert(i.to_le_bytes());
 /// }
 /// let mut sender = Sender::new(Encoder::new(), 100);
-/// let mut receiver: Receiver<CountingBloomFilter> = Receiver::new(Limits::default());
+/// let mut receiver: Receiver<CountingBloomFilter> = Receiver::with_limits(Limits::default());
 /// let first = sender.next_frame(&filter).unwrap().to_bytes();
 /// receiver.receive(&first).unwrap();
 /// for i in 0..100u32 {
@@ -81,8 +81,8 @@ impl<F: Filter> Sender<F> {
     /// A full frame of the generation sent last, numbered as that generation and carrying
     /// the restart flag, for one receiver that joins late or asks to resynchronize while the
     /// others keep taking deltas (with [`request_full`](Self::request_full) every receiver
-    /// would get the next full frame). The sender's state does not change; `None` before
-    /// the first frame.
+    /// would get the next full frame). The sender's state does not change;
+    /// [`Error::InvalidParameter`](crate::Error::InvalidParameter) before the first frame.
     ///
     /// ```
     /// use bloomwire::{BloomFilter, Encoder, HashFamily, Limits, Params, Receiver, Sender, Update};
@@ -99,7 +99,7 @@ impl<F: Filter> Sender<F> {
     /// }
     /// // A receiver that joins now gets generation 3 whole, then the deltas everyone gets.
     /// let mut late: Receiver = Receiver::new(Limits::default());
-    /// let join = sender.full_frame().unwrap().unwrap().to_bytes();
+    /// let join = sender.full_frame().unwrap().to_bytes();
     /// assert_eq!(late.receive(&join).unwrap(), Update::Full { generation: 3, skipped: 0 });
     /// filter.insert(b"fourth");
     /// let delta = sender.next_frame(&filter).unwrap().to_bytes();
@@ -107,13 +107,14 @@ impl<F: Filter> Sender<F> {
     /// assert_eq!(early.receive(&delta).unwrap(), Update::Delta { generation: 4 });
     /// assert_eq!(late.filter(), early.filter());
     /// ```
-    pub fn full_frame(&self) -> Option<Result<Frame>> {
-        let (last, _) = self.last.as_ref()?;
-        Some(
-            self.encoder
-                .encode_generation(last, self.generation)
-                .and_then(|frame| frame.with_restart(true)),
-        )
+    pub fn full_frame(&self) -> Result<Frame> {
+        let (last, _) = self
+            .last
+            .as_ref()
+            .ok_or_else(|| invalid("generation", "nothing has been sent yet"))?;
+        self.encoder
+            .encode_generation(last, self.generation)?
+            .with_restart(true)
     }
 
     /// The frame for the next generation of the filter: a delta against the previous

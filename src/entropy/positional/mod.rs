@@ -609,6 +609,7 @@ pub fn check(payload: &[u8], m: u64) -> Result<u64, PayloadError> {
 
 /// The positions of the one bits of a valid payload, in increasing order. The list grows
 /// as positions are decoded, never ahead of them from the count the payload claims.
+#[cfg(any(test, feature = "internals"))]
 pub fn positions(payload: &[u8], m: u64) -> Result<Vec<u64>, PayloadError> {
     let mut out = Vec::new();
     for_each_one(payload, m, |p| out.push(p))?;

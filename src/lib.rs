@@ -85,9 +85,9 @@ pub use filter::hashing::{BaseHash, HashFamily, IndexScheme};
 pub use filter::rational::HashCount;
 pub use filter::{BloomFilter, Layout, Params};
 pub use format::{
-    decode, decode_buf, decode_prefix, BitCoding, CheckedFrame, Checks, Chunking, Coding,
-    CounterCoding, Decodable, Decoded, Delta, Encoder, Filter, Frame, FrameHeader, FrameKey,
-    FrameKind, FrameView, Limits, Message, PSource, Tag, Verifier,
+    decode, decode_buf, decode_prefix, BitCoding, CheckedFrame, Checks, ChunkedFrame, Chunking,
+    Coding, CounterCoding, Decodable, Decoded, Delta, Encoder, Filter, Frame, FrameHeader,
+    FrameKey, FrameKind, FrameView, Limits, Message, PSource, Tag, Verifier,
 };
 pub use optimizer::{Optimizer, Plan};
 #[cfg(feature = "tokio")]

@@ -272,3 +272,102 @@ fn a_billion_bits_in_chunks() {
     let back = bloomwire::decode::<Decoded>(&wire, &limits()).unwrap();
     assert_eq!(back.filter.bits(), f.bits());
 }
+
+/// A chunked frame built a chunk at a time (each chunk built from the positions of its
+/// keys' bits, as a cluster's workers build it, its ones counted, then coded with the
+/// frame-wide q0) and assembled without decoding is byte for byte the frame one process
+/// writes for the same keys, chunk shift and coding: for every chunked coding, with
+/// metadata, a key and a generation, and for every p source.
+#[test]
+fn a_frame_assembled_from_chunks_is_the_frame_one_process_writes() {
+    use bloomwire::filter::Indexer;
+    use bloomwire::{FrameKey, PSource};
+    let params = Params::standard(300_007, 2, HashFamily::default()).unwrap();
+    let keys: Vec<Vec<u8>> = (0..9_000u32)
+        .map(|i| format!("key-{i}").into_bytes())
+        .collect();
+    let mut whole = BloomFilter::new(params.clone());
+    keys.iter().for_each(|k| whole.insert(k));
+    let shift = 14;
+    // The keys' positions, shuffled by chunk.
+    let indexer = Indexer::new(&params);
+    let chunks = params.m().div_ceil(1 << shift);
+    let mut shares: Vec<Vec<u64>> = vec![Vec::new(); chunks as usize];
+    for k in &keys {
+        indexer.for_each(k, |p| shares[(p >> shift) as usize].push(p));
+    }
+    // Phase 1: each chunk's bits and ones, where the chunk lands.
+    let built: Vec<BitArray> = shares
+        .iter()
+        .enumerate()
+        .map(|(i, positions)| {
+            let start = (i as u64) << shift;
+            let len = (params.m() - start).min(1 << shift);
+            BitArray::from_ones(len, positions.iter().map(|p| p - start)).unwrap()
+        })
+        .collect();
+    let ones: u64 = built.iter().map(BitArray::count_ones).sum();
+    assert_eq!(ones, whole.bits().count_ones());
+    let codings = [
+        BitCoding::Adaptive,
+        BitCoding::KnownP,
+        BitCoding::KnownPSymbols,
+        BitCoding::KnownPInterleaved,
+        BitCoding::Positional,
+        BitCoding::Dense,
+    ];
+    let key = FrameKey::new([3; 32]);
+    for coding in codings {
+        for p_source in [PSource::Measured, PSource::Theory, PSource::Fixed(60_000)] {
+            for keyed in [false, true] {
+                let mut encoder = Encoder::new()
+                    .coding(coding)
+                    .p_source(p_source)
+                    .metadata(b"chunks".to_vec());
+                if keyed {
+                    encoder = encoder.key(key.clone());
+                }
+                let one = encoder
+                    .clone()
+                    .chunking(Chunking::Shift(shift))
+                    .encode_generation(&whole, 9)
+                    .unwrap();
+                assert_eq!(one.coding(), coding.into());
+                // Phase 2: the frame-wide choices from the count, each chunk coded apart.
+                let plan = encoder
+                    .chunked_frame(params.clone(), whole.n(), ones, shift)
+                    .unwrap()
+                    .with_generation(9);
+                let coded: Vec<Vec<u8>> = built
+                    .iter()
+                    .enumerate()
+                    .map(|(i, bits)| plan.encode_chunk(i as u64, bits).unwrap())
+                    .collect();
+                let assembled = plan.assemble(&coded).unwrap();
+                assert_eq!(
+                    assembled.to_bytes(),
+                    one.to_bytes(),
+                    "{coding} {p_source:?} keyed {keyed}"
+                );
+            }
+        }
+    }
+    // The calls that cannot make the frame one process makes are refused.
+    let plan = Encoder::new()
+        .coding(BitCoding::Positional)
+        .chunked_frame(params.clone(), whole.n(), ones, shift)
+        .unwrap();
+    assert!(plan.assemble(Vec::<Vec<u8>>::new()).is_err());
+    assert!(plan.encode_chunk(0, &BitArray::new(5)).is_err());
+    assert!(Encoder::new()
+        .chunked_frame(params.clone(), whole.n(), ones, shift)
+        .is_err());
+    assert!(Encoder::new()
+        .coding(BitCoding::Small)
+        .chunked_frame(params.clone(), whole.n(), ones, shift)
+        .is_err());
+    assert!(Encoder::new()
+        .coding(BitCoding::Dense)
+        .chunked_frame(params, whole.n(), ones, 19)
+        .is_err());
+}

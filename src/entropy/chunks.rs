@@ -131,13 +131,23 @@ pub(crate) fn encode_chunked(
         let words = &bits.words()[*i * chunk_words..][..crate::filter::bits::words_for(len)];
         coding::encode_bits(coding, q0, words, len, out);
     });
-    let coded: usize = parts.iter().map(|(_, p)| p.len() + 10).sum();
+    assemble(parts.iter().map(|(_, p)| p))
+}
+
+/// A chunked payload from its chunks' payloads, in chunk order: the table of their lengths,
+/// then the payloads.
+pub(crate) fn assemble<P: AsRef<[u8]>>(parts: impl IntoIterator<Item = P> + Clone) -> Vec<u8> {
+    let coded: usize = parts
+        .clone()
+        .into_iter()
+        .map(|p| p.as_ref().len() + 10)
+        .sum();
     let mut out = Vec::with_capacity(coded);
-    for (_, p) in &parts {
-        put_varint(&mut out, p.len() as u64);
+    for p in parts.clone() {
+        put_varint(&mut out, p.as_ref().len() as u64);
     }
-    for (_, p) in &parts {
-        out.extend_from_slice(p);
+    for p in parts {
+        out.extend_from_slice(p.as_ref());
     }
     out
 }

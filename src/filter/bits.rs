@@ -56,6 +56,26 @@ impl BitArray {
         })
     }
 
+    /// The array of `len` bits whose ones are at `ones` (in any order; a position listed
+    /// twice is one bit), or [`Error::InvalidParameter`] for a position past the end.
+    ///
+    /// ```
+    /// use bloomwire::BitArray;
+    /// let b = BitArray::from_ones(10, [9, 0, 9]).unwrap();
+    /// assert_eq!(b.to_bytes(), vec![0x01, 0x02]);
+    /// assert!(BitArray::from_ones(10, [10]).is_err());
+    /// ```
+    pub fn from_ones(len: u64, ones: impl IntoIterator<Item = u64>) -> Result<Self> {
+        let mut out = BitArray::try_new(len)?;
+        for i in ones {
+            if i >= len {
+                return Err(invalid("ones", format!("bit {i} of an array of {len}")));
+            }
+            out.set(i);
+        }
+        Ok(out)
+    }
+
     /// Number of bits.
     pub fn len(&self) -> u64 {
         self.len

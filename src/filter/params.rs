@@ -237,11 +237,47 @@ impl Params {
     /// ```
     pub fn indexes(&self, key: impl AsRef<[u8]>) -> Vec<u64> {
         let mut out = Vec::new();
-        walk_indexes(&Geometry::of(self), self, key.as_ref(), |i| {
-            out.push(i);
+        Indexer::new(self).for_each(key, |i| out.push(i));
+        out
+    }
+}
+
+/// The bit indexes of keys under one filter's parameters, its geometry worked out once: for
+/// code that places keys without the bit array, such as a cluster's workers that send each
+/// key's positions to the owners of a large filter's chunks
+/// ([`ChunkedFrame`](crate::ChunkedFrame)).
+///
+/// ```
+/// use bloomwire::filter::Indexer;
+/// use bloomwire::{HashFamily, Params};
+/// let params = Params::standard(1 << 20, 3, HashFamily::default()).unwrap();
+/// let indexer = Indexer::new(&params);
+/// let mut found = Vec::new();
+/// indexer.for_each(b"alpha", |i| found.push(i));
+/// assert_eq!(found, params.indexes(b"alpha"));
+/// ```
+#[derive(Debug, Clone)]
+pub struct Indexer {
+    params: Params,
+    geometry: Geometry,
+}
+
+impl Indexer {
+    /// The indexer of filters of `params`.
+    pub fn new(params: &Params) -> Self {
+        Indexer {
+            params: params.clone(),
+            geometry: Geometry::of(params),
+        }
+    }
+
+    /// Call `f` with each bit index of `key`, in the order the hash functions produce them
+    /// (none for the opaque family).
+    pub fn for_each(&self, key: impl AsRef<[u8]>, mut f: impl FnMut(u64)) {
+        walk_indexes(&self.geometry, &self.params, key.as_ref(), |i| {
+            f(i);
             true
         });
-        out
     }
 }
 

@@ -25,6 +25,7 @@
 mod auth;
 mod checked;
 mod choice;
+mod chunked;
 mod decode;
 mod encoder;
 mod encoder_counters;
@@ -45,6 +46,7 @@ pub(crate) use auth::FLAGS_OFFSET;
 pub use auth::{Checks, FrameKey, Tag, Verifier, FLAG_TAGGED, TAG_LEN};
 pub use checked::CheckedFrame;
 pub(crate) use checked::{whole, Checked};
+pub use chunked::ChunkedFrame;
 pub use decode::{decode, decode_buf, decode_prefix, Decodable};
 pub use encoder::{Chunking, Encoder, PSource};
 pub(crate) use encoder::{DeltaStep, Settings};

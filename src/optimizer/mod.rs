@@ -233,6 +233,36 @@ impl Plan {
     pub fn layout(&self) -> &Layout {
         self.params.layout()
     }
+
+    /// Whether a worker of `worker_bytes` of memory can build this filter whole, and if
+    /// not, the chunk shift to build it by chunks ([`ChunkedFrame`](crate::ChunkedFrame)):
+    /// `None` when the bit array and the worst-case frame fit in the worker, else the
+    /// largest `2^shift` bits whose chunk takes at most a quarter of the worker (the rest
+    /// for the positions shuffled to it, its coded chunk and the engine), at least 2^20
+    /// bits. A receiver of the frame still needs the whole filter's
+    /// [`receiver_bytes`](Plan::receiver_bytes), or decodes it chunk by chunk
+    /// ([`FrameView::decode_chunk_into`](crate::FrameView::decode_chunk_into)).
+    ///
+    /// ```
+    /// use bloomwire::{Limits, Optimizer};
+    /// // 100 million keys at 1%: about 10^9 bits (125 MB) planned for the wire.
+    /// let limits = Limits::new().max_m(1 << 31).max_payload(1 << 28);
+    /// let plan = Optimizer::new().limits(limits).plan_for_fpr(100_000_000, 0.01).unwrap();
+    /// assert_eq!(plan.chunked_build(1 << 32), None); // 4 GiB workers build it whole
+    /// let shift = plan.chunked_build(1 << 26).unwrap(); // 64 MiB workers: chunks of 16 MiB
+    /// assert_eq!(shift, 27);
+    /// ```
+    pub fn chunked_build(&self, worker_bytes: u64) -> Option<u8> {
+        let whole = self.receiver_bytes.saturating_add(self.worst_case_bytes);
+        if whole <= worker_bytes {
+            return None;
+        }
+        // A quarter of the worker in bits: worker_bytes / 4 * 8.
+        let bits = worker_bytes.saturating_mul(2).max(1);
+        let shift = (63 - bits.leading_zeros()) as u8;
+        let shift = shift.clamp(20, crate::format::MAX_CHUNK_SHIFT);
+        (1u64 << shift < self.m()).then_some(shift)
+    }
 }
 
 impl fmt::Display for Plan {

@@ -84,9 +84,11 @@ def test_python_frame_decodes_in_rust(rust_cli, tmp_path):
     path = tmp_path / "py.blwr"
     path.write_bytes(f.encode())
     probe = [f"py-{i}" for i in range(0, 5_000, 500)] + [f"absent-{i}" for i in range(20)]
-    out = subprocess.run([rust_cli, "query", str(path), *probe], check=True,
-                         capture_output=True, text=True).stdout
-    answers = dict(line.split("\t") for line in out.splitlines())
+    # Exit status as grep's: 1 because some key is certainly absent.
+    run = subprocess.run([rust_cli, "query", str(path), *probe], capture_output=True,
+                         text=True)
+    assert run.returncode == 1, run.stderr
+    answers = dict(line.split("\t") for line in run.stdout.splitlines())
     assert answers == {k: "maybe" if k in f else "no" for k in probe}
     assert list(answers.values())[:10] == ["maybe"] * 10
     subprocess.run([rust_cli, "decode", str(path), "-o", str(tmp_path / "bits")], check=True)

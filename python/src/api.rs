@@ -135,6 +135,7 @@ impl From<Error> for Failure {
             ),
             Error::MissingTag { offset } => ("MissingTag", vec![("offset", int(offset))]),
             Error::BadTag { offset } => ("BadTag", vec![("offset", int(offset))]),
+            Error::TagNotVerified => ("TagNotVerified", vec![]),
             Error::PlanExceedsLimits {
                 name,
                 needed,
@@ -208,6 +209,7 @@ impl From<Error> for Failure {
                     ("raw", int(raw)),
                 ],
             ),
+            Error::AllocationFailed { bytes } => ("AllocationFailed", vec![("bytes", int(bytes))]),
             // Variants of later library versions: the base class.
             _ => ("BloomwireError", vec![]),
         };
@@ -449,9 +451,9 @@ pub fn standard_params(m: u64, k: u32, family: Family) -> Res<Params> {
     Ok(Params::standard(m, k, family)?)
 }
 
-/// An empty filter.
-pub fn new_filter(params: Params) -> Filter {
-    BloomFilter::new(params)
+/// An empty filter; `AllocationFailed` when its bits cannot be allocated.
+pub fn new_filter(params: Params) -> Res<Filter> {
+    Ok(BloomFilter::try_new(params)?)
 }
 
 /// A filter's parameters.
@@ -504,7 +506,8 @@ pub fn params_k(p: &Params) -> (f64, u32) {
     (p.k().to_f64(), p.k().raw())
 }
 
-/// An empty counting filter with `width`-bit counters.
+/// An empty counting filter with `width`-bit counters; `AllocationFailed` when its
+/// counters cannot be allocated.
 pub fn new_counting(params: Params, width: u8) -> Res<Counting> {
     Ok(CountingBloomFilter::new(params, width)?)
 }
@@ -622,12 +625,17 @@ pub fn counting_add(f: &mut Counting, other: &Counting) -> Res<()> {
         .with_attr("reason", "counter width differs"));
     }
     let max = f.max_count();
-    let sum: Vec<u8> = f
-        .counters()
-        .iter()
-        .zip(other.counters())
-        .map(|(&a, &b)| a.saturating_add(b).min(max))
-        .collect();
+    let mut sum = Vec::new();
+    sum.try_reserve_exact(f.counters().len())
+        .map_err(|_| Error::AllocationFailed {
+            bytes: f.counters().len() as u64,
+        })?;
+    sum.extend(
+        f.counters()
+            .iter()
+            .zip(other.counters())
+            .map(|(&a, &b)| a.saturating_add(b).min(max)),
+    );
     let n = f.n().saturating_add(other.n());
     *f = CountingBloomFilter::from_counters(f.params().clone(), f.width(), sum, n)?;
     Ok(())

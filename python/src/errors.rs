@@ -4,9 +4,11 @@
 //! BloomwireError
 //! ├── InvalidParameter, Incompatible, OverBudget, UnexpectedDelta, UnexpectedFilterType,
 //! │   OpaqueHashFamily, PlanExceedsLimits
+//! ├── AllocationFailed (also a MemoryError): the machine cannot hold the filter
 //! ├── FrameError: the frame cannot be decoded
 //! │   ├── Incomplete (read more and try again), LimitExceeded
 //! │   ├── MissingTag, BadTag (a decoder with a key: no tag, a wrong tag)
+//! │   ├── TagNotVerified (a receiver with a key: a message not decoded with it)
 //! │   └── BadMagic, UnsupportedVersion, InvalidField, BadVarint, ChecksumMismatch,
 //! │       TrailingBytes, CorruptPayload
 //! └── SequenceError: a frame out of a receiver's order, nothing changed
@@ -16,9 +18,10 @@
 //! ```
 
 use pyo3::create_exception;
-use pyo3::exceptions::PyException;
+use pyo3::exceptions::{PyException, PyMemoryError};
 use pyo3::prelude::*;
-use pyo3::types::PyType;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyTuple, PyType};
 
 use crate::api::{Attr, Failure};
 
@@ -136,6 +139,14 @@ create_exception!(
 );
 create_exception!(
     bloomwire,
+    TagNotVerified,
+    FrameError,
+    "A Receiver with a key was given a filter or delta whose tag was not checked with that \
+     key: decoded without a key (its tag skipped) or with another one. Decode it with the \
+     receiver's key, or give the frame's bytes to `receive`; the receiver is unchanged."
+);
+create_exception!(
+    bloomwire,
     TrailingBytes,
     FrameError,
     "Bytes follow the frame (attributes count, offset)."
@@ -184,9 +195,42 @@ create_exception!(
     "Applying the delta did not give the sender's bits (attributes generation, expected, actual)."
 );
 
+/// `AllocationFailed`, made once: a subclass of both `BloomwireError` and the built-in
+/// `MemoryError` (which `create_exception!`, of one base, cannot make), so that
+/// `except MemoryError` and `except BloomwireError` both catch it.
+static ALLOCATION_FAILED: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+
+fn allocation_failed(py: Python<'_>) -> PyResult<Bound<'_, PyType>> {
+    let class = ALLOCATION_FAILED.get_or_try_init(py, || -> PyResult<_> {
+        let bases = PyTuple::new(
+            py,
+            [
+                py.get_type::<BloomwireError>(),
+                py.get_type::<PyMemoryError>(),
+            ],
+        )?;
+        let namespace = PyDict::new(py);
+        namespace.set_item("__module__", "bloomwire")?;
+        namespace.set_item(
+            "__doc__",
+            "Memory for a filter (or a decoded payload) could not be allocated: the machine \
+             lacks it (attribute bytes, what was asked for). A MemoryError too. Decoders' \
+             limits keep allocations to what the receiver chose; this is what a caller that \
+             raised them, or built a filter that large, meets instead of an abort.",
+        )?;
+        let class = py
+            .get_type::<PyType>()
+            .call1(("AllocationFailed", bases, namespace))?
+            .cast_into::<PyType>()?;
+        Ok(class.unbind())
+    })?;
+    Ok(class.bind(py).clone())
+}
+
 /// The exception class of a failure's kind.
-fn class<'py>(py: Python<'py>, kind: &str) -> Bound<'py, PyType> {
-    match kind {
+fn class<'py>(py: Python<'py>, kind: &str) -> PyResult<Bound<'py, PyType>> {
+    Ok(match kind {
+        "AllocationFailed" => return allocation_failed(py),
         "InvalidParameter" => py.get_type::<InvalidParameter>(),
         "Incompatible" => py.get_type::<Incompatible>(),
         "OverBudget" => py.get_type::<OverBudget>(),
@@ -202,6 +246,7 @@ fn class<'py>(py: Python<'py>, kind: &str) -> Bound<'py, PyType> {
         "ChecksumMismatch" => py.get_type::<ChecksumMismatch>(),
         "MissingTag" => py.get_type::<MissingTag>(),
         "BadTag" => py.get_type::<BadTag>(),
+        "TagNotVerified" => py.get_type::<TagNotVerified>(),
         "PlanExceedsLimits" => py.get_type::<PlanExceedsLimits>(),
         "TrailingBytes" => py.get_type::<TrailingBytes>(),
         "CorruptPayload" => py.get_type::<CorruptPayload>(),
@@ -210,12 +255,16 @@ fn class<'py>(py: Python<'py>, kind: &str) -> Bound<'py, PyType> {
         "BaseMismatch" => py.get_type::<BaseMismatch>(),
         "ResultMismatch" => py.get_type::<ResultMismatch>(),
         _ => py.get_type::<BloomwireError>(),
-    }
+    })
 }
 
 fn to_pyerr(f: Failure) -> PyErr {
     Python::attach(|py| {
-        let err = PyErr::from_type(class(py, f.kind), f.message);
+        let class = match class(py, f.kind) {
+            Ok(class) => class,
+            Err(e) => return e,
+        };
+        let err = PyErr::from_type(class, f.message);
         let value = err.value(py);
         for (name, attr) in f.attrs {
             let set = match attr {
@@ -266,6 +315,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         "ChecksumMismatch",
         "MissingTag",
         "BadTag",
+        "TagNotVerified",
+        "AllocationFailed",
         "PlanExceedsLimits",
         "TrailingBytes",
         "CorruptPayload",
@@ -274,7 +325,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         "BaseMismatch",
         "ResultMismatch",
     ] {
-        m.add(kind, class(py, kind))?;
+        m.add(kind, class(py, kind)?)?;
     }
     Ok(())
 }

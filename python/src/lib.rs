@@ -334,9 +334,12 @@ impl Plan {
         self.info.receiver_bytes
     }
 
-    /// An empty Bloom filter with the planned parameters.
-    fn new_filter(&self) -> BloomFilter {
-        BloomFilter::of(api::new_filter(self.info.params.clone()))
+    /// An empty Bloom filter with the planned parameters (`AllocationFailed`, a
+    /// `MemoryError`, when its bits cannot be allocated).
+    fn new_filter(&self) -> PyResult<BloomFilter> {
+        Ok(BloomFilter::of(
+            api::new_filter(self.info.params.clone()).into_py()?,
+        ))
     }
 
     /// An empty counting filter with the planned parameters and `width`-bit counters (1 to 8).
@@ -357,7 +360,7 @@ impl Plan {
     /// Pickled as the frame of its empty filter (its parameters, checked on load with the
     /// unpickling limits) and its figures.
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        let empty = self.new_filter();
+        let empty = self.new_filter()?;
         let frame = empty.pickle_frame(py)?;
         let i = &self.info;
         let figures = (
@@ -506,17 +509,18 @@ impl BloomFilter {
 #[pymethods]
 impl BloomFilter {
     /// A standard Bloom filter of `m` bits and `k` hash functions, hashed with xxHash64 and
-    /// `seed`, or keyed SipHash-2-4 with the 16-byte `siphash_key`.
+    /// `seed`, or keyed SipHash-2-4 with the 16-byte `siphash_key`. Raises
+    /// `AllocationFailed` (a `MemoryError`) when the machine cannot hold m bits.
     #[new]
     #[pyo3(signature = (m, k, *, seed = 0, siphash_key = None))]
     fn new(m: u64, k: u32, seed: u64, siphash_key: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
         let params = api::standard_params(m, k, family(seed, siphash_key)?).into_py()?;
-        Ok(BloomFilter::of(api::new_filter(params)))
+        Ok(BloomFilter::of(api::new_filter(params).into_py()?))
     }
 
     /// An empty filter with a plan's parameters (the same as `plan.new_filter()`).
     #[staticmethod]
-    fn from_plan(plan: &Plan) -> Self {
+    fn from_plan(plan: &Plan) -> PyResult<Self> {
         plan.new_filter()
     }
 
@@ -800,7 +804,8 @@ impl CountingFilter {
 #[pymethods]
 impl CountingFilter {
     /// A standard counting filter of `m` counters of `width` bits (1 to 8) and `k` hash
-    /// functions; `seed` and `siphash_key` as for `BloomFilter`.
+    /// functions; `seed` and `siphash_key` as for `BloomFilter`. Raises `AllocationFailed`
+    /// (a `MemoryError`) when the machine cannot hold m counters (a byte each).
     #[new]
     #[pyo3(signature = (m, k, width = 4, *, seed = 0, siphash_key = None))]
     fn new(

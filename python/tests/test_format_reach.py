@@ -196,35 +196,81 @@ def test_new_errors_are_in_the_tree():
 
 
 # Allocation failure must never abort the interpreter. Each case runs in a child process
-# (an abort would take pytest down with it) and passes when the child gets a MemoryError.
-# The library allocates with `vec!` today and the process aborts; these are expected to
-# fail until the library gains fallible allocation (strict: a pass is reported, so the
-# markers come off then).
+# (an abort would take pytest down with it) and passes when the child gets a MemoryError,
+# which is bloomwire's AllocationFailed. 2^40 bits (128 GiB) is more than this 24 GiB
+# machine holds; 2^47 bits (16 TiB) is more than any machine the tests run on.
 ALLOCATIONS = {
     "constructor": "bloomwire.BloomFilter(2**40, 3)",
+    "constructor-2^47": "bloomwire.BloomFilter(2**47, 3)",
+    "counting": "bloomwire.CountingFilter(2**40, 3)",
+    "counting-2^47": "bloomwire.CountingFilter(2**47, 3, width=1)",
+    "plan": "bloomwire.plan_for_fpr(10**11, 0.01, max_m=2**41).new_filter()",
+    "plan-2^47": "bloomwire.plan_for_fpr(5 * 10**12, 0.01, max_m=2**47).new_filter()",
     "decode": "bloomwire.decode_message(bytes.fromhex("
               "'424c5752010000010007000080808080802080800400000100cecdb6ce'), max_m=2**40)",
+    "decode-2^47": "bloomwire.decode_message(bytes.fromhex(EMPTY_2_47), max_m=2**47)",
 }
 
 
-@pytest.mark.xfail(strict=True, reason="needs library fallible allocation")
+def varint(v):
+    out = bytearray()
+    while v >= 0x80:
+        out.append(v & 0x7F | 0x80)
+        v >>= 7
+    return bytes(out + bytes([v]))
+
+
+def empty_frame(ref, m, counting=False):
+    """The frame of an empty standard filter of m bits and k = 1 (positional coding: the
+    count 0), or of an empty counting filter of m 8-bit counters (known counters, a table of
+    the one value 0 and an empty payload): a few bytes whose header asks for a large
+    allocation."""
+    if counting:
+        head = bytes([1, 0, 3, 1, 0, 4, 0, 0]) + varint(m) + bytes([0, 8]) + varint(1 << 16)
+        tail = bytes([0, 0, 1]) + varint(1 << 16) + bytes([0])
+    else:
+        head = bytes([1, 0, 0, 1, 0, 7, 0, 0]) + varint(m) + varint(1 << 16)
+        tail = bytes([0, 0, 1, 0])
+    body = b"BLWR" + head + tail
+    return body + ref.crc32c(body).to_bytes(4, "little")
+
+
+def test_the_frames_of_the_allocation_cases(ref):
+    assert empty_frame(ref, 2**40).hex() == ALLOCATIONS["decode"].split("'")[1]
+    for m, counting in ((2**47, False),):
+        info = bloomwire.frame_info(empty_frame(ref, m, counting), max_m=m)
+        assert (info.m, info.counting, info.frame_len) == (m, counting,
+                                                          len(empty_frame(ref, m, counting)))
+
+
 @pytest.mark.parametrize("case", sorted(ALLOCATIONS))
-def test_allocation_failure_is_a_memory_error(case):
+def test_allocation_failure_is_a_memory_error(case, ref):
     # An address-space limit makes the allocation fail whatever the system's overcommit
     # policy, so the child never touches more memory than the machine has.
     code = textwrap.dedent(f"""
         import resource
         resource.setrlimit(resource.RLIMIT_AS, (8 << 30, 8 << 30))
         import bloomwire
+        EMPTY_2_47 = {empty_frame(ref, 2**47).hex()!r}
         try:
             {ALLOCATIONS[case]}
-        except MemoryError:
+        except MemoryError as e:
+            assert isinstance(e, bloomwire.AllocationFailed), type(e)
+            assert isinstance(e, bloomwire.BloomwireError)
+            assert e.bytes >= 2**37, e.bytes
             print("MemoryError")
     """)
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=120)
     assert run.returncode == 0 and run.stdout.strip() == "MemoryError", \
         (run.returncode, run.stderr[-500:])
+
+
+def test_allocation_failed_is_in_the_tree():
+    assert issubclass(bloomwire.AllocationFailed, MemoryError)
+    assert issubclass(bloomwire.AllocationFailed, bloomwire.BloomwireError)
+    assert not issubclass(bloomwire.AllocationFailed, bloomwire.FrameError)
+    assert bloomwire.AllocationFailed.__module__ == "bloomwire"
 
 
 def test_plans_beyond_a_default_receivers_limits():

@@ -11,6 +11,7 @@ __all__ = [
     "DEFAULT_MAX_M",
     "DEFAULT_MAX_METADATA",
     "DEFAULT_MAX_PAYLOAD",
+    "AllocationFailed",
     "BadMagic",
     "BadTag",
     "BadVarint",
@@ -40,6 +41,7 @@ __all__ = [
     "Sender",
     "SequenceError",
     "StaleGeneration",
+    "TagNotVerified",
     "TrailingBytes",
     "UnexpectedDelta",
     "UnexpectedFilterType",
@@ -584,6 +586,11 @@ class PlanExceedsLimits(BloomwireError):
     needed: int
     limit: int
 
+class AllocationFailed(BloomwireError, MemoryError):
+    """Memory for a filter (or a decoded payload) could not be allocated: the machine lacks
+    it. A `MemoryError` too."""
+    bytes: int
+
 class FrameError(BloomwireError):
     """A frame that cannot be decoded."""
 
@@ -631,6 +638,10 @@ class MissingTag(FrameError):
 class BadTag(FrameError):
     """The frame's authentication tag does not match the frame and the key."""
     offset: int
+
+class TagNotVerified(FrameError):
+    """A `Receiver` with a key was given a filter or delta whose tag was not checked with
+    that key (decoded without a key, or with another one)."""
 
 class TrailingBytes(FrameError):
     """Bytes follow the frame."""

@@ -230,13 +230,24 @@ pub fn default_limits() -> (u64, u32, u64, u64) {
     (l.max_m, l.max_k, l.max_payload, l.max_metadata)
 }
 
-/// Limits from their four values.
-pub fn limits(max_m: u64, max_k: u32, max_payload: u64, max_metadata: u64) -> DecodeLimits {
-    Limits::new()
+/// Limits from their values; `max_filter_bytes` None is the library's default,
+/// `ceil(max_m / 8)`.
+pub fn limits(
+    max_m: u64,
+    max_k: u32,
+    max_payload: u64,
+    max_metadata: u64,
+    max_filter_bytes: Option<u64>,
+) -> DecodeLimits {
+    let limits = Limits::new()
         .max_m(max_m)
         .max_k(max_k)
         .max_payload(max_payload)
-        .max_metadata(max_metadata)
+        .max_metadata(max_metadata);
+    match max_filter_bytes {
+        Some(bytes) => limits.max_filter_bytes(bytes),
+        None => limits,
+    }
 }
 
 /// The key of these 32 bytes.
@@ -348,18 +359,21 @@ pub struct PlanInfo {
 /// The optimizer of a hash family with the largest m to plan for: `max_m` is the receiver's
 /// memory for the filter, so above the default limits it raises them (m, and the payload
 /// of the raw filter) for the plan; the plan's receivers decode with that `max_m`.
-fn optimizer(family: Family, max_m: Option<u64>) -> Optimizer {
-    let o = Optimizer::new().family(family);
-    match max_m {
-        Some(max_m) => {
-            let d = Limits::default();
-            o.max_m(max_m).limits(
-                d.max_m(max_m.max(d.max_m))
-                    .max_payload(max_m.div_ceil(8).max(d.max_payload)),
-            )
-        }
-        None => o,
+/// `max_filter_bytes` bounds that memory in bytes (`ceil(m / 8)`) as a receiver's limit
+/// does; None derives it from m's limit, as the library does.
+fn optimizer(family: Family, max_m: Option<u64>, max_filter_bytes: Option<u64>) -> Optimizer {
+    let mut o = Optimizer::new().family(family);
+    let mut limits = Limits::default();
+    if let Some(max_m) = max_m {
+        o = o.max_m(max_m);
+        limits = limits
+            .max_m(max_m.max(limits.max_m))
+            .max_payload(max_m.div_ceil(8).max(limits.max_payload));
     }
+    if let Some(bytes) = max_filter_bytes {
+        limits = limits.max_filter_bytes(bytes);
+    }
+    o.limits(limits)
 }
 
 fn plan_info(plan: bloomwire::Plan) -> PlanInfo {
@@ -434,13 +448,27 @@ pub fn same_plan(a: &PlanInfo, b: &PlanInfo) -> bool {
 }
 
 /// The lowest false positive rate for n keys in a frame of at most `budget` bytes.
-pub fn plan(n: u64, budget: u64, family: Family, max_m: Option<u64>) -> Res<PlanInfo> {
-    Ok(plan_info(optimizer(family, max_m).plan(n, budget)?))
+pub fn plan(
+    n: u64,
+    budget: u64,
+    family: Family,
+    max_m: Option<u64>,
+    max_filter_bytes: Option<u64>,
+) -> Res<PlanInfo> {
+    let o = optimizer(family, max_m, max_filter_bytes);
+    Ok(plan_info(o.plan(n, budget)?))
 }
 
 /// The fewest bytes for n keys at a false positive rate of at most `fpr`.
-pub fn plan_for_fpr(n: u64, fpr: f64, family: Family, max_m: Option<u64>) -> Res<PlanInfo> {
-    Ok(plan_info(optimizer(family, max_m).plan_for_fpr(n, fpr)?))
+pub fn plan_for_fpr(
+    n: u64,
+    fpr: f64,
+    family: Family,
+    max_m: Option<u64>,
+    max_filter_bytes: Option<u64>,
+) -> Res<PlanInfo> {
+    let o = optimizer(family, max_m, max_filter_bytes);
+    Ok(plan_info(o.plan_for_fpr(n, fpr)?))
 }
 
 // ---------------------------------------------------------------------------------------------

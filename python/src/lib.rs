@@ -169,9 +169,10 @@ fn checks(
     max_k: u32,
     max_payload: u64,
     max_metadata: u64,
+    max_filter_bytes: Option<u64>,
 ) -> PyResult<api::DecodeChecks> {
     Ok(api::DecodeChecks::new(
-        api::limits(max_m, max_k, max_payload, max_metadata),
+        api::limits(max_m, max_k, max_payload, max_metadata, max_filter_bytes),
         frame_key(key)?,
     ))
 }
@@ -434,20 +435,23 @@ impl Plan {
 /// you do not trust) choose the hash family; `max_m` bounds the filter's bits (the memory the
 /// receiver gives it). Without `max_m` plans stay within a default receiver's limits
 /// (`DEFAULT_MAX_M` bits), and a target they cannot meet raises `PlanExceedsLimits`; a
-/// larger `max_m` allows larger filters, whose receivers decode with that `max_m`. Raises
-/// `OverBudget` when nothing fits, `InvalidParameter` for n = 0.
+/// larger `max_m` allows larger filters, whose receivers decode with that `max_m`.
+/// `max_filter_bytes` bounds the receiver's memory for the filter, `ceil(m / 8)` bytes, as
+/// a receiver's limit of that name does (None: `ceil(max_m / 8)`). Raises `OverBudget` when
+/// nothing fits, `InvalidParameter` for n = 0.
 #[pyfunction]
-#[pyo3(signature = (n, budget_bytes, *, seed = 0, siphash_key = None, max_m = None))]
+#[pyo3(signature = (n, budget_bytes, *, seed = 0, siphash_key = None, max_m = None, max_filter_bytes = None))]
 fn plan(
     n: u64,
     budget_bytes: u64,
     seed: u64,
     siphash_key: Option<&Bound<'_, PyAny>>,
     max_m: Option<u64>,
+    max_filter_bytes: Option<u64>,
 ) -> PyResult<Plan> {
     let family = family(seed, siphash_key)?;
     Ok(Plan {
-        info: api::plan(n, budget_bytes, family, max_m).into_py()?,
+        info: api::plan(n, budget_bytes, family, max_m, max_filter_bytes).into_py()?,
     })
 }
 
@@ -457,17 +461,18 @@ fn plan(
 /// The keyword arguments are those of `plan`. Raises `InvalidParameter` for n = 0, a rate
 /// outside (0, 1) or a rate that no allowed m reaches.
 #[pyfunction]
-#[pyo3(signature = (n, fpr, *, seed = 0, siphash_key = None, max_m = None))]
+#[pyo3(signature = (n, fpr, *, seed = 0, siphash_key = None, max_m = None, max_filter_bytes = None))]
 fn plan_for_fpr(
     n: u64,
     fpr: f64,
     seed: u64,
     siphash_key: Option<&Bound<'_, PyAny>>,
     max_m: Option<u64>,
+    max_filter_bytes: Option<u64>,
 ) -> PyResult<Plan> {
     let family = family(seed, siphash_key)?;
     Ok(Plan {
-        info: api::plan_for_fpr(n, fpr, family, max_m).into_py()?,
+        info: api::plan_for_fpr(n, fpr, family, max_m, max_filter_bytes).into_py()?,
     })
 }
 
@@ -1121,15 +1126,20 @@ fn encode<'py>(
 
 /// Decode the one full Bloom filter frame `frame` holds (no trailing bytes).
 ///
-/// Headers that claim more than `max_m` bits, `max_k` hash functions, `max_payload` bytes
-/// or `max_metadata` bytes of metadata are refused (`LimitExceeded`) before anything is
-/// allocated. With a `key` (32 bytes) only frames tagged with it are accepted (`MissingTag`,
+/// Headers that claim more than `max_m` bits, `max_k` hash functions, `max_payload` bytes,
+/// `max_metadata` bytes of metadata or a decoded filter of more than `max_filter_bytes`
+/// bytes of memory (`ceil(m / 8)` for a Bloom filter, m for a counting filter: a byte a
+/// counter; None, the default, is `ceil(max_m / 8)`, so raising `max_m` raises it) are
+/// refused (`LimitExceeded`, whose `field` names the limit: "filter bytes" for the last)
+/// before anything is allocated; memory that cannot be allocated within them is
+/// `AllocationFailed`, a `MemoryError`. With a `key` (32 bytes) only frames tagged with it are accepted (`MissingTag`,
 /// `BadTag`, checked before the payload is read); without one a tag is skipped and the
 /// filter's `header.tag` says "unverified". Raises a `BloomwireError` subclass for every
 /// malformed frame, `Incomplete` when the input ends early, `UnexpectedDelta` for a delta
 /// and `UnexpectedFilterType` for a counting filter. The filter's `header` is the frame's.
 #[pyfunction]
-#[pyo3(signature = (frame, *, key = None, max_m = DEFAULT_MAX_M, max_k = DEFAULT_MAX_K, max_payload = DEFAULT_MAX_PAYLOAD, max_metadata = DEFAULT_MAX_METADATA))]
+#[pyo3(signature = (frame, *, key = None, max_m = DEFAULT_MAX_M, max_k = DEFAULT_MAX_K, max_payload = DEFAULT_MAX_PAYLOAD, max_metadata = DEFAULT_MAX_METADATA, max_filter_bytes = None))]
+#[allow(clippy::too_many_arguments)]
 fn decode(
     py: Python<'_>,
     frame: &Bound<'_, PyAny>,
@@ -1138,8 +1148,16 @@ fn decode(
     max_k: u32,
     max_payload: u64,
     max_metadata: u64,
+    max_filter_bytes: Option<u64>,
 ) -> PyResult<BloomFilter> {
-    let checks = checks(key, max_m, max_k, max_payload, max_metadata)?;
+    let checks = checks(
+        key,
+        max_m,
+        max_k,
+        max_payload,
+        max_metadata,
+        max_filter_bytes,
+    )?;
     let input = frame_bytes(frame)?;
     let bytes = input.as_slice();
     let big = bytes.len() >= DETACH_FRAME_BYTES;
@@ -1153,7 +1171,8 @@ fn decode(
 /// Decode the one full counting filter frame `frame` holds; keys, limits and errors as
 /// `decode`.
 #[pyfunction]
-#[pyo3(signature = (frame, *, key = None, max_m = DEFAULT_MAX_M, max_k = DEFAULT_MAX_K, max_payload = DEFAULT_MAX_PAYLOAD, max_metadata = DEFAULT_MAX_METADATA))]
+#[pyo3(signature = (frame, *, key = None, max_m = DEFAULT_MAX_M, max_k = DEFAULT_MAX_K, max_payload = DEFAULT_MAX_PAYLOAD, max_metadata = DEFAULT_MAX_METADATA, max_filter_bytes = None))]
+#[allow(clippy::too_many_arguments)]
 fn decode_counting(
     py: Python<'_>,
     frame: &Bound<'_, PyAny>,
@@ -1162,8 +1181,16 @@ fn decode_counting(
     max_k: u32,
     max_payload: u64,
     max_metadata: u64,
+    max_filter_bytes: Option<u64>,
 ) -> PyResult<CountingFilter> {
-    let checks = checks(key, max_m, max_k, max_payload, max_metadata)?;
+    let checks = checks(
+        key,
+        max_m,
+        max_k,
+        max_payload,
+        max_metadata,
+        max_filter_bytes,
+    )?;
     let input = frame_bytes(frame)?;
     let bytes = input.as_slice();
     let big = bytes.len() >= DETACH_FRAME_BYTES;
@@ -1178,7 +1205,8 @@ fn decode_counting(
 /// Decode any one frame: a `BloomFilter`, a `CountingFilter` or a `Delta`; keys, limits
 /// and errors as `decode`.
 #[pyfunction]
-#[pyo3(signature = (frame, *, key = None, max_m = DEFAULT_MAX_M, max_k = DEFAULT_MAX_K, max_payload = DEFAULT_MAX_PAYLOAD, max_metadata = DEFAULT_MAX_METADATA))]
+#[pyo3(signature = (frame, *, key = None, max_m = DEFAULT_MAX_M, max_k = DEFAULT_MAX_K, max_payload = DEFAULT_MAX_PAYLOAD, max_metadata = DEFAULT_MAX_METADATA, max_filter_bytes = None))]
+#[allow(clippy::too_many_arguments)]
 fn decode_message(
     py: Python<'_>,
     frame: &Bound<'_, PyAny>,
@@ -1187,8 +1215,16 @@ fn decode_message(
     max_k: u32,
     max_payload: u64,
     max_metadata: u64,
+    max_filter_bytes: Option<u64>,
 ) -> PyResult<Py<PyAny>> {
-    let checks = checks(key, max_m, max_k, max_payload, max_metadata)?;
+    let checks = checks(
+        key,
+        max_m,
+        max_k,
+        max_payload,
+        max_metadata,
+        max_filter_bytes,
+    )?;
     let input = frame_bytes(frame)?;
     let bytes = input.as_slice();
     let big = bytes.len() >= DETACH_FRAME_BYTES;
@@ -1205,7 +1241,7 @@ fn decode_message(
 /// With a key the whole frame must be there: its length, checksum and tag are checked
 /// (`MissingTag`, `BadTag`), not its payload, and `tag` is "verified".
 #[pyfunction]
-#[pyo3(signature = (frame, *, key = None, max_m = DEFAULT_MAX_M, max_k = DEFAULT_MAX_K, max_payload = DEFAULT_MAX_PAYLOAD, max_metadata = DEFAULT_MAX_METADATA))]
+#[pyo3(signature = (frame, *, key = None, max_m = DEFAULT_MAX_M, max_k = DEFAULT_MAX_K, max_payload = DEFAULT_MAX_PAYLOAD, max_metadata = DEFAULT_MAX_METADATA, max_filter_bytes = None))]
 fn frame_info(
     frame: &Bound<'_, PyAny>,
     key: Option<&Bound<'_, PyAny>>,
@@ -1213,8 +1249,16 @@ fn frame_info(
     max_k: u32,
     max_payload: u64,
     max_metadata: u64,
+    max_filter_bytes: Option<u64>,
 ) -> PyResult<FrameInfo> {
-    let checks = checks(key, max_m, max_k, max_payload, max_metadata)?;
+    let checks = checks(
+        key,
+        max_m,
+        max_k,
+        max_payload,
+        max_metadata,
+        max_filter_bytes,
+    )?;
     let input = frame_bytes(frame)?;
     let info = api::frame_info(input.as_slice(), &checks).into_py()?;
     Ok(FrameInfo { info })
@@ -1580,15 +1624,16 @@ impl Receiver {
     /// `MissingTag`, a forged or altered one `BadTag`, both refused before the payload is
     /// read and before any generation rule.
     #[new]
-    #[pyo3(signature = (*, key = None, max_m = DEFAULT_MAX_M, max_k = DEFAULT_MAX_K, max_payload = DEFAULT_MAX_PAYLOAD, max_metadata = DEFAULT_MAX_METADATA))]
+    #[pyo3(signature = (*, key = None, max_m = DEFAULT_MAX_M, max_k = DEFAULT_MAX_K, max_payload = DEFAULT_MAX_PAYLOAD, max_metadata = DEFAULT_MAX_METADATA, max_filter_bytes = None))]
     fn new(
         key: Option<&Bound<'_, PyAny>>,
         max_m: u64,
         max_k: u32,
         max_payload: u64,
         max_metadata: u64,
+        max_filter_bytes: Option<u64>,
     ) -> PyResult<Self> {
-        let limits = api::limits(max_m, max_k, max_payload, max_metadata);
+        let limits = api::limits(max_m, max_k, max_payload, max_metadata, max_filter_bytes);
         Ok(Receiver {
             inner: api::Receiver::new(limits, frame_key(key)?),
         })

@@ -209,6 +209,8 @@ ALLOCATIONS = {
     "decode": "bloomwire.decode_message(bytes.fromhex("
               "'424c5752010000010007000080808080802080800400000100cecdb6ce'), max_m=2**40)",
     "decode-2^47": "bloomwire.decode_message(bytes.fromhex(EMPTY_2_47), max_m=2**47)",
+    "decode-counting": "bloomwire.decode_counting(bytes.fromhex(COUNTING_2_40), max_m=2**40, "
+                       "max_filter_bytes=2**40)",
 }
 
 
@@ -237,8 +239,9 @@ def empty_frame(ref, m, counting=False):
 
 def test_the_frames_of_the_allocation_cases(ref):
     assert empty_frame(ref, 2**40).hex() == ALLOCATIONS["decode"].split("'")[1]
-    for m, counting in ((2**47, False),):
-        info = bloomwire.frame_info(empty_frame(ref, m, counting), max_m=m)
+    for m, counting in ((2**47, False), (2**40, True)):
+        info = bloomwire.frame_info(empty_frame(ref, m, counting), max_m=m,
+                                    max_filter_bytes=m)
         assert (info.m, info.counting, info.frame_len) == (m, counting,
                                                           len(empty_frame(ref, m, counting)))
 
@@ -252,6 +255,7 @@ def test_allocation_failure_is_a_memory_error(case, ref):
         resource.setrlimit(resource.RLIMIT_AS, (8 << 30, 8 << 30))
         import bloomwire
         EMPTY_2_47 = {empty_frame(ref, 2**47).hex()!r}
+        COUNTING_2_40 = {empty_frame(ref, 2**40, counting=True).hex()!r}
         try:
             {ALLOCATIONS[case]}
         except MemoryError as e:
@@ -281,3 +285,8 @@ def test_plans_beyond_a_default_receivers_limits():
     plan = bloomwire.plan_for_fpr(100_000_000, 0.01, max_m=1 << 31)
     assert bloomwire.DEFAULT_MAX_M < plan.m <= 1 << 31 and plan.fpr <= 0.01
     assert bloomwire.plan_for_fpr(100, 0.01, max_m=5000).m <= 5000
+    # max_filter_bytes bounds the receiver's memory for the plan's filter, ceil(m / 8).
+    plan = bloomwire.plan(100_000, 50_000, max_filter_bytes=20_000)
+    assert plan.receiver_bytes <= 20_000 and plan.m <= 160_000
+    with pytest.raises(bloomwire.PlanExceedsLimits):
+        bloomwire.plan_for_fpr(100_000, 0.01, max_filter_bytes=20_000)

@@ -22,8 +22,11 @@ def test_spec_makes_the_plans_empty_filter_and_decodes_within_its_limits(plan):
     larger = bloomwire.BloomFilter(plan.m + 1, 1).encode()
     with pytest.raises(bloomwire.LimitExceeded):
         spec.decode(larger)  # a worker accepts the job's filter, nothing larger
+    assert spec.max_filter_bytes == -(-plan.m // 8)
     counting = _partials.FilterSpec.of(plan, counting_width=4)
     assert counting.empty() == plan.new_counting_filter(4)
+    # A counter takes a byte: the job's memory limit is m bytes, not the default m / 8.
+    assert counting.max_filter_bytes == plan.m
     with pytest.raises(bloomwire.UnexpectedFilterType):
         counting.decode(plan.new_filter().encode())
 

@@ -98,6 +98,35 @@ def test_unpickling_applies_the_receivers_limits(bloom, counting):
         assert pickle.loads(huge).m == (1 << 28) + 64
 
 
+def test_unpickling_limits_bound_the_filters_memory():
+    # 2^22 counters of a byte: 4 MiB, over ceil(max_m / 8) = 2^21 bytes for max_m = 2^24.
+    data = pickle.dumps(bloomwire.CountingFilter(1 << 22, 2, width=1))
+    with bloomwire.unpickling_limits(max_m=1 << 24) as limits:
+        assert limits.max_filter_bytes is None
+        with pytest.raises(bloomwire.LimitExceeded) as caught:
+            pickle.loads(data)
+        assert (caught.value.field, caught.value.limit) == ("filter bytes", 1 << 21)
+        with bloomwire.unpickling_limits(max_filter_bytes=1 << 22) as raised:
+            assert raised.max_m == 1 << 24 and raised.max_filter_bytes == 1 << 22
+            assert pickle.loads(data).m == 1 << 22
+            # Nested blocks keep it unless told; None follows max_m again.
+            with bloomwire.unpickling_limits(max_k=8):
+                assert pickle.loads(data).m == 1 << 22
+            with bloomwire.unpickling_limits(max_filter_bytes=None):
+                with pytest.raises(bloomwire.LimitExceeded):
+                    pickle.loads(data)
+    assert pickle.loads(data).m == 1 << 22  # the default max_m: 2^25 bytes
+    previous = bloomwire.set_unpickling_limits(max_filter_bytes=1 << 10)
+    try:
+        with pytest.raises(bloomwire.LimitExceeded):
+            pickle.loads(data)
+    finally:
+        bloomwire.set_unpickling_limits(**previous._asdict())
+    assert bloomwire.get_unpickling_limits() == bloomwire.Limits()
+    with pytest.raises(ValueError):
+        bloomwire.set_unpickling_limits(max_filter_bytes=-1)
+
+
 def test_unpickling_limits_belong_to_their_thread():
     data = pickle.dumps(bloomwire.BloomFilter(1 << 20, 3))
     seen = []

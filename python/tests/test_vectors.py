@@ -150,3 +150,40 @@ def test_limit_vectors_decode_with_raised_limits():
     with pytest.raises(bloomwire.LimitExceeded):
         bloomwire.decode(frame, max_m=m - 1)
     assert bloomwire.decode(frame, max_m=m).m == m
+
+
+def test_filter_bytes_vector_decodes_with_a_raised_limit():
+    # 2^25 + 1 counters of a byte: over the default limit on a decoded filter's memory
+    # (ceil(max_m / 8) = 2^25 bytes, what a Bloom filter of max_m bits takes), refused from
+    # the header, before anything is allocated.
+    frame = read("reject", "counting_filter_bytes_over_default_limit.bin")
+    for decode in (bloomwire.decode_counting, bloomwire.decode_message, bloomwire.frame_info,
+                   lambda f, **kw: bloomwire.Receiver(**kw).receive(f)):
+        with pytest.raises(bloomwire.LimitExceeded) as caught:
+            decode(frame)
+        err = caught.value
+        assert (err.field, err.value, err.limit, err.offset) == \
+            ("filter bytes", 2**25 + 1, 2**25, 12)
+        with pytest.raises(bloomwire.LimitExceeded):
+            decode(frame, max_filter_bytes=2**25)
+        decode(frame, max_filter_bytes=2**26)
+    c = bloomwire.decode_counting(frame, max_filter_bytes=2**26)
+    assert (c.m, c.width, c.n, c.header.coding) == (2**25 + 1, 8, 1, "known-counters")
+    assert bloomwire.decode_message(frame, max_filter_bytes=2**26) == c
+    receiver = bloomwire.Receiver(max_filter_bytes=2**26)
+    assert receiver.receive(frame).kind == "full" and receiver.filter == c
+    # None (the default) follows max_m: raising max_m raises it.
+    assert bloomwire.decode_counting(frame, max_m=2**29).m == 2**25 + 1
+    assert bloomwire.frame_info(frame, max_filter_bytes=None, max_m=2**29).counting
+
+
+def test_filter_bytes_bound_bloom_filters_too():
+    frame = bloomwire.BloomFilter(1 << 16, 3).encode()  # 8192 bytes decoded
+    with pytest.raises(bloomwire.LimitExceeded) as caught:
+        bloomwire.decode(frame, max_filter_bytes=8191)
+    assert (caught.value.field, caught.value.value) == ("filter bytes", 8192)
+    assert bloomwire.decode(frame, max_filter_bytes=8192).m == 1 << 16
+    # A limit above ceil(max_m / 8) does not raise max_m.
+    with pytest.raises(bloomwire.LimitExceeded) as caught:
+        bloomwire.decode(frame, max_m=1000, max_filter_bytes=1 << 20)
+    assert caught.value.field == "m"

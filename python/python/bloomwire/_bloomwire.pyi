@@ -151,6 +151,7 @@ def plan(
     seed: int = 0,
     siphash_key: Optional[bytes] = None,
     max_m: Optional[int] = None,
+    max_filter_bytes: Optional[int] = None,
 ) -> Plan:
     """The filter of `n` keys with the lowest false positive rate whose frame fits in
     `budget_bytes`. Raises `OverBudget` when nothing fits."""
@@ -162,6 +163,7 @@ def plan_for_fpr(
     seed: int = 0,
     siphash_key: Optional[bytes] = None,
     max_m: Optional[int] = None,
+    max_filter_bytes: Optional[int] = None,
 ) -> Plan:
     """The filter of `n` keys with the smallest frame whose false positive rate is at most
     `fpr`. Within a default receiver's limits unless `max_m` allows more
@@ -363,8 +365,10 @@ def decode(
     max_k: int = ...,
     max_payload: int = ...,
     max_metadata: int = ...,
+    max_filter_bytes: Optional[int] = None,
 ) -> BloomFilter:
-    """Decode one full Bloom filter frame; limits are checked before anything is allocated."""
+    """Decode one full Bloom filter frame; limits are checked before anything is allocated
+    (`max_filter_bytes`, the decoded filter's memory, is `ceil(max_m / 8)` when None)."""
 
 def decode_counting(
     frame: _Buffer,
@@ -374,6 +378,7 @@ def decode_counting(
     max_k: int = ...,
     max_payload: int = ...,
     max_metadata: int = ...,
+    max_filter_bytes: Optional[int] = None,
 ) -> CountingFilter:
     """Decode one full counting filter frame."""
 
@@ -385,6 +390,7 @@ def decode_message(
     max_k: int = ...,
     max_payload: int = ...,
     max_metadata: int = ...,
+    max_filter_bytes: Optional[int] = None,
 ) -> Union[BloomFilter, CountingFilter, Delta]:
     """Decode any one frame."""
 
@@ -396,6 +402,7 @@ def frame_info(
     max_k: int = ...,
     max_payload: int = ...,
     max_metadata: int = ...,
+    max_filter_bytes: Optional[int] = None,
 ) -> FrameInfo:
     """The header of the frame at the start of `frame` (payload and checksum not checked)."""
 
@@ -538,6 +545,7 @@ class Receiver:
         max_k: int = ...,
         max_payload: int = ...,
         max_metadata: int = ...,
+        max_filter_bytes: Optional[int] = None,
     ) -> Self:
         """A receiver with no filter yet, decoding within the limits; with a 32-byte `key`,
         only frames tagged with it."""

@@ -37,13 +37,14 @@ _PAYLOAD_SLACK = 4096
 
 class FilterSpec(NamedTuple):
     """The filter a job builds: the frame of its empty filter and the limits every frame of
-    the job is decoded with (its m and k, the payload of its raw form)."""
+    the job is decoded with (its m and k, the payload of its raw form, its memory)."""
 
     counting: bool
     empty_frame: bytes
     max_m: int
     max_k: int
     max_payload: int
+    max_filter_bytes: int
 
     @classmethod
     def of(cls, plan: Plan, counting_width: Optional[int] = None) -> FilterSpec:
@@ -61,19 +62,20 @@ class FilterSpec(NamedTuple):
             max_m=plan.m,
             max_k=math.ceil(plan.k),
             max_payload=max(_bloomwire.DEFAULT_MAX_PAYLOAD, -(-bits // 8) + _PAYLOAD_SLACK),
+            # The decoded filter's memory: a byte a counter, or ceil(m / 8) bytes of bits.
+            max_filter_bytes=plan.m if counting_width is not None else -(-plan.m // 8),
         )
 
     def limits(self) -> dict[str, int]:
         """The keyword arguments of `decode` for this job's frames."""
-        return {"max_m": self.max_m, "max_k": self.max_k, "max_payload": self.max_payload}
+        return {"max_m": self.max_m, "max_k": self.max_k, "max_payload": self.max_payload,
+                "max_filter_bytes": self.max_filter_bytes}
 
     def decode(self, frame: bytes) -> AnyFilter:
         """A frame of this job, decoded within its limits."""
-        limits = (self.max_m, self.max_k, self.max_payload)
-        if self.counting:
-            return _bloomwire.decode_counting(
-                frame, max_m=limits[0], max_k=limits[1], max_payload=limits[2])
-        return _bloomwire.decode(frame, max_m=limits[0], max_k=limits[1], max_payload=limits[2])
+        decode = _bloomwire.decode_counting if self.counting else _bloomwire.decode
+        return decode(frame, max_m=self.max_m, max_k=self.max_k, max_payload=self.max_payload,
+                      max_filter_bytes=self.max_filter_bytes)
 
     def empty(self) -> AnyFilter:
         """An empty filter of the job's parameters."""

@@ -25,19 +25,31 @@ import contextlib
 import contextvars
 import threading
 from collections.abc import Iterator
-from typing import NamedTuple, Optional
+from typing import Any, NamedTuple, Optional, Union
 
 from . import _bloomwire
 
 
 class Limits(NamedTuple):
-    """What a decoder accepts (see `decode`)."""
+    """What a decoder accepts (see `decode`). `max_filter_bytes` None is `ceil(max_m / 8)`,
+    as in `decode`."""
 
     max_m: int = _bloomwire.DEFAULT_MAX_M
     max_k: int = _bloomwire.DEFAULT_MAX_K
     max_payload: int = _bloomwire.DEFAULT_MAX_PAYLOAD
     max_metadata: int = _bloomwire.DEFAULT_MAX_METADATA
+    max_filter_bytes: Optional[int] = None
 
+
+class _Keep:
+    """The default of `max_filter_bytes` below: keep the value in force (None is a value
+    there: the limit follows `max_m`)."""
+
+    def __repr__(self) -> str:
+        return "<the limit in force>"
+
+
+_KEEP = _Keep()
 
 _lock = threading.Lock()
 _process_default = Limits()
@@ -47,13 +59,18 @@ _override: contextvars.ContextVar[Optional[Limits]] = contextvars.ContextVar(
 
 
 def _updated(base: Limits, max_m: Optional[int], max_k: Optional[int],
-             max_payload: Optional[int], max_metadata: Optional[int]) -> Limits:
+             max_payload: Optional[int], max_metadata: Optional[int],
+             max_filter_bytes: Union[int, None, _Keep]) -> Limits:
     given = {"max_m": max_m, "max_k": max_k, "max_payload": max_payload,
              "max_metadata": max_metadata}
-    for name, value in given.items():
-        if value is not None and (not isinstance(value, int) or value < 0):
+    for name, value in [*given.items(), ("max_filter_bytes", max_filter_bytes)]:
+        if value is not None and value is not _KEEP and (
+                not isinstance(value, int) or value < 0):
             raise ValueError(f"{name} is a non-negative int, not {value!r}")
-    return base._replace(**{k: v for k, v in given.items() if v is not None})
+    changes: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
+    if max_filter_bytes is not _KEEP:
+        changes["max_filter_bytes"] = max_filter_bytes
+    return base._replace(**changes)
 
 
 def get_unpickling_limits() -> Limits:
@@ -65,23 +82,28 @@ def get_unpickling_limits() -> Limits:
 
 def set_unpickling_limits(*, max_m: Optional[int] = None, max_k: Optional[int] = None,
                           max_payload: Optional[int] = None,
-                          max_metadata: Optional[int] = None) -> Limits:
-    """Set the process default for unpickling (the limits not given keep their value);
-    returns the previous default. For a process that loads pickles it does not call
+                          max_metadata: Optional[int] = None,
+                          max_filter_bytes: Union[int, None, _Keep] = _KEEP) -> Limits:
+    """Set the process default for unpickling (the limits not given keep their value;
+    `max_filter_bytes=None` makes that one follow `max_m` again); returns the previous
+    default, which `set_unpickling_limits(**previous._asdict())` restores. For a process that loads pickles it does not call
     `pickle.loads` on itself, such as a Dask worker or a Spark executor."""
     global _process_default
     with _lock:
         previous = _process_default
-        _process_default = _updated(previous, max_m, max_k, max_payload, max_metadata)
+        _process_default = _updated(previous, max_m, max_k, max_payload, max_metadata,
+                                    max_filter_bytes)
     return previous
 
 
 @contextlib.contextmanager
 def unpickling_limits(*, max_m: Optional[int] = None, max_k: Optional[int] = None,
                       max_payload: Optional[int] = None,
-                      max_metadata: Optional[int] = None) -> Iterator[Limits]:
+                      max_metadata: Optional[int] = None,
+                      max_filter_bytes: Union[int, None, _Keep] = _KEEP) -> Iterator[Limits]:
     """Within the ``with`` block, filters and plans are unpickled with these limits (the
-    ones not given are those in force when the block starts). The setting belongs to the
+    ones not given are those in force when the block starts; `max_filter_bytes` None, as
+    by default, follows `max_m`: `ceil(max_m / 8)` bytes). The setting belongs to the
     current thread or asyncio task (a `contextvars` variable), so concurrent loads do not
     see each other's. Yields the limits in force in the block.
 
@@ -92,7 +114,8 @@ def unpickling_limits(*, max_m: Optional[int] = None, max_k: Optional[int] = Non
     Traceback (most recent call last):
     bloomwire.LimitExceeded: m = 1048576 at offset 12 exceeds the limit 65536
     """
-    limits = _updated(get_unpickling_limits(), max_m, max_k, max_payload, max_metadata)
+    limits = _updated(get_unpickling_limits(), max_m, max_k, max_payload, max_metadata,
+                      max_filter_bytes)
     token = _override.set(limits)
     try:
         yield limits

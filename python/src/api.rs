@@ -9,6 +9,11 @@ use bloomwire::{
     Limits, Message, Optimizer, Params, Tag, Update, Verifier,
 };
 
+/// A filter of either kind, borrowed.
+pub use bloomwire::filter::any::FilterRef;
+/// A filter of either kind, owned.
+pub use bloomwire::AnyFilter;
+
 /// A Bloom filter of the library.
 pub type Filter = BloomFilter;
 /// A counting Bloom filter of the library.
@@ -941,25 +946,6 @@ impl Delta {
     }
 }
 
-/// A filter of either kind, borrowed.
-#[derive(Debug, Clone, Copy)]
-pub enum FilterRef<'a> {
-    /// A Bloom filter.
-    Bloom(&'a Filter),
-    /// A counting filter.
-    Counting(&'a Counting),
-}
-
-/// A filter of either kind.
-#[derive(Debug, Clone)]
-#[allow(clippy::large_enum_variant)]
-pub enum AnyFilter {
-    /// A Bloom filter.
-    Bloom(Filter),
-    /// A counting filter.
-    Counting(Counting),
-}
-
 /// Any decoded frame.
 #[derive(Debug, Clone)]
 pub enum Decoded {
@@ -1102,6 +1088,10 @@ fn update_info(u: Update) -> UpdateInfo {
     }
 }
 
+/// A sender of one kind. Not the library's `Sender<AnyFilter>`: its `next_frame` takes an
+/// `&AnyFilter`, and the Python objects hold a `BloomFilter` or a `CountingBloomFilter`, so
+/// every generation would copy the whole filter into one (m/8 bytes, or m) where these
+/// borrow it.
 #[derive(Debug, Clone)]
 enum SenderKind {
     Bloom(bloomwire::Sender<BloomFilter>),
@@ -1196,65 +1186,66 @@ impl Sender {
     }
 }
 
-#[derive(Debug, Clone)]
-enum ReceiverKind {
-    Bloom(bloomwire::Receiver<BloomFilter>),
-    Counting(bloomwire::Receiver<CountingBloomFilter>),
-}
-
-/// Applies a sender's frames in order; the filter kind is that of the first frame.
+/// Applies a sender's frames in order: the library's receiver of either kind of filter, held
+/// to the kind of the first frame it accepts.
 #[derive(Debug, Clone)]
 pub struct Receiver {
-    limits: Limits,
+    inner: bloomwire::Receiver<AnyFilter>,
     key: Option<Key>,
-    inner: Option<ReceiverKind>,
 }
 
 impl Receiver {
     /// A receiver with no filter yet, decoding within `limits` and, with a key, accepting
     /// only frames tagged with it.
     pub fn new(limits: DecodeLimits, key: Option<Key>) -> Self {
-        Receiver {
-            limits,
-            key,
-            inner: None,
-        }
+        let inner = bloomwire::Receiver::<AnyFilter>::with_limits(limits);
+        let inner = match &key {
+            Some(key) => inner.with_key(key.clone()),
+            None => inner,
+        };
+        Receiver { inner, key }
     }
 
-    fn receiver<F: bloomwire::Filter>(&self) -> bloomwire::Receiver<F> {
-        let r = bloomwire::Receiver::<F>::with_limits(self.limits);
-        match &self.key {
-            Some(key) => r.with_key(key.clone()),
-            None => r,
+    /// Whether a frame of this kind (counting or not) is refused: the receiver holds a
+    /// filter of the other kind.
+    fn other_kind(&self, counting: bool) -> bool {
+        self.inner
+            .filter()
+            .is_some_and(|f| f.is_counting() != counting)
+    }
+
+    /// What a receiver of the kind held says to an input of the other kind: the errors of
+    /// its checks of the frame (checksum, tag: what the library checks before the kind), and
+    /// then `UnexpectedFilterType`. It changes nothing.
+    fn refuse(&self, input: &[u8]) -> Failure {
+        fn refused<F: bloomwire::Filter>(r: &Receiver, input: &[u8]) -> Option<Error> {
+            let typed = bloomwire::Receiver::<F>::with_limits(*r.inner.limits());
+            let mut typed = match &r.key {
+                Some(key) => typed.with_key(key.clone()),
+                None => typed,
+            };
+            typed.receive(input).err()
         }
+        let error = match self.inner.filter() {
+            Some(AnyFilter::Counting(_)) => refused::<CountingBloomFilter>(self, input),
+            _ => refused::<BloomFilter>(self, input),
+        };
+        error.map_or_else(
+            || Failure::new("UnexpectedFilterType", "a frame of the other filter kind"),
+            Failure::from,
+        )
     }
 
     /// Decode and apply one frame; on any error nothing changes. Returns what was done and
     /// the frame's header.
     pub fn receive(&mut self, input: &[u8]) -> Res<(UpdateInfo, FrameInfo)> {
-        let update = match &mut self.inner {
-            // The library's own path: a positional delta is applied in place.
-            Some(ReceiverKind::Bloom(r)) => r.receive(input)?,
-            Some(ReceiverKind::Counting(r)) => r.receive(input)?,
-            None => {
-                // The first frame says which kind of filter the receiver holds.
-                let checks = DecodeChecks::new(self.limits, self.key.clone());
-                let message: Message = checks.decode(input)?;
-                let mut inner = if message.header().is_counting() {
-                    ReceiverKind::Counting(self.receiver())
-                } else {
-                    ReceiverKind::Bloom(self.receiver())
-                };
-                let update = match &mut inner {
-                    ReceiverKind::Bloom(r) => r.apply(message)?,
-                    ReceiverKind::Counting(r) => r.apply(message)?,
-                };
-                self.inner = Some(inner);
-                update
-            }
-        };
-        // The frame was accepted: its header parses, and with a key its tag was verified.
-        let mut header = FrameHeader::parse(input, &self.limits)?;
+        // The header, parsed as the receiver parses it first: the kind, and the Update's.
+        let mut header = FrameHeader::parse(input, self.inner.limits())?;
+        if self.other_kind(header.is_counting()) {
+            return Err(self.refuse(input));
+        }
+        let update = self.inner.receive(input)?;
+        // The frame was accepted: with a key its tag was verified.
         if self.key.is_some() {
             header.tag = Tag::Verified;
         }
@@ -1263,19 +1254,11 @@ impl Receiver {
 
     /// The current generation.
     pub fn generation(&self) -> Option<u64> {
-        match &self.inner {
-            None => None,
-            Some(ReceiverKind::Bloom(r)) => r.generation(),
-            Some(ReceiverKind::Counting(r)) => r.generation(),
-        }
+        self.inner.generation()
     }
 
     /// The current filter.
-    pub fn filter(&self) -> Option<FilterRef<'_>> {
-        match &self.inner {
-            None => None,
-            Some(ReceiverKind::Bloom(r)) => r.filter().map(FilterRef::Bloom),
-            Some(ReceiverKind::Counting(r)) => r.filter().map(FilterRef::Counting),
-        }
+    pub fn filter(&self) -> Option<&AnyFilter> {
+        self.inner.filter()
     }
 }

@@ -1656,16 +1656,7 @@ impl Receiver {
     fn filter(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
         self.inner
             .filter()
-            .map(|f| {
-                filter_object(
-                    py,
-                    match f {
-                        FilterRef::Bloom(b) => AnyFilter::Bloom(b.clone()),
-                        FilterRef::Counting(c) => AnyFilter::Counting(c.clone()),
-                    },
-                    None,
-                )
-            })
+            .map(|f| filter_object(py, f.clone(), None))
             .transpose()
     }
 

@@ -106,9 +106,28 @@ def test_counting_generations():
     # One sender, one kind of filter.
     with pytest.raises(bloomwire.UnexpectedFilterType):
         sender.next_frame(bloomwire.BloomFilter(100, 1))
-    # A receiver of counting frames refuses a Bloom filter's frame.
-    with pytest.raises(bloomwire.UnexpectedFilterType):
-        receiver.receive(bloomwire.BloomFilter(100, 1).encode(generation=9))
+    # A receiver of counting frames refuses a Bloom filter's frame, restart flag or not,
+    # after the frame's own checks; nothing changes.
+    before = (receiver.filter, receiver.generation)
+    other = bloomwire.BloomFilter(100, 1)
+    for frame in (other.encode(generation=9), other.encode(generation=9, restart=True)):
+        with pytest.raises(bloomwire.UnexpectedFilterType) as caught:
+            receiver.receive(frame)
+        assert (caught.value.expected, caught.value.got) == ("a counting filter", 0)
+    corrupt = bytearray(other.encode(generation=9))
+    corrupt[-1] ^= 1
+    with pytest.raises(bloomwire.ChecksumMismatch):
+        receiver.receive(corrupt)
+    assert (receiver.filter, receiver.generation) == before
+    # And the other way round; before its first frame a receiver takes either kind.
+    bloom = bloomwire.Receiver()
+    with pytest.raises(bloomwire.GenerationGap):
+        bloom.receive(second)  # a counting delta: no base yet, and no kind held
+    bloom.receive(other.encode(generation=1))
+    with pytest.raises(bloomwire.UnexpectedFilterType) as caught:
+        bloom.receive(c.encode(generation=5, restart=True))
+    assert (caught.value.expected, caught.value.got) == ("a Bloom filter", 3)
+    assert bloom.filter == other and bloom.generation == 1
 
 
 def test_sender_options(base):

@@ -128,6 +128,15 @@ def test_keyed_sender_and_receiver(f):
     with pytest.raises(bloomwire.BadTag):
         receiver.receive(bloomwire.Sender(key=OTHER).next_frame(g))
     assert receiver.generation == 2
+    # A frame of the other filter kind is refused for its tag first, as any frame is.
+    c = bloomwire.CountingFilter(1000, 2)
+    with pytest.raises(bloomwire.BadTag):
+        receiver.receive(c.encode(generation=3, key=OTHER))
+    with pytest.raises(bloomwire.MissingTag):
+        receiver.receive(c.encode(generation=3))
+    with pytest.raises(bloomwire.UnexpectedFilterType):
+        receiver.receive(c.encode(generation=3, key=KEY))
+    assert receiver.generation == 2 and receiver.filter == g
     # Without a key, the same frames are read and reported unverified.
     plain = bloomwire.Receiver()
     assert plain.receive(first).header.tag == "unverified"

@@ -865,13 +865,13 @@ pub fn encode_counting(
 /// Decode the one full Bloom filter frame `input` holds; the filter and its frame's header.
 pub fn decode(input: &[u8], checks: &DecodeChecks) -> Res<(Filter, FrameInfo)> {
     let d = checks.decode::<bloomwire::Decoded<BloomFilter>>(input)?;
-    Ok((d.filter, info_of(&d.header)))
+    Ok((d.filter, FrameInfo(d.header)))
 }
 
 /// Decode the one full counting filter frame `input` holds; the filter and its header.
 pub fn decode_counting(input: &[u8], checks: &DecodeChecks) -> Res<(Counting, FrameInfo)> {
     let d = checks.decode::<bloomwire::Decoded<CountingBloomFilter>>(input)?;
-    Ok((d.filter, info_of(&d.header)))
+    Ok((d.filter, FrameInfo(d.header)))
 }
 
 /// A decoded delta frame, of either filter kind.
@@ -904,6 +904,11 @@ impl Delta {
         }
     }
 
+    /// Bits (or counters) of the filter it applies to.
+    pub fn m(&self) -> u64 {
+        self.header().params.m()
+    }
+
     /// Whether it is a counting filter's delta.
     pub fn is_counting(&self) -> bool {
         matches!(self, Delta::Counters(_))
@@ -911,7 +916,7 @@ impl Delta {
 
     /// The frame's header.
     pub fn info(&self) -> FrameInfo {
-        info_of(self.header())
+        FrameInfo(self.header().clone())
     }
 
     /// The XOR, packed like the filter's bits or counters.
@@ -958,8 +963,8 @@ pub enum Decoded {
 /// Decode the one frame `input` holds, whatever it carries.
 pub fn decode_any(input: &[u8], checks: &DecodeChecks) -> Res<Decoded> {
     Ok(match checks.decode::<Message>(input)? {
-        Message::Full(d) => Decoded::Full(AnyFilter::Bloom(d.filter), info_of(&d.header)),
-        Message::Counting(d) => Decoded::Full(AnyFilter::Counting(d.filter), info_of(&d.header)),
+        Message::Full(d) => Decoded::Full(AnyFilter::Bloom(d.filter), FrameInfo(d.header)),
+        Message::Counting(d) => Decoded::Full(AnyFilter::Counting(d.filter), FrameInfo(d.header)),
         Message::Delta(d) => Decoded::Delta(Delta::Bits(d)),
         Message::CountingDelta(d) => Decoded::Delta(Delta::Counters(d)),
         other => {
@@ -971,45 +976,113 @@ pub fn decode_any(input: &[u8], checks: &DecodeChecks) -> Res<Decoded> {
     })
 }
 
-/// A frame header's fields.
+/// A frame's header, as the library parsed it (and, with a key, verified its tag).
 #[derive(Debug, Clone)]
-pub struct FrameInfo {
+pub struct FrameInfo(FrameHeader);
+
+impl FrameInfo {
     /// Whether it is a delta.
-    pub delta: bool,
+    pub fn delta(&self) -> bool {
+        matches!(self.0.kind, FrameKind::Delta { .. })
+    }
+
     /// Whether it carries a counting filter.
-    pub counting: bool,
+    pub fn counting(&self) -> bool {
+        self.0.is_counting()
+    }
+
     /// The generation it carries (or produces).
-    pub generation: u64,
+    pub fn generation(&self) -> u64 {
+        self.0.generation
+    }
+
     /// A delta's base generation.
-    pub base_generation: Option<u64>,
+    pub fn base_generation(&self) -> Option<u64> {
+        match self.0.kind {
+            FrameKind::Delta {
+                base_generation, ..
+            } => Some(base_generation),
+            FrameKind::Full => None,
+        }
+    }
+
     /// Keys the sender inserted.
-    pub n: u64,
+    pub fn n(&self) -> u64 {
+        self.0.n
+    }
+
     /// Bits (or counters) of the filter.
-    pub m: u64,
+    pub fn m(&self) -> u64 {
+        self.0.params.m()
+    }
+
     /// Hash functions per key.
-    pub k: f64,
+    pub fn k(&self) -> f64 {
+        self.0.params.k().to_f64()
+    }
+
     /// The layout's name.
-    pub layout: &'static str,
+    pub fn layout(&self) -> &'static str {
+        layout_name(&self.0.params)
+    }
+
     /// The coding's name.
-    pub coding: String,
+    pub fn coding(&self) -> String {
+        self.0.coding.to_string()
+    }
+
     /// A counting filter's counter width.
-    pub counter_width: Option<u8>,
+    pub fn counter_width(&self) -> Option<u8> {
+        self.0.counter_width
+    }
+
     /// The chunk shift of a chunked payload.
-    pub chunk_shift: Option<u8>,
+    pub fn chunk_shift(&self) -> Option<u8> {
+        self.0.chunk_shift
+    }
+
     /// Header bytes.
-    pub header_len: usize,
+    pub fn header_len(&self) -> usize {
+        self.0.header_len
+    }
+
     /// Payload bytes.
-    pub payload_len: usize,
+    pub fn payload_len(&self) -> usize {
+        self.0.payload_len
+    }
+
     /// Bytes of the whole frame.
-    pub frame_len: usize,
+    pub fn frame_len(&self) -> usize {
+        self.0.frame_len()
+    }
+
     /// The base hash: "xxh64", "siphash24" or "opaque" (another library's bits).
-    pub hash: &'static str,
+    pub fn hash(&self) -> &'static str {
+        match self.0.params.family().base {
+            BaseHash::Xxh64 { .. } => "xxh64",
+            BaseHash::Opaque => "opaque",
+            _ => "siphash24",
+        }
+    }
+
     /// The application metadata, if the frame carries any.
-    pub metadata: Option<Vec<u8>>,
+    pub fn metadata(&self) -> Option<&[u8]> {
+        self.0.metadata.as_deref()
+    }
+
     /// "absent", "unverified" (a tag not checked: no key was given) or "verified".
-    pub tag: &'static str,
+    pub fn tag(&self) -> &'static str {
+        match self.0.tag {
+            Tag::Absent => "absent",
+            Tag::Unverified => "unverified",
+            Tag::Verified => "verified",
+        }
+    }
+
     /// The restart flag: the sender's numbering starts again with this full frame.
-    pub restart: bool,
+    pub fn restart(&self) -> bool {
+        self.0.restart
+    }
 }
 
 /// The header of the frame at the start of `input`. Without a key it is checked against the
@@ -1017,53 +1090,9 @@ pub struct FrameInfo {
 /// whole frame's length, checksum and tag are checked too (not its payload).
 pub fn frame_info(input: &[u8], checks: &DecodeChecks) -> Res<FrameInfo> {
     if checks.verifier.is_some() {
-        return Ok(info_of(checks.view(input)?.header()));
+        return Ok(FrameInfo(checks.view(input)?.header().clone()));
     }
-    Ok(info_of(&FrameHeader::parse(input, &checks.limits)?))
-}
-
-fn tag_name(tag: Tag) -> &'static str {
-    match tag {
-        Tag::Absent => "absent",
-        Tag::Unverified => "unverified",
-        Tag::Verified => "verified",
-    }
-}
-
-fn hash_name(base: &BaseHash) -> &'static str {
-    match base {
-        BaseHash::Xxh64 { .. } => "xxh64",
-        BaseHash::Opaque => "opaque",
-        _ => "siphash24",
-    }
-}
-
-fn info_of(h: &FrameHeader) -> FrameInfo {
-    FrameInfo {
-        delta: matches!(h.kind, FrameKind::Delta { .. }),
-        counting: h.is_counting(),
-        generation: h.generation,
-        base_generation: match h.kind {
-            FrameKind::Delta {
-                base_generation, ..
-            } => Some(base_generation),
-            FrameKind::Full => None,
-        },
-        n: h.n,
-        m: h.params.m(),
-        k: h.params.k().to_f64(),
-        layout: layout_name(&h.params),
-        coding: h.coding.to_string(),
-        counter_width: h.counter_width,
-        chunk_shift: h.chunk_shift,
-        header_len: h.header_len,
-        payload_len: h.payload_len,
-        frame_len: h.frame_len(),
-        hash: hash_name(&h.params.family().base),
-        metadata: h.metadata.clone(),
-        tag: tag_name(h.tag),
-        restart: h.restart,
-    }
+    Ok(FrameInfo(FrameHeader::parse(input, &checks.limits)?))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1194,6 +1223,12 @@ pub struct Receiver {
     key: Option<Key>,
 }
 
+/// A frame, or a message decoded elsewhere, for a receiver.
+enum Input<'a> {
+    Frame(&'a [u8]),
+    Message(Box<Message>),
+}
+
 impl Receiver {
     /// A receiver with no filter yet, decoding within `limits` and, with a key, accepting
     /// only frames tagged with it.
@@ -1217,14 +1252,17 @@ impl Receiver {
     /// What a receiver of the kind held says to an input of the other kind: the errors of
     /// its checks of the frame (checksum, tag: what the library checks before the kind), and
     /// then `UnexpectedFilterType`. It changes nothing.
-    fn refuse(&self, input: &[u8]) -> Failure {
-        fn refused<F: bloomwire::Filter>(r: &Receiver, input: &[u8]) -> Option<Error> {
+    fn refuse(&self, input: Input<'_>) -> Failure {
+        fn refused<F: bloomwire::Filter>(r: &Receiver, input: Input<'_>) -> Option<Error> {
             let typed = bloomwire::Receiver::<F>::with_limits(*r.inner.limits());
             let mut typed = match &r.key {
                 Some(key) => typed.with_key(key.clone()),
                 None => typed,
             };
-            typed.receive(input).err()
+            match input {
+                Input::Frame(bytes) => typed.receive(bytes).err(),
+                Input::Message(message) => typed.apply(*message).err(),
+            }
         }
         let error = match self.inner.filter() {
             Some(AnyFilter::Counting(_)) => refused::<CountingBloomFilter>(self, input),
@@ -1242,14 +1280,53 @@ impl Receiver {
         // The header, parsed as the receiver parses it first: the kind, and the Update's.
         let mut header = FrameHeader::parse(input, self.inner.limits())?;
         if self.other_kind(header.is_counting()) {
-            return Err(self.refuse(input));
+            return Err(self.refuse(Input::Frame(input)));
         }
         let update = self.inner.receive(input)?;
         // The frame was accepted: with a key its tag was verified.
         if self.key.is_some() {
             header.tag = Tag::Verified;
         }
-        Ok((update_info(update), info_of(&header)))
+        Ok((update_info(update), FrameInfo(header)))
+    }
+
+    /// Apply a full frame's filter decoded elsewhere, with that frame's header, as
+    /// [`Receiver::receive`] applies the frame; the filter is cloned. With a key only a
+    /// message that key verified: an untagged frame's is `MissingTag`, one decoded without
+    /// the key or with another `TagNotVerified`.
+    pub fn apply_filter(
+        &mut self,
+        filter: FilterRef<'_>,
+        header: &FrameInfo,
+    ) -> Res<(UpdateInfo, FrameInfo)> {
+        let header = header.0.clone();
+        self.apply(match filter {
+            FilterRef::Bloom(f) => Message::Full(bloomwire::Decoded {
+                filter: f.clone(),
+                header,
+            }),
+            FilterRef::Counting(f) => Message::Counting(bloomwire::Decoded {
+                filter: f.clone(),
+                header,
+            }),
+        })
+    }
+
+    /// Apply a delta decoded elsewhere, as [`Receiver::apply_filter`].
+    pub fn apply_delta(&mut self, delta: &Delta) -> Res<(UpdateInfo, FrameInfo)> {
+        self.apply(match delta {
+            Delta::Bits(d) => Message::Delta(d.clone()),
+            Delta::Counters(d) => Message::CountingDelta(d.clone()),
+        })
+    }
+
+    fn apply(&mut self, message: Message) -> Res<(UpdateInfo, FrameInfo)> {
+        let header = message.header().clone();
+        if self.other_kind(header.is_counting()) {
+            return Err(self.refuse(Input::Message(Box::new(message))));
+        }
+        let update = self.inner.apply(message)?;
+        Ok((update_info(update), FrameInfo(header)))
     }
 
     /// The current generation.

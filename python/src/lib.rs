@@ -1341,7 +1341,7 @@ impl FrameInfo {
     /// "full" or "delta".
     #[getter]
     fn kind(&self) -> &'static str {
-        if self.info.delta {
+        if self.info.delta() {
             "delta"
         } else {
             "full"
@@ -1351,121 +1351,121 @@ impl FrameInfo {
     /// Whether the frame carries a counting filter.
     #[getter]
     fn counting(&self) -> bool {
-        self.info.counting
+        self.info.counting()
     }
 
     /// The generation the frame carries (or a delta produces).
     #[getter]
     fn generation(&self) -> u64 {
-        self.info.generation
+        self.info.generation()
     }
 
     /// A delta's base generation, else None.
     #[getter]
     fn base_generation(&self) -> Option<u64> {
-        self.info.base_generation
+        self.info.base_generation()
     }
 
     /// Keys the sender inserted.
     #[getter]
     fn n(&self) -> u64 {
-        self.info.n
+        self.info.n()
     }
 
     /// Bits (or counters) of the filter.
     #[getter]
     fn m(&self) -> u64 {
-        self.info.m
+        self.info.m()
     }
 
     /// Hash functions per key.
     #[getter]
     fn k(&self) -> f64 {
-        self.info.k
+        self.info.k()
     }
 
     /// "standard", "partitioned" or "blocks".
     #[getter]
     fn layout(&self) -> &'static str {
-        self.info.layout
+        self.info.layout()
     }
 
     /// The coding's name (see `CODINGS`).
     #[getter]
-    fn coding(&self) -> &str {
-        &self.info.coding
+    fn coding(&self) -> String {
+        self.info.coding()
     }
 
     /// A counting filter's counter width, else None.
     #[getter]
     fn counter_width(&self) -> Option<u8> {
-        self.info.counter_width
+        self.info.counter_width()
     }
 
     /// log2 of the bits per chunk of a chunked payload, else None.
     #[getter]
     fn chunk_shift(&self) -> Option<u8> {
-        self.info.chunk_shift
+        self.info.chunk_shift()
     }
 
     /// Header bytes.
     #[getter]
     fn header_len(&self) -> usize {
-        self.info.header_len
+        self.info.header_len()
     }
 
     /// Payload bytes.
     #[getter]
     fn payload_len(&self) -> usize {
-        self.info.payload_len
+        self.info.payload_len()
     }
 
     /// Bytes of the whole frame, checksum and tag included.
     #[getter]
     fn frame_len(&self) -> usize {
-        self.info.frame_len
+        self.info.frame_len()
     }
 
     /// The base hash: "xxh64", "siphash24" or "opaque" (another library's bits, which
     /// bloomwire carries and does not query).
     #[getter]
     fn hash(&self) -> &'static str {
-        self.info.hash
+        self.info.hash()
     }
 
     /// The application metadata the sender attached, as bytes; None when there is none.
     #[getter]
     fn metadata<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyBytes>> {
-        self.info.metadata.as_deref().map(|m| PyBytes::new(py, m))
+        self.info.metadata().map(|m| PyBytes::new(py, m))
     }
 
     /// The authentication tag: "absent" (the frame has none), "unverified" (it has one, not
     /// checked: no key was given) or "verified" (checked with the key).
     #[getter]
     fn tag(&self) -> &'static str {
-        self.info.tag
+        self.info.tag()
     }
 
     /// The restart flag: the sender's numbering starts again with this full frame, and a
     /// receiver applies it whatever generation it holds.
     #[getter]
     fn restart(&self) -> bool {
-        self.info.restart
+        self.info.restart()
     }
 
     fn __repr__(&self) -> String {
         format!(
             "FrameInfo(kind={:?}, counting={}, generation={}, m={}, k={}, n={}, coding={:?}, tag={:?}, restart={}, frame_len={})",
             self.kind(),
-            if self.info.counting { "True" } else { "False" },
-            self.info.generation,
-            self.info.m,
-            self.info.k,
-            self.info.n,
-            self.info.coding,
-            self.info.tag,
-            if self.info.restart { "True" } else { "False" },
-            self.info.frame_len
+            if self.info.counting() { "True" } else { "False" },
+            self.info.generation(),
+            self.info.m(),
+            self.info.k(),
+            self.info.n(),
+            self.info.coding(),
+            self.info.tag(),
+            if self.info.restart() { "True" } else { "False" },
+            self.info.frame_len()
         )
     }
 }
@@ -1611,7 +1611,9 @@ impl Sender {
 
 /// Applies a `Sender`'s frames in order. On any error its filter and generation stay as they
 /// were: `GenerationGap`, `BaseMismatch` and `ResultMismatch` (all `ResyncNeeded`) mean it
-/// needs a full frame, `StaleGeneration` that the frame was a duplicate or came late.
+/// needs a full frame, `StaleGeneration` that the frame was a duplicate or came late. It
+/// holds the filter kind of the first frame it accepts (`UnexpectedFilterType` for the
+/// other kind).
 #[pyclass(module = "bloomwire")]
 struct Receiver {
     inner: api::Receiver,
@@ -1647,6 +1649,56 @@ impl Receiver {
         let receiver = &mut self.inner;
         let big = bytes.len() >= DETACH_FRAME_BYTES;
         let (info, header) = maybe_detach(py, big, || receiver.receive(bytes)).into_py()?;
+        Ok(Update { info, header })
+    }
+
+    /// Apply a filter or delta decoded elsewhere (by `decode`, `decode_counting` or
+    /// `decode_message`: a `BloomFilter`, `CountingFilter` or `Delta` whose `header` is its
+    /// frame's) by the rules of `receive`, and return the `Update`. The filter is applied as
+    /// it is now, and copied; a filter built here has no frame (`ValueError`: encode it and
+    /// `receive` the frame). A receiver with a `key` applies only what was decoded with that
+    /// key: an untagged frame's message is `MissingTag`, one decoded without the key (its
+    /// tag skipped) or with another key `TagNotVerified`. On any error nothing changes.
+    fn apply(&mut self, py: Python<'_>, message: &Bound<'_, PyAny>) -> PyResult<Update> {
+        let receiver = &mut self.inner;
+        let (info, header) = if let Ok(delta) = message.cast::<Delta>() {
+            let delta = &delta.get().inner;
+            let bits = delta.m() * if delta.is_counting() { 8 } else { 1 };
+            maybe_detach(py, bits >= DETACH_FILTER_BITS, || {
+                receiver.apply_delta(delta)
+            })
+        } else {
+            let unframed = || {
+                PyValueError::new_err(
+                    "this filter was not decoded from a frame: encode it and receive the frame",
+                )
+            };
+            match filter_ref(message).map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "expected a BloomFilter, a CountingFilter or a Delta, not {}",
+                    message
+                        .get_type()
+                        .name()
+                        .map_or("?".into(), |n| n.to_string())
+                ))
+            })? {
+                FilterBorrow::Bloom(b) => {
+                    let (inner, big) = (&b.inner, b.bits_m() >= DETACH_FILTER_BITS);
+                    let header = b.header.as_deref().ok_or_else(unframed)?;
+                    maybe_detach(py, big, || {
+                        receiver.apply_filter(FilterRef::Bloom(inner), header)
+                    })
+                }
+                FilterBorrow::Counting(c) => {
+                    let (inner, big) = (&c.inner, c.counters_m() >= DETACH_FILTER_BITS / 8);
+                    let header = c.header.as_deref().ok_or_else(unframed)?;
+                    maybe_detach(py, big, || {
+                        receiver.apply_filter(FilterRef::Counting(inner), header)
+                    })
+                }
+            }
+        }
+        .into_py()?;
         Ok(Update { info, header })
     }
 

@@ -142,6 +142,68 @@ def test_keyed_sender_and_receiver(f):
     assert plain.receive(first).header.tag == "unverified"
 
 
+def test_a_keyed_receiver_applies_only_what_its_key_verified(f):
+    sender = bloomwire.Sender(key=KEY)
+    first = sender.next_frame(f)
+    g = f.copy()
+    g.insert("one more")
+    delta = sender.next_frame(g)
+    receiver = bloomwire.Receiver(key=KEY)
+    # Decoded without the key (its tag skipped) or with another key: not this key's word.
+    unverified = bloomwire.decode_message(first)
+    assert unverified.header.tag == "unverified"
+    other = bloomwire.decode_message(bloomwire.Sender(key=OTHER).next_frame(f), key=OTHER)
+    assert other.header.tag == "verified"
+    for message in (unverified, other):
+        with pytest.raises(bloomwire.TagNotVerified):
+            receiver.apply(message)
+    with pytest.raises(bloomwire.MissingTag):
+        receiver.apply(bloomwire.decode(f.encode(generation=1)))
+    assert receiver.generation is None and receiver.filter is None
+    # Decoded with the key: applied as receive applies the frame.
+    update = receiver.apply(bloomwire.decode_message(first, key=KEY))
+    assert (update.kind, update.generation) == ("full", 1)
+    assert update.header.tag == "verified" and update.header.restart
+    with pytest.raises(bloomwire.TagNotVerified):
+        receiver.apply(bloomwire.decode_message(delta))
+    with pytest.raises(bloomwire.StaleGeneration):  # generation 1 again, no restart flag
+        receiver.apply(bloomwire.decode(f.encode(generation=1, key=KEY), key=KEY))
+    update = receiver.apply(bloomwire.decode_message(delta, key=KEY))
+    assert (update.kind, update.generation) == ("delta", 2) and receiver.filter == g
+    # A counting filter's message, to this Bloom filter's receiver: the tag first.
+    c = bloomwire.CountingFilter(1000, 2)
+    counting = c.encode(generation=3, key=KEY)
+    with pytest.raises(bloomwire.TagNotVerified):
+        receiver.apply(bloomwire.decode_counting(counting))
+    with pytest.raises(bloomwire.UnexpectedFilterType):
+        receiver.apply(bloomwire.decode_counting(counting, key=KEY))
+    assert receiver.generation == 2 and receiver.filter == g
+    assert issubclass(bloomwire.TagNotVerified, bloomwire.FrameError)
+    assert bloomwire.TagNotVerified.__module__ == "bloomwire"
+
+
+def test_a_receiver_applies_decoded_messages():
+    c = bloomwire.CountingFilter(10_000, 2, width=4)
+    c.insert_many(f"k{i}" for i in range(300))
+    sender = bloomwire.Sender()
+    first = sender.next_frame(c)
+    c.remove("k0")
+    second = sender.next_frame(c)
+    receiver, twin = bloomwire.Receiver(), bloomwire.Receiver()
+    # Without a key, what was read unverified is applied as it is, as receive would.
+    assert receiver.apply(bloomwire.decode_counting(first)) == twin.receive(first)
+    delta = bloomwire.decode_message(second)
+    assert isinstance(delta, bloomwire.Delta) and delta.counting
+    update = receiver.apply(delta)
+    assert update == twin.receive(second) and update.kind == "delta"
+    assert receiver.filter == twin.filter == c and receiver.generation == 2
+    with pytest.raises(ValueError, match="not decoded from a frame"):
+        receiver.apply(c)
+    with pytest.raises(TypeError):
+        receiver.apply(first)
+    assert receiver.generation == 2
+
+
 def test_sender_full_frame_for_a_late_receiver(f):
     sender = bloomwire.Sender()
     assert sender.full_frame() is None

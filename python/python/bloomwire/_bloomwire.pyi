@@ -551,6 +551,10 @@ class Receiver:
         only frames tagged with it."""
     def receive(self, frame: _Buffer) -> Update:
         """Decode and apply one frame."""
+    def apply(self, message: Union[BloomFilter, CountingFilter, Delta]) -> Update:
+        """Apply a filter or delta decoded elsewhere (its `header` is its frame's) by the
+        rules of `receive`. With a key only what was decoded with that key: `MissingTag` for
+        an untagged frame's, `TagNotVerified` for one decoded without it or with another."""
     @property
     def filter(self) -> Optional[_AnyFilter]:
         """A copy of the current filter, None before the first full frame."""

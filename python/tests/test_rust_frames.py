@@ -1,6 +1,7 @@
 """Frames made by the Rust program (`bloomwire build`) decode in Python, and frames made in
 Python decode in the Rust program: the same bits, the same answers, the same bytes."""
 
+import json
 import os
 import subprocess
 import sys
@@ -100,6 +101,90 @@ def test_python_frame_decodes_in_rust(rust_cli, tmp_path):
     subprocess.run([rust_cli, "decode", str(path), "-o", str(tmp_path / "counters")],
                    check=True)
     assert (tmp_path / "counters").read_bytes() == c.packed()
+
+
+KEY = bytes(range(100, 132))
+OTHER_KEY = bytes(32)
+
+
+def key_files(tmp_path):
+    """The key as the program reads it: 32 raw bytes, and 64 hex digits with a newline."""
+    raw, hexed = tmp_path / "key.bin", tmp_path / "key.hex"
+    raw.write_bytes(KEY)
+    hexed.write_text(KEY.hex() + "\n")
+    other = tmp_path / "other.bin"
+    other.write_bytes(OTHER_KEY)
+    return raw, hexed, other
+
+
+def test_keyed_rust_frames_decode_in_python(rust_cli, keys_file, tmp_path):
+    raw, hexed, _ = key_files(tmp_path)
+    mine = bloomwire.plan_for_fpr(N, 0.01, max_m=1 << 32).new_filter()
+    mine.insert_many(keys())
+    for i, key_file in enumerate((raw, hexed)):
+        frame = build(rust_cli, keys_file, tmp_path / f"keyed{i}.blwr", "--key-file",
+                      str(key_file), "--metadata-hex", "6e6f64653d31")
+        # The same frame as Python's with the key, byte for byte.
+        assert frame == mine.encode(key=KEY, metadata=b"node=1")
+        # With the right key: verified.
+        f = bloomwire.decode(frame, key=KEY)
+        assert f == mine and f.header.tag == "verified" and f.header.metadata == b"node=1"
+        assert bloomwire.frame_info(frame, key=KEY).tag == "verified"
+        receiver = bloomwire.Receiver(key=KEY)
+        assert receiver.receive(frame).header.tag == "verified" and receiver.filter == mine
+        # Without a key: read, the tag skipped and said to be.
+        f = bloomwire.decode(frame)
+        assert f == mine and f.header.tag == "unverified"
+        assert bloomwire.frame_info(frame).tag == "unverified"
+        with pytest.raises(bloomwire.TagNotVerified):
+            bloomwire.Receiver(key=KEY).apply(bloomwire.decode_message(frame))
+        # With another key: BadTag, at the tag's offset, before the payload is read.
+        for decode in (lambda b: bloomwire.decode(b, key=OTHER_KEY),
+                       lambda b: bloomwire.decode_message(b, key=OTHER_KEY),
+                       lambda b: bloomwire.frame_info(b, key=OTHER_KEY),
+                       bloomwire.Receiver(key=OTHER_KEY).receive):
+            with pytest.raises(bloomwire.BadTag) as caught:
+                decode(frame)
+            assert caught.value.offset == len(frame) - 16
+
+
+def inspect(cli, path, *args):
+    run = subprocess.run([cli, "inspect", "--json", str(path), *args], capture_output=True,
+                         text=True)
+    return run.returncode, json.loads(run.stdout), run.stderr
+
+
+def test_keyed_python_frames_read_by_the_program(rust_cli, tmp_path):
+    raw, hexed, other = key_files(tmp_path)
+    f = bloomwire.plan_for_fpr(2_000, 0.01).new_filter()
+    f.insert_many(f"py-{i}" for i in range(2_000))
+    path = tmp_path / "keyed.blwr"
+    path.write_bytes(f.encode(key=KEY, metadata=b"from python", generation=7))
+    for key_file in (raw, hexed):
+        code, info, _ = inspect(rust_cli, path, "--key-file", str(key_file))
+        assert code == 0 and info["tag"] == "verified"
+        assert (info["generation"], info["metadata_hex"]) == ("7", b"from python".hex())
+        assert info["m"] == f.m and info["n"] == str(f.n)
+        run = subprocess.run([rust_cli, "query", "--key-file", str(key_file), str(path),
+                              "py-0", "py-1999", "absent"], capture_output=True, text=True)
+        answers = dict(line.split("\t") for line in run.stdout.splitlines())
+        assert answers == {"py-0": "maybe", "py-1999": "maybe",
+                           "absent": "maybe" if "absent" in f else "no"}
+        assert run.returncode == (0 if "absent" in f else 1), run.stderr
+    # Without a key the program reads it and says the tag was not checked.
+    code, info, _ = inspect(rust_cli, path)
+    assert code == 0 and info["tag"] == "unverified"
+    # With another key it refuses it, naming the bad tag.
+    code, info, err = inspect(rust_cli, path, "--key-file", str(other))
+    assert code == 1 and info["tag"] == "bad"
+    assert "authentication tag" in info["problem"]
+    run = subprocess.run([rust_cli, "query", "--key-file", str(other), str(path), "py-0"],
+                         capture_output=True, text=True)
+    assert run.returncode == 2 and run.stdout == "" and "authentication tag" in run.stderr
+    # An untagged frame, to a program given a key: refused for the missing tag.
+    path.write_bytes(f.encode())
+    code, info, _ = inspect(rust_cli, path, "--key-file", str(raw))
+    assert code == 1 and info["tag"] == "absent" and info["problem"]
 
 
 def test_the_tour_script(rust_cli, tmp_path):

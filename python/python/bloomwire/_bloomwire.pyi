@@ -137,7 +137,8 @@ class Plan:
     def receiver_bytes(self) -> int:
         """The receiver's memory for the decoded filter, `ceil(m/8)` bytes."""
     def new_filter(self) -> BloomFilter:
-        """An empty Bloom filter with the planned parameters."""
+        """An empty Bloom filter with the planned parameters (`AllocationFailed`, a
+        `MemoryError`, when the machine cannot hold it)."""
     def new_counting_filter(self, width: int = 4) -> CountingFilter:
         """An empty counting filter with the planned parameters and `width`-bit counters."""
     def __eq__(self, other: object, /) -> bool: ...
@@ -177,7 +178,8 @@ class BloomFilter:
         cls, m: int, k: int, *, seed: int = 0, siphash_key: Optional[bytes] = None
     ) -> Self:
         """A standard filter of `m` bits and `k` hash functions (xxHash64 with `seed`, or
-        keyed SipHash-2-4 with a 16-byte `siphash_key`)."""
+        keyed SipHash-2-4 with a 16-byte `siphash_key`); `AllocationFailed`, a `MemoryError`,
+        when the machine cannot hold m bits."""
     @staticmethod
     def from_plan(plan: Plan) -> BloomFilter:
         """An empty filter with a plan's parameters."""
@@ -273,7 +275,9 @@ class CountingFilter:
         seed: int = 0,
         siphash_key: Optional[bytes] = None,
     ) -> Self:
-        """A standard counting filter of `m` counters of `width` bits and `k` hash functions."""
+        """A standard counting filter of `m` counters of `width` bits and `k` hash functions
+        (a byte a counter in memory: `AllocationFailed`, a `MemoryError`, when the machine
+        cannot hold them)."""
     @staticmethod
     def from_plan(plan: Plan, width: int = 4) -> CountingFilter:
         """An empty counting filter with a plan's parameters."""

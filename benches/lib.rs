@@ -61,16 +61,18 @@ pub fn start_run() {
 /// benchmark that a filter left out keeps an older file, which does not count).
 pub fn mean_ns(group: &str, function: &str) -> Option<f64> {
     let dir = |s: &str| s.replace('/', "_");
-    let path: PathBuf = [
-        "target",
-        "criterion",
-        &dir(group),
-        &dir(function),
-        "new",
-        "estimates.json",
-    ]
-    .iter()
-    .collect();
+    // Where criterion writes: the workspace's target directory (benchmarks run in the
+    // package's directory, one below it), unless CARGO_TARGET_DIR moves it.
+    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target"),
+        PathBuf::from,
+    );
+    let path = target
+        .join("criterion")
+        .join(dir(group))
+        .join(dir(function))
+        .join("new")
+        .join("estimates.json");
     let modified = std::fs::metadata(&path).ok()?.modified().ok()?;
     if modified < *STARTED.get()? {
         return None;

@@ -8,6 +8,9 @@
 //!
 //! * bloomwire: the sender's `next_frame` for the new generation (it holds the previous one),
 //!   and the receiver's `receive` of that frame (it holds the previous generation);
+//! * bloomwire by flips: the sender's `next_frame_with_flips`, handed the changed positions
+//!   (as a counting filter's sender, or an application that tracks them, has them), which
+//!   makes the same frame without reading the rest of the filter; the receiver as above;
 //! * zstd -3 on the raw bits: compressing the XOR of the two generations, and decompressing
 //!   it and XOR-ing it into the base.
 //!
@@ -35,6 +38,8 @@ struct Scenario {
     next: BloomFilter,
     /// The XOR of the two generations' packed bits, what zstd compresses.
     xor: Vec<u8>,
+    /// The positions where the generations differ, increasing.
+    flips: Vec<u64>,
 }
 
 fn key(i: u64) -> [u8; 8] {
@@ -63,12 +68,16 @@ impl Scenario {
             .zip(next.bits().to_bytes().iter())
             .map(|(a, b)| a ^ b)
             .collect();
+        let flips = (0..params.m())
+            .filter(|&i| base.bits().get(i) != next.bits().get(i))
+            .collect();
         Scenario {
             name,
             params,
             base,
             next,
             xor,
+            flips,
         }
     }
 
@@ -100,6 +109,12 @@ fn bench_update(c: &mut Criterion<CpuTime>, s: &Scenario, rows: &mut Vec<Row>) {
     let mut first_sender = Sender::new(Encoder::new(), u64::MAX);
     let first = first_sender.next_frame(&s.base).expect("frame").to_bytes();
     let update = s.sender().next_frame(&s.next).expect("frame").to_bytes();
+    let by_flips = s
+        .sender()
+        .next_frame_with_flips(&s.flips, s.next.n())
+        .expect("frame")
+        .to_bytes();
+    assert_eq!(by_flips, update, "the same frame from the flips");
     let zstd = zstd::bulk::compress(&s.xor, 3).expect("zstd");
     let base_bytes = s.base.bits().to_bytes();
     {
@@ -130,6 +145,17 @@ fn bench_update(c: &mut Criterion<CpuTime>, s: &Scenario, rows: &mut Vec<Row>) {
         b.iter_batched(
             || s.sender(),
             |mut sender| sender.next_frame(black_box(&s.next)).expect("frame"),
+            BatchSize::LargeInput,
+        )
+    });
+    g.bench_function("bloomwire-flips/sender", |b| {
+        b.iter_batched(
+            || s.sender(),
+            |mut sender| {
+                sender
+                    .next_frame_with_flips(black_box(&s.flips), s.next.n())
+                    .expect("frame")
+            },
             BatchSize::LargeInput,
         )
     });
@@ -171,19 +197,23 @@ struct Row {
 fn print_table(rows: &[Row]) {
     println!();
     println!(
-        "| plan | m | k | bloomwire bytes | zstd -3 bytes | bytes ratio | bloomwire sender + receiver ms | zstd -3 ms | CPU ratio |"
+        "| plan | m | k | bloomwire bytes | zstd -3 bytes | bytes ratio | bloomwire sender + receiver ms | by flips ms | zstd -3 ms | CPU ratio | by flips CPU ratio |"
     );
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for r in rows {
-        let ms = |side: &str| {
-            let s = mean_ns(&r.group, &format!("{side}/sender"))?;
-            let t = mean_ns(&r.group, &format!("{side}/receiver"))?;
+        let ms = |sender: &str, receiver: &str| {
+            let s = mean_ns(&r.group, &format!("{sender}/sender"))?;
+            let t = mean_ns(&r.group, &format!("{receiver}/receiver"))?;
             Some((s + t) / 1e6)
         };
-        let (ours, theirs) = (ms("bloomwire"), ms("zstd-3"));
+        let (ours, flips, theirs) = (
+            ms("bloomwire", "bloomwire"),
+            ms("bloomwire-flips", "bloomwire"),
+            ms("zstd-3", "zstd-3"),
+        );
         let fmt = |v: Option<f64>| v.map_or("–".into(), |v| format!("{v:.2}"));
         println!(
-            "| {} | {} | {} | {} | {} | {:.2} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {:.2} | {} | {} | {} | {} | {} |",
             r.group.trim_start_matches("update/"),
             r.m,
             r.k,
@@ -191,8 +221,10 @@ fn print_table(rows: &[Row]) {
             r.zstd_bytes,
             r.bloomwire_bytes as f64 / r.zstd_bytes as f64,
             fmt(ours),
+            fmt(flips),
             fmt(theirs),
             fmt(ours.zip(theirs).map(|(a, b)| a / b)),
+            fmt(flips.zip(theirs).map(|(a, b)| a / b)),
         );
     }
 }

@@ -15,6 +15,9 @@ pub(crate) struct Features {
     pub(crate) avx512_popcnt: bool,
     /// SSE 4.2's `crc32`: a raw payload's checksum and copy in one pass.
     pub(crate) sse42: bool,
+    /// PCLMULQDQ and SSE 4.2: a digest brought forward by flips, a carry-less multiplication
+    /// and a `crc32` a product.
+    pub(crate) clmul: bool,
     /// BMI1, BMI2 and LZCNT: coding 9's build.
     pub(crate) bmi2: bool,
     /// AVX2 and POPCNT: coding 8's 256-bit kernels.
@@ -39,6 +42,7 @@ fn probe() -> Features {
         popcnt,
         avx512_popcnt: has!("avx512f") && has!("avx512vpopcntdq"),
         sse42: has!("sse4.2"),
+        clmul: has!("pclmulqdq") && has!("sse4.2"),
         bmi2: has!("bmi1") && has!("bmi2") && has!("lzcnt"),
         avx2: has!("avx2") && popcnt,
         avx512: has!("avx512f")

@@ -93,7 +93,7 @@ pub use optimizer::{Optimizer, Plan};
 #[cfg(feature = "tokio")]
 #[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 pub use stream::codec::{CodecError, FrameCodec, FramingCodec, ReceiverCodec};
-pub use stream::{Receiver, Sender, Update};
+pub use stream::{Receiver, Sender, SummarySender, Update};
 
 /// Not API: the coders' payload functions and their SIMD kernels side by side, for the
 /// crate's fuzz checks, benchmarks and test-vector generator (feature `internals`). Any

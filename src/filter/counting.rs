@@ -140,11 +140,20 @@ impl CountingBloomFilter {
 
     /// Insert a key: increment its counters, saturating at `2^width - 1`.
     pub fn insert(&mut self, key: impl AsRef<[u8]>) {
+        self.insert_noting(key.as_ref(), |_| {});
+    }
+
+    /// Insert a key, calling `set` with the position of each counter that leaves zero (a bit
+    /// the filter's Bloom filter gains).
+    pub(crate) fn insert_noting(&mut self, key: &[u8], mut set: impl FnMut(u64)) {
         let max = self.max_count();
         let counters = &mut self.counters;
-        walk_indexes(&self.geometry, &self.params, key.as_ref(), |i| {
+        walk_indexes(&self.geometry, &self.params, key, |i| {
             let c = &mut counters[i as usize];
             if *c < max {
+                if *c == 0 {
+                    set(i);
+                }
                 *c += 1;
             }
             true
@@ -156,7 +165,12 @@ impl CountingBloomFilter {
     /// [`Error::InvalidParameter`], and nothing changed, when one of its counters is zero
     /// (the key is not in the filter).
     pub fn remove(&mut self, key: impl AsRef<[u8]>) -> Result<()> {
-        let key = key.as_ref();
+        self.remove_noting(key.as_ref(), |_| {})
+    }
+
+    /// Remove a key as [`remove`](Self::remove) does, calling `cleared` with the position of
+    /// each counter that reaches zero (a bit the filter's Bloom filter loses).
+    pub(crate) fn remove_noting(&mut self, key: &[u8], mut cleared: impl FnMut(u64)) -> Result<()> {
         if !self.contains(key) {
             return Err(invalid(
                 "key",
@@ -171,6 +185,9 @@ impl CountingBloomFilter {
                 // Non-zero: a key's indexes may repeat, but each repeat was counted too
                 // (or the counter saturated on the way).
                 *c = c.saturating_sub(1);
+                if *c == 0 {
+                    cleared(i);
+                }
             }
             true
         });

@@ -7,6 +7,8 @@ mod bloom;
 pub mod counting;
 #[allow(unsafe_code)]
 pub(crate) mod crc_copy;
+#[allow(unsafe_code)]
+mod digest;
 pub mod hashing;
 mod params;
 #[allow(unsafe_code)]
@@ -14,4 +16,5 @@ pub(crate) mod popcount;
 pub mod rational;
 
 pub use bloom::*;
+pub use digest::DigestChange;
 pub use params::*;

@@ -1,29 +1,34 @@
-//! The sender's view of one step between two generations of a Bloom filter: a single scan
-//! of the previous and the new words yields the changed positions, the new filter's ones
-//! and its digest (O(m/64) word reads plus O(changes)); sizes predicted from those counts
+//! The sender's view of one step between two generations of a Bloom filter: the changed
+//! positions, the new generation's ones and its digest; sizes predicted from those counts
 //! pick a delta or a full frame, so exactly one frame is coded; and the previous generation
 //! is brought forward by flipping the changed positions, O(changes), without a copy.
+//!
+//! A sender handed the new generation whole finds the change by a single scan of both
+//! generations' words ([`scan`]: O(m/64) word reads plus O(changes)); a sender handed the
+//! changed positions ([`Sender::next_frame_with_flips`](super::Sender::next_frame_with_flips))
+//! derives the rest from them ([`flips`]: O(changes)), so that its step, a delta's, costs
+//! what changed whatever the filter's size.
 
-use crate::error::Result;
+use crate::error::{invalid, Result};
 use crate::filter::any::FilterRef;
 use crate::filter::bits::BitArray;
-use crate::filter::BloomFilter;
+use crate::filter::{BloomFilter, DigestChange};
 use crate::format::{DeltaStep, Frame, Settings};
 
-/// The sender's step for a Bloom filter: scan once, predict, code one frame, and move
-/// `last` forward by the changed positions (see the module's documentation). `last` and
-/// `last_digest` change only when a frame is returned.
+/// The sender's step for a Bloom filter from `last` (the generation sent last, its digest
+/// `last_digest`) by `change`: predict, code one frame, and move `last` forward by the
+/// changed positions, in place (see the module's documentation). A full frame is coded
+/// from `last` once moved. `last` and `last_digest` change only when a frame is returned.
 pub(crate) fn step(
     settings: &Settings,
     last: &mut BloomFilter,
     last_digest: &mut u32,
     base_generation: u64,
-    filter: &BloomFilter,
+    change: &Change,
     generation: u64,
     delta_allowed: bool,
 ) -> Result<Frame> {
-    let change = scan(last.bits(), filter.bits());
-    let m = filter.m();
+    let m = last.m();
     let kind = if delta_allowed {
         choose(
             predict_delta(m, change.positions.len() as u64),
@@ -32,35 +37,43 @@ pub(crate) fn step(
     } else {
         Kind::Full
     };
-    let full = || settings.encode(FilterRef::Bloom(filter), generation);
+    let base_n = last.n();
+    last.bits_mut().flip(&change.positions);
+    last.set_n(change.n);
+    let full = |last: &BloomFilter| settings.encode(FilterRef::Bloom(last), generation);
     let frame = match kind {
-        Kind::Full => full()?,
+        Kind::Full => full(last),
         Kind::Delta => {
             let step = DeltaStep {
-                params: filter.params(),
-                n: filter.n(),
+                params: last.params(),
+                n: change.n,
                 base_generation,
                 base_digest: *last_digest,
                 generation,
                 result_digest: change.digest,
             };
-            match settings.encode_delta_positions(step, &change.positions) {
-                Ok(frame) => frame,
-                // Over the budget: the full frame may still fit.
-                Err(_) => full()?,
-            }
+            // Over the budget: the full frame may still fit.
+            settings
+                .encode_delta_positions(step, &change.positions)
+                .or_else(|_| full(last))
         }
     };
-    // Brought forward to the new generation, in place.
-    last.bits_mut().flip(&change.positions);
-    last.set_n(filter.n());
-    *last_digest = change.digest;
-    Ok(frame)
+    match frame {
+        Ok(frame) => {
+            *last_digest = change.digest;
+            Ok(frame)
+        }
+        Err(e) => {
+            last.bits_mut().flip(&change.positions);
+            last.set_n(base_n);
+            Err(e)
+        }
+    }
 }
 
-/// What changed between two generations of the same shape.
+/// What changes from one generation of a Bloom filter to the next.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Scan {
+pub(crate) struct Change {
     /// The positions where the two generations differ, increasing: the one bits of their
     /// XOR.
     pub(crate) positions: Vec<u64>,
@@ -68,6 +81,41 @@ pub(crate) struct Scan {
     pub(crate) ones: u64,
     /// The new generation's digest ([`BitArray::digest`]).
     pub(crate) digest: u32,
+    /// Keys in the new generation.
+    pub(crate) n: u64,
+}
+
+/// The change that flips `positions` (increasing, each below m) of `last` (whose digest is
+/// `last_digest` and whose ones are `last_ones`), to a generation of `n` keys: O(positions).
+/// [`Error::InvalidParameter`](crate::Error::InvalidParameter) for positions out of order,
+/// repeated or past the end.
+pub(crate) fn flips(
+    last: &BitArray,
+    last_digest: u32,
+    last_ones: u64,
+    positions: Vec<u64>,
+    n: u64,
+) -> Result<Change> {
+    let m = last.len();
+    if let Some(w) = positions.windows(2).find(|w| w[0] >= w[1]) {
+        return Err(invalid(
+            "flips",
+            format!("{} then {}: positions must increase", w[0], w[1]),
+        ));
+    }
+    if let Some(&p) = positions.last().filter(|&&p| p >= m) {
+        return Err(invalid("flips", format!("{p} is not below m = {m}")));
+    }
+    let set = positions.iter().filter(|&&p| last.get(p)).count() as u64;
+    let ones = last_ones - set + (positions.len() as u64 - set);
+    let mut digest = DigestChange::new(m);
+    digest.flip_all(&positions);
+    Ok(Change {
+        digest: digest.apply(last_digest),
+        positions,
+        ones,
+        n,
+    })
 }
 
 /// Words per block of the scan: the packed bytes of a block go to the CRC together, which
@@ -76,7 +124,7 @@ const BLOCK: usize = 512;
 
 /// Scan `prev` and `next` (the same length) once: the changed positions, the ones of
 /// `next` and the digest of `next`.
-pub(crate) fn scan(prev: &BitArray, next: &BitArray) -> Scan {
+pub(crate) fn scan(prev: &BitArray, next: &BitArray, n: u64) -> Change {
     assert_eq!(prev.len(), next.len(), "generations of one shape");
     let mut positions = Vec::new();
     let mut ones = 0u64;
@@ -103,10 +151,11 @@ pub(crate) fn scan(prev: &BitArray, next: &BitArray) -> Scan {
         crc = crc32c::crc32c_append(crc, &buf[..take]);
         left -= take;
     }
-    Scan {
+    Change {
         positions,
         ones,
         digest: crc,
+        n,
     }
 }
 
@@ -173,7 +222,7 @@ mod tests {
             BitArray::with_ones(len, &old),
             BitArray::with_ones(len, &new),
         );
-        let change = scan(&a, &b);
+        let change = scan(&a, &b, 0);
         let mut xor = a.clone();
         xor.xor_with(&b).unwrap();
         let want: Vec<u64> = (0..len).filter(|&i| xor.get(i)).collect();
@@ -189,7 +238,7 @@ mod tests {
     fn equal_generations_change_nothing() {
         for len in [1, 63, 64, 65, 4096 * 8 + 3] {
             let a = BitArray::with_ones(len, &[0, len - 1]);
-            let change = scan(&a, &a);
+            let change = scan(&a, &a, 0);
             assert!(change.positions.is_empty());
             assert_eq!(change.digest, a.digest());
             assert_eq!(change.ones, a.count_ones());

@@ -3,26 +3,30 @@
 //! base ([`Delta::apply`]) or in place on the filter a [`Receiver`](super::Receiver) holds.
 //!
 //! In place, the changed positions (a positional delta's, decoded from its payload, or the
-//! one bits of a decoded XOR array) are flipped in the held bits, the result's digest is
-//! computed in one pass and compared with the frame's, and on a mismatch the same flips undo
-//! the change: no second array is built, and an error leaves the bits exactly as they were.
+//! one bits of a decoded XOR array) are flipped in the held bits and the result's digest is
+//! compared with the frame's; on a mismatch the same flips undo the change: no second array
+//! is built, and an error leaves the bits exactly as they were. A positional delta's result
+//! digest is the held digest brought forward by its flips ([`DigestChange`]), so applying it
+//! costs what changed, whatever the filter's size; an XOR array's is computed in one pass.
 
 use crate::error::{invalid, Error, Result};
 use crate::filter::any::FilterRef;
 use crate::filter::bits::BitArray;
 use crate::filter::counting::CountingBloomFilter;
 use crate::filter::BloomFilter;
+use crate::filter::DigestChange;
 use crate::format::{Delta, FrameHeader, FrameKind, FrameView};
 
 /// The checks of a delta against a base, in the spec's order (5.2): the generation, the
 /// shape (`difference`: the first field in which the base and the delta differ), the base
-/// digest (asked only if the rest holds). Returns the result digest to check.
+/// digest (asked only if the rest holds). Returns the base digest (checked) and the result
+/// digest to check.
 fn check_base(
     header: &FrameHeader,
     difference: Option<(&'static str, String, String)>,
     base_generation: u64,
     base_digest: impl FnOnce() -> u32,
-) -> Result<u32> {
+) -> Result<(u32, u32)> {
     let FrameKind::Delta {
         base_generation: wanted,
         base_digest: expected,
@@ -50,7 +54,7 @@ fn check_base(
             actual,
         });
     }
-    Ok(result_digest)
+    Ok((expected, result_digest))
 }
 
 /// [`Error::ResultMismatch`] unless the result's digest is the one the frame names.
@@ -113,7 +117,7 @@ impl Delta<Vec<u8>> {
     ) -> Result<CountingBloomFilter> {
         let width = self.header.counter_width.unwrap_or(0);
         let difference = base.difference(&self.header.params, width);
-        let result_digest =
+        let (_, result_digest) =
             check_base(&self.header, difference, base_generation, || base.digest())?;
         let result = base.apply_xor(&self.xor, self.header.n)?;
         check_result(&self.header, result_digest, result.digest())?;
@@ -123,30 +127,38 @@ impl Delta<Vec<u8>> {
 
 /// What a Bloom filter's delta changes: flips of bits, which flipping again undoes.
 pub(crate) trait Flips {
-    /// Flip the changed bits of `bits`. On an error the flips made before it stay, and a
-    /// second call makes the same flips (undoing them) and ends in the same error.
-    fn flip(&self, bits: &mut BitArray) -> Result<()>;
+    /// Flip the changed bits of `bits`, whose digest was `digest`, and return the digest
+    /// after the flips. On an error the flips made before it stay, and a second call makes
+    /// the same flips (undoing them) and ends in the same error.
+    fn flip(&self, bits: &mut BitArray, digest: u32) -> Result<u32>;
 }
 
-/// A delta decoded into the XOR of two generations (any coding but positional).
+/// A delta decoded into the XOR of two generations (any coding but positional): the
+/// result's digest in one pass over the array.
 impl Flips for BitArray {
-    fn flip(&self, bits: &mut BitArray) -> Result<()> {
-        bits.xor_with(self)
+    fn flip(&self, bits: &mut BitArray, _: u32) -> Result<u32> {
+        bits.xor_with(self)?;
+        Ok(bits.digest())
     }
 }
 
 /// A positional delta (coding 7), its positions decoded from the payload as they are
-/// flipped: no list of them, no XOR array.
+/// flipped, and the digest brought forward by them: no list of them, no XOR array, no pass
+/// over the bits that did not change.
 pub(crate) struct Positions<'a, 'v>(pub(crate) &'a FrameView<'v>);
 
 impl Flips for Positions<'_, '_> {
-    fn flip(&self, bits: &mut BitArray) -> Result<()> {
+    fn flip(&self, bits: &mut BitArray, digest: u32) -> Result<u32> {
         let len = bits.len();
+        let mut change = DigestChange::new(len);
         let mut past_end = None;
         let decoded = self
             .0
             .for_each_delta_position(|p| match p < len {
-                true => bits.flip_one(p),
+                true => {
+                    bits.flip_one(p);
+                    change.flip(p);
+                }
                 false => {
                     past_end.get_or_insert(p);
                 }
@@ -159,7 +171,7 @@ impl Flips for Positions<'_, '_> {
                 "delta position",
                 format!("{p} is not below m = {len}"),
             )),
-            None => Ok(()),
+            None => Ok(change.apply(digest)),
         }
     }
 }
@@ -169,8 +181,8 @@ impl Flips for Positions<'_, '_> {
 /// and base digest checked in the spec's order (5.2), the change made, `decoded` asked
 /// (the checks of a decoded frame that come after its payload: trailing bytes), the result's
 /// digest checked, and the change undone on any error. Returns the new digest; on every
-/// error `held` is unchanged. Costs the change's decoding (twice on an error after it) plus
-/// one digest pass over the array; allocates nothing.
+/// error `held` is unchanged. Costs the change's decoding (twice on an error after it),
+/// plus one digest pass over the array for an XOR array; allocates nothing.
 pub(crate) fn apply_in_place(
     header: &FrameHeader,
     held: &mut BloomFilter,
@@ -180,10 +192,11 @@ pub(crate) fn apply_in_place(
     decoded: impl FnOnce() -> Result<()>,
 ) -> Result<u32> {
     let difference = held.params().difference(&header.params);
-    let result_digest = check_base(header, difference, base_generation, held_digest)?;
+    let (base_digest, result_digest) =
+        check_base(header, difference, base_generation, held_digest)?;
     let bits = held.bits_mut();
-    let outcome = change.flip(bits).and_then(|()| decoded()).and_then(|()| {
-        let actual = bits.digest();
+    let outcome = change.flip(bits, base_digest).and_then(|actual| {
+        decoded()?;
         check_result(header, result_digest, actual).map(|()| actual)
     });
     match outcome {
@@ -193,7 +206,7 @@ pub(crate) fn apply_in_place(
         }
         Err(e) => {
             // The same flips again undo the change (and end where it ended).
-            let _ = change.flip(bits);
+            let _ = change.flip(bits, base_digest);
             Err(e)
         }
     }
@@ -213,7 +226,7 @@ pub(crate) fn check_header(
         FilterRef::Bloom(f) => f.params().difference(&header.params),
         FilterRef::Counting(f) => f.difference(&header.params, header.counter_width.unwrap_or(0)),
     };
-    check_base(header, difference, base_generation, || held_digest)
+    check_base(header, difference, base_generation, || held_digest).map(|(_, result)| result)
 }
 
 #[cfg(test)]

@@ -9,13 +9,19 @@
 //! turns every gap, duplicate, reordering or mismatch into a typed error with its filter
 //! unchanged, so the application knows to ask for a full frame.
 //!
-//! The work follows the change, not the filter's length m. A [`Sender`] scans the previous
-//! and the new generation's words once (changed positions, the new filter's ones and its
-//! digest), predicts the delta's and the full frame's sizes from those counts and codes one
-//! frame; it keeps the previous generation by flipping the changed positions. A
-//! [`Receiver`] keeps the digest of the filter it holds, so a delta's base check is free,
-//! and applies a delta in place on the held filter (flip, one digest pass, undo on a
-//! mismatch), with no second array. Counting filters keep the decode-then-apply path.
+//! The work follows the change, not the filter's length m. A [`Sender`] handed the new
+//! generation scans the previous and the new generation's words once (changed positions,
+//! the new filter's ones and its digest); handed the changed positions
+//! ([`Sender::next_frame_with_flips`]) it reads nothing else, bringing the ones and the
+//! digest forward by the flips ([`DigestChange`](crate::filter::DigestChange)). Either way
+//! it predicts the delta's and the full frame's sizes from those counts, codes one frame,
+//! and keeps the previous generation by flipping the changed positions. A
+//! [`SummarySender`] (Section V's Summary Cache) owns a counting filter and sends its Bloom
+//! filter, the changes being the counters that leave or reach zero. A [`Receiver`] keeps
+//! the digest of the filter it holds, so a delta's base check is free, and applies a
+//! positional delta in place on the held filter (flip, digest brought forward, undo on a
+//! mismatch), with no second array and no pass over the rest. Counting filters keep the
+//! decode-then-apply path.
 //!
 //! A full frame may carry the restart flag (spec §5.2): the sender's numbering starts
 //! again there and a receiver applies it whatever generation it holds. Senders set it on
@@ -61,6 +67,8 @@ pub(crate) mod codec;
 pub(crate) mod delta;
 mod receiver;
 mod sender;
+mod summary;
 
 pub use receiver::{Receiver, Update};
 pub use sender::Sender;
+pub use summary::SummarySender;

@@ -69,9 +69,11 @@ impl Update {
 /// It keeps the digest of the filter it holds (computed once when it accepts a full frame,
 /// then the verified result digest of each delta), so a delta's base check costs nothing.
 /// A Bloom filter's delta is applied in place on the held filter: a positional delta's
-/// changed positions are decoded from the payload and flipped (other codings' XOR is
-/// decoded, then XOR-ed in), the result's digest is computed in one pass and compared, and
-/// on a mismatch the change is undone. Counting filters' deltas are decoded and applied to
+/// changed positions are decoded from the payload and flipped, the held digest brought
+/// forward by each flip ([`DigestChange`](crate::filter::DigestChange)), so that a
+/// positional delta costs what changed whatever the filter's size; other codings' XOR is
+/// decoded, XOR-ed in and the result's digest computed in one pass. The result digest is
+/// compared with the frame's, and on a mismatch the change is undone. Counting filters' deltas are decoded and applied to
 /// a copy. A full frame with the restart flag (spec §5.2) is applied whatever generation
 /// the receiver holds: the sender's numbering starts again there.
 ///
@@ -175,9 +177,9 @@ impl<F: Filter> Receiver<F> {
     /// all before its payload is read: a delta that does not apply costs neither memory
     /// nor work beyond its header and checksum. A positional delta of a Bloom filter is
     /// then decoded straight into the held filter, each changed position flipped as it is
-    /// read (no list of positions, no second array), its result digest checked and the
-    /// flips undone on any error; other frames are decoded, then applied as by
-    /// [`Receiver::apply`].
+    /// read (no list of positions, no second array, no pass over the rest of the filter),
+    /// its result digest checked and the flips undone on any error; other frames are
+    /// decoded, then applied as by [`Receiver::apply`].
     pub fn receive(&mut self, frame: &[u8]) -> Result<Update> {
         let checked = Checked::new(frame, &self.limits, self.key.as_ref())?;
         let len = checked.bytes.len();

@@ -61,7 +61,7 @@ struct Row {
 }
 
 fn group(m: u64) -> String {
-    format!("changes/m=2^{}", m.trailing_zeros())
+    format!("changes/log2-m={}", m.trailing_zeros())
 }
 
 fn bench_m(c: &mut Criterion<CpuTime>, m: u64, rows: &mut Vec<Row>) {

@@ -17,7 +17,7 @@ use crate::error::{invalid, Error, Result};
 /// assert_eq!(BitArray::from_bytes(&[0x01, 0x02], 10).unwrap(), b);
 /// assert_eq!(b.count_zeros(), 8);
 /// ```
-#[derive(Clone, PartialEq, Eq, Hash)]
+#[derive(PartialEq, Eq, Hash)]
 pub struct BitArray {
     words: Vec<u64>,
     len: u64,
@@ -38,22 +38,48 @@ pub(crate) fn words_for(len: u64) -> usize {
     len.div_ceil(64) as usize
 }
 
+impl Clone for BitArray {
+    /// A copy in memory reserved as every array's is ([`reserve_words`]).
+    fn clone(&self) -> Self {
+        let mut words = reserve_words(self.words.len()).expect("memory for the bit array");
+        words.extend_from_slice(&self.words);
+        BitArray {
+            words,
+            len: self.len,
+        }
+    }
+}
+
+/// An empty vector with room for `n` words, [`Error::AllocationFailed`] where the machine
+/// lacks the memory; a large one asks for huge pages (see [`memory`](super::memory)).
+fn reserve_words(n: usize) -> Result<Vec<u64>> {
+    let mut words = Vec::new();
+    words
+        .try_reserve_exact(n)
+        .map_err(|_| Error::AllocationFailed {
+            bytes: 8 * n as u64,
+        })?;
+    super::memory::huge_pages(&mut words);
+    Ok(words)
+}
+
 impl BitArray {
     /// All-zero bits of length `len`.
+    ///
+    /// # Panics
+    ///
+    /// Where the machine lacks the memory ([`try_new`](Self::try_new) returns an error).
     pub fn new(len: u64) -> Self {
-        BitArray {
-            words: vec![0; words_for(len)],
-            len,
-        }
+        BitArray::try_new(len).expect("memory for the bit array")
     }
 
     /// All-zero bits of length `len`, or [`Error::AllocationFailed`] where the machine
-    /// lacks the memory ([`new`](Self::new) aborts then).
+    /// lacks the memory ([`new`](Self::new) panics then).
     pub fn try_new(len: u64) -> Result<Self> {
-        Ok(BitArray {
-            words: crate::error::try_vec(0, len.div_ceil(64))?,
-            len,
-        })
+        let n = words_for(len);
+        let mut words = reserve_words(n)?;
+        words.resize(n, 0);
+        Ok(BitArray { words, len })
     }
 
     /// The array of `len` bits whose ones are at `ones` (in any order; a position listed
@@ -133,11 +159,9 @@ impl BitArray {
         self.words.clear();
         self.len = 0;
         let n = bytes.len().div_ceil(8);
-        self.words
-            .try_reserve_exact(n)
-            .map_err(|_| Error::AllocationFailed {
-                bytes: 8 * n as u64,
-            })?;
+        if self.words.capacity() < n {
+            self.words = reserve_words(n)?;
+        }
         // Whole words through an exact-size iterator (a plain copy loop), then the tail.
         let whole = bytes.chunks_exact(8);
         let tail = whole.remainder();
@@ -175,11 +199,9 @@ impl BitArray {
         self.words.clear();
         self.len = 0;
         let n = words_for(len);
-        self.words
-            .try_reserve_exact(n)
-            .map_err(|_| Error::AllocationFailed {
-                bytes: 8 * n as u64,
-            })?;
+        if self.words.capacity() < n {
+            self.words = reserve_words(n)?;
+        }
         self.words.resize(n, 0);
         self.len = len;
         Ok(())
@@ -286,16 +308,35 @@ impl BitArray {
     }
 
     /// Flip bit `p` for every `p` of `positions`, each below the length (a position listed
-    /// twice flips back): a delta's change, in O(positions). Panics on a position past the
-    /// end (the callers check them first).
-    pub(crate) fn flip(&mut self, positions: &[u64]) {
-        positions.iter().for_each(|&p| self.flip_one(p));
+    /// twice flips back): a delta's change, in O(positions). Returns how many of the
+    /// positions held a one before their flip. Panics on a position past the end (the
+    /// callers check them first).
+    ///
+    /// The positions of a sparse change in a large array are cache misses, and TLB misses
+    /// past a few megabytes: each position's word is asked for (prefetched) a few dozen
+    /// positions ahead of its flip, so that the misses overlap rather than follow one
+    /// another.
+    pub(crate) fn flip(&mut self, positions: &[u64]) -> u64 {
+        const AHEAD: usize = 32;
+        let mut were_ones = 0;
+        for &p in positions.iter().take(AHEAD) {
+            self.prefetch(p);
+        }
+        for (i, &p) in positions.iter().enumerate() {
+            if let Some(&q) = positions.get(i + AHEAD) {
+                self.prefetch(q);
+            }
+            let w = &mut self.words[(p / 64) as usize];
+            were_ones += *w >> (p % 64) & 1;
+            *w ^= 1u64 << (p % 64);
+        }
+        were_ones
     }
 
-    /// Flip bit `p` (below the length; panics past the end).
+    /// Ask for the word of bit `p` (below the length) ahead of a [`flip`](Self::flip).
     #[inline]
-    pub(crate) fn flip_one(&mut self, p: u64) {
-        self.words[(p / 64) as usize] ^= 1u64 << (p % 64);
+    pub(crate) fn prefetch(&self, p: u64) {
+        super::memory::prefetch(&self.words[(p / 64) as usize]);
     }
 
     /// `self |= other`.

@@ -105,6 +105,7 @@ pub(crate) fn append_words(crc: u32, bytes: &[u8], words: &mut Vec<u64>) -> Resu
         .map_err(|_| Error::AllocationFailed {
             bytes: 8 * n as u64,
         })?;
+    super::memory::huge_pages(words);
     #[cfg(target_arch = "x86_64")]
     if crate::cpu::features().sse42 {
         let spare = &mut words.spare_capacity_mut()[..n];

@@ -236,7 +236,7 @@ mod tests {
 
     fn flipped(a: &BitArray, positions: &[u64]) -> BitArray {
         let mut b = a.clone();
-        positions.iter().for_each(|&p| b.flip_one(p));
+        b.flip(positions);
         b
     }
 

@@ -10,6 +10,8 @@ pub(crate) mod crc_copy;
 #[allow(unsafe_code)]
 mod digest;
 pub mod hashing;
+#[allow(unsafe_code)]
+pub(crate) mod memory;
 mod params;
 #[allow(unsafe_code)]
 pub(crate) mod popcount;

@@ -4,9 +4,9 @@
 //! is brought forward by flipping the changed positions, O(changes), without a copy.
 //!
 //! A sender handed the new generation whole finds the change by a single scan of both
-//! generations' words ([`scan`]: O(m/64) word reads plus O(changes)); a sender handed the
+//! generations' words ([`scanned`]: O(m/64) word reads plus O(changes)); a sender handed the
 //! changed positions ([`Sender::next_frame_with_flips`](super::Sender::next_frame_with_flips))
-//! derives the rest from them ([`flips`]: O(changes)), so that its step, a delta's, costs
+//! derives the rest from them ([`flipped`]: O(changes)), so that its step, a delta's, costs
 //! what changed whatever the filter's size.
 
 use crate::error::{invalid, Result};
@@ -15,10 +15,10 @@ use crate::filter::bits::BitArray;
 use crate::filter::{BloomFilter, DigestChange};
 use crate::format::{DeltaStep, Frame, Settings};
 
-/// The sender's step for a Bloom filter from `last` (the generation sent last, its digest
-/// `last_digest`) by `change`: predict, code one frame, and move `last` forward by the
-/// changed positions, in place (see the module's documentation). A full frame is coded
-/// from `last` once moved. `last` and `last_digest` change only when a frame is returned.
+/// The sender's step for a Bloom filter by `change`, `last` having been moved forward by it
+/// already ([`scanned`] or [`flipped`]), from the generation whose digest is `last_digest`:
+/// predict, code one frame (a full frame from `last`, the new generation). On an error
+/// `last` is moved back; `last_digest` changes only when a frame is returned.
 pub(crate) fn step(
     settings: &Settings,
     last: &mut BloomFilter,
@@ -37,9 +37,6 @@ pub(crate) fn step(
     } else {
         Kind::Full
     };
-    let base_n = last.n();
-    last.bits_mut().flip(&change.positions);
-    last.set_n(change.n);
     let full = |last: &BloomFilter| settings.encode(FilterRef::Bloom(last), generation);
     let frame = match kind {
         Kind::Full => full(last),
@@ -65,7 +62,7 @@ pub(crate) fn step(
         }
         Err(e) => {
             last.bits_mut().flip(&change.positions);
-            last.set_n(base_n);
+            last.set_n(change.base_n);
             Err(e)
         }
     }
@@ -83,20 +80,23 @@ pub(crate) struct Change {
     pub(crate) digest: u32,
     /// Keys in the new generation.
     pub(crate) n: u64,
+    /// Keys in the previous generation.
+    pub(crate) base_n: u64,
 }
 
-/// The change that flips `positions` (increasing, each below m) of `last` (whose digest is
-/// `last_digest` and whose ones are `last_ones`), to a generation of `n` keys: O(positions).
+/// Move `last` (whose digest is `last_digest` and whose ones are `last_ones`) forward in
+/// place by flipping `positions` (increasing, each below m), to a generation of `n` keys,
+/// and return the change: O(positions), the rest of the array unread.
 /// [`Error::InvalidParameter`](crate::Error::InvalidParameter) for positions out of order,
-/// repeated or past the end.
-pub(crate) fn flips(
-    last: &BitArray,
+/// repeated or past the end, and `last` unchanged.
+pub(crate) fn flipped(
+    last: &mut BloomFilter,
     last_digest: u32,
     last_ones: u64,
     positions: Vec<u64>,
     n: u64,
 ) -> Result<Change> {
-    let m = last.len();
+    let m = last.m();
     if let Some(w) = positions.windows(2).find(|w| w[0] >= w[1]) {
         return Err(invalid(
             "flips",
@@ -106,8 +106,10 @@ pub(crate) fn flips(
     if let Some(&p) = positions.last().filter(|&&p| p >= m) {
         return Err(invalid("flips", format!("{p} is not below m = {m}")));
     }
-    let set = positions.iter().filter(|&&p| last.get(p)).count() as u64;
-    let ones = last_ones - set + (positions.len() as u64 - set);
+    let were_ones = last.bits_mut().flip(&positions);
+    let base_n = last.n();
+    last.set_n(n);
+    let ones = last_ones - were_ones + (positions.len() as u64 - were_ones);
     let mut digest = DigestChange::new(m);
     digest.flip_all(&positions);
     Ok(Change {
@@ -115,7 +117,17 @@ pub(crate) fn flips(
         positions,
         ones,
         n,
+        base_n,
     })
+}
+
+/// Move `last` forward in place to `next` (the same shape) and return the change, found by
+/// one scan of both generations' words ([`scan`]).
+pub(crate) fn scanned(last: &mut BloomFilter, next: &BloomFilter) -> Change {
+    let change = scan(last.bits(), next.bits(), last.n(), next.n());
+    last.bits_mut().flip(&change.positions);
+    last.set_n(next.n());
+    change
 }
 
 /// Words per block of the scan: the packed bytes of a block go to the CRC together, which
@@ -124,7 +136,7 @@ const BLOCK: usize = 512;
 
 /// Scan `prev` and `next` (the same length) once: the changed positions, the ones of
 /// `next` and the digest of `next`.
-pub(crate) fn scan(prev: &BitArray, next: &BitArray, n: u64) -> Change {
+fn scan(prev: &BitArray, next: &BitArray, base_n: u64, n: u64) -> Change {
     assert_eq!(prev.len(), next.len(), "generations of one shape");
     let mut positions = Vec::new();
     let mut ones = 0u64;
@@ -156,6 +168,7 @@ pub(crate) fn scan(prev: &BitArray, next: &BitArray, n: u64) -> Change {
         ones,
         digest: crc,
         n,
+        base_n,
     }
 }
 
@@ -222,7 +235,7 @@ mod tests {
             BitArray::with_ones(len, &old),
             BitArray::with_ones(len, &new),
         );
-        let change = scan(&a, &b, 0);
+        let change = scan(&a, &b, 0, 0);
         let mut xor = a.clone();
         xor.xor_with(&b).unwrap();
         let want: Vec<u64> = (0..len).filter(|&i| xor.get(i)).collect();
@@ -238,7 +251,7 @@ mod tests {
     fn equal_generations_change_nothing() {
         for len in [1, 63, 64, 65, 4096 * 8 + 3] {
             let a = BitArray::with_ones(len, &[0, len - 1]);
-            let change = scan(&a, &a, 0);
+            let change = scan(&a, &a, 0, 0);
             assert!(change.positions.is_empty());
             assert_eq!(change.digest, a.digest());
             assert_eq!(change.ones, a.count_ones());

@@ -142,37 +142,53 @@ impl Flips for BitArray {
     }
 }
 
-/// A positional delta (coding 7), its positions decoded from the payload as they are
-/// flipped, and the digest brought forward by them: no list of them, no XOR array, no pass
-/// over the bits that did not change.
+/// A positional delta (coding 7), its positions decoded from the payload and flipped in
+/// groups as they come, and the digest brought forward by them: no list of them, no XOR
+/// array, no pass over the bits that did not change. A position's word is prefetched when
+/// it is decoded and flipped with its group, so that in a large filter the cache misses
+/// overlap the decoding.
 pub(crate) struct Positions<'a, 'v>(pub(crate) &'a FrameView<'v>);
+
+/// Positions decoded before they are flipped together.
+const GROUP: usize = 64;
 
 impl Flips for Positions<'_, '_> {
     fn flip(&self, bits: &mut BitArray, digest: u32) -> Result<u32> {
         let len = bits.len();
         let mut change = DigestChange::new(len);
+        let mut group = [0u64; GROUP];
+        let mut held = 0;
         let mut past_end = None;
+        // The groups end at the same positions on every call, so that a second call
+        // (after an error) undoes exactly what the first did.
         let decoded = self
             .0
-            .for_each_delta_position(|p| match p < len {
-                true => {
-                    bits.flip_one(p);
-                    change.flip(p);
-                }
-                false => {
+            .for_each_delta_position(|p| {
+                if p >= len {
                     past_end.get_or_insert(p);
+                    return;
+                }
+                bits.prefetch(p);
+                group[held] = p;
+                held += 1;
+                if held == GROUP {
+                    bits.flip(&group);
+                    change.flip_all(&group);
+                    held = 0;
                 }
             })
             .unwrap_or_else(|| Err(invalid("delta", "not a positional delta")));
         decoded?;
-        match past_end {
+        if let Some(p) = past_end {
             // A decoder that checked its input against m never yields one.
-            Some(p) => Err(invalid(
+            return Err(invalid(
                 "delta position",
                 format!("{p} is not below m = {len}"),
-            )),
-            None => Ok(change.apply(digest)),
+            ));
         }
+        bits.flip(&group[..held]);
+        change.flip_all(&group[..held]);
+        Ok(change.apply(digest))
     }
 }
 

@@ -162,7 +162,7 @@ impl<F: Filter> Sender<F> {
         let step = match &mut self.last {
             Some(last) => match (last.filter.as_any_mut(), filter.as_any()) {
                 (FilterMut::Bloom(held), FilterRef::Bloom(f)) if held.params() == f.params() => {
-                    let change = change::scan(held.bits(), f.bits(), f.n());
+                    let change = change::scanned(held, f);
                     let frame = change::step(
                         settings,
                         held,
@@ -272,13 +272,7 @@ impl Sender<BloomFilter> {
                 "nothing has been sent yet: send the first generation whole with next_frame",
             )
         })?;
-        let change = change::flips(
-            last.filter.bits(),
-            last.digest,
-            last.ones,
-            flips.to_vec(),
-            n,
-        )?;
+        let change = change::flipped(&mut last.filter, last.digest, last.ones, flips.to_vec(), n)?;
         let frame = change::step(
             self.encoder.settings(),
             &mut last.filter,

@@ -90,8 +90,9 @@ pub enum Error {
     },
 
     /// A decoder with a key (spec §2.5) was given a frame without an authentication tag
-    /// (flags bit 2 clear), or a [`Receiver`](crate::Receiver) with a key a message whose tag
-    /// was not verified. The frame is refused before its payload is read.
+    /// (flags bit 2 clear), or a [`Receiver`](crate::Receiver) with a key a message decoded
+    /// from such a frame. The frame is refused before its payload is read. (A tagged
+    /// message the receiver's key did not verify is [`Error::TagNotVerified`].)
     #[error(
         "frame at offset {offset} (its flags) carries no authentication tag, and a key was given"
     )]
@@ -231,7 +232,7 @@ pub enum Error {
     /// target.
     #[error("the plan needs {name} = {needed}, above the receiver's limit {limit}: raise Limits::{name} with Optimizer::limits (and on the receiver), or relax the target")]
     PlanExceedsLimits {
-        /// The limit: `max_m`, `max_k` or `max_payload`.
+        /// The limit: `max_m`, `max_k`, `max_payload` or `max_filter_bytes`.
         name: &'static str,
         /// What the plan needs.
         needed: u64,

@@ -555,6 +555,24 @@ fn plans_stay_within_the_receivers_limits() {
             .plan_for_fpr(20_000_000, 1e-9),
         Err(Error::PlanExceedsLimits { name: "max_m", .. })
     ));
+    // The receiver's memory: refused naming max_filter_bytes when it is what binds.
+    match Optimizer::new()
+        .limits(Limits::new().max_filter_bytes(20_000))
+        .plan_for_fpr(100_000, 0.01)
+    {
+        Err(Error::PlanExceedsLimits {
+            name: "max_filter_bytes",
+            needed,
+            limit: 20_000,
+        }) => {
+            let plan = Optimizer::new()
+                .limits(Limits::new().max_filter_bytes(needed))
+                .plan_for_fpr(100_000, 0.01)
+                .unwrap();
+            assert!(plan.receiver_bytes <= needed, "{plan}");
+        }
+        other => panic!("{other:?}"),
+    }
     // The limits' payload bound: a raw payload of at most max_payload bytes.
     let small = Limits::new().max_payload(1 << 10);
     let plan = Optimizer::new().limits(small).plan(100, 1 << 20).unwrap();

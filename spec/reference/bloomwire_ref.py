@@ -589,9 +589,10 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
             raise InvalidField(F_PAYLOAD_LENGTH, f"{length} (must be a multiple of 4)")
 
     # the work bound (§2.2): at most 2^12 (L + 64) symbols for codings 1 to 6, 8 and 9; raw has a
-    # fixed length and a known-counters table of one value decodes by filling
+    # fixed length, positional its own bound (§4.11), and a known-counters table of one value
+    # decodes by filling
     table = hdr.get("counter_table")
-    exempt = coding == 0 or (coding == 4 and table is not None and len(table) == 1)
+    exempt = coding in (0, 7) or (coding == 4 and table is not None and len(table) == 1)
     if not exempt and m > (length + WORK_SLACK) << WORK_SHIFT:
         raise InvalidField(F_PAYLOAD_LENGTH,
                            f"{length} bytes may code at most {(length + WORK_SLACK) << WORK_SHIFT} symbols, not m = {m}")

@@ -539,7 +539,8 @@ impl Optimizer {
     /// the target; otherwise the best false positive rate there is.
     fn out_of_reach(&self, n: u64, target: f64, sent: Sent) -> Error {
         let by_payload = self.limits.max_payload.saturating_mul(8);
-        let limit = self.limits.max_m.min(by_payload);
+        let by_memory = self.limits.filter_bytes().saturating_mul(8);
+        let limit = self.limits.max_m.min(by_payload).min(by_memory);
         if limit < MAX_M && self.max_m.is_none_or(|m| m >= limit) {
             let mut wide = self.clone();
             wide.limits = Limits::unlimited();
@@ -564,6 +565,12 @@ impl Optimizer {
                         name: "max_m",
                         needed,
                         limit: self.limits.max_m,
+                    }
+                } else if needed > by_memory {
+                    Error::PlanExceedsLimits {
+                        name: "max_filter_bytes",
+                        needed: needed.div_ceil(8),
+                        limit: self.limits.filter_bytes(),
                     }
                 } else {
                     Error::PlanExceedsLimits {

@@ -179,6 +179,15 @@ fn accept_cases() -> Vec<AcceptCase> {
         Coding::Positional,
         PSource::Measured,
     );
+    // A sparse filter of 2^20 bits in a few bytes: beyond the work bound of codings 1 to 6, 8
+    // and 9, which coding 7 is exempt from (spec 2.2).
+    add(
+        "sparse_past_work_bound_positional",
+        std(1 << 20, 1.0, f0),
+        3,
+        Coding::Positional,
+        PSource::Measured,
+    );
     add(
         "empty_positional",
         std(4093, 4.0, f0),

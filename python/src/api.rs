@@ -3,10 +3,14 @@
 //! The rest of the module speaks Python and uses only what this file exports, so a change of
 //! the library's paths or signatures is adapted here alone. Nothing here touches Python.
 
+use std::sync::OnceLock;
+
+use bloomwire::format::{chunk_count, MAX_CHUNK_SHIFT, MIN_CHUNK_SHIFT};
 use bloomwire::{
-    BaseHash, BitArray, BitCoding, BloomFilter, CounterCoding, CountingBloomFilter, Decodable,
-    Encoder, Error, Frame, FrameHeader, FrameKey, FrameKind, FrameView, HashFamily, IndexScheme,
-    Limits, Message, Optimizer, Params, Tag, Update, Verifier,
+    BaseHash, BitArray, BitCoding, BloomFilter, ChunkedFrame, Chunking, CounterCoding,
+    CountingBloomFilter, Decodable, Encoder, Error, Frame, FrameHeader, FrameKey, FrameKind,
+    FrameView, HashCount, HashFamily, IndexScheme, Layout, Limits, Message, Optimizer, Params, Tag,
+    Update, Verifier,
 };
 
 /// A filter of either kind, borrowed.
@@ -359,6 +363,17 @@ pub struct PlanInfo {
     pub table: String,
     /// The filter's parameters.
     pub params: Params,
+    /// The library's plan (for a plan restored from its figures, one carrying them).
+    plan: bloomwire::Plan,
+}
+
+impl PlanInfo {
+    /// The chunk shift of a build by chunks on workers of `worker_bytes` bytes each, None
+    /// when one worker holds the whole filter and its frame (the library's
+    /// `Plan::chunked_build`).
+    pub fn chunked_build(&self, worker_bytes: u64) -> Option<u8> {
+        self.plan.chunked_build(worker_bytes)
+    }
 }
 
 /// The optimizer of a hash family with the largest m to plan for: `max_m` is the receiver's
@@ -382,6 +397,7 @@ fn optimizer(family: Family, max_m: Option<u64>, max_filter_bytes: Option<u64>) 
 }
 
 fn plan_info(plan: bloomwire::Plan) -> PlanInfo {
+    let lib = plan.clone();
     PlanInfo {
         n: plan.n,
         m: plan.m(),
@@ -397,6 +413,7 @@ fn plan_info(plan: bloomwire::Plan) -> PlanInfo {
         receiver_bytes: plan.receiver_bytes,
         table: plan.to_string(),
         params: plan.params,
+        plan: lib,
     }
 }
 
@@ -421,9 +438,38 @@ pub struct PlanFigures {
     pub table: String,
 }
 
+/// A plan of the library, to carry the parameters and figures of a plan restored from a
+/// pickle: the library's `Plan` is `non_exhaustive` (it cannot be built from its fields
+/// outside the library), so a plan the optimizer made once has its public fields replaced.
+fn template_plan() -> bloomwire::Plan {
+    static TEMPLATE: OnceLock<bloomwire::Plan> = OnceLock::new();
+    TEMPLATE
+        .get_or_init(|| {
+            Optimizer::new()
+                .plan_for_fpr(1000, 0.01)
+                .expect("a plan of 1000 keys at 1%")
+        })
+        .clone()
+}
+
 /// The plan of these parameters and figures.
 pub fn restore_plan(params: Params, figures: PlanFigures) -> PlanInfo {
+    let mut plan = template_plan();
+    plan.n = figures.n;
+    plan.params = params.clone();
+    if let Ok(coding) = figures.coding.parse::<BitCoding>() {
+        plan.coding = coding;
+    }
+    plan.changed = None;
+    plan.expected_bytes = figures.expected_bytes;
+    plan.worst_case_bytes = figures.worst_case_bytes;
+    plan.epsilon = figures.epsilon;
+    plan.false_positive_rate = figures.fpr;
+    plan.bits_per_element = figures.bits_per_element;
+    plan.receiver_bytes = params.m().div_ceil(8);
+    plan.uncompressed = None;
     PlanInfo {
+        plan,
         n: figures.n,
         m: params.m(),
         k: params.k().to_f64(),
@@ -782,12 +828,16 @@ pub struct EncoderSettings {
     budget: Option<usize>,
     metadata: Option<Vec<u8>>,
     key: Option<Key>,
+    chunk_shift: Option<u8>,
 }
 
 impl EncoderSettings {
     fn apply<F: bloomwire::Filter>(&self, mut e: Encoder<F>) -> Encoder<F> {
         if let Some(b) = self.budget {
             e = e.budget(b);
+        }
+        if let Some(shift) = self.chunk_shift {
+            e = e.chunking(Chunking::Shift(shift));
         }
         if let Some(m) = &self.metadata {
             e = e.metadata(m.clone());
@@ -824,6 +874,33 @@ impl EncoderSettings {
     pub fn key(mut self, key: Option<Key>) -> Self {
         self.key = key;
         self
+    }
+
+    /// The same settings with payloads in chunks of `2^shift` bits (None: the library's
+    /// choice).
+    pub fn chunk_shift(mut self, shift: Option<u8>) -> Self {
+        self.chunk_shift = shift;
+        self
+    }
+
+    /// The named coding, if any.
+    pub fn coding_name(&self) -> Option<&str> {
+        self.coding.as_deref()
+    }
+
+    /// The byte budget, if any.
+    pub fn budget_bytes(&self) -> Option<usize> {
+        self.budget
+    }
+
+    /// The application metadata, if any.
+    pub fn metadata_bytes(&self) -> Option<&[u8]> {
+        self.metadata.as_deref()
+    }
+
+    /// The key's 32 bytes, if any.
+    pub fn key_bytes(&self) -> Option<[u8; 32]> {
+        self.key.as_ref().map(|k| *k.as_bytes())
     }
 }
 
@@ -1337,5 +1414,399 @@ impl Receiver {
     /// The current filter.
     pub fn filter(&self) -> Option<&AnyFilter> {
         self.inner.filter()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Building by chunk (spec 4.10): positions, chunks, chunked frames
+
+/// A filter's parameters as plain values, as a pickle carries them: m, the layout's id, its
+/// k on the 1/65536 grid (the blocks' k_j for the block layout), the base hash's id, its
+/// seed (xxHash64) or SipHash key halves k0 and k1, and the index scheme's id.
+pub type ParamParts = (u64, u8, Vec<u32>, u8, u64, u64, u8);
+
+/// The plain values of a filter's parameters.
+pub fn params_parts(p: &Params) -> ParamParts {
+    let (layout, ks) = match p.layout() {
+        Layout::Standard { k } => (Layout::STANDARD_ID, vec![k.raw()]),
+        Layout::Partitioned { k } => (Layout::PARTITIONED_ID, vec![k.raw()]),
+        Layout::Blocks { ks } => (Layout::BLOCKS_ID, ks.iter().map(|k| k.raw()).collect()),
+    };
+    let (base, a, b) = match p.family().base {
+        BaseHash::Opaque => (0, 0, 0),
+        BaseHash::Xxh64 { seed } => (BaseHash::XXH64_ID, seed, 0),
+        BaseHash::SipHash24 { k0, k1 } => (BaseHash::SIPHASH24_ID, k0, k1),
+    };
+    (p.m(), layout, ks, base, a, b, p.family().scheme.id())
+}
+
+/// The parameters of these plain values, checked as the library checks any parameters.
+pub fn params_from_parts(parts: ParamParts) -> Res<Params> {
+    let (m, layout, ks, base, a, b, scheme) = parts;
+    let bad = |name: &'static str, reason: String| -> Failure {
+        Error::InvalidParameter { name, reason }.into()
+    };
+    let one_k = || -> Res<HashCount> {
+        match ks[..] {
+            [k] => Ok(HashCount::from_raw(k)?),
+            _ => Err(bad("k", format!("{} values of k for one layout", ks.len()))),
+        }
+    };
+    let layout = match layout {
+        Layout::STANDARD_ID => Layout::Standard { k: one_k()? },
+        Layout::PARTITIONED_ID => Layout::Partitioned { k: one_k()? },
+        Layout::BLOCKS_ID => Layout::Blocks {
+            ks: ks
+                .iter()
+                .map(|&k| HashCount::from_raw_allow_zero(k))
+                .collect::<Result<_, _>>()?,
+        },
+        other => return Err(bad("layout", format!("no layout has id {other}"))),
+    };
+    let base = match base {
+        0 => BaseHash::Opaque,
+        BaseHash::XXH64_ID => BaseHash::Xxh64 { seed: a },
+        BaseHash::SIPHASH24_ID => BaseHash::SipHash24 { k0: a, k1: b },
+        other => return Err(bad("base hash", format!("no base hash has id {other}"))),
+    };
+    let scheme = IndexScheme::from_id(scheme)
+        .ok_or_else(|| bad("index scheme", format!("no index scheme has id {scheme}")))?;
+    Ok(Params::new(m, layout, HashFamily::new(base, scheme))?)
+}
+
+/// The bit positions of keys under one filter's parameters, without its bits (the
+/// library's `Indexer`).
+#[derive(Debug, Clone)]
+pub struct Indexer {
+    inner: bloomwire::filter::Indexer,
+    params: Params,
+}
+
+impl Indexer {
+    /// The indexer of filters of `params`; `OpaqueHashFamily` for another library's
+    /// parameters, whose positions only that library knows.
+    pub fn new(params: Params) -> Res<Self> {
+        if params.family().base.is_opaque() {
+            return Err(Error::OpaqueHashFamily.into());
+        }
+        Ok(Indexer {
+            inner: bloomwire::filter::Indexer::new(&params),
+            params,
+        })
+    }
+
+    /// Its parameters.
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    /// Append every bit position of every key to `out`, key after key, each key's in the
+    /// order its hash functions give them (the bits an insert of the key sets); returns the
+    /// number of keys.
+    pub fn positions<'a>(&self, keys: impl Iterator<Item = &'a [u8]>, out: &mut Vec<u64>) -> u64 {
+        let mut count = 0;
+        for key in keys {
+            self.inner.for_each(key, |p| out.push(p));
+            count += 1;
+        }
+        count
+    }
+}
+
+/// Check a chunk shift for a filter of m bits: 6 to 47, and `2^shift < m` (spec 4.10).
+pub fn check_chunk_shift(m: u64, shift: u8) -> Res<()> {
+    if !(MIN_CHUNK_SHIFT..=MAX_CHUNK_SHIFT).contains(&shift) || 1u64 << shift >= m {
+        return Err(Error::InvalidParameter {
+            name: "shift",
+            reason: format!(
+                "{shift}: chunks of 2^{MIN_CHUNK_SHIFT} to 2^{MAX_CHUNK_SHIFT} bits, fewer than m = {m}"
+            ),
+        }
+        .into());
+    }
+    Ok(())
+}
+
+/// The number of chunks of `2^shift` bits of a filter of m bits (the shift checked).
+pub fn chunks_of(m: u64, shift: u8) -> Res<u64> {
+    check_chunk_shift(m, shift)?;
+    Ok(chunk_count(m, shift))
+}
+
+/// The bits chunk `i` holds, checked to be a chunk of the filter.
+pub fn chunk_range(m: u64, shift: u8, i: u64) -> Res<std::ops::Range<u64>> {
+    let count = chunks_of(m, shift)?;
+    if i >= count {
+        return Err(Error::InvalidParameter {
+            name: "chunk",
+            reason: format!(
+                "chunk {i} of a filter of {count} chunks (0 to {})",
+                count - 1
+            ),
+        }
+        .into());
+    }
+    Ok(i << shift..((i + 1) << shift).min(m))
+}
+
+/// The chunk that holds bit `position` of a filter of m bits (below m).
+pub fn chunk_of(m: u64, shift: u8, position: u64) -> Res<u64> {
+    check_chunk_shift(m, shift)?;
+    if position >= m {
+        return Err(Error::InvalidParameter {
+            name: "position",
+            reason: format!("bit {position} of a filter of {m} bits"),
+        }
+        .into());
+    }
+    Ok(position >> shift)
+}
+
+/// Positions grouped by chunk: the chunks that have any, each chunk's run of positions
+/// (`offsets[j]..offsets[j + 1]`), the positions relative to their chunk's first bit.
+#[derive(Debug, Default)]
+pub struct ByChunk {
+    /// The chunks that hold positions, increasing.
+    pub chunks: Vec<u64>,
+    /// `chunks.len() + 1` offsets into the positions.
+    pub offsets: Vec<u64>,
+    /// The positions relative to their chunk (below `2^shift`), chunk after chunk, each
+    /// chunk's in the order they were given.
+    pub relative: Vec<u64>,
+}
+
+/// Group absolute positions (below m) by chunk of `2^shift` bits (the shift checked), a
+/// counting sort when the chunks are few against the positions, else a sort by chunk.
+pub fn group_by_chunk(positions: &[u64], m: u64, shift: u8) -> Res<ByChunk> {
+    let count = chunks_of(m, shift)?;
+    let mask = (1u64 << shift) - 1;
+    if let Some(&p) = positions.iter().find(|&&p| p >= m) {
+        return Err(Error::InvalidParameter {
+            name: "positions",
+            reason: format!("position {p} of a filter of {m} bits"),
+        }
+        .into());
+    }
+    let mut out = ByChunk::default();
+    if count <= (positions.len() as u64).max(1 << 16) {
+        let mut counts = vec![0u64; count as usize + 1];
+        for &p in positions {
+            counts[(p >> shift) as usize + 1] += 1;
+        }
+        for c in 0..count as usize {
+            if counts[c + 1] > 0 {
+                out.chunks.push(c as u64);
+            }
+            counts[c + 1] += counts[c];
+        }
+        out.offsets.push(0);
+        out.offsets
+            .extend(out.chunks.iter().map(|&c| counts[c as usize + 1]));
+        let mut next = counts;
+        out.relative = vec![0; positions.len()];
+        for &p in positions {
+            let c = (p >> shift) as usize;
+            out.relative[next[c] as usize] = p & mask;
+            next[c] += 1;
+        }
+    } else {
+        let mut sorted = positions.to_vec();
+        sorted.sort_by_key(|&p| p >> shift);
+        out.offsets.push(0);
+        for (i, &p) in sorted.iter().enumerate() {
+            if out.chunks.last() != Some(&(p >> shift)) {
+                if i > 0 {
+                    out.offsets.push(i as u64);
+                }
+                out.chunks.push(p >> shift);
+            }
+        }
+        if !sorted.is_empty() {
+            out.offsets.push(sorted.len() as u64);
+        }
+        out.relative = sorted.into_iter().map(|p| p & mask).collect();
+    }
+    Ok(out)
+}
+
+/// One chunk of a filter built by chunks: its bits, set from the positions of its keys'
+/// bits where the chunk is built.
+#[derive(Debug, Clone)]
+pub struct Chunk {
+    m: u64,
+    shift: u8,
+    index: u64,
+    start: u64,
+    bits: BitArray,
+}
+
+impl Chunk {
+    /// Chunk `index` of a filter of m bits in chunks of `2^shift` bits, all zero;
+    /// `AllocationFailed` when its bits cannot be allocated.
+    pub fn new(m: u64, shift: u8, index: u64) -> Res<Self> {
+        let range = chunk_range(m, shift, index)?;
+        Ok(Chunk {
+            m,
+            shift,
+            index,
+            start: range.start,
+            bits: BitArray::try_new(range.end - range.start)?,
+        })
+    }
+
+    /// The chunk holding these packed bits (`ceil(len / 8)` bytes).
+    pub fn from_packed(m: u64, shift: u8, index: u64, packed: &[u8]) -> Res<Self> {
+        let range = chunk_range(m, shift, index)?;
+        Ok(Chunk {
+            m,
+            shift,
+            index,
+            start: range.start,
+            bits: BitArray::from_bytes(packed, range.end - range.start)?,
+        })
+    }
+
+    /// m, the shift and the chunk's index.
+    pub fn shape(&self) -> (u64, u8, u64) {
+        (self.m, self.shift, self.index)
+    }
+
+    /// The chunk's bits within the filter.
+    pub fn range(&self) -> std::ops::Range<u64> {
+        self.start..self.start + self.bits.len()
+    }
+
+    /// Set the bit of every position; `relative` positions count from the chunk's first
+    /// bit, the others from the filter's. Every position is checked to be in the chunk
+    /// before any bit is set: on an error the chunk is unchanged.
+    pub fn set<I>(&mut self, positions: I, relative: bool) -> Res<()>
+    where
+        I: Iterator<Item = u64> + Clone,
+    {
+        let (start, len) = (self.start, self.bits.len());
+        let offset = if relative { 0 } else { start };
+        if let Some(p) = positions.clone().find(|&p| p.wrapping_sub(offset) >= len) {
+            let within = if relative {
+                format!("0..{len}, relative to the chunk")
+            } else {
+                format!("{start}..{}", start + len)
+            };
+            return Err(Error::InvalidParameter {
+                name: "positions",
+                reason: format!(
+                    "position {p} is not in chunk {}'s bits {within}",
+                    self.index
+                ),
+            }
+            .into());
+        }
+        for p in positions {
+            self.bits.set(p - offset);
+        }
+        Ok(())
+    }
+
+    /// The chunk's one bits.
+    pub fn ones(&self) -> u64 {
+        self.bits.count_ones()
+    }
+
+    /// The packed bits.
+    pub fn packed(&self) -> Vec<u8> {
+        self.bits.to_bytes()
+    }
+
+    /// The chunk's payload in `frame` (a frame of the same m and shift).
+    pub fn encode(&self, frame: &ChunkPlan) -> Res<Vec<u8>> {
+        if (frame.params.m(), frame.shift) != (self.m, self.shift) {
+            return Err(Error::InvalidParameter {
+                name: "chunk",
+                reason: format!(
+                    "a chunk of a filter of {} bits in chunks of 2^{} for a frame of {} bits in chunks of 2^{}",
+                    self.m,
+                    self.shift,
+                    frame.params.m(),
+                    frame.shift
+                ),
+            }
+            .into());
+        }
+        Ok(frame.inner.encode_chunk(self.index, &self.bits)?)
+    }
+}
+
+/// The frame-wide choices of a chunked frame whose chunks are coded apart (the library's
+/// `ChunkedFrame`), with what made it, for pickles.
+#[derive(Debug, Clone)]
+pub struct ChunkPlan {
+    inner: ChunkedFrame,
+    settings: EncoderSettings,
+    params: Params,
+    n: u64,
+    ones: u64,
+    shift: u8,
+    generation: u64,
+}
+
+/// The chunked frame of a filter of `params` holding `n` keys and `ones` one bits, in
+/// chunks of `2^shift` bits, as the encoder of `settings` writes it (its coding named and
+/// chunkable), carrying `generation`.
+pub fn chunked_frame(
+    settings: EncoderSettings,
+    params: Params,
+    n: u64,
+    ones: u64,
+    shift: u8,
+    generation: u64,
+) -> Res<ChunkPlan> {
+    let inner = settings
+        .bloom()?
+        .chunked_frame(params.clone(), n, ones, shift)?
+        .with_generation(generation);
+    Ok(ChunkPlan {
+        inner,
+        settings,
+        params,
+        n,
+        ones,
+        shift,
+        generation,
+    })
+}
+
+impl ChunkPlan {
+    /// The encoder settings it was made with.
+    pub fn settings(&self) -> &EncoderSettings {
+        &self.settings
+    }
+
+    /// The filter's parameters.
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    /// n, ones, the shift and the generation it was made with.
+    pub fn figures(&self) -> (u64, u64, u8, u64) {
+        (self.n, self.ones, self.shift, self.generation)
+    }
+
+    /// The number of chunks.
+    pub fn chunk_count(&self) -> u64 {
+        self.inner.chunk_count()
+    }
+
+    /// The coding's name.
+    pub fn coding(&self) -> String {
+        self.inner.coding().to_string()
+    }
+
+    /// The frame's q0, for the codings that carry one.
+    pub fn q0(&self) -> Option<u16> {
+        self.inner.q0()
+    }
+
+    /// The frame, from every chunk's payload in chunk order.
+    pub fn assemble(&self, payloads: &[&[u8]]) -> Res<Encoded> {
+        Ok(Encoded(self.inner.assemble(payloads)?))
     }
 }

@@ -633,10 +633,22 @@ fn arrow_stream(
 // ---------------------------------------------------------------------------------------------
 // NumPy: the array interface (https://numpy.org/doc/stable/reference/arrays.interface.html)
 
-fn numpy_array(
-    obj: &Bound<'_, PyAny>,
-    f: &mut impl FnMut(Column<'_>) -> PyResult<()>,
-) -> PyResult<()> {
+/// What the array interface says of a one-dimensional NumPy array: its type string's byte
+/// order, kind and width, its length and stride, and the memory its elements span.
+struct NumpyView<'a> {
+    typestr: String,
+    order: char,
+    kind: char,
+    width: Option<usize>,
+    len: usize,
+    stride: Option<usize>,
+    data: Option<&'a [u8]>,
+}
+
+/// The view of a NumPy array (anything with `__array_interface__`), checked: one
+/// dimension, no mask, non-negative strides, its data a pointer. `data` is None until the
+/// caller knows the element width (`with_data`).
+fn numpy_view<'a>(obj: &'a Bound<'_, PyAny>) -> PyResult<(NumpyView<'a>, Bound<'a, PyDict>)> {
     let module = obj.get_type().module()?;
     if module.to_cow()?.starts_with("numpy.ma") {
         return Err(PyTypeError::new_err(
@@ -644,33 +656,104 @@ fn numpy_array(
         ));
     }
     let interface = obj.getattr("__array_interface__")?;
-    let interface = interface.cast::<PyDict>()?;
-    let item = |name: &str| -> PyResult<Bound<'_, PyAny>> {
-        interface
-            .get_item(name)?
-            .ok_or_else(|| PyValueError::new_err(format!("__array_interface__ has no {name:?}")))
-    };
+    let interface = interface.cast_into::<PyDict>()?;
     if interface.get_item("mask")?.is_some_and(|m| !m.is_none()) {
         return Err(PyTypeError::new_err(
             "an array with a mask is not supported",
         ));
     }
+    let item = |name: &str| -> PyResult<Bound<'_, PyAny>> {
+        interface
+            .get_item(name)?
+            .ok_or_else(|| PyValueError::new_err(format!("__array_interface__ has no {name:?}")))
+    };
     let shape: Vec<usize> = item("shape")?.extract()?;
     let [len] = shape[..] else {
         return Err(PyValueError::new_err(format!(
-            "a column of keys is one-dimensional, not of shape {shape:?}"
+            "a column is one-dimensional, not of shape {shape:?}"
         )));
     };
     let typestr: String = item("typestr")?.extract()?;
     let (order, kind, width) = parse_typestr(&typestr);
-    let (width, strip_nul) = match (kind, width) {
+    let stride = match interface.get_item("strides")? {
+        Some(s) if !s.is_none() => {
+            let strides: Vec<isize> = s.extract()?;
+            match strides[..] {
+                [s] if s >= 0 => Some(s as usize),
+                _ => {
+                    return Err(PyValueError::new_err(format!(
+                        "strides {strides:?} are not supported: pass numpy.ascontiguousarray(a)"
+                    )))
+                }
+            }
+        }
+        _ => None,
+    };
+    Ok((
+        NumpyView {
+            typestr,
+            order,
+            kind,
+            width,
+            len,
+            stride,
+            data: None,
+        },
+        interface,
+    ))
+}
+
+impl<'a> NumpyView<'a> {
+    /// The view with its data: `len` elements of `width` bytes, `stride` bytes apart
+    /// (`width` when the array gave no strides).
+    ///
+    /// The array (`obj`, or what owns its memory) must stay alive and unchanged while the
+    /// data is read: the caller keeps it for the view's lifetime.
+    fn with_data(mut self, interface: &Bound<'_, PyDict>, width: usize) -> PyResult<Self> {
+        let stride = *self.stride.get_or_insert(width);
+        let data = interface
+            .get_item("data")?
+            .ok_or_else(|| PyValueError::new_err("__array_interface__ has no \"data\""))?;
+        let Ok(data) = data.cast::<PyTuple>() else {
+            return Err(PyTypeError::new_err(
+                "an array whose data is not a pointer: pass numpy.ascontiguousarray(a)",
+            ));
+        };
+        let address: usize = data.get_item(0)?.extract()?;
+        let span = if self.len == 0 {
+            0
+        } else {
+            (self.len - 1)
+                .checked_mul(stride)
+                .and_then(|s| s.checked_add(width))
+                .ok_or_else(|| PyValueError::new_err("the array's extent overflows"))?
+        };
+        // SAFETY: the array interface's contract: `address` is the array's first element
+        // and the `len` elements `stride` bytes apart, `width` bytes each, are readable
+        // memory that the array owns. The caller keeps the array alive while the view is
+        // read, and must not write to it meanwhile (it is read with the GIL released, as
+        // with the buffer protocol).
+        self.data = Some(unsafe { slice(address as *const u8, span) }?);
+        Ok(self)
+    }
+}
+
+fn little_endian(order: char) -> bool {
+    order == '<' || order == '|' || (order == '=' && cfg!(target_endian = "little"))
+}
+
+fn numpy_array(
+    obj: &Bound<'_, PyAny>,
+    f: &mut impl FnMut(Column<'_>) -> PyResult<()>,
+) -> PyResult<()> {
+    let (view, interface) = numpy_view(obj)?;
+    let (width, strip_nul) = match (view.kind, view.width) {
         ('i' | 'u', Some(w @ (1 | 2 | 4 | 8))) => {
-            let little =
-                order == '<' || order == '|' || (order == '=' && cfg!(target_endian = "little"));
-            if !little {
+            if !little_endian(view.order) {
                 return Err(PyTypeError::new_err(format!(
-                    "a big-endian integer array ({typestr}): convert it with \
-                     a.astype(a.dtype.newbyteorder('<'))"
+                    "a big-endian integer array ({}): convert it with \
+                     a.astype(a.dtype.newbyteorder('<'))",
+                    view.typestr
                 )));
             }
             (w, false)
@@ -679,56 +762,101 @@ fn numpy_array(
         _ => {
             return Err(PyTypeError::new_err(format!(
                 "a NumPy column of keys has an integer dtype (int8 to uint64) or a bytes \
-                 dtype (S), not {typestr}; str arrays: pyarrow.array(a) or \
-                 numpy.char.encode(a, 'utf-8')"
+                 dtype (S), not {}; str arrays: pyarrow.array(a) or \
+                 numpy.char.encode(a, 'utf-8')",
+                view.typestr
             )))
         }
     };
-    let stride = match interface.get_item("strides")? {
-        Some(s) if !s.is_none() => {
-            let strides: Vec<isize> = s.extract()?;
-            match strides[..] {
-                [s] if s >= 0 => s as usize,
-                _ => {
-                    return Err(PyValueError::new_err(format!(
-                        "strides {strides:?} are not supported: pass numpy.ascontiguousarray(a)"
-                    )))
-                }
-            }
-        }
-        _ => width,
-    };
-    let data = item("data")?;
-    let Ok(data) = data.cast::<PyTuple>() else {
-        return Err(PyTypeError::new_err(
-            "an array whose data is not a pointer: pass numpy.ascontiguousarray(a)",
-        ));
-    };
-    let address: usize = data.get_item(0)?.extract()?;
-    let span = if len == 0 {
-        0
-    } else {
-        (len - 1)
-            .checked_mul(stride)
-            .and_then(|s| s.checked_add(width))
-            .ok_or_else(|| PyValueError::new_err("the array's extent overflows"))?
-    };
-    // SAFETY: the array interface's contract: `address` is the array's first element and
-    // the `len` elements `stride` bytes apart, `width` bytes each, are readable memory that
-    // the array owns. `obj` (the array, or what owns its memory) is alive until this
-    // function returns, after `f`; the caller must not write to the array meanwhile (the
-    // keys are read with the GIL released, as with the buffer protocol).
-    let bytes = unsafe { slice(address as *const u8, span) }?;
+    let view = view.with_data(&interface, width)?;
+    let (len, stride) = (view.len, view.stride.unwrap_or(width));
     f(Column {
         values: Values::Fixed {
             width,
             stride,
-            data: bytes,
+            data: view.data.unwrap_or(&[]),
             strip_nul,
         },
         validity: None,
         len,
     })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Positions: NumPy arrays of bit positions
+
+/// A NumPy array of non-negative integers (bit positions), read in place: `Send`, read
+/// with the GIL released while its array lives.
+#[derive(Debug, Clone, Copy)]
+pub struct Positions<'a> {
+    data: &'a [u8],
+    width: usize,
+    stride: usize,
+    len: usize,
+}
+
+impl<'a> Positions<'a> {
+    /// Number of positions.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Each position, in order.
+    pub fn values(&self) -> impl Iterator<Item = u64> + Clone + 'a {
+        let Positions {
+            data,
+            width,
+            stride,
+            len,
+        } = *self;
+        (0..len).map(move |i| {
+            let mut b = [0u8; 8];
+            b[..width].copy_from_slice(&data[i * stride..i * stride + width]);
+            u64::from_le_bytes(b)
+        })
+    }
+}
+
+/// Call `f` with the positions a NumPy integer array holds (any width, little-endian;
+/// signed arrays checked to hold no negative value). `obj` must have
+/// `__array_interface__`.
+pub fn numpy_positions<T>(
+    obj: &Bound<'_, PyAny>,
+    f: impl FnOnce(Positions<'_>) -> PyResult<T>,
+) -> PyResult<T> {
+    let (view, interface) = numpy_view(obj)?;
+    let (signed, width) = match (view.kind, view.width) {
+        ('i', Some(w @ (1 | 2 | 4 | 8))) => (true, w),
+        ('u', Some(w @ (1 | 2 | 4 | 8))) => (false, w),
+        _ => {
+            return Err(PyTypeError::new_err(format!(
+                "bit positions are an integer array (uint64, or any integer dtype), not {}",
+                view.typestr
+            )))
+        }
+    };
+    if !little_endian(view.order) {
+        return Err(PyTypeError::new_err(format!(
+            "a big-endian integer array ({}): convert it with a.astype('<u8')",
+            view.typestr
+        )));
+    }
+    let view = view.with_data(&interface, width)?;
+    let positions = Positions {
+        data: view.data.unwrap_or(&[]),
+        width,
+        stride: view.stride.unwrap_or(width),
+        len: view.len,
+    };
+    if signed {
+        let sign = 1u64 << (8 * width - 1);
+        if let Some(i) = positions.values().position(|v| v & sign != 0) {
+            return Err(PyValueError::new_err(format!(
+                "a negative bit position at index {i}"
+            )));
+        }
+    }
+    f(positions)
 }
 
 /// The byte order, kind and width of an array interface type string (`<i8`, `|S16`); `?`

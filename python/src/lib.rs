@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyList, PyMemoryView, PyString, PyTuple};
+use pyo3::types::{PyByteArray, PyBytes, PyList, PyMemoryView, PyRange, PyString, PyTuple};
 
 use api::{AnyFilter, FilterRef};
 use errors::IntoPyResult;
@@ -335,6 +335,14 @@ impl Plan {
         self.info.receiver_bytes
     }
 
+    /// The chunk shift for building this filter by chunks on workers of `worker_bytes`
+    /// bytes of memory each (a chunk of `2**shift` bits is about a quarter of a worker), or
+    /// None when one worker holds the whole filter and its frame (`receiver_bytes` plus
+    /// `worst_case_bytes`) and the partial-filter route applies.
+    fn chunked_build(&self, worker_bytes: u64) -> Option<u8> {
+        self.info.chunked_build(worker_bytes)
+    }
+
     /// An empty Bloom filter with the planned parameters (`AllocationFailed`, a
     /// `MemoryError`, when its bits cannot be allocated).
     fn new_filter(&self) -> PyResult<BloomFilter> {
@@ -507,7 +515,7 @@ impl BloomFilter {
 
     /// The frame a pickle carries: the default coding, untagged, generation 0.
     fn pickle_frame<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        self.encode(py, None, None, 0, None, None, false)
+        self.encode(py, None, None, 0, None, None, false, None)
     }
 }
 
@@ -752,7 +760,7 @@ impl BloomFilter {
     }
 
     /// The full frame of this filter, as `bytes`; see `encode`.
-    #[pyo3(signature = (coding = None, *, budget = None, generation = 0, metadata = None, key = None, restart = false))]
+    #[pyo3(signature = (coding = None, *, budget = None, generation = 0, metadata = None, key = None, restart = false, chunk_shift = None))]
     #[allow(clippy::too_many_arguments)]
     fn encode<'py>(
         &self,
@@ -763,8 +771,9 @@ impl BloomFilter {
         metadata: Option<&Bound<'py, PyAny>>,
         key: Option<&Bound<'py, PyAny>>,
         restart: bool,
+        chunk_shift: Option<u8>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let settings = encoder_settings(coding, budget, metadata, key)?;
+        let settings = encoder_settings(coding, budget, metadata, key)?.chunk_shift(chunk_shift);
         let inner = &self.inner;
         let big = self.bits_m() >= DETACH_FILTER_BITS;
         let frame = maybe_detach(py, big, || {
@@ -1103,8 +1112,13 @@ fn with_filter<T>(obj: &Bound<'_, PyAny>, f: impl FnOnce(FilterRef<'_>, u64) -> 
 /// than their `max_metadata`, 4 KiB by default); `key` (32 bytes) appends a keyed BLAKE2b
 /// tag that receivers holding the key check before they read the payload; `restart` sets
 /// the restart flag (the sender's numbering starts again with this frame).
+///
+/// `chunk_shift` (Bloom filters) codes the payload in chunks of `2**chunk_shift` bits
+/// (6 to 47, fewer than m; spec 4.10) with a chunkable coding, the frame a build by chunks
+/// (`ChunkedFrame`) assembles for the same coding and shift; None: the library's choice
+/// (filters of 2**26 bits or more are chunked).
 #[pyfunction]
-#[pyo3(signature = (filter, coding = None, *, budget = None, generation = 0, metadata = None, key = None, restart = false))]
+#[pyo3(signature = (filter, coding = None, *, budget = None, generation = 0, metadata = None, key = None, restart = false, chunk_shift = None))]
 #[allow(clippy::too_many_arguments)]
 fn encode<'py>(
     py: Python<'py>,
@@ -1115,10 +1129,25 @@ fn encode<'py>(
     metadata: Option<&Bound<'py, PyAny>>,
     key: Option<&Bound<'py, PyAny>>,
     restart: bool,
+    chunk_shift: Option<u8>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     match filter_ref(filter)? {
-        FilterBorrow::Bloom(f) => f.encode(py, coding, budget, generation, metadata, key, restart),
+        FilterBorrow::Bloom(f) => f.encode(
+            py,
+            coding,
+            budget,
+            generation,
+            metadata,
+            key,
+            restart,
+            chunk_shift,
+        ),
         FilterBorrow::Counting(f) => {
+            if chunk_shift.is_some() {
+                return Err(PyValueError::new_err(
+                    "chunk_shift is for Bloom filters: counting filters' codings are not chunked",
+                ));
+            }
             f.encode(py, coding, budget, generation, metadata, key, restart)
         }
     }
@@ -1720,6 +1749,612 @@ impl Receiver {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Building by chunk (spec 4.10)
+
+/// Positions at least this many are set (or grouped) with the GIL released.
+const DETACH_POSITIONS: usize = 1 << 14;
+
+/// A one-dimensional NumPy array of `values`, each written as `W` little-endian bytes by
+/// `to_le` (`dtype` says which: `<u4`, `<u8`), over a `bytearray` it owns.
+fn numpy_array_of<T: Copy, const W: usize>(
+    py: Python<'_>,
+    values: &[T],
+    dtype: &str,
+    to_le: impl Fn(T) -> [u8; W],
+) -> PyResult<Py<PyAny>> {
+    let buf = PyByteArray::new_with(py, values.len() * W, |buf| {
+        for (out, &v) in buf.chunks_exact_mut(W).zip(values) {
+            out.copy_from_slice(&to_le(v));
+        }
+        Ok(())
+    })?;
+    let numpy = py.import("numpy").map_err(|e| {
+        pyo3::exceptions::PyImportError::new_err(format!(
+            "bit positions are returned as NumPy arrays: install numpy ({e})"
+        ))
+    })?;
+    Ok(numpy.call_method1("frombuffer", (buf, dtype))?.unbind())
+}
+
+fn u64_array(py: Python<'_>, values: &[u64]) -> PyResult<Py<PyAny>> {
+    numpy_array_of(py, values, "<u8", u64::to_le_bytes)
+}
+
+/// The parameters of a `Plan`, a `BloomFilter`, a `CountingFilter` or an `Indexer`.
+fn params_of(obj: &Bound<'_, PyAny>) -> PyResult<bloomwire::Params> {
+    if let Ok(p) = obj.cast::<Plan>() {
+        return Ok(p.get().info.params.clone());
+    }
+    if let Ok(i) = obj.cast::<Indexer>() {
+        return Ok(i.get().inner.params().clone());
+    }
+    if let Ok(f) = obj.cast::<BloomFilter>() {
+        return Ok(api::filter_params(&f.borrow().inner).clone());
+    }
+    if let Ok(f) = obj.cast::<CountingFilter>() {
+        return Ok(api::counting_params(&f.borrow().inner).clone());
+    }
+    let ty = obj.get_type().name()?;
+    Err(PyTypeError::new_err(format!(
+        "expected a Plan, a BloomFilter, a CountingFilter or an Indexer (the filter's \
+         parameters), not {ty}"
+    )))
+}
+
+/// Every bit position of the keys `keys` holds (an Arrow or NumPy column read in place
+/// with the GIL released, nulls skipped; or an iterable of str and bytes), appended to
+/// `out`; the number of keys.
+fn key_positions(
+    py: Python<'_>,
+    indexer: &api::Indexer,
+    keys: &Bound<'_, PyAny>,
+    out: &mut Vec<u64>,
+) -> PyResult<u64> {
+    let column = keys.hasattr("__arrow_c_array__")?
+        || keys.hasattr("__arrow_c_stream__")?
+        || keys.hasattr("__array_interface__")?;
+    let mut count = 0;
+    if column {
+        columns::for_each_chunk(keys, |col| {
+            count += maybe_detach(py, col.len() >= DETACH_COLUMN_LEN, || {
+                indexer.positions(col.present(), &mut *out)
+            });
+            Ok(())
+        })?;
+    } else {
+        if keys.cast::<PyString>().is_ok() || keys.cast::<PyBytes>().is_ok() {
+            return Err(PyTypeError::new_err(
+                "keys are an iterable of keys or a column, not one key: pass [key]",
+            ));
+        }
+        for key in keys.try_iter()? {
+            count += indexer.positions(std::iter::once(key_bytes(&key?)?.as_ref()), out);
+        }
+    }
+    Ok(count)
+}
+
+/// The bit positions of keys under one filter's parameters, without the filter: what a
+/// worker sends the owners of a large filter's chunks (see `ChunkedFrame`).
+///
+/// `Indexer(plan)` (or a `BloomFilter`, `CountingFilter`): `positions(keys)` gives the bits
+/// `insert` sets for each key, the same hashing. Pickled as the parameters alone (a few
+/// dozen bytes, whatever m is). Another library's parameters (the opaque hash family) are
+/// `OpaqueHashFamily`.
+#[pyclass(module = "bloomwire", frozen)]
+struct Indexer {
+    inner: api::Indexer,
+}
+
+#[pymethods]
+impl Indexer {
+    /// The indexer of the filter of a `Plan`, a `BloomFilter` or a `CountingFilter`.
+    #[new]
+    fn new(filter: &Bound<'_, PyAny>) -> PyResult<Self> {
+        Ok(Indexer {
+            inner: api::Indexer::new(params_of(filter)?).into_py()?,
+        })
+    }
+
+    /// Bits of the filter.
+    #[getter]
+    fn m(&self) -> u64 {
+        api::params_m(self.inner.params())
+    }
+
+    /// Hash functions per key.
+    #[getter]
+    fn k(&self) -> f64 {
+        api::params_k(self.inner.params()).0
+    }
+
+    /// The bit positions of every key, key after key (each key's as `insert` sets them), as
+    /// a NumPy `uint64` array. `keys` is an Arrow or NumPy column (read in place, hashed
+    /// with the GIL released, nulls skipped; keys as `insert_array` reads them) or an
+    /// iterable of str and bytes (as `insert_many`). A key may give fewer distinct
+    /// positions than k (two hash functions on one bit).
+    fn positions(&self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let mut out = Vec::new();
+        key_positions(py, &self.inner, keys, &mut out)?;
+        u64_array(py, &out)
+    }
+
+    /// The keys' bit positions grouped by chunk of `2**shift` bits: a tuple `(keys,
+    /// chunks, offsets, positions)`: the number of keys, the chunks that hold any position
+    /// (increasing, `uint64`), `len(chunks) + 1` offsets (`uint64`) and the positions
+    /// relative to their chunk's first bit, chunk after chunk (`uint32` when `shift <= 32`,
+    /// else `uint64`): chunk `chunks[j]` has `positions[offsets[j]:offsets[j + 1]]`.
+    /// The keys as in `positions`; the shift as in `ChunkedFrame`.
+    fn positions_by_chunk<'py>(
+        &self,
+        py: Python<'py>,
+        keys: &Bound<'py, PyAny>,
+        shift: u8,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let m = api::params_m(self.inner.params());
+        api::chunks_of(m, shift).into_py()?;
+        let mut positions = Vec::new();
+        let count = key_positions(py, &self.inner, keys, &mut positions)?;
+        let big = positions.len() >= DETACH_POSITIONS;
+        let grouped =
+            maybe_detach(py, big, || api::group_by_chunk(&positions, m, shift)).into_py()?;
+        drop(positions);
+        let relative = if shift <= 32 {
+            // Below 2^shift <= 2^32: each fits 32 bits.
+            numpy_array_of(py, &grouped.relative, "<u4", |v| (v as u32).to_le_bytes())?
+        } else {
+            u64_array(py, &grouped.relative)?
+        };
+        PyTuple::new(
+            py,
+            [
+                count.into_pyobject(py)?.into_any().unbind(),
+                u64_array(py, &grouped.chunks)?,
+                u64_array(py, &grouped.offsets)?,
+                relative,
+            ],
+        )
+    }
+
+    /// Indexers compare equal when their parameters do.
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other
+            .cast::<Indexer>()
+            .is_ok_and(|o| o.get().inner.params() == self.inner.params())
+    }
+
+    /// Pickled as its parameters.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
+        let parts = api::params_parts(slf.get().inner.params());
+        let from_parts = slf.get_type().getattr("_from_parts")?;
+        PyTuple::new(
+            slf.py(),
+            [
+                from_parts,
+                PyTuple::new(slf.py(), [parts.into_pyobject(slf.py())?])?.into_any(),
+            ],
+        )
+    }
+
+    /// The indexer of these parameters (the unpickler's).
+    #[staticmethod]
+    fn _from_parts(parts: api::ParamParts) -> PyResult<Self> {
+        let params = api::params_from_parts(parts).into_py()?;
+        Ok(Indexer {
+            inner: api::Indexer::new(params).into_py()?,
+        })
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Indexer({})", api::describe(self.inner.params()))
+    }
+}
+
+/// Set the bits of the positions `positions` holds in `chunk`: a NumPy integer array (read
+/// in place, with the GIL released when large), an int, or an iterable of ints and arrays
+/// (the pieces a shuffle delivers). Each array is checked before its bits are set.
+fn add_positions(
+    py: Python<'_>,
+    chunk: &mut api::Chunk,
+    positions: &Bound<'_, PyAny>,
+    relative: bool,
+) -> PyResult<()> {
+    let array = |chunk: &mut api::Chunk, obj: &Bound<'_, PyAny>| {
+        columns::numpy_positions(obj, |p| {
+            maybe_detach(py, p.len() >= DETACH_POSITIONS, || {
+                chunk.set(p.values(), relative)
+            })
+            .into_py()
+        })
+    };
+    if positions.hasattr("__array_interface__")? {
+        return array(chunk, positions);
+    }
+    if let Ok(p) = positions.extract::<u64>() {
+        return chunk.set(std::iter::once(p), relative).into_py();
+    }
+    if positions.cast::<PyString>().is_ok()
+        || positions.cast::<PyBytes>().is_ok()
+        || positions.cast::<PyByteArray>().is_ok()
+    {
+        return Err(PyTypeError::new_err(
+            "bit positions are a NumPy integer array, an int, or an iterable of ints and \
+             arrays, not bytes or str (numpy.frombuffer(b, '<u4') reads packed ones)",
+        ));
+    }
+    let mut buffer: Vec<u64> = Vec::new();
+    for item in positions.try_iter()? {
+        let item = item?;
+        if item.hasattr("__array_interface__")? {
+            chunk.set(buffer.iter().copied(), relative).into_py()?;
+            buffer.clear();
+            array(chunk, &item)?;
+        } else {
+            buffer.push(item.extract::<u64>().map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "a bit position is a non-negative int or an integer array, not {}",
+                    item.repr().map_or_else(|_| "?".into(), |r| r.to_string())
+                ))
+            })?);
+        }
+    }
+    let big = buffer.len() >= DETACH_POSITIONS;
+    maybe_detach(py, big, || chunk.set(buffer.iter().copied(), relative)).into_py()
+}
+
+/// One chunk of a filter built by chunks: bits `range` of a filter of `m` bits in chunks of
+/// `2**shift` bits, set from the positions of the keys' bits that land there (`add`), then
+/// counted (`count_ones`, the first phase) and coded with the frame-wide choices
+/// (`encode(frame)`, the second). It holds `2**shift` bits, never the filter's m.
+///
+/// Pickled as its packed bits.
+#[pyclass(module = "bloomwire")]
+#[derive(Clone)]
+struct Chunk {
+    inner: api::Chunk,
+}
+
+#[pymethods]
+impl Chunk {
+    /// Chunk `index` of a filter of `m` bits in chunks of `2**shift` bits, all zero.
+    /// `InvalidParameter` for a shift outside 6 to 47 or not below m, or an index past the
+    /// last chunk; `AllocationFailed` (a `MemoryError`) when its bits cannot be allocated.
+    #[new]
+    fn new(m: u64, shift: u8, index: u64) -> PyResult<Self> {
+        Ok(Chunk {
+            inner: api::Chunk::new(m, shift, index).into_py()?,
+        })
+    }
+
+    /// The chunk's index.
+    #[getter]
+    fn index(&self) -> u64 {
+        self.inner.shape().2
+    }
+
+    /// Bits of the whole filter.
+    #[getter]
+    fn m(&self) -> u64 {
+        self.inner.shape().0
+    }
+
+    /// log2 of the bits of a chunk (the last may have fewer).
+    #[getter]
+    fn shift(&self) -> u8 {
+        self.inner.shape().1
+    }
+
+    /// The bits of the filter this chunk holds, a `range`.
+    #[getter]
+    fn range<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyRange>> {
+        range_of(py, self.inner.range())
+    }
+
+    /// Set the bit of every position: a NumPy integer array (read in place, with the GIL
+    /// released), an int, or an iterable of ints and arrays (a shuffle's pieces), in any
+    /// order, repeats allowed. Positions count from the filter's first bit, or from the
+    /// chunk's with `relative=True`. A position outside the chunk is `InvalidParameter`,
+    /// and the array (or the ints) holding it sets nothing.
+    #[pyo3(signature = (positions, *, relative = false))]
+    fn add(
+        &mut self,
+        py: Python<'_>,
+        positions: &Bound<'_, PyAny>,
+        relative: bool,
+    ) -> PyResult<()> {
+        add_positions(py, &mut self.inner, positions, relative)
+    }
+
+    /// The number of bits set: summed over the chunks, the `ones` of the `ChunkedFrame`.
+    fn count_ones(&self) -> u64 {
+        self.inner.ones()
+    }
+
+    /// The chunk's payload in `frame`, a `ChunkedFrame` of the same m and shift (else
+    /// `InvalidParameter`), coded with the GIL released.
+    fn encode<'py>(&self, py: Python<'py>, frame: &ChunkedFrame) -> PyResult<Bound<'py, PyBytes>> {
+        let (chunk, plan) = (&self.inner, &frame.inner);
+        let payload = py.detach(|| chunk.encode(plan)).into_py()?;
+        Ok(PyBytes::new(py, &payload))
+    }
+
+    /// The packed bits of the chunk: its bit i is `(b[i // 8] >> (i % 8)) & 1`.
+    fn bits<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.inner.packed())
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other.cast::<Chunk>().is_ok_and(|o| {
+            let o = o.borrow();
+            o.inner.shape() == self.inner.shape() && o.inner.packed() == self.inner.packed()
+        })
+    }
+
+    /// Pickled as its shape and packed bits.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
+        let py = slf.py();
+        let this = slf.borrow();
+        let (m, shift, index) = this.inner.shape();
+        let bits = PyBytes::new(py, &this.inner.packed());
+        let args = (m, shift, index, bits).into_pyobject(py)?;
+        PyTuple::new(py, [slf.get_type().getattr("_from_bits")?, args.into_any()])
+    }
+
+    /// The chunk of these packed bits (the unpickler's).
+    #[staticmethod]
+    fn _from_bits(m: u64, shift: u8, index: u64, bits: &Bound<'_, PyBytes>) -> PyResult<Self> {
+        Ok(Chunk {
+            inner: api::Chunk::from_packed(m, shift, index, bits.as_bytes()).into_py()?,
+        })
+    }
+
+    fn __repr__(&self) -> String {
+        let (m, shift, index) = self.inner.shape();
+        let r = self.inner.range();
+        format!(
+            "Chunk(index={index}, bits={}..{}, m={m}, shift={shift})",
+            r.start, r.end
+        )
+    }
+}
+
+fn range_of(py: Python<'_>, r: std::ops::Range<u64>) -> PyResult<Bound<'_, PyRange>> {
+    let at = |v: u64| {
+        isize::try_from(v).map_err(|_| PyValueError::new_err("a bit index beyond this platform"))
+    };
+    PyRange::new(py, at(r.start)?, at(r.end)?)
+}
+
+/// A chunked frame written a chunk at a time (spec 4.10), for a filter larger than one
+/// machine: its chunks are built and coded where their bits are, and the frame is
+/// assembled from their payloads without decoding them, byte for byte the frame one
+/// process encodes for the whole filter with the same coding and chunk shift
+/// (`f.encode(coding, chunk_shift=shift)`).
+///
+/// `ChunkedFrame(params, n, ones, shift, coding)`: the frame-wide choices of a filter of the
+/// parameters of `params` (a `Plan`, `BloomFilter` or `Indexer`) holding `n` keys and `ones`
+/// one bits (the sum of its chunks' `count_ones()`), in chunks of `2**shift` bits, coded
+/// with `coding` (named, and chunkable: adaptive, known-p, known-p-symbols,
+/// known-p-interleaved, positional or dense); `metadata`, `key` and `budget` as in
+/// `encode`. Pickled with everything it was made with (the key too); a chunk's payload does
+/// not depend on n, the metadata or the key.
+#[pyclass(module = "bloomwire", frozen)]
+struct ChunkedFrame {
+    inner: api::ChunkPlan,
+}
+
+#[pymethods]
+impl ChunkedFrame {
+    /// Raises `InvalidParameter` for no coding or one that is not chunked, a shift outside
+    /// 6 to 47 or not below m, or more ones than bits.
+    #[new]
+    #[pyo3(signature = (params, n, ones, shift, coding, *, metadata = None, key = None, budget = None, generation = 0))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        params: &Bound<'_, PyAny>,
+        n: u64,
+        ones: u64,
+        shift: u8,
+        coding: &str,
+        metadata: Option<&Bound<'_, PyAny>>,
+        key: Option<&Bound<'_, PyAny>>,
+        budget: Option<usize>,
+        generation: u64,
+    ) -> PyResult<Self> {
+        let settings = encoder_settings(Some(coding), budget, metadata, key)?;
+        let params = params_of(params)?;
+        Ok(ChunkedFrame {
+            inner: api::chunked_frame(settings, params, n, ones, shift, generation).into_py()?,
+        })
+    }
+
+    /// Bits of the filter.
+    #[getter]
+    fn m(&self) -> u64 {
+        api::params_m(self.inner.params())
+    }
+
+    /// Keys of the filter, as the header carries them.
+    #[getter]
+    fn n(&self) -> u64 {
+        self.inner.figures().0
+    }
+
+    /// One bits of the whole filter.
+    #[getter]
+    fn ones(&self) -> u64 {
+        self.inner.figures().1
+    }
+
+    /// log2 of the bits of a chunk.
+    #[getter]
+    fn shift(&self) -> u8 {
+        self.inner.figures().2
+    }
+
+    /// The generation the frame carries.
+    #[getter]
+    fn generation(&self) -> u64 {
+        self.inner.figures().3
+    }
+
+    /// The number of chunks, `ceil(m / 2**shift)`.
+    #[getter]
+    fn chunk_count(&self) -> u64 {
+        self.inner.chunk_count()
+    }
+
+    /// The coding of every chunk.
+    #[getter]
+    fn coding(&self) -> String {
+        self.inner.coding()
+    }
+
+    /// The frame's q0 (the quantized fraction of zeros, from `ones`), for the codings that
+    /// carry one, else None: a chunk's payload depends on its bits, the coding and q0.
+    #[getter]
+    fn q0(&self) -> Option<u16> {
+        self.inner.q0()
+    }
+
+    /// The application metadata of the frame, None when there is none.
+    #[getter]
+    fn metadata<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyBytes>> {
+        self.inner
+            .settings()
+            .metadata_bytes()
+            .map(|m| PyBytes::new(py, m))
+    }
+
+    /// Whether the frame is tagged with a key.
+    #[getter]
+    fn keyed(&self) -> bool {
+        self.inner.settings().key_bytes().is_some()
+    }
+
+    /// The bits chunk `i` holds, a `range` (`InvalidParameter` past the last chunk).
+    fn chunk_bits<'py>(&self, py: Python<'py>, i: u64) -> PyResult<Bound<'py, PyRange>> {
+        let (m, shift) = (self.m(), self.shift());
+        range_of(py, api::chunk_range(m, shift, i).into_py()?)
+    }
+
+    /// The chunk that holds bit `position` (`InvalidParameter` past m).
+    fn chunk_of(&self, position: u64) -> PyResult<u64> {
+        api::chunk_of(self.m(), self.shift(), position).into_py()
+    }
+
+    /// The indexer of the filter's parameters.
+    fn indexer(&self) -> PyResult<Indexer> {
+        Ok(Indexer {
+            inner: api::Indexer::new(self.inner.params().clone()).into_py()?,
+        })
+    }
+
+    /// The payload of chunk `i`, built from the positions of its keys' bits (`positions` as
+    /// `Chunk.add` takes them: unsorted, repeated, absolute or with `relative=True` counted
+    /// from the chunk's first bit) and coded with the frame's coding and q0, with the GIL
+    /// released. `InvalidParameter` for an index past the last chunk or a position outside
+    /// the chunk.
+    #[pyo3(signature = (i, positions, *, relative = false))]
+    fn encode_chunk<'py>(
+        &self,
+        py: Python<'py>,
+        i: u64,
+        positions: &Bound<'py, PyAny>,
+        relative: bool,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let mut chunk = api::Chunk::new(self.m(), self.shift(), i).into_py()?;
+        add_positions(py, &mut chunk, positions, relative)?;
+        let plan = &self.inner;
+        let payload = py.detach(|| chunk.encode(plan)).into_py()?;
+        Ok(PyBytes::new(py, &payload))
+    }
+
+    /// The frame (`bytes`), from every chunk's payload (`bytes`, `bytearray` or
+    /// `memoryview`) in chunk order: its header, table of lengths, the payloads, checksum
+    /// and, with a key, tag. `InvalidParameter` for another number of payloads than
+    /// chunks, or where one process would not have written this frame (a payload over the
+    /// work bound, or a frame no smaller than the raw filter's); `OverBudget` past the
+    /// budget.
+    fn assemble<'py>(
+        &self,
+        py: Python<'py>,
+        payloads: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let held: Vec<FrameBytes<'py>> = payloads
+            .try_iter()?
+            .map(|p| {
+                let p = p?;
+                if p.cast::<PyString>().is_ok() {
+                    return Err(PyTypeError::new_err("a chunk's payload is bytes, not str"));
+                }
+                frame_bytes(&p)
+            })
+            .collect::<PyResult<_>>()?;
+        let slices: Vec<&[u8]> = held.iter().map(FrameBytes::as_slice).collect();
+        let plan = &self.inner;
+        let frame = py.detach(|| plan.assemble(&slices)).into_py()?;
+        to_pybytes(py, &frame)
+    }
+
+    /// Pickled with its parameters, figures and encoder settings (metadata and key too).
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
+        let py = slf.py();
+        let inner = &slf.get().inner;
+        let settings = inner.settings();
+        let (n, ones, shift, generation) = inner.figures();
+        let args = (
+            api::params_parts(inner.params()),
+            n,
+            ones,
+            shift,
+            settings.coding_name().unwrap_or_default().to_string(),
+            settings.metadata_bytes().map(|m| PyBytes::new(py, m)),
+            settings.key_bytes().map(|k| PyBytes::new(py, &k)),
+            settings.budget_bytes(),
+            generation,
+        )
+            .into_pyobject(py)?;
+        PyTuple::new(
+            py,
+            [slf.get_type().getattr("_from_parts")?, args.into_any()],
+        )
+    }
+
+    /// The chunked frame of these parts (the unpickler's).
+    #[staticmethod]
+    #[allow(clippy::too_many_arguments)]
+    fn _from_parts(
+        params: api::ParamParts,
+        n: u64,
+        ones: u64,
+        shift: u8,
+        coding: &str,
+        metadata: Option<&Bound<'_, PyAny>>,
+        key: Option<&Bound<'_, PyAny>>,
+        budget: Option<usize>,
+        generation: u64,
+    ) -> PyResult<Self> {
+        let settings = encoder_settings(Some(coding), budget, metadata, key)?;
+        let params = api::params_from_parts(params).into_py()?;
+        Ok(ChunkedFrame {
+            inner: api::chunked_frame(settings, params, n, ones, shift, generation).into_py()?,
+        })
+    }
+
+    fn __repr__(&self) -> String {
+        let (n, ones, shift, generation) = self.inner.figures();
+        format!(
+            "ChunkedFrame({}, n={n}, ones={ones}, shift={shift}, chunks={}, coding={:?}, q0={}, generation={generation})",
+            api::describe(self.inner.params()),
+            self.inner.chunk_count(),
+            self.inner.coding(),
+            self.inner.q0().map_or("None".to_string(), |q| q.to_string())
+        )
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // The module
 
 const DEFAULT_MAX_M: u64 = 1 << 28;
@@ -1755,6 +2390,9 @@ fn _bloomwire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Update>()?;
     m.add_class::<Sender>()?;
     m.add_class::<Receiver>()?;
+    m.add_class::<Indexer>()?;
+    m.add_class::<Chunk>()?;
+    m.add_class::<ChunkedFrame>()?;
     m.add_function(wrap_pyfunction!(plan, m)?)?;
     m.add_function(wrap_pyfunction!(plan_for_fpr, m)?)?;
     m.add_function(wrap_pyfunction!(encode, m)?)?;

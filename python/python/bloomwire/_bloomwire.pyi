@@ -19,6 +19,8 @@ __all__ = [
     "BloomFilter",
     "BloomwireError",
     "ChecksumMismatch",
+    "Chunk",
+    "ChunkedFrame",
     "CorruptPayload",
     "CountingFilter",
     "Delta",
@@ -27,6 +29,7 @@ __all__ = [
     "GenerationGap",
     "Incompatible",
     "Incomplete",
+    "Indexer",
     "InvalidField",
     "InvalidParameter",
     "LimitExceeded",
@@ -136,6 +139,10 @@ class Plan:
     @property
     def receiver_bytes(self) -> int:
         """The receiver's memory for the decoded filter, `ceil(m/8)` bytes."""
+    def chunked_build(self, worker_bytes: int) -> Optional[int]:
+        """The chunk shift for building this filter by chunks on workers of `worker_bytes`
+        bytes each (a chunk about a quarter of a worker), or None when one worker holds the
+        whole filter and its frame."""
     def new_filter(self) -> BloomFilter:
         """An empty Bloom filter with the planned parameters (`AllocationFailed`, a
         `MemoryError`, when the machine cannot hold it)."""
@@ -259,6 +266,7 @@ class BloomFilter:
         metadata: Optional[_Buffer] = None,
         key: Optional[_Buffer] = None,
         restart: bool = False,
+        chunk_shift: Optional[int] = None,
     ) -> bytes:
         """The full frame of this filter; see `encode`."""
 
@@ -356,10 +364,12 @@ def encode(
     metadata: Optional[_Buffer] = None,
     key: Optional[_Buffer] = None,
     restart: bool = False,
+    chunk_shift: Optional[int] = None,
 ) -> bytes:
     """The full frame of a filter: the smallest coding, or the named one (raw when that is
     not smaller); `OverBudget` when it exceeds `budget` bytes. `metadata` rides in the
-    header; a 32-byte `key` tags the frame; `restart` sets the restart flag."""
+    header; a 32-byte `key` tags the frame; `restart` sets the restart flag; `chunk_shift`
+    (Bloom filters) codes the payload in chunks of `2**chunk_shift` bits."""
 
 def decode(
     frame: _Buffer,
@@ -565,6 +575,149 @@ class Receiver:
     @property
     def generation(self) -> Optional[int]:
         """The current generation, None before the first full frame."""
+
+_Positions = Union[_ArrayInterface, int, Iterable[Union[int, _ArrayInterface]]]
+"""Bit positions: a NumPy integer array (read in place), an int, or an iterable of ints
+and arrays."""
+
+_Params = Union[Plan, BloomFilter, CountingFilter, "Indexer"]
+"""What gives a filter's parameters."""
+
+@final
+class Indexer:
+    """The bit positions of keys under one filter's parameters, without the filter."""
+
+    def __new__(cls, filter: Union[Plan, BloomFilter, CountingFilter]) -> Self:
+        """The indexer of a plan's or a filter's parameters (`OpaqueHashFamily` for
+        another library's)."""
+    @property
+    def m(self) -> int:
+        """Bits of the filter."""
+    @property
+    def k(self) -> float:
+        """Hash functions per key."""
+    def positions(self, keys: Union[_Column, Iterable[_Key]]) -> Any:
+        """Every key's bit positions, key after key, as a NumPy uint64 array (the bits
+        `insert` sets; columns read in place with the GIL released, nulls skipped)."""
+    def positions_by_chunk(
+        self, keys: Union[_Column, Iterable[_Key]], shift: int
+    ) -> tuple[int, Any, Any, Any]:
+        """`(keys, chunks, offsets, positions)`: the number of keys, the chunks of
+        `2**shift` bits that hold positions, their offsets, and the positions relative to
+        their chunk (uint32 while `shift <= 32`), chunk after chunk."""
+    def __eq__(self, other: object, /) -> bool: ...
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as the filter's parameters."""
+    @staticmethod
+    def _from_parts(parts: tuple[int, int, list[int], int, int, int, int]) -> Indexer: ...
+
+@final
+class Chunk:
+    """One chunk of a filter built by chunks: `2**shift` bits set from positions."""
+
+    def __new__(cls, m: int, shift: int, index: int) -> Self:
+        """Chunk `index` of a filter of `m` bits in chunks of `2**shift` bits, all zero."""
+    @property
+    def index(self) -> int:
+        """The chunk's index."""
+    @property
+    def m(self) -> int:
+        """Bits of the whole filter."""
+    @property
+    def shift(self) -> int:
+        """log2 of the bits of a chunk."""
+    @property
+    def range(self) -> range:
+        """The bits of the filter this chunk holds."""
+    def add(self, positions: _Positions, *, relative: bool = False) -> None:
+        """Set the bit of every position (absolute, or from the chunk's first bit with
+        `relative=True`); `InvalidParameter` for one outside the chunk."""
+    def count_ones(self) -> int:
+        """The number of bits set."""
+    def encode(self, frame: ChunkedFrame) -> bytes:
+        """The chunk's payload in `frame` (same m and shift)."""
+    def bits(self) -> bytes:
+        """The packed bits of the chunk."""
+    def __eq__(self, other: object, /) -> bool: ...
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its shape and packed bits."""
+    @staticmethod
+    def _from_bits(m: int, shift: int, index: int, bits: bytes) -> Chunk: ...
+
+@final
+class ChunkedFrame:
+    """A chunked frame written a chunk at a time: the frame-wide choices of a filter
+    built by chunks, which codes each chunk and assembles the frame from the payloads."""
+
+    def __new__(
+        cls,
+        params: _Params,
+        n: int,
+        ones: int,
+        shift: int,
+        coding: str,
+        *,
+        metadata: Optional[_Buffer] = None,
+        key: Optional[_Buffer] = None,
+        budget: Optional[int] = None,
+        generation: int = 0,
+    ) -> Self:
+        """The frame of a filter of `params`' parameters holding `n` keys and `ones` one
+        bits, in chunks of `2**shift` bits coded with `coding` (named and chunkable)."""
+    @property
+    def m(self) -> int:
+        """Bits of the filter."""
+    @property
+    def n(self) -> int:
+        """Keys of the filter."""
+    @property
+    def ones(self) -> int:
+        """One bits of the whole filter."""
+    @property
+    def shift(self) -> int:
+        """log2 of the bits of a chunk."""
+    @property
+    def generation(self) -> int:
+        """The generation the frame carries."""
+    @property
+    def chunk_count(self) -> int:
+        """The number of chunks."""
+    @property
+    def coding(self) -> str:
+        """The coding of every chunk."""
+    @property
+    def q0(self) -> Optional[int]:
+        """The frame's q0, for the codings that carry one."""
+    @property
+    def metadata(self) -> Optional[bytes]:
+        """The application metadata, None when there is none."""
+    @property
+    def keyed(self) -> bool:
+        """Whether the frame is tagged with a key."""
+    def chunk_bits(self, i: int) -> range:
+        """The bits chunk `i` holds."""
+    def chunk_of(self, position: int) -> int:
+        """The chunk that holds bit `position`."""
+    def indexer(self) -> Indexer:
+        """The indexer of the filter's parameters."""
+    def encode_chunk(self, i: int, positions: _Positions, *, relative: bool = False) -> bytes:
+        """The payload of chunk `i`, built from the positions of its keys' bits."""
+    def assemble(self, payloads: Iterable[_Buffer]) -> bytes:
+        """The frame, from every chunk's payload in chunk order."""
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled with everything it was made with (the key too)."""
+    @staticmethod
+    def _from_parts(
+        params: tuple[int, int, list[int], int, int, int, int],
+        n: int,
+        ones: int,
+        shift: int,
+        coding: str,
+        metadata: Optional[_Buffer],
+        key: Optional[_Buffer],
+        budget: Optional[int],
+        generation: int,
+    ) -> ChunkedFrame: ...
 
 class BloomwireError(Exception):
     """Every error of bloomwire."""

@@ -109,6 +109,80 @@ def test_arguments_are_checked(client):
         bloomwire.dask.build_filter(ddf["user"], plan, split_every=1)
 
 
+KEY = bytes(range(32))
+
+
+@pytest.mark.parametrize("coding", ["auto", "known-p-interleaved", "positional"])
+def test_by_chunk_is_the_frame_one_process_encodes(client, coding):
+    pdf = frame_of_keys()
+    ddf = dd.from_pandas(pdf, npartitions=5)
+    plan = bloomwire.plan_for_fpr(N, 0.01)  # 2 million bits (k = 1): 31 chunks of 2^16
+    frame = bloomwire.dask.build_chunked(ddf["user"], plan, chunk_shift=16, coding=coding,
+                                         metadata=b"by chunk", key=KEY, generation=4)
+    info = bloomwire.frame_info(frame, key=KEY)
+    assert info.chunk_shift == 16 and info.n == N and info.generation == 4
+    one = single_process(plan, pa.array(pdf["user"]))
+    # "auto": positional for this sparse filter (at most one bit in 40 is one).
+    assert one.count_ones() <= plan.m // 40
+    assert info.coding == ("positional" if coding == "auto" else coding)
+    assert frame == one.encode(info.coding, chunk_shift=16, metadata=b"by chunk", key=KEY,
+                               generation=4)
+
+
+def test_by_chunk_from_a_bag_and_integers_with_empty_chunks(client):
+    keys = [f"k{i}" for i in range(20)] + [None]
+    bag = db.from_sequence(keys, npartitions=3)
+    plan = bloomwire.plan_for_fpr(300, 0.01)  # 29 851 bits: 30 chunks of 2^10, for 20 keys
+    frame = bloomwire.dask.build_chunked(bag, plan, chunk_shift=10, coding="positional")
+    one = plan.new_filter()
+    one.insert_many(k for k in keys if k is not None)
+    # Chunks without a key's bit are built and coded too.
+    assert one.count_ones() <= 20 < plan.m >> 10
+    assert frame == one.encode("positional", chunk_shift=10)
+    pdf = frame_of_keys(5000)
+    ddf = dd.from_pandas(pdf, npartitions=3)
+    # m held to 100 000 bits: one bit in ten is one, and "auto" codes it dense.
+    plan = bloomwire.plan_for_fpr(5000, 0.01, max_m=100_000)
+    frame = bloomwire.dask.build_chunked(ddf, plan, column="id", chunk_shift=13)
+    one = single_process(plan, pdf["id"].to_numpy())
+    assert one.count_ones() > plan.m // 40
+    assert frame == one.encode("dense", chunk_shift=13)
+    frame = bloomwire.dask.build_chunked(ddf, column="id", n="count", fpr=0.001,
+                                         chunk_shift=17, coding="known-p")
+    plan = bloomwire.plan_for_fpr(5000, 0.001)
+    assert frame == single_process(plan, pdf["id"].to_numpy()).encode("known-p",
+                                                                       chunk_shift=17)
+
+
+def test_build_filter_takes_the_route_by_chunk_when_a_worker_cannot_hold_it(client):
+    keys = [f"u{i}" for i in range(100_000)]
+    pdf = pd.DataFrame({"user": pd.array(keys, dtype="string[pyarrow]")})
+    ddf = dd.from_pandas(pdf, npartitions=4)
+    plan = bloomwire.plan_for_fpr(100_000, 0.01)  # 1.2 MB of bits, and its frame
+    shift = plan.chunked_build(1 << 20)  # workers of 1 MiB: chunks of 2^21 bits
+    assert shift == 21
+    one = single_process(plan, pa.array(keys))
+    frame = bloomwire.dask.build_filter(ddf["user"], plan, worker_memory=1 << 20,
+                                        result="frame")
+    assert bloomwire.frame_info(frame).chunk_shift == shift
+    assert frame == one.encode(bloomwire.frame_info(frame).coding, chunk_shift=shift)
+    f = bloomwire.dask.build_filter(ddf["user"], plan, worker_memory=1 << 20)
+    assert f == one
+    # Workers that hold it: the partial filters' route, the default frame.
+    assert bloomwire.dask.build_filter(ddf["user"], plan, worker_memory=1 << 30,
+                                       result="frame") == one.encode()
+    with pytest.raises(ValueError):  # a worker holds it: say how to chunk it
+        bloomwire.dask.build_chunked(ddf["user"], plan, worker_memory=1 << 30)
+    with pytest.raises(ValueError):
+        bloomwire.dask.build_filter(ddf["user"], plan, chunk_shift=21, compute=False)
+    with pytest.raises(ValueError):
+        bloomwire.dask.build_filter(ddf["user"], plan, chunk_shift=21, counting_width=4)
+    with pytest.raises(bloomwire.InvalidParameter):
+        bloomwire.dask.build_chunked(ddf["user"], plan, chunk_shift=40)
+    with pytest.raises(bloomwire.InvalidParameter):
+        bloomwire.dask.build_chunked(ddf["user"], plan, chunk_shift=21, coding="raw")
+
+
 def build_on_worker(plan, keys):
     """Runs in a worker process: the plan arrived pickled (as the frame of its empty
     filter); the filter built there comes back pickled (as its frame)."""
@@ -136,5 +210,10 @@ def test_worker_processes_plans_and_filters_travel_pickled():
         # And the whole route with real worker processes.
         ddf = dd.from_pandas(frame_of_keys(), npartitions=4)
         f = bloomwire.dask.build_filter(ddf["user"], bloomwire.plan_for_fpr(N, 0.01))
-        assert f == single_process(bloomwire.plan_for_fpr(N, 0.01),
-                                   pa.array(frame_of_keys()["user"]))
+        one = single_process(bloomwire.plan_for_fpr(N, 0.01), pa.array(frame_of_keys()["user"]))
+        assert f == one
+        # The route by chunk too: P2P's shuffle between the processes, chunks persisted
+        # where they were built.
+        frame = bloomwire.dask.build_chunked(ddf["user"], bloomwire.plan_for_fpr(N, 0.01),
+                                             chunk_shift=15, coding="dense")
+        assert frame == one.encode("dense", chunk_shift=15)

@@ -94,3 +94,66 @@ def test_partial_frames_are_small(keys_df):
     frames = [bytes(r.frame) for r in bloomwire.spark.partial_frames(keys_df, "key", spec)
               .collect()]
     assert len(frames) == 6 and sum(map(len, frames)) < plan.m / 8
+
+
+KEY = bytes(range(32))
+
+
+@pytest.mark.parametrize("coding", ["auto", "positional"])
+def test_by_chunk_is_the_frame_one_process_encodes(keys_df, coding):
+    plan = bloomwire.plan_for_fpr(N, 0.01)  # 3 million bits (k = 1): 12 chunks of 2^18
+    frame = bloomwire.spark.build_chunked(keys_df, "key", plan, chunk_shift=18, coding=coding,
+                                          metadata=b"spark", key=KEY, generation=2)
+    one = plan.new_filter()
+    one.insert_array(expected_keys())
+    info = bloomwire.frame_info(frame, key=KEY)
+    assert (info.coding, info.chunk_shift, info.n) == ("positional", 18, N)
+    assert frame == one.encode("positional", chunk_shift=18, metadata=b"spark", key=KEY,
+                               generation=2)
+
+
+def test_by_chunk_of_integers_dense_and_automatically(keys_df):
+    # m held to 400 000 bits: a dense filter, coded dense with q0 in a second job.
+    plan = bloomwire.plan_for_fpr(N, 0.01, max_m=400_000)
+    frame = bloomwire.spark.build_chunked(keys_df, "id", plan, chunk_shift=16,
+                                          coding="known-p-interleaved")
+    one = plan.new_filter()
+    one.insert_many(i.to_bytes(8, "little", signed=True) for i in range(N))
+    assert frame == one.encode("known-p-interleaved", chunk_shift=16)
+    # Python workers of 256 KiB cannot hold 3 million bits: build_filter goes by chunk.
+    plan = bloomwire.plan_for_fpr(N, 0.01)
+    shift = plan.chunked_build(1 << 18)
+    assert shift == 20
+    f = bloomwire.spark.build_filter(keys_df, "key", plan, worker_memory=1 << 18)
+    one = plan.new_filter()
+    one.insert_array(expected_keys())
+    assert f == one
+    with pytest.raises(ValueError):
+        bloomwire.spark.build_chunked(keys_df, "key", plan)  # no worker memory known
+    with pytest.raises(bloomwire.InvalidParameter):
+        bloomwire.spark.build_chunked(keys_df, "key", plan, chunk_shift=18, coding="small")
+
+
+def test_python_worker_memory_is_read_from_the_session(spark, keys_df):
+    assert bloomwire.spark.python_worker_memory(keys_df) is None  # not set here
+
+    class Conf:
+        def __init__(self, value):
+            self.value = value
+
+        def get(self, name):
+            assert name == "spark.executor.pyspark.memory"
+            return self.value
+
+    def df_with(value):
+        class DF:
+            class sparkSession:
+                class sparkContext:
+                    @staticmethod
+                    def getConf():
+                        return Conf(value)
+        return DF()
+
+    for value, expected in [("512m", 512 << 20), ("2g", 2 << 30), ("1.5g", 3 << 29),
+                            ("300", 300 << 20), ("64k", 64 << 10), ("1gb", 1 << 30)]:
+        assert bloomwire.spark.python_worker_memory(df_with(value)) == expected, value

@@ -15,23 +15,29 @@ Every frame of the job is decoded within limits that follow from the plan (its m
 a worker accepts nothing larger than the job's filter whatever its unpickling limits.
 
 This is the partial-filter route: each worker holds one filter of m bits at a time. A
-filter larger than one worker's memory needs the route by chunk (positions shuffled by
-chunk index, each chunk encoded where it lands, one chunked frame assembled from them),
-which will be a function of its own beside this one.
+filter larger than one worker's memory takes the route by chunk, `build_chunked`: every
+partition turns its keys into bit positions grouped by chunk of `2**shift` bits, Dask's
+DataFrame shuffle (P2P on a distributed cluster) brings each chunk's positions to one task,
+which builds the chunk (`2**shift` bits, never m) and counts its ones; the client sums them,
+each chunk is coded where it was built, and the client assembles the payloads into one
+chunked frame, byte for byte the frame one process encodes with the same coding and chunk
+shift. `build_filter` takes that route by itself when the plan says a worker cannot hold
+the filter (`Plan.chunked_build` of the smallest worker's memory limit).
 """
 
 from __future__ import annotations
 
+import math
 import sys
 from typing import Any, Literal, Optional, Union
 
 import dask
 from dask.delayed import Delayed
 
-from . import _partials
-from ._bloomwire import BloomFilter, CountingFilter, Plan
+from . import _chunked, _partials
+from ._bloomwire import BloomFilter, Chunk, ChunkedFrame, CountingFilter, Indexer, Plan, decode
 
-__all__ = ["build_filter", "partial_frames"]
+__all__ = ["build_chunked", "build_filter", "partial_frames"]
 
 
 def _is(data: Any, module: str, name: str) -> bool:
@@ -78,6 +84,24 @@ def partial_frames(data: Any, spec: _partials.FilterSpec, *,
     return [task(spec, p) for p in _partitions(data, column)]
 
 
+def cluster_worker_memory() -> Optional[int]:
+    """The memory limit of the smallest worker of the current client's cluster (bytes), or
+    None without a distributed client or without limits."""
+    try:
+        from distributed import default_client
+
+        client = default_client()
+    except (ImportError, ValueError):
+        return None
+    try:
+        info = client.scheduler_info(n_workers=-1)
+    except TypeError:  # distributed before the argument: every worker
+        info = client.scheduler_info()
+    limits = [w.get("memory_limit") or 0 for w in info.get("workers", {}).values()]
+    limits = [limit for limit in limits if limit > 0]
+    return min(limits) if limits else None
+
+
 def build_filter(
     data: Any,
     plan: Optional[Plan] = None,
@@ -89,6 +113,8 @@ def build_filter(
     split_every: int = 8,
     result: Literal["filter", "frame"] = "filter",
     compute: bool = True,
+    worker_memory: Optional[int] = None,
+    chunk_shift: Optional[int] = None,
 ) -> Union[BloomFilter, CountingFilter, bytes, Delayed]:
     """One filter of every value of `data`: a Dask Series, a Dask DataFrame (the keys in
     `column`) or a Dask Bag (of str or bytes).
@@ -103,10 +129,33 @@ def build_filter(
     Partial filters are merged `split_every` at a time. `result="frame"` returns the final
     frame (bytes) instead of the filter; `compute=False` returns the Dask `Delayed` of the
     result instead of computing it.
+
+    A Bloom filter that one worker cannot hold, by `plan.chunked_build(worker_memory)`
+    (`worker_memory`: the smallest worker's memory limit by default), or any with a
+    `chunk_shift`, is built by chunk instead (`build_chunked`, coding "auto"): its result
+    is the chunked frame, or with `result="filter"` that frame decoded on the client (which
+    then holds the filter); `compute=False` is refused there (the route computes between
+    its phases).
     """
     if result not in ("filter", "frame"):
         raise ValueError(f'result is "filter" or "frame", not {result!r}')
     plan = _partials.resolve_plan(plan, n, fpr, lambda: _count(data, column))
+    if counting_width is not None and chunk_shift is not None:
+        raise ValueError("counting filters are not built by chunk (their codings are not "
+                         "chunked): drop chunk_shift")
+    if counting_width is None:
+        memory = worker_memory if worker_memory is not None else cluster_worker_memory()
+        shift = _chunked.chunk_shift(plan, memory, chunk_shift)
+        if shift is not None:
+            if not compute:
+                raise ValueError("the route by chunk computes between its phases: "
+                                 "compute=False is not available for it")
+            frame = build_chunked(data, plan, column=column, chunk_shift=shift)
+            if result == "frame":
+                return frame
+            return decode(frame, max_m=plan.m, max_k=math.ceil(plan.k),
+                          max_payload=max(len(frame), 1 << 26),
+                          max_filter_bytes=-(-plan.m // 8))
     spec = _partials.FilterSpec.of(plan, counting_width)
     task = dask.delayed(_partials.partial, pure=True)
     merge = dask.delayed(_partials.merge, pure=True)
@@ -120,3 +169,104 @@ def build_filter(
     if not compute:
         return final
     return final.compute()  # type: ignore[no-any-return]
+
+
+def _chunk_of_rows(job: _chunked.ChunkJob, index: int, rows: Any) -> Chunk:
+    """Chunk `index` from the shuffled rows of its positions (one per partition that had
+    any)."""
+    import pyarrow as pa  # type: ignore[import-untyped,import-not-found,unused-ignore]
+
+    # Each row's bytes read in place (Arrow buffers), not copied into Python bytes.
+    blobs = pa.array(rows["positions"])
+    return _chunked.build_chunk(job, index, (b.as_buffer() for b in blobs if b.is_valid))
+
+
+def build_chunked(
+    data: Any,
+    plan: Optional[Plan] = None,
+    *,
+    column: Optional[str] = None,
+    n: Union[int, Literal["count"], None] = None,
+    fpr: Optional[float] = None,
+    worker_memory: Optional[int] = None,
+    chunk_shift: Optional[int] = None,
+    coding: str = "auto",
+    metadata: Optional[bytes] = None,
+    key: Optional[bytes] = None,
+    budget: Optional[int] = None,
+    generation: int = 0,
+    shuffle_method: Optional[str] = None,
+) -> bytes:
+    """The frame (bytes) of the Bloom filter of every value of `data` (a Dask Series, a
+    DataFrame's `column` or a Bag, as `build_filter` takes it), built by chunk: no worker
+    holds more than chunks of `2**shift` bits of it.
+
+    The plan is `plan`, or `plan_for_fpr(n, fpr)` (`n="count"` counts the values first).
+    The chunk shift is `chunk_shift`, else `plan.chunked_build(worker_memory)` with the
+    smallest worker's memory limit by default (ValueError when a worker holds the whole
+    filter: give `chunk_shift`, or use `build_filter`). The coding is named (adaptive,
+    known-p, known-p-symbols, known-p-interleaved, positional, dense), or "auto": positional
+    while at most one bit in 40 is one, else dense. `metadata`, `key` (used on the client
+    only), `budget` and `generation` as in `encode`.
+
+    Phase 1: each partition's keys become bit positions grouped by chunk (4 bytes each
+    while `shift <= 32`), one row per chunk, shuffled to their chunk by `set_index` on the
+    chunk with one division per chunk (`shuffle_method`: Dask's default, P2P on a
+    distributed cluster); each chunk is built from its rows and counts its ones, and stays
+    on its worker (persisted). Phase 2: the client sums the keys and ones, and each chunk is
+    coded where it is with the frame's q0; the payloads come back in chunk order and are
+    assembled here. A coding without q0 (positional, adaptive) is coded in phase 1. The
+    frame equals, byte for byte, `f.encode(coding, chunk_shift=shift, ...)` of the filter
+    one process builds from the same keys.
+    """
+    import dask.dataframe as dd
+
+    plan = _partials.resolve_plan(plan, n, fpr, lambda: _count(data, column))
+    memory = worker_memory if worker_memory is not None else cluster_worker_memory()
+    shift = _chunked.chunk_shift(plan, memory, chunk_shift)
+    if shift is None:
+        raise ValueError(
+            f"a worker of {memory} bytes holds the whole filter ({plan.receiver_bytes} bytes): "
+            "give chunk_shift to build it by chunk anyway, or use build_filter"
+            if memory else "give chunk_shift or worker_memory (no worker memory limit found)")
+    indexer = Indexer(plan)
+    job = _chunked.ChunkJob(indexer, shift)
+    ChunkedFrame(indexer, 0, 0, shift, "positional")  # the shift checked before any work
+    if coding != _chunked.AUTO:
+        ChunkedFrame(indexer, 0, 0, shift, coding)  # and the coding
+    count = job.chunk_count
+
+    rows = [dask.delayed(_chunked.position_rows, pure=True)(job, p)
+            for p in _partitions(data, column)]
+    keys = [r[0] for r in rows]
+    meta = _chunked.position_frame([], [])
+    positions = dd.from_delayed([r[1] for r in rows], meta=meta, verify_meta=False)
+    # One division per chunk: partition i of the shuffle's output holds chunk i's rows.
+    shuffled = positions.set_index("chunk", divisions=list(range(count + 1)),
+                                   shuffle_method=shuffle_method)
+    parts = shuffled.to_delayed()
+    if len(parts) != count:
+        raise RuntimeError(f"the shuffle made {len(parts)} partitions for {count} chunks")
+    build = dask.delayed(_chunk_of_rows, pure=True)
+    chunks = [build(job, i, part) for i, part in enumerate(parts)]
+
+    if _chunked.needs_ones(job, coding):
+        # Phase 1: the chunks built where their positions landed, and kept there.
+        chunks, keys = dask.persist(chunks, keys)
+        count_ones = dask.delayed(Chunk.count_ones, pure=True)
+        ones_each, keys_each = dask.compute([count_ones(c) for c in chunks], keys)
+        ones, n_keys = sum(ones_each), sum(keys_each)
+        coding = _chunked.choose_coding(coding, plan.m, ones)
+        # Phase 2: each chunk coded where it is.
+        frame = _chunked.worker_frame(job, coding, n_keys, ones)
+        encode = dask.delayed(_chunked.encode, pure=True)
+        payloads = dask.compute([encode(c, frame) for c in chunks])[0]
+        del chunks
+    else:
+        frame = _chunked.worker_frame(job, coding, 0, 0)
+        both = dask.delayed(_chunked.ones_and_payload, pure=True)
+        results, keys_each = dask.compute([both(c, frame) for c in chunks], keys)
+        ones, n_keys = sum(r[0] for r in results), sum(keys_each)
+        payloads = [r[1] for r in results]
+    return _chunked.assemble(job, coding, n_keys, ones, dict(enumerate(payloads)),
+                             metadata=metadata, key=key, budget=budget, generation=generation)

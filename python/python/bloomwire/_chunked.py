@@ -10,9 +10,11 @@ The route, in two phases, both on the engine:
    positions to one task, which builds the chunk (`Chunk`: `2**shift` bits, never m) and
    counts its ones.
 2. The driver sums the keys (the header's n) and the ones (the frame's q0 for the codings
-   that carry one), and makes the `ChunkedFrame`; each chunk is coded where it was built
-   (`Chunk.encode`), and the driver collects the payloads in chunk order (they are the
-   compressed frame, small) and assembles the frame without decoding them.
+   that carry one), and makes the `ChunkedFrame`; each chunk is built again where its
+   positions are (the shuffle's output, which the engine keeps: Spark's shuffle files,
+   Dask's persisted partitions) and coded (`Chunk.encode`), and the driver collects the
+   payloads in chunk order (they are the compressed frame, small) and assembles the frame
+   without decoding them. A task holds one chunk at a time, never the filter.
 
 The frame is byte for byte the one one process encodes for the same keys, coding and chunk
 shift (`f.encode(coding, chunk_shift=shift)`). A coding without q0 (positional, adaptive)

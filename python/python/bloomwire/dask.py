@@ -19,8 +19,8 @@ filter larger than one worker's memory takes the route by chunk, `build_chunked`
 partition turns its keys into bit positions grouped by chunk of `2**shift` bits, Dask's
 DataFrame shuffle (P2P on a distributed cluster) brings each chunk's positions to one task,
 which builds the chunk (`2**shift` bits, never m) and counts its ones; the client sums them,
-each chunk is coded where it was built, and the client assembles the payloads into one
-chunked frame, byte for byte the frame one process encodes with the same coding and chunk
+each chunk is built again where its positions are (the shuffle's output, persisted) and
+coded, and the client assembles the payloads into one chunked frame, byte for byte the frame one process encodes with the same coding and chunk
 shift. `build_filter` takes that route by itself when the plan says a worker cannot hold
 the filter (`Plan.chunked_build` of the smallest worker's memory limit).
 """
@@ -181,6 +181,23 @@ def _chunk_of_rows(job: _chunked.ChunkJob, index: int, rows: Any) -> Chunk:
     return _chunked.build_chunk(job, index, (b.as_buffer() for b in blobs if b.is_valid))
 
 
+def _chunk_ones(job: _chunked.ChunkJob, index: int, rows: Any) -> int:
+    """Phase 1 of a chunk: built from its rows, its ones counted, and let go."""
+    return _chunk_of_rows(job, index, rows).count_ones()
+
+
+def _chunk_payload(job: _chunked.ChunkJob, index: int, rows: Any,
+                   frame: ChunkedFrame) -> bytes:
+    """Phase 2 of a chunk: built from its rows again, and coded in the frame."""
+    return _chunk_of_rows(job, index, rows).encode(frame)
+
+
+def _chunk_ones_and_payload(job: _chunked.ChunkJob, index: int, rows: Any,
+                            frame: ChunkedFrame) -> tuple[int, Optional[bytes]]:
+    """The one phase of a coding without q0."""
+    return _chunked.ones_and_payload(_chunk_of_rows(job, index, rows), frame)
+
+
 def build_chunked(
     data: Any,
     plan: Optional[Plan] = None,
@@ -212,10 +229,11 @@ def build_chunked(
     Phase 1: each partition's keys become bit positions grouped by chunk (4 bytes each
     while `shift <= 32`), one row per chunk, shuffled to their chunk by `set_index` on the
     chunk with one division per chunk (`shuffle_method`: Dask's default, P2P on a
-    distributed cluster); each chunk is built from its rows and counts its ones, and stays
-    on its worker (persisted). Phase 2: the client sums the keys and ones, and each chunk is
-    coded where it is with the frame's q0; the payloads come back in chunk order and are
-    assembled here. A coding without q0 (positional, adaptive) is coded in phase 1. The
+    distributed cluster); the shuffle's output stays on the workers (persisted), and each
+    chunk is built from its rows and counts its ones. Phase 2: the client sums the keys and
+    ones, and each chunk is built again where its rows are and coded with the frame's q0;
+    the payloads come back in chunk order and are assembled here. A worker thread holds one
+    chunk at a time, never the filter. A coding without q0 (positional, adaptive) is coded in phase 1. The
     frame equals, byte for byte, `f.encode(coding, chunk_shift=shift, ...)` of the filter
     one process builds from the same keys.
     """
@@ -247,25 +265,26 @@ def build_chunked(
     parts = shuffled.to_delayed()
     if len(parts) != count:
         raise RuntimeError(f"the shuffle made {len(parts)} partitions for {count} chunks")
-    build = dask.delayed(_chunk_of_rows, pure=True)
-    chunks = [build(job, i, part) for i, part in enumerate(parts)]
-
     if _chunked.needs_ones(job, coding):
-        # Phase 1: the chunks built where their positions landed, and kept there.
-        chunks, keys = dask.persist(chunks, keys)
-        count_ones = dask.delayed(Chunk.count_ones, pure=True)
-        ones_each, keys_each = dask.compute([count_ones(c) for c in chunks], keys)
+        # Phase 1: the shuffle's output (each chunk's positions, 4 bytes each) kept on the
+        # workers, where Dask spills it to disk under memory pressure; each chunk built from
+        # it and its ones counted, one chunk at a time per thread.
+        parts, keys = dask.persist(parts, keys)
+        count_ones = dask.delayed(_chunk_ones, pure=True)
+        ones_each, keys_each = dask.compute([count_ones(job, i, p) for i, p in enumerate(parts)],
+                                            keys)
         ones, n_keys = sum(ones_each), sum(keys_each)
         coding = _chunked.choose_coding(coding, plan.m, ones)
-        # Phase 2: each chunk coded where it is.
+        # Phase 2: each chunk built again where its positions are, and coded.
         frame = _chunked.worker_frame(job, coding, n_keys, ones)
-        encode = dask.delayed(_chunked.encode, pure=True)
-        payloads = dask.compute([encode(c, frame) for c in chunks])[0]
-        del chunks
+        encode = dask.delayed(_chunk_payload, pure=True)
+        payloads = dask.compute([encode(job, i, p, frame) for i, p in enumerate(parts)])[0]
+        del parts
     else:
         frame = _chunked.worker_frame(job, coding, 0, 0)
-        both = dask.delayed(_chunked.ones_and_payload, pure=True)
-        results, keys_each = dask.compute([both(c, frame) for c in chunks], keys)
+        both = dask.delayed(_chunk_ones_and_payload, pure=True)
+        results, keys_each = dask.compute([both(job, i, p, frame) for i, p in enumerate(parts)],
+                                          keys)
         ones, n_keys = sum(r[0] for r in results), sum(keys_each)
         payloads = [r[1] for r in results]
     return _chunked.assemble(job, coding, n_keys, ones, dict(enumerate(payloads)),

@@ -29,6 +29,7 @@ const ENTROPY: &[&[&str]] = &[
         "counter_table",
         "model",
         "range_coder",
+        "scratch",
         "symbol_lookup",
     ],
     &[

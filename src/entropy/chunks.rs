@@ -14,6 +14,7 @@ use core::ops::Range;
 
 use crate::entropy::codec::CHUNK_BYTES;
 use crate::entropy::coding::{self, predicted_len, Coding, Models};
+use crate::entropy::scratch;
 use crate::entropy::PayloadError;
 use crate::filter::bits::BitArray;
 use crate::wire::{put_varint, Reader};
@@ -122,8 +123,9 @@ pub(crate) fn encode_chunked(
 ) -> Vec<u8> {
     let m = bits.len();
     let chunk_words = 1usize << (shift - MIN_CHUNK_SHIFT);
+    // The chunks' payloads in this thread's scratch memory, coded on any thread.
     let mut parts: Vec<(usize, Vec<u8>)> = (0..chunk_count(m, shift) as usize)
-        .map(|i| (i, Vec::new()))
+        .map(|i| (i, scratch::take_bytes(0)))
         .collect();
     for_each(&mut parts, threads, |(i, out)| {
         let start = *i as u64 * (1 << shift);
@@ -131,7 +133,9 @@ pub(crate) fn encode_chunked(
         let words = &bits.words()[*i * chunk_words..][..crate::filter::bits::words_for(len)];
         coding::encode_bits(coding, q0, words, len, out);
     });
-    assemble(parts.iter().map(|(_, p)| p))
+    let payload = assemble(parts.iter().map(|(_, p)| p));
+    parts.into_iter().for_each(|(_, p)| scratch::give_bytes(p));
+    payload
 }
 
 /// A chunked payload from its chunks' payloads, in chunk order: the table of their lengths,
@@ -142,7 +146,7 @@ pub(crate) fn assemble<P: AsRef<[u8]>>(parts: impl IntoIterator<Item = P> + Clon
         .into_iter()
         .map(|p| p.as_ref().len() + 10)
         .sum();
-    let mut out = Vec::with_capacity(coded);
+    let mut out = scratch::take_bytes(coded);
     for p in parts.clone() {
         put_varint(&mut out, p.as_ref().len() as u64);
     }

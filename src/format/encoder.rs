@@ -233,6 +233,37 @@ impl<F: Filter> Encoder<F> {
         self.settings.encode(filter.as_any(), generation)
     }
 
+    /// Encode a full frame of generation `generation` into `out`, replacing what it held,
+    /// in its memory: `out` is lent to the coder as the payload's buffer, and the frame's
+    /// bytes (those of [`encode_generation`](Self::encode_generation)'s
+    /// [`Frame::to_bytes`]) end up in it. Returns the frame's header; on an error `out` is
+    /// empty.
+    ///
+    /// A sender that encodes generation after generation into the same buffer takes no
+    /// fresh memory once it has encoded one: no page faults, and the coders' scratch is
+    /// the thread's, reused too (buffers of up to 64 MiB are kept).
+    ///
+    /// ```
+    /// use bloomwire::{BloomFilter, Encoder, HashFamily, Params};
+    /// let mut f = BloomFilter::new(Params::standard(1 << 20, 3, HashFamily::default()).unwrap());
+    /// let encoder = Encoder::new();
+    /// let mut buf = Vec::new();
+    /// for g in 1..=3u64 {
+    ///     f.insert(g.to_le_bytes());
+    ///     let header = encoder.encode_into(&f, g, &mut buf).unwrap();
+    ///     assert_eq!(header.generation, g);
+    ///     assert_eq!(buf, encoder.encode_generation(&f, g).unwrap().to_bytes());
+    /// }
+    /// ```
+    pub fn encode_into(
+        &self,
+        filter: &F,
+        generation: u64,
+        out: &mut Vec<u8>,
+    ) -> Result<FrameHeader> {
+        super::frame::into_buffer(out, || self.encode_generation(filter, generation))
+    }
+
     /// The full frame for `filter` with one coding, no fallback to raw, no budget,
     /// generation 0.
     pub fn encode_with(&self, filter: &F, coding: F::Coding) -> Result<Frame> {
@@ -333,7 +364,9 @@ impl Settings {
                 chunks::encode_chunked(coding, q0, bits, shift, threads)
             }
             None => {
-                let mut payload = Vec::new();
+                // The thread's warm memory: a buffer an encode_into lent, or an earlier
+                // frame's (a payload is at most the raw array's size, in practice).
+                let mut payload = crate::entropy::scratch::take_bytes(bits.byte_len());
                 coding::encode_bits(coding, q0, bits.words(), bits.len(), &mut payload);
                 payload
             }

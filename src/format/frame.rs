@@ -5,7 +5,7 @@ use bytes::{BufMut, Bytes, BytesMut};
 
 use crate::error::Result;
 
-use super::auth::{FrameKey, Tag};
+use super::auth::{FrameKey, Tag, TAG_LEN};
 use super::header::FrameHeader;
 use super::ids::{Coding, FrameKind};
 
@@ -101,6 +101,26 @@ impl Frame {
         }
     }
 
+    /// The frame's bytes in its payload's own memory: the header moved in front of the
+    /// payload (a copy within the buffer, where it has the room), the checksum and the
+    /// tag after it.
+    fn into_vec(mut self) -> Vec<u8> {
+        let mut head = Vec::with_capacity(self.header.header_len);
+        self.header.write(&mut head);
+        let mut out = std::mem::take(&mut self.payload);
+        let crc = crc32c::crc32c_append(crc32c::crc32c(&head), &out);
+        let tag_len = if self.key.is_some() { TAG_LEN } else { 0 };
+        out.reserve_exact(head.len() + 4 + tag_len);
+        out.splice(0..0, head);
+        out.extend_from_slice(&crc.to_le_bytes());
+        if let Some(key) = &self.key {
+            let tag = key.tag(&[&out]);
+            out.extend_from_slice(&tag);
+        }
+        debug_assert_eq!(out.len(), self.encoded_len());
+        out
+    }
+
     /// The frame as bytes.
     pub fn to_bytes(&self) -> Bytes {
         let mut b = BytesMut::with_capacity(self.encoded_len());
@@ -108,4 +128,25 @@ impl Frame {
         debug_assert_eq!(b.len(), self.encoded_len());
         b.freeze()
     }
+}
+
+/// A frame's payload goes back to the thread's scratch memory, for the next encode's.
+impl Drop for Frame {
+    fn drop(&mut self) {
+        crate::entropy::scratch::give_bytes(std::mem::take(&mut self.payload));
+    }
+}
+
+/// The frame `make` makes, written into `out` in its memory: `out` is lent to the coders
+/// as the payload's buffer (the thread's scratch memory, see `entropy/scratch.rs`) and
+/// receives the frame's bytes. Returns the frame's header; on an error `out` is empty.
+pub(crate) fn into_buffer(
+    out: &mut Vec<u8>,
+    make: impl FnOnce() -> Result<Frame>,
+) -> Result<FrameHeader> {
+    crate::entropy::scratch::give_bytes(std::mem::take(out));
+    let frame = make()?;
+    let header = frame.header().clone();
+    *out = frame.into_vec();
+    Ok(header)
 }

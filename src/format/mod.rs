@@ -50,6 +50,7 @@ pub use chunked::ChunkedFrame;
 pub use decode::{decode, decode_buf, decode_prefix, Decodable};
 pub use encoder::{Chunking, Encoder, PSource};
 pub(crate) use encoder::{DeltaStep, Settings};
+pub(crate) use frame::into_buffer;
 pub use frame::Frame;
 pub use header::{
     frame_len, k_field_len, max_header_len, metadata_len, table_len, FrameHeader, MAX_HEADER_LEN,

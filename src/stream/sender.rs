@@ -4,7 +4,7 @@ use crate::error::{invalid, Result};
 use crate::filter::any::{FilterMut, FilterRef};
 use crate::filter::counting::CountingBloomFilter;
 use crate::filter::BloomFilter;
-use crate::format::{Encoder, Filter, Frame, FrameKind, Settings};
+use crate::format::{into_buffer, Encoder, Filter, Frame, FrameHeader, FrameKind, Settings};
 
 use super::change;
 
@@ -203,6 +203,28 @@ impl<F: Filter> Sender<F> {
             }
         };
         self.advance(frame, generation, forced)
+    }
+
+    /// [`next_frame`](Self::next_frame) into `out`, replacing what it held, in its memory
+    /// (as [`Encoder::encode_into`]): a sender that writes every generation into the same
+    /// buffer takes no fresh memory once it has sent one. Returns the frame's header; on
+    /// an error `out` is empty and the sender's state as it was.
+    ///
+    /// ```
+    /// use bloomwire::{BloomFilter, Encoder, HashFamily, Limits, Params, Receiver, Sender};
+    ///
+    /// let mut filter = BloomFilter::new(Params::standard(100_000, 2, HashFamily::default()).unwrap());
+    /// let mut sender = Sender::new(Encoder::new(), 100);
+    /// let mut receiver = Receiver::new(Limits::default());
+    /// let mut buf = Vec::new();
+    /// for g in 1..=3u32 {
+    ///     filter.insert(g.to_le_bytes());
+    ///     let header = sender.next_frame_into(&filter, &mut buf).unwrap();
+    ///     assert_eq!(receiver.receive(&buf).unwrap().generation(), header.generation);
+    /// }
+    /// ```
+    pub fn next_frame_into(&mut self, filter: &F, out: &mut Vec<u8>) -> Result<FrameHeader> {
+        into_buffer(out, || self.next_frame(filter))
     }
 
     /// Whether the frame of `generation` must be full (asked for, or periodic).

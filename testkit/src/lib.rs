@@ -139,6 +139,17 @@ pub fn thread_cpu_nanos() -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
+/// Minor page faults of the calling thread so far (`getrusage(RUSAGE_THREAD)`): fresh
+/// memory the kernel had to map.
+pub fn thread_minor_faults() -> u64 {
+    // SAFETY: an all-zero rusage is a valid value of the plain C struct getrusage fills.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: getrusage writes one rusage, which `usage` is; the target is a constant.
+    let rc = unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut usage) };
+    assert_eq!(rc, 0, "getrusage(RUSAGE_THREAD)");
+    usage.ru_minflt as u64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -472,12 +472,14 @@ struct Backwards {
 }
 
 impl Backwards {
+    /// Room for `words` (and `ROOM`), in the thread's scratch memory: what an earlier encode
+    /// left there is overwritten before it is read, so it is not zeroed again.
     fn new(words: usize) -> Self {
         let len = ROOM + words;
-        Backwards {
-            buf: vec![0; 2 * len],
-            at: len,
-        }
+        let mut buf = crate::entropy::scratch::take_bytes_unzeroed(2 * len);
+        buf.truncate(buf.len() / 2 * 2);
+        let at = buf.len() / 2;
+        Backwards { buf, at }
     }
 
     /// Make room for `words` more below the ones written, and the vector encoders' `ROOM`.
@@ -496,6 +498,12 @@ impl Backwards {
 
     fn written(&self) -> &[u8] {
         &self.buf[2 * self.at..]
+    }
+}
+
+impl Drop for Backwards {
+    fn drop(&mut self) {
+        crate::entropy::scratch::give_bytes(std::mem::take(&mut self.buf));
     }
 }
 

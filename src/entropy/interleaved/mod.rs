@@ -215,7 +215,7 @@ pub(crate) fn encode(words: &[u64], m: u64, model: &EncModel, out: &mut Vec<u8>)
     let whole = m / 8;
     let mut x = [LOWER; LANES];
     // About the size of the coded data at p0 = 0.9; the vector grows if it needs to.
-    let mut stack: Vec<u32> = Vec::with_capacity((m / 128) as usize + 2 * LANES);
+    let mut stack = crate::entropy::scratch::take_u32((m / 128) as usize + 2 * LANES);
     if let Some(tail) = &model.tail {
         let v = byte_at(words, whole);
         tail.symbols[v].put(&mut x[(whole % LANES as u64) as usize], &mut stack);
@@ -245,6 +245,7 @@ pub(crate) fn encode(words: &[u64], m: u64, model: &EncModel, out: &mut Vec<u8>)
     for w in stack.iter().rev() {
         out.extend_from_slice(&w.to_le_bytes());
     }
+    crate::entropy::scratch::give_u32(stack);
 }
 
 /// Decode a coding-6 payload of `m` bits into `out` (exactly `ceil(m / 64)` words, every one

@@ -134,20 +134,19 @@ impl GapParams {
     }
 }
 
-/// The quotient model: frequencies and cumulative frequencies of `Q + 1` symbols (quotients
-/// `0 .. Q - 1` and the escape `Q`), derived from `a` alone by integer arithmetic.
-pub struct Model {
+/// The quotient model's frequencies and cumulative frequencies of `Q + 1` symbols
+/// (quotients `0 .. Q - 1` and the escape `Q`), derived from `a` alone by integer
+/// arithmetic: all that the encoder and the size estimate need.
+struct Frequencies {
     /// Index of the escape symbol.
     q: usize,
     /// `(cum << 16) | f` per symbol.
     info: [u32; TABLE],
-    /// First symbol of each bucket of `2^BUCKET_SHIFT` slots.
-    bucket: [u8; 1 << (PRECISION - BUCKET_SHIFT)],
 }
 
-impl Model {
-    /// The model of parameter `a` (`A_MIN..=A_MAX`, else clamped).
-    pub fn new(a: u16) -> Model {
+impl Frequencies {
+    /// The frequencies of parameter `a` (`A_MIN..=A_MAX`, else clamped).
+    fn new(a: u16) -> Frequencies {
         let a = u64::from(a.clamp(A_MIN, A_MAX));
         // tails[j] = round(2^16 * P(q >= j)), with P(q >= j) = a^j in 2^-32 steps.
         let mut tails = [0u32; TABLE];
@@ -172,16 +171,7 @@ impl Model {
             let cum = (1 << PRECISION) - tails[j];
             *slot = (cum << 16) | f;
         }
-        let mut bucket = [0u8; 1 << (PRECISION - BUCKET_SHIFT)];
-        let mut sym = 0usize;
-        for (b, entry) in bucket.iter_mut().enumerate() {
-            let slot = (b as u32) << BUCKET_SHIFT;
-            while slot >= end(info[sym]) {
-                sym += 1;
-            }
-            *entry = sym as u8;
-        }
-        Model { q, info, bucket }
+        Frequencies { q, info }
     }
 
     /// `(f, cum)` of symbol `s`.
@@ -192,7 +182,7 @@ impl Model {
 
     /// Expected cost of a quotient in bits under the model's own frequencies, given that
     /// quotients follow the model's geometric law.
-    pub fn quotient_bits(&self) -> f64 {
+    fn quotient_bits(&self) -> f64 {
         let mut bits = 0.0;
         let mut p_esc = 0.0;
         for s in 0..=self.q {
@@ -208,6 +198,41 @@ impl Model {
         }
         // Each escape is followed by another quotient: a geometric number of rounds.
         bits / (1.0 - p_esc)
+    }
+}
+
+/// The quotient model of the decoder: the [`Frequencies`] and, for each bucket of
+/// `2^BUCKET_SHIFT` slots, its first symbol.
+pub struct Model {
+    /// Index of the escape symbol.
+    q: usize,
+    /// `(cum << 16) | f` per symbol.
+    info: [u32; TABLE],
+    /// First symbol of each bucket of `2^BUCKET_SHIFT` slots.
+    bucket: [u8; 1 << (PRECISION - BUCKET_SHIFT)],
+}
+
+impl Model {
+    /// The model of parameter `a` (`A_MIN..=A_MAX`, else clamped).
+    pub fn new(a: u16) -> Model {
+        let Frequencies { q, info } = Frequencies::new(a);
+        let mut bucket = [0u8; 1 << (PRECISION - BUCKET_SHIFT)];
+        let mut sym = 0usize;
+        for (b, entry) in bucket.iter_mut().enumerate() {
+            let slot = (b as u32) << BUCKET_SHIFT;
+            while slot >= end(info[sym]) {
+                sym += 1;
+            }
+            *entry = sym as u8;
+        }
+        Model { q, info, bucket }
+    }
+
+    /// `(f, cum)` of symbol `s`.
+    #[cfg(test)]
+    fn sym(&self, s: usize) -> (u64, u64) {
+        let e = self.info[s];
+        (u64::from(e & 0xffff), u64::from(e >> 16))
     }
 
     #[inline(always)]
@@ -277,7 +302,8 @@ pub fn estimate_len(m: u64, ones: u64) -> u64 {
         return 1;
     }
     let params = GapParams::of(m, ones);
-    let model = Model::new(params.a);
+    // The frequencies alone: the decoder's buckets cost more than the rest of the estimate.
+    let model = Frequencies::new(params.a);
     let bits = ones as f64 * (f64::from(params.r) + model.quotient_bits());
     // States flushed (8 bytes a lane) carry about 4 bytes of the message each.
     let fixed = varint_len(ones) as f64 + 4.0 * lanes(ones) as f64 + 2.0;
@@ -301,9 +327,11 @@ pub fn encode(words: &[u64], m: u64, out: &mut Vec<u8>) {
         words.len() as u64 >= m.div_ceil(64),
         "fewer words than m bits"
     );
-    let positions = ones(words, m);
+    let mut positions = crate::entropy::scratch::take_u64(0);
+    ones_into(words, m, &mut positions);
     let params = GapParams::of(m, positions.len() as u64);
     encode_positions(&positions, params, out);
+    crate::entropy::scratch::give_u64(positions);
 }
 
 #[cfg(any(test, feature = "internals"))]
@@ -331,7 +359,7 @@ pub fn encode_positions(positions: &[u64], params: GapParams, out: &mut Vec<u8>)
         return;
     }
 
-    let model = Model::new(params.a);
+    let model = Frequencies::new(params.a);
     let mut syms = [EncSym::default(); TABLE];
     for (s, e) in syms.iter_mut().enumerate().take(model.q + 1) {
         let (f, cum) = model.sym(s);
@@ -344,7 +372,7 @@ pub fn encode_positions(positions: &[u64], params: GapParams, out: &mut Vec<u8>)
     let k = r - rj;
     let nl = lanes(c);
     let mut x = [LOWER; 2];
-    let mut stack: Vec<u32> = Vec::with_capacity(positions.len() / 2 + 4);
+    let mut stack = crate::entropy::scratch::take_u32(positions.len() / 2 + 4);
     for i in (0..positions.len()).rev() {
         let prev = if i == 0 { 0 } else { positions[i - 1] + 1 };
         assert!(positions[i] >= prev, "positions not strictly increasing");
@@ -383,12 +411,20 @@ pub fn encode_positions(positions: &[u64], params: GapParams, out: &mut Vec<u8>)
     for w in stack.iter().rev() {
         out.extend_from_slice(&w.to_le_bytes());
     }
+    crate::entropy::scratch::give_u32(stack);
 }
 
 /// Positions of the one bits among the first `m` bits of `words`.
+#[cfg(any(test, feature = "internals"))]
 pub fn ones(words: &[u64], m: u64) -> Vec<u64> {
-    let full = (m / 64) as usize;
     let mut out = Vec::new();
+    ones_into(words, m, &mut out);
+    out
+}
+
+/// [`ones`], appended to `out`.
+fn ones_into(words: &[u64], m: u64, out: &mut Vec<u64>) {
+    let full = (m / 64) as usize;
     let mut scan = |i: usize, mut w: u64| {
         while w != 0 {
             out.push(((i as u64) << 6) | u64::from(w.trailing_zeros()));
@@ -403,7 +439,6 @@ pub fn ones(words: &[u64], m: u64) -> Vec<u64> {
     if !m.is_multiple_of(64) {
         scan(full, words[full] & ((1u64 << (m % 64)) - 1));
     }
-    out
 }
 
 #[cfg(any(test, feature = "internals"))]

@@ -246,7 +246,7 @@ pub(crate) fn encode_portable(words: &[u64], m: u64, q0: u16, out: &mut Vec<u8>)
     let n = m.div_ceil(4) as usize;
     // The encoder's pushes, last nibble first; a group of four nibbles as one run, whose
     // first pushed bits the decoder reads last.
-    let mut runs: Vec<u64> = Vec::with_capacity(n / 4 + 4);
+    let mut runs = crate::entropy::scratch::take_u64(n / 4 + 4);
     // The states start as the carried nibbles.
     let coded = carried_from(n);
     let mut x = [SIZE as u32; STATES];
@@ -291,6 +291,7 @@ pub(crate) fn encode_portable(words: &[u64], m: u64, q0: u16, out: &mut Vec<u8>)
         held %= 8;
     }
     out.truncate(start + len);
+    crate::entropy::scratch::give_u64(runs);
 }
 
 /// The 64 bits of the stream from bit `at` on, zeros past the payload's end.

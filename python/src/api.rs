@@ -1629,6 +1629,10 @@ pub fn group_by_chunk(positions: &[u64], m: u64, shift: u8) -> Res<ByChunk> {
     Ok(out)
 }
 
+/// log2 of the bits of a region a chunk's positions are set by (2^23 bits, 1 MiB: a few
+/// hundred pages, within the caches and the TLB).
+const REGION_SHIFT: u32 = 23;
+
 /// One chunk of a filter built by chunks: its bits, set from the positions of its keys'
 /// bits where the chunk is built.
 #[derive(Debug, Clone)]
@@ -1700,9 +1704,36 @@ impl Chunk {
             }
             .into());
         }
-        for p in positions {
-            self.bits.set(p - offset);
+        let relative = positions.map(|p| p - offset);
+        if len < 1 << (REGION_SHIFT + 2) {
+            relative.for_each(|p| self.bits.set(p));
+            return Ok(());
         }
+        // Bits set in random order across a large chunk miss the cache and the TLB at every
+        // position (measured here: 170 ns a position in 2^30 bits, against 17 ns in order):
+        // the positions are set region by region (2^23 bits, 1 MiB), after a counting sort
+        // by region.
+        let unsorted: Vec<u64> = relative.collect();
+        let regions = (len >> REGION_SHIFT) as usize + 1;
+        if unsorted.len() < 4096 || regions > unsorted.len() {
+            unsorted.iter().for_each(|&p| self.bits.set(p));
+            return Ok(());
+        }
+        let mut next = vec![0usize; regions + 1];
+        for &p in &unsorted {
+            next[(p >> REGION_SHIFT) as usize + 1] += 1;
+        }
+        for r in 0..regions {
+            next[r + 1] += next[r];
+        }
+        let mut by_region = vec![0u64; unsorted.len()];
+        for &p in &unsorted {
+            let r = (p >> REGION_SHIFT) as usize;
+            by_region[next[r]] = p;
+            next[r] += 1;
+        }
+        drop(unsorted);
+        by_region.into_iter().for_each(|p| self.bits.set(p));
         Ok(())
     }
 

@@ -131,6 +131,20 @@ def test_chunks_from_absolute_unsorted_repeated_positions(whole):
     assert frame.assemble(payloads) == whole.encode("dense", chunk_shift=SHIFT)
 
 
+def test_a_large_chunk_sets_its_bits_region_by_region():
+    # A chunk of 2^26 bits takes its positions region by region (2^23 bits at a time).
+    rng = np.random.default_rng(3)
+    relative = rng.integers(0, 1 << 26, 20_000, dtype=np.uint64)
+    chunk = bloomwire.Chunk(1 << 28, 26, 2)
+    chunk.add([relative[:7000] + (2 << 26), relative[7000:].astype("<u4") + (2 << 26),
+               int(relative[0]) + (2 << 26)])
+    expected = np.zeros(1 << 23, dtype=np.uint8)
+    np.bitwise_or.at(expected, (relative >> 3).astype(np.int64),
+                     (1 << (relative & 7)).astype(np.uint8))
+    assert chunk.bits() == expected.tobytes()
+    assert chunk.count_ones() == len(np.unique(relative))
+
+
 def test_chunked_frame_fields_and_pickles(whole):
     frame = bloomwire.ChunkedFrame(bloomwire.Indexer(whole), 9000, 17000, SHIFT, "dense",
                                    metadata=b"x", key=KEY, generation=3)

@@ -24,6 +24,17 @@ fn flipped(f: &BloomFilter, flips: &[u64], n: u64) -> BloomFilter {
     BloomFilter::from_parts(f.params().clone(), bits, n).unwrap()
 }
 
+/// A receiver that holds `base` as generation 1.
+fn receiver_holding(base: &BloomFilter) -> Receiver {
+    let mut receiver = Receiver::new(Limits::default());
+    let first = Encoder::new()
+        .encode_generation(base, 1)
+        .unwrap()
+        .to_bytes();
+    receiver.receive(&first).unwrap();
+    receiver
+}
+
 /// Random positions below `m` made increasing and distinct, with the first and the last
 /// bits if asked.
 fn positions(m: u64, raw: &[u32], ends: (bool, bool)) -> Vec<u64> {
@@ -70,10 +81,7 @@ quickcheck! {
             return TestResult::error("the two senders' frames differ");
         }
         let want = flipped(&base, &flips, 41);
-        let mut receiver = Receiver::new(Limits::default());
-        receiver
-            .receive(&Encoder::new().encode_generation(&base, 1).unwrap().to_bytes())
-            .unwrap();
+        let mut receiver = receiver_holding(&base);
         let got = receiver.receive(&by_flips).unwrap();
         let whole = match decode(&by_flips, &Limits::default()).unwrap() {
             Message::Delta(delta) => delta.apply(&base, 1).unwrap(),
@@ -99,10 +107,7 @@ quickcheck! {
             return TestResult::discard(); // a full frame was smaller
         };
         let wrong = flipped(&base, &[u64::from(other) % m], 5);
-        let mut receiver = Receiver::new(Limits::default());
-        receiver
-            .receive(&Encoder::new().encode_generation(&wrong, 1).unwrap().to_bytes())
-            .unwrap();
+        let mut receiver = receiver_holding(&wrong);
         let in_place = receiver.receive(&frame);
         let whole = delta.apply(&wrong, 1);
         TestResult::from_bool(
@@ -204,15 +209,7 @@ fn no_flips_and_every_bit_flipped() {
     for flips in [&[][..], &all[..], &[0][..], &[m - 1][..]] {
         let (by_flips, by_filter) = second_frames(&base, flips, 3);
         assert_eq!(by_flips, by_filter, "{} flips", flips.len());
-        let mut receiver = Receiver::new(Limits::default());
-        receiver
-            .receive(
-                &Encoder::new()
-                    .encode_generation(&base, 1)
-                    .unwrap()
-                    .to_bytes(),
-            )
-            .unwrap();
+        let mut receiver = receiver_holding(&base);
         receiver.receive(&by_flips).unwrap();
         assert_eq!(receiver.filter(), Some(&flipped(&base, flips, 3)));
     }

@@ -18,7 +18,7 @@ use bloomwire::{
     decode, BitCoding, BloomFilter, Decoded, Encoder, FrameKey, HashFamily, Limits, Params,
     Verifier,
 };
-use bloomwire_benches::{mean_ns, start_run, CpuTime};
+use bloomwire_benches::{cell, mean_ns, start_run, CpuTime};
 use criterion::Criterion;
 
 const KEY: [u8; 32] = [0x42; 32];
@@ -104,7 +104,6 @@ fn main() {
     println!("|---|---:|---:|---:|---:|---:|---:|---:|");
     for (group, len) in rows {
         let ms = |f: &str| mean_ns(&group, f).map(|ns| ns / 1e6);
-        let fmt = |v: Option<f64>| v.map_or("–".into(), |v| format!("{v:.3}"));
         let (d, dv, b2, b3) = (
             ms("decode"),
             ms("decode-verified"),
@@ -114,12 +113,12 @@ fn main() {
         println!(
             "| {} | {len} | {} | {} | {} | {} | {} | {} |",
             group.trim_start_matches("auth/"),
-            fmt(d),
-            fmt(dv),
-            fmt(b2),
-            fmt(b3),
-            fmt(b2.zip(d).map(|(a, b)| a / b)),
-            fmt(b3.zip(b2).map(|(a, b)| a / b)),
+            cell(d, 3),
+            cell(dv, 3),
+            cell(b2, 3),
+            cell(b3, 3),
+            cell(b2.zip(d).map(|(a, b)| a / b), 3),
+            cell(b3.zip(b2).map(|(a, b)| a / b), 3),
         );
     }
 }

@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use bloomwire::filter::bits::BitArray;
 use bloomwire::{BloomFilter, Encoder, HashFamily, Limits, Params, Receiver, Sender};
-use bloomwire_benches::{mean_ns, start_run, CpuTime};
+use bloomwire_benches::{cell, mean_ns, start_run, CpuTime};
 use criterion::Criterion;
 
 const FLIPS: usize = 20_000;
@@ -115,13 +115,12 @@ fn print_table(rows: &[Row]) {
         .and_then(|r| mean_ns(&group(r.m), "sender+receiver"));
     for r in rows {
         let t = mean_ns(&group(r.m), "sender+receiver");
-        let fmt = |v: Option<f64>, d: usize| v.map_or("–".into(), |v| format!("{v:.d$}"));
         println!(
             "| 2^{} | {} | {} | {} |",
             r.m.trailing_zeros(),
             r.bytes,
-            fmt(t.map(|t| t / 1e3), 0),
-            fmt(t.zip(first).map(|(t, f)| t / f), 2),
+            cell(t.map(|t| t / 1e3), 0),
+            cell(t.zip(first).map(|(t, f)| t / f), 2),
         );
     }
 }

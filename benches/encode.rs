@@ -14,7 +14,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use bloomwire::{BitCoding, BloomFilter, Encoder, HashFamily, Params};
-use bloomwire_benches::{mean_ns, start_run, CpuTime};
+use bloomwire_benches::{cell, mean_ns, start_run, CpuTime};
 use bloomwire_testkit::thread_minor_faults;
 use criterion::Criterion;
 
@@ -119,17 +119,16 @@ fn print_table(rows: &[Row]) {
     for r in rows {
         let t = |f: &str| mean_ns(&r.label, f).map(|ns| ns / 1e3);
         let (chosen, default, reuse) = (t("chosen"), t("default"), t("default-reuse"));
-        let fmt = |v: Option<f64>, d: usize| v.map_or("–".into(), |v| format!("{v:.d$}"));
         println!(
             "| {} | {} | {} | {} | {} | {} | {} | {} | {:.1} | {:.1} |",
             r.label.trim_start_matches("encode/"),
             r.coding,
             r.bytes,
-            fmt(chosen, 1),
-            fmt(default, 1),
-            fmt(default.zip(chosen).map(|(a, b)| a / b), 2),
-            fmt(reuse, 1),
-            fmt(reuse.zip(chosen).map(|(a, b)| a / b), 2),
+            cell(chosen, 1),
+            cell(default, 1),
+            cell(default.zip(chosen).map(|(a, b)| a / b), 2),
+            cell(reuse, 1),
+            cell(reuse.zip(chosen).map(|(a, b)| a / b), 2),
             r.one_shot_faults,
             r.reuse_faults,
         );

@@ -81,3 +81,9 @@ pub fn mean_ns(group: &str, function: &str) -> Option<f64> {
     let v: serde_json::Value = serde_json::from_str(&text).ok()?;
     v["mean"]["point_estimate"].as_f64()
 }
+
+/// A table cell: `v` with `digits` decimals, or a dash where the figure is missing (a
+/// benchmark that a filter left out).
+pub fn cell(v: Option<f64>, digits: usize) -> String {
+    v.map_or("–".into(), |v| format!("{v:.digits$}"))
+}

@@ -23,7 +23,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use bloomwire::{BloomFilter, Encoder, Limits, Optimizer, Params, Receiver, Sender};
-use bloomwire_benches::{mean_ns, start_run, CpuTime};
+use bloomwire_benches::{cell, mean_ns, start_run, CpuTime};
 use criterion::{BatchSize, Criterion};
 
 const KEYS: u64 = 1_000_000;
@@ -211,7 +211,6 @@ fn print_table(rows: &[Row]) {
             ms("bloomwire-flips", "bloomwire"),
             ms("zstd-3", "zstd-3"),
         );
-        let fmt = |v: Option<f64>| v.map_or("–".into(), |v| format!("{v:.2}"));
         println!(
             "| {} | {} | {} | {} | {} | {:.2} | {} | {} | {} | {} | {} |",
             r.group.trim_start_matches("update/"),
@@ -220,11 +219,11 @@ fn print_table(rows: &[Row]) {
             r.bloomwire_bytes,
             r.zstd_bytes,
             r.bloomwire_bytes as f64 / r.zstd_bytes as f64,
-            fmt(ours),
-            fmt(flips),
-            fmt(theirs),
-            fmt(ours.zip(theirs).map(|(a, b)| a / b)),
-            fmt(flips.zip(theirs).map(|(a, b)| a / b)),
+            cell(ours, 2),
+            cell(flips, 2),
+            cell(theirs, 2),
+            cell(ours.zip(theirs).map(|(a, b)| a / b), 2),
+            cell(flips.zip(theirs).map(|(a, b)| a / b), 2),
         );
     }
 }

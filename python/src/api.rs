@@ -1292,6 +1292,103 @@ impl Sender {
     }
 }
 
+impl Sender {
+    /// The frame of the next generation of a Bloom filter given as the positions of the
+    /// bits that flipped since the generation sent last (increasing, each once, below m)
+    /// and its count of keys: the frame `next_frame` makes for the filter with those bits
+    /// flipped, in time proportional to the flips (the library's
+    /// `Sender::next_frame_with_flips`). Refused before the first frame and by a sender of
+    /// counting filters.
+    pub fn next_frame_with_flips(&mut self, flips: &[u64], n: u64) -> Res<Encoded> {
+        match &mut self.inner {
+            None => Err(Error::InvalidParameter {
+                name: "generation",
+                reason: "nothing has been sent yet: send the first generation whole with \
+                         next_frame"
+                    .into(),
+            }
+            .into()),
+            Some(SenderKind::Bloom(s)) => {
+                if std::mem::take(&mut self.full_requested) {
+                    s.request_full();
+                }
+                Ok(Encoded(s.next_frame_with_flips(flips, n)?))
+            }
+            Some(SenderKind::Counting(_)) => Err(Failure::new(
+                "UnexpectedFilterType",
+                "flips are a Bloom filter's bits: this sender sends a CountingFilter's generations",
+            )),
+        }
+    }
+
+    /// The generation sent last (the next delta's base), None before the first frame.
+    pub fn last_sent(&self) -> Option<FilterRef<'_>> {
+        match self.inner.as_ref()? {
+            SenderKind::Bloom(s) => s.last_sent().map(FilterRef::Bloom),
+            SenderKind::Counting(s) => s.last_sent().map(FilterRef::Counting),
+        }
+    }
+}
+
+/// Sends the Bloom filter of a counting filter it owns (Summary Cache, the library's
+/// `SummarySender`): each frame made from the counters that left or reached zero.
+#[derive(Debug, Clone)]
+pub struct SummarySender {
+    inner: bloomwire::SummarySender,
+}
+
+impl SummarySender {
+    /// A sender of `counting`'s Bloom filter, its frames built with `settings` (a Bloom
+    /// filter's coding, if named), a full frame at least every `full_every` generations.
+    pub fn new(counting: Counting, settings: &EncoderSettings, full_every: u64) -> Res<Self> {
+        Ok(SummarySender {
+            inner: bloomwire::SummarySender::new(counting, settings.bloom()?, full_every),
+        })
+    }
+
+    /// Insert every key.
+    pub fn insert<'a>(&mut self, keys: impl Iterator<Item = &'a [u8]>) {
+        keys.for_each(|key| self.inner.insert(key));
+    }
+
+    /// Remove a key (refused, nothing changed, when it is not in the filter).
+    pub fn remove(&mut self, key: &[u8]) -> Res<()> {
+        Ok(self.inner.remove(key)?)
+    }
+
+    /// Whether a key may be in the set.
+    pub fn contains(&self, key: &[u8]) -> bool {
+        self.inner.contains(key)
+    }
+
+    /// The frame of the next generation of the counting filter's Bloom filter.
+    pub fn next_frame(&mut self) -> Res<Encoded> {
+        Ok(Encoded(self.inner.next_frame()?))
+    }
+
+    /// A full frame of the generation sent last, with the restart flag; None before the
+    /// first frame.
+    pub fn full_frame(&self) -> Option<Res<Encoded>> {
+        (self.inner.generation() > 0)
+            .then(|| self.inner.full_frame().map(Encoded).map_err(Failure::from))
+    }
+
+    /// Make the next frame a full one.
+    pub fn request_full(&mut self) {
+        self.inner.request_full()
+    }
+
+    /// The generation of the last frame returned (0 before the first).
+    pub fn generation(&self) -> u64 {
+        self.inner.generation()
+    }
+
+    /// The counting filter.
+    pub fn filter(&self) -> &Counting {
+        self.inner.filter()
+    }
+}
+
 /// Applies a sender's frames in order: the library's receiver of either kind of filter, held
 /// to the kind of the first frame it accepts.
 #[derive(Debug, Clone)]

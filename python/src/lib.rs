@@ -1626,6 +1626,45 @@ impl Sender {
         to_pybytes(py, &frame)
     }
 
+    /// The frame (`bytes`) of the next generation of a `BloomFilter`, given as what changed
+    /// since the generation sent last: the positions of the bits that flipped (a list of
+    /// ints or a NumPy integer array; increasing, each once, below m) and the new
+    /// generation's count of keys `n`. The frame is byte for byte the one `next_frame`
+    /// makes for the filter with those bits flipped, and a delta costs what changed
+    /// (the rest of the filter is never read), whatever m is; a full frame (smaller,
+    /// periodic or requested) costs its coding. Raises `InvalidParameter` before the first
+    /// frame (send the filter whole with `next_frame`) and for flips out of order,
+    /// repeated or past m, `UnexpectedFilterType` for a sender of counting filters; the
+    /// sender is then unchanged.
+    fn next_frame_with_flips<'py>(
+        &mut self,
+        py: Python<'py>,
+        flips: &Bound<'py, PyAny>,
+        n: u64,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let flips = flip_positions(flips)?;
+        let sender = &mut self.inner;
+        let big = flips.len() >= DETACH_POSITIONS;
+        let frame = maybe_detach(py, big, || sender.next_frame_with_flips(&flips, n)).into_py()?;
+        to_pybytes(py, &frame)
+    }
+
+    /// A copy of the generation sent last (the next delta's base: a `BloomFilter` or a
+    /// `CountingFilter`), None before the first frame.
+    #[getter]
+    fn last_sent(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        self.inner
+            .last_sent()
+            .map(|f| {
+                let owned = match f {
+                    FilterRef::Bloom(b) => AnyFilter::Bloom(b.clone()),
+                    FilterRef::Counting(c) => AnyFilter::Counting(c.clone()),
+                };
+                filter_object(py, owned, None)
+            })
+            .transpose()
+    }
+
     /// Make the next frame a full one (a receiver asked to resynchronize).
     fn request_full(&mut self) {
         self.inner.request_full()
@@ -1635,6 +1674,167 @@ impl Sender {
     #[getter]
     fn generation(&self) -> u64 {
         self.inner.generation()
+    }
+}
+
+/// Bit positions from a NumPy integer array (copied out of it) or an iterable of ints.
+fn flip_positions(obj: &Bound<'_, PyAny>) -> PyResult<Vec<u64>> {
+    if obj.hasattr("__array_interface__")? {
+        return columns::numpy_positions(obj, |p| Ok(p.values().collect()));
+    }
+    if obj.cast::<PyString>().is_ok() || obj.cast::<PyBytes>().is_ok() {
+        return Err(PyTypeError::new_err(
+            "flips are a list of ints or a NumPy integer array, not bytes or str",
+        ));
+    }
+    obj.try_iter()?
+        .map(|p| {
+            let p = p?;
+            p.extract::<u64>().map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "a flipped bit's position is a non-negative int, not {}",
+                    p.repr().map_or_else(|_| "?".into(), |r| r.to_string())
+                ))
+            })
+        })
+        .collect()
+}
+
+/// Sends the Bloom filter of a counting filter it owns, Summary Cache's way (Section V of
+/// *Compressed Bloom Filters*): keys go in and out of the counting filter through it, and
+/// each `next_frame` is a Bloom filter's frame (a delta when smaller, a full frame
+/// periodically or on request) that a `Receiver` follows, made from the positions whose
+/// counters left or reached zero since the last frame: a step costs what changed, whatever
+/// the filter's size.
+///
+/// `SummarySender(counting, full_every=100, *, coding=None, budget=None, metadata=None,
+/// key=None)` takes a copy of `counting` (a `CountingFilter`); the options are `Sender`'s
+/// (a Bloom filter's coding).
+#[pyclass(module = "bloomwire")]
+struct SummarySender {
+    inner: api::SummarySender,
+}
+
+#[pymethods]
+impl SummarySender {
+    #[new]
+    #[pyo3(signature = (counting, full_every = 100, *, coding = None, budget = None, metadata = None, key = None))]
+    fn new(
+        counting: &CountingFilter,
+        full_every: u64,
+        coding: Option<&str>,
+        budget: Option<usize>,
+        metadata: Option<&Bound<'_, PyAny>>,
+        key: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let settings = encoder_settings(coding, budget, metadata, key)?;
+        Ok(SummarySender {
+            inner: api::SummarySender::new(counting.inner.clone(), &settings, full_every)
+                .into_py()?,
+        })
+    }
+
+    /// Add a key: increment its counters (a counter leaving zero sets its bit).
+    fn insert(&mut self, key: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.inner.insert(std::iter::once(key_bytes(key)?.as_ref()));
+        Ok(())
+    }
+
+    /// Add every key of an iterable.
+    fn insert_many(&mut self, keys: &Bound<'_, PyAny>) -> PyResult<()> {
+        for key in keys.try_iter()? {
+            self.inner
+                .insert(std::iter::once(key_bytes(&key?)?.as_ref()));
+        }
+        Ok(())
+    }
+
+    /// Add every value of a column, as `BloomFilter.insert_array` (nulls skipped).
+    fn insert_array(&mut self, py: Python<'_>, values: &Bound<'_, PyAny>) -> PyResult<()> {
+        let inner = &mut self.inner;
+        columns::for_each_chunk(values, |col| {
+            maybe_detach(py, col.len() >= DETACH_COLUMN_LEN, || {
+                inner.insert(col.present())
+            });
+            Ok(())
+        })?;
+        Ok(())
+    }
+
+    /// Remove a key: decrement its counters (a counter reaching zero clears its bit).
+    /// Raises `InvalidParameter`, changing nothing, when the key is not in the filter.
+    fn remove(&mut self, key: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.inner.remove(&key_bytes(key)?).into_py()
+    }
+
+    /// Remove every key of an iterable, one after the other (an error stops there: the keys
+    /// before it are removed).
+    fn remove_many(&mut self, keys: &Bound<'_, PyAny>) -> PyResult<()> {
+        for key in keys.try_iter()? {
+            self.inner.remove(&key_bytes(&key?)?).into_py()?;
+        }
+        Ok(())
+    }
+
+    /// Whether the key may be in the set.
+    fn contains(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+        Ok(self.inner.contains(&key_bytes(key)?))
+    }
+
+    fn __contains__(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+        self.contains(key)
+    }
+
+    /// The number of keys in the counting filter (inserted less removed).
+    fn __len__(&self) -> usize {
+        api::counting_n(self.inner.filter()) as usize
+    }
+
+    /// The frame (`bytes`) of the next generation of the counting filter's Bloom filter:
+    /// the first one whole, then from the bits whose counters left or reached zero since
+    /// the last frame (byte for byte what a `Sender` makes of `filter.to_bloom_filter()`).
+    /// On an error nothing changes, and the next call tries again.
+    fn next_frame<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let inner = &mut self.inner;
+        let big = api::counters(inner.filter()).len() as u64 >= DETACH_FILTER_BITS;
+        let frame = maybe_detach(py, big, || inner.next_frame()).into_py()?;
+        to_pybytes(py, &frame)
+    }
+
+    /// A full frame of the generation sent last, numbered as it and carrying the restart
+    /// flag, for one receiver that joins late; None before the first frame.
+    fn full_frame<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyBytes>>> {
+        let inner = &self.inner;
+        match py.detach(|| inner.full_frame()) {
+            None => Ok(None),
+            Some(frame) => Ok(Some(to_pybytes(py, &frame.into_py()?)?)),
+        }
+    }
+
+    /// Make the next frame a full one (a receiver asked to resynchronize).
+    fn request_full(&mut self) {
+        self.inner.request_full()
+    }
+
+    /// The generation of the last frame returned (0 before the first).
+    #[getter]
+    fn generation(&self) -> u64 {
+        self.inner.generation()
+    }
+
+    /// A copy of the counting filter.
+    #[getter]
+    fn filter(&self) -> CountingFilter {
+        CountingFilter::of(self.inner.filter().clone())
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "SummarySender({}, n={}, generation={})",
+            api::describe(api::counting_params(self.inner.filter())),
+            api::counting_n(self.inner.filter()),
+            self.inner.generation()
+        )
     }
 }
 
@@ -2390,6 +2590,7 @@ fn _bloomwire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Update>()?;
     m.add_class::<Sender>()?;
     m.add_class::<Receiver>()?;
+    m.add_class::<SummarySender>()?;
     m.add_class::<Indexer>()?;
     m.add_class::<Chunk>()?;
     m.add_class::<ChunkedFrame>()?;

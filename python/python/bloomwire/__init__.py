@@ -20,11 +20,14 @@ parameters; filters and plans pickle as frames (`unpickling_limits`).
 Frames: `encode`, `decode`, `decode_counting`, `decode_message`, `frame_info`, with
 application `metadata`, a 32-byte `key` that tags and checks frames, and the restart flag;
 `BloomFilter.from_bits(..., opaque=True)` carries another library's bits.
-Generations: `Sender` (deltas when smaller) and `Receiver` (in order, every gap reported).
+Generations: `Sender` (deltas when smaller; `next_frame_with_flips` from the bits that changed),
+`SummarySender` (a counting filter's Bloom filter, sent from the counters that changed) and
+`Receiver` (in order, every gap reported).
 Errors: `BloomwireError` and one subclass per kind of failure, under `FrameError`,
 `SequenceError` and `ResyncNeeded`.
 Engines (optional extras): `bloomwire.dask` and `bloomwire.spark` build one filter from a
-distributed collection.
+distributed collection, by chunk when it is larger than a worker (`Indexer`, `Chunk`,
+`ChunkedFrame`).
 """
 
 from ._bloomwire import (
@@ -66,6 +69,7 @@ from ._bloomwire import (
     Sender,
     SequenceError,
     StaleGeneration,
+    SummarySender,
     TagNotVerified,
     TrailingBytes,
     UnexpectedDelta,
@@ -129,6 +133,7 @@ __all__ = [
     "Sender",
     "SequenceError",
     "StaleGeneration",
+    "SummarySender",
     "TagNotVerified",
     "TrailingBytes",
     "UnexpectedDelta",

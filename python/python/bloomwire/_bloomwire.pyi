@@ -44,6 +44,7 @@ __all__ = [
     "Sender",
     "SequenceError",
     "StaleGeneration",
+    "SummarySender",
     "TagNotVerified",
     "TrailingBytes",
     "UnexpectedDelta",
@@ -538,6 +539,16 @@ class Sender:
         on every frame, every frame tagged with a 32-byte `key`."""
     def next_frame(self, filter: _AnyFilter) -> bytes:
         """The frame of the next generation of `filter`."""
+    def next_frame_with_flips(
+        self, flips: Union[Iterable[int], _ArrayInterface], n: int
+    ) -> bytes:
+        """The frame of the next generation of a Bloom filter given as the positions of
+        the bits that flipped since the generation sent last (increasing, each once) and
+        its count of keys: `next_frame`'s frame, byte for byte, in time proportional to the
+        flips."""
+    @property
+    def last_sent(self) -> Optional[_AnyFilter]:
+        """A copy of the generation sent last, None before the first frame."""
     def full_frame(self) -> Optional[bytes]:
         """A full frame (restart flag set) of the generation sent last, for a receiver that
         joins late; None before the first frame."""
@@ -546,6 +557,50 @@ class Sender:
     @property
     def generation(self) -> int:
         """The generation of the last frame returned (0 before the first)."""
+
+@final
+class SummarySender:
+    """Sends the Bloom filter of a counting filter it owns (Summary Cache), each frame made
+    from the counters that left or reached zero."""
+
+    def __new__(
+        cls,
+        counting: CountingFilter,
+        full_every: int = 100,
+        *,
+        coding: Optional[str] = None,
+        budget: Optional[int] = None,
+        metadata: Optional[_Buffer] = None,
+        key: Optional[_Buffer] = None,
+    ) -> Self:
+        """A sender of a copy of `counting`'s Bloom filter; the options are `Sender`'s."""
+    def insert(self, key: _Key) -> None:
+        """Add a key."""
+    def insert_many(self, keys: Iterable[_Key]) -> None:
+        """Add every key of an iterable."""
+    def insert_array(self, values: _Column) -> None:
+        """Add every value of an Arrow or NumPy column (nulls skipped)."""
+    def remove(self, key: _Key) -> None:
+        """Remove a key; `InvalidParameter`, nothing changed, if it is not in the filter."""
+    def remove_many(self, keys: Iterable[_Key]) -> None:
+        """Remove every key of an iterable."""
+    def contains(self, key: _Key) -> bool:
+        """Whether the key may be in the set."""
+    def __contains__(self, key: _Key, /) -> bool: ...
+    def __len__(self) -> int: ...
+    def next_frame(self) -> bytes:
+        """The frame of the next generation of the counting filter's Bloom filter."""
+    def full_frame(self) -> Optional[bytes]:
+        """A full frame (restart flag set) of the generation sent last; None before the
+        first frame."""
+    def request_full(self) -> None:
+        """Make the next frame a full one."""
+    @property
+    def generation(self) -> int:
+        """The generation of the last frame returned (0 before the first)."""
+    @property
+    def filter(self) -> CountingFilter:
+        """A copy of the counting filter."""
 
 @final
 class Receiver:

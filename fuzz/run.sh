@@ -6,9 +6,9 @@
 # Needs a nightly toolchain and cargo-fuzz (`cargo install cargo-fuzz`). New inputs go to
 # fuzz/work/TARGET (not committed); the committed corpus fuzz/corpus/TARGET is read as seeds.
 # Logs are fuzz/logs/TARGET.log; crashes land in fuzz/artifacts/TARGET/. Environment:
-#   SANITIZER   cargo fuzz --sanitizer (default none: the library's only unsafe code is the
-#               kernels of src/accel, each fuzzed against its scalar twin; address
-#               sanitizing halves the speed)
+#   SANITIZER   cargo fuzz --sanitizer (default none: the library's only unsafe code is
+#               its kernels, beside their codings, each fuzzed against its scalar twin, and
+#               two memory hints; address sanitizing halves the speed)
 #   FUZZ_ARGS   extra libFuzzer arguments
 #   LOG_DIR     where the logs go (default fuzz/logs)
 # Exit status: 0 when every target ran without a crash, leak or timeout, 1 otherwise.

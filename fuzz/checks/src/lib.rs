@@ -1437,7 +1437,8 @@ pub fn seeds(vectors: &std::path::Path) -> std::io::Result<Vec<(&'static str, St
 /// is q0 (2 bytes), m (3 bytes, at most 2^21 bits) and a mode byte, then either a payload
 /// (mode even) or bits that are coded (each coding's encoders must agree) and then have
 /// one byte of their payload changed (mode odd); the payload goes to both codings'
-/// decoders.
+/// decoders. In mode odd, too, the digest brought forward by flips (PCLMULQDQ where the CPU
+/// has it) against the CRC of the flipped bits.
 pub fn kernel_twins(data: &[u8], meter: &dyn Meter) {
     use bloomwire::internals::{dense, small};
     let [q0a, q0b, m0, m1, m2, mode, rest @ ..] = data else {
@@ -1460,6 +1461,7 @@ pub fn kernel_twins(data: &[u8], meter: &dyn Meter) {
             let last = words.len() - 1;
             words[last] &= (1u64 << (m % 64)) - 1;
         }
+        digest_of_flips(&words, m, rest);
         for ((coding, encoders, decoders), payload) in codings.iter().zip(&mut payloads) {
             let coded = encoders(&words, m, q0);
             for (kernel, p) in &coded {
@@ -1491,6 +1493,37 @@ pub fn kernel_twins(data: &[u8], meter: &dyn Meter) {
             );
         }
     }
+}
+
+/// `DigestChange` over flips taken from `data` (3 bytes a position below m, repeats
+/// allowed), one at a time and all at once, against the digest of the flipped array.
+fn digest_of_flips(words: &[u64], m: u64, data: &[u8]) {
+    use bloomwire::{filter::DigestChange, BitArray};
+    let bits = BitArray::from_words(words.to_vec(), m).expect("bits past m are clear");
+    let flips: Vec<u64> = data
+        .chunks_exact(3)
+        .map(|c| (u64::from(c[0]) | u64::from(c[1]) << 8 | u64::from(c[2]) << 16) % m)
+        .collect();
+    let mut flipped = bits.to_bytes();
+    for &p in &flips {
+        flipped[(p / 8) as usize] ^= 1 << (p % 8);
+    }
+    let want = BitArray::from_bytes(&flipped, m)
+        .expect("bits past m are clear")
+        .digest();
+    let (mut one, mut all) = (DigestChange::new(m), DigestChange::new(m));
+    flips.iter().for_each(|&p| one.flip(p));
+    all.flip_all(&flips);
+    assert_eq!(
+        one.apply(bits.digest()),
+        want,
+        "digest of flips, one at a time"
+    );
+    assert_eq!(
+        all.apply(bits.digest()),
+        want,
+        "digest of flips, all at once"
+    );
 }
 
 /// A coding's encoders of one bit array (`words, m, q0`), each kernel's payload.

@@ -169,7 +169,8 @@ def main():
         stable = stable + 1 if now == seen and done else 0
         seen = now
         time.sleep(0.1)
-    stages = [s for s in api(spark, "stages") if s["stageId"] > stages_before]
+    stages = [s for s in api(spark, "stages")
+              if s["stageId"] > stages_before and s["status"] != "SKIPPED"]
     written = sum(s.get("shuffleWriteBytes", 0) for s in stages)
     read = sum(s.get("shuffleReadBytes", 0) for s in stages)
     skipped = sum(j.get("numSkippedStages", 0) for j in jobs)
@@ -194,6 +195,10 @@ def main():
           f"skipped (a job reusing the shuffle's map output): "
           + "; ".join(f"{j['name'].split(' at ')[0]} ({j['numTasks']} tasks)" for j in
                       sorted(jobs, key=lambda j: j["jobId"])))
+    print("stages                " + "; ".join(
+        f"{st['numTasks']} tasks {st['executorRunTime'] / 1000:.1f} s"
+        f"{' (map: keys, positions, shuffle write)' if st.get('shuffleWriteBytes') else ''}"
+        for st in sorted(stages, key=lambda st: st["stageId"])) + " (task time, summed)")
     print(f"positions shuffled    {mb(written)} written, {mb(read)} read (Spark's shuffle: "
           f"4 bytes a position, {info.n * plan.k:,.0f} positions, in pickled batches)")
     print(f"payloads              {mb(info.payload_len)} to the driver, with their table of "

@@ -10,10 +10,10 @@ filter of few keys is sparse, and the default encoder codes it by its positions,
 moves between workers grows with the keys of the partition, not with m. The result is the
 filter one process would build from the same keys: bits, counters and n alike.
 
-A filter larger than one worker's memory needs another route, by chunk (every key turned
+A filter larger than one worker's memory takes another route, by chunk (every key turned
 into its positions where it lives, the positions shuffled by chunk index, each chunk built
-and encoded where it lands, one chunked frame assembled from the chunks' payloads); it will
-be a function of its own beside `build_filter` in each engine module, sharing `FilterSpec`.
+and encoded where it lands, one chunked frame assembled from the chunks' payloads):
+`_chunked`, and `build_chunked` in each engine module.
 
 What travels to the workers is a `FilterSpec`: the frame of the empty filter (its exact
 parameters) and the limits every frame of the job is decoded with, which follow from those

@@ -20,9 +20,10 @@ partition turns its keys into bit positions grouped by chunk of `2**shift` bits,
 DataFrame shuffle (P2P on a distributed cluster) brings each chunk's positions to one task,
 which builds the chunk (`2**shift` bits, never m) and counts its ones; the client sums them,
 each chunk is built again where its positions are (the shuffle's output, persisted) and
-coded, and the client assembles the payloads into one chunked frame, byte for byte the frame one process encodes with the same coding and chunk
-shift. `build_filter` takes that route by itself when the plan says a worker cannot hold
-the filter (`Plan.chunked_build` of the smallest worker's memory limit).
+coded, and the client assembles the payloads into one chunked frame, byte for byte the
+frame one process encodes with the same coding and chunk shift. `build_filter` takes that
+route by itself when the plan says a worker cannot hold the filter (`Plan.chunked_build` of
+the smallest worker's memory limit).
 """
 
 from __future__ import annotations
@@ -233,9 +234,9 @@ def build_chunked(
     chunk is built from its rows and counts its ones. Phase 2: the client sums the keys and
     ones, and each chunk is built again where its rows are and coded with the frame's q0;
     the payloads come back in chunk order and are assembled here. A worker thread holds one
-    chunk at a time, never the filter. A coding without q0 (positional, adaptive) is coded in phase 1. The
-    frame equals, byte for byte, `f.encode(coding, chunk_shift=shift, ...)` of the filter
-    one process builds from the same keys.
+    chunk at a time, never the filter. A coding without q0 (positional, adaptive) is coded
+    in phase 1. The frame equals, byte for byte, `f.encode(coding, chunk_shift=shift, ...)`
+    of the filter one process builds from the same keys.
     """
     import dask.dataframe as dd
 

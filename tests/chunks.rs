@@ -357,6 +357,10 @@ fn a_frame_assembled_from_chunks_is_the_frame_one_process_writes() {
         .coding(BitCoding::Positional)
         .chunked_frame(params.clone(), whole.n(), ones, shift)
         .unwrap();
+    let m = params.m();
+    assert_eq!(plan.chunk_of(0), Some(0));
+    assert_eq!(plan.chunk_of(m - 1), Some(plan.chunk_count() - 1));
+    assert_eq!(plan.chunk_of(m), None);
     assert!(plan.assemble(Vec::<Vec<u8>>::new()).is_err());
     assert!(plan.encode_chunk(0, &BitArray::new(5)).is_err());
     assert!(Encoder::new()

@@ -127,9 +127,9 @@ impl ChunkedFrame {
         (i << self.shift).min(m)..((i + 1) << self.shift).min(m)
     }
 
-    /// The chunk that holds bit `position`.
-    pub fn chunk_of(&self, position: u64) -> u64 {
-        position >> self.shift
+    /// The chunk that holds bit `position`; `None` at or past m.
+    pub fn chunk_of(&self, position: u64) -> Option<u64> {
+        (position < self.params.m()).then_some(position >> self.shift)
     }
 
     /// The coding of every chunk.

@@ -120,23 +120,40 @@ fn carried_shift(t: usize, from: usize) -> usize {
 /// The nibble of each table position.
 fn spread(f: &[u32; 16]) -> [u8; SIZE] {
     let mut sym = [0u8; SIZE];
-    let mut pos = 0;
-    for (v, &fv) in f.iter().enumerate() {
-        for _ in 0..fv {
-            sym[pos] = v as u8;
-            pos = (pos + STRIDE) % SIZE;
-        }
-    }
-    debug_assert_eq!(pos, 0);
+    deal(f, |u, v| sym[u] = v);
     sym
 }
 
-/// The decoding table of one `q0`: per position `u`, `nb | nibble << 6 | base << 10`. A
-/// shift by the entry itself is a shift by `nb` (x86 and the `wrapping_shr` below take the
-/// count mod 64): the four steps of a group pass the group's bits along with one shift
-/// each, and nothing else of the entry is on that chain.
+/// Deal the positions to the nibbles: nibble `v` takes `f(v)` of them, the `j`-th dealt
+/// being `j * STRIDE mod SIZE` (computed, not carried from the last), `v` in increasing
+/// order; `each(u, v)` for each.
+#[inline(always)]
+fn deal(f: &[u32; 16], mut each: impl FnMut(usize, u8)) {
+    let mut j = 0;
+    for (v, &fv) in f.iter().enumerate() {
+        let end = j + fv as usize;
+        for j in j..end {
+            each(j * STRIDE % SIZE, v as u8);
+        }
+        j = end;
+    }
+    debug_assert_eq!(j, SIZE);
+}
+
+/// The decoding tables of one `q0`: per position `u`, the count of bits its step reads
+/// (`nb`, at most 12), `base` (below 4096: the next state is `base` plus the bits read)
+/// and the nibble it decodes, each in its own table so that a step reads each with a load
+/// and no shift or mask (a shift of the entry on a state's chain costs it three cycles of
+/// the ten or so a step takes).
 pub(crate) struct DecModel {
-    table: Box<[u32; SIZE]>,
+    table: Box<Table>,
+}
+
+#[derive(PartialEq, Eq, Debug)]
+struct Table {
+    nb: [u8; SIZE],
+    base: [u16; SIZE],
+    nibble: [u8; SIZE],
 }
 
 impl DecModel {
@@ -151,18 +168,44 @@ impl DecModel {
 
     /// [`DecModel::new`] in the target's baseline instructions (inlined into the BMI2
     /// kernel too, which compiles this same code with BMI2).
+    ///
+    /// Position `u` of nibble `v` is its `k`-th in increasing order, `k` counted from
+    /// `f(v)` (§4.13). Counted in one pass, the count of the most frequent nibble (more
+    /// than half the positions at the paper's density) would be one chain through memory;
+    /// the positions are counted in eight sections at once instead, each section's counts
+    /// starting where the sections before it end.
     #[inline(always)]
     pub(crate) fn portable(q0: u16) -> Self {
+        const SECTIONS: usize = 8;
+        const LEN: usize = SIZE / SECTIONS;
         let f = nibble_frequencies(q0, PRECISION);
-        let mut next = f;
-        let mut table = Box::new([0u32; SIZE]);
-        for (entry, &v) in table.iter_mut().zip(spread(&f).iter()) {
-            let k = next[usize::from(v)];
-            next[usize::from(v)] = k + 1;
-            // f(v) <= k < 2 f(v) <= 2^13: nb in 0 ..= 12, base below 4096.
-            let nb = PRECISION - k.ilog2();
-            let base = (k << nb) - SIZE as u32;
-            *entry = nb | u32::from(v) << 6 | base << 10;
+        let mut table = Box::new(Table {
+            nb: [0; SIZE],
+            base: [0; SIZE],
+            nibble: [0; SIZE],
+        });
+        // Each section's count of each nibble, then where its positions' `k` start.
+        let mut next = [[0u32; 16]; SECTIONS];
+        deal(&f, |u, v| {
+            table.nibble[u] = v;
+            next[u / LEN][usize::from(v)] += 1;
+        });
+        let mut at = f;
+        for counts in next.iter_mut() {
+            for (n, a) in counts.iter_mut().zip(at.iter_mut()) {
+                (*n, *a) = (*a, *a + *n);
+            }
+        }
+        for i in 0..LEN {
+            for (c, counts) in next.iter_mut().enumerate() {
+                let u = c * LEN + i;
+                let k = &mut counts[usize::from(table.nibble[u] & 15)];
+                // f(v) <= k < 2 f(v) <= 2^13: nb in 0 ..= 12, base below 4096.
+                let nb = PRECISION + 1 - (u32::BITS - k.leading_zeros());
+                table.nb[u] = nb as u8;
+                table.base[u] = ((*k << nb) - SIZE as u32) as u16;
+                *k += 1;
+            }
         }
         DecModel { table }
     }
@@ -310,17 +353,32 @@ fn peek(payload: &[u8], at: u64) -> u64 {
     word >> (at % 8)
 }
 
-/// One decoding step of state `s` from the low bits of `*bits`: its nibble and bit count,
-/// `*bits` moved past what it read.
+/// One decoding step of state `u` (below 4096) from the low bits of `bits`: the next
+/// state.
 #[inline(always)]
-fn step(table: &[u32; SIZE], s: &mut usize, bits: &mut u64) -> (u64, u32) {
+fn step(table: &Table, u: usize, bits: u64) -> usize {
+    usize::from(table.base[u]) + (bits & ((1 << table.nb[u]) - 1)) as usize
+}
+
+/// Four steps, one per state, from the low bits of `bits`: the group's four nibbles as 16
+/// bits, and the count of bits read. The states' bits start where the counts of the
+/// states before them end: sums of the counts, so that no state waits for the shifts of
+/// the others.
+#[inline(always)]
+fn group(table: &Table, s: &mut [usize; STATES], bits: u64) -> (u64, u32) {
     // A state is below 4096: `base + read(nb)` is below `(k + 1) 2^nb <= 8192`, less
     // 4096 (the mask only spares a bounds check).
-    let e = table[*s & (SIZE - 1)];
-    let nb = e & 15;
-    *s = (e >> 10) as usize + (*bits & ((1 << nb) - 1)) as usize;
-    *bits = bits.wrapping_shr(e);
-    (u64::from(e >> 6 & 15), nb)
+    let u = s.map(|s| s & (SIZE - 1));
+    let nb = u.map(|u| u32::from(table.nb[u]));
+    let (b, c, d) = (nb[0], nb[0] + nb[1], nb[0] + nb[1] + nb[2]);
+    *s = [
+        step(table, u[0], bits),
+        step(table, u[1], bits >> b),
+        step(table, u[2], bits >> c),
+        step(table, u[3], bits >> d),
+    ];
+    let v = u.map(|u| u64::from(table.nibble[u]));
+    (v[0] | v[1] << 4 | v[2] << 8 | v[3] << 12, d + nb[3])
 }
 
 /// Decode a coding-9 payload of `m` bits into `out` (exactly `ceil(m / 64)` words, every
@@ -360,32 +418,27 @@ pub(crate) fn decode_portable(
     }
     let n = m.div_ceil(4) as usize;
     let coded = carried_from(n);
-    // Whole words (16 nibbles, four from each state) with the states in locals, so that
-    // their four chains stay in registers; each group of four nibbles comes from one load
-    // (at most 4 * 12 bits past a shift of at most 7).
+    // Whole words (16 nibbles, four groups of four, each group from one load of the
+    // stream at its position).
     let whole = coded / 16;
-    let [mut s0, mut s1, mut s2, mut s3] = u;
     for word in out[..whole].iter_mut() {
         let mut v = 0u64;
         for q in 0..4 {
-            let mut bits = peek(payload, at);
-            let (a, na) = step(table, &mut s0, &mut bits);
-            let (b, nb) = step(table, &mut s1, &mut bits);
-            let (c, nc) = step(table, &mut s2, &mut bits);
-            let (d, nd) = step(table, &mut s3, &mut bits);
-            at += u64::from(na + nb + nc + nd);
-            v |= (a | b << 4 | c << 8 | d << 12) << (16 * q);
+            let (nibbles, read) = group(table, &mut u, peek(payload, at));
+            v |= nibbles << (16 * q);
+            at += u64::from(read);
         }
         *word = v;
     }
-    let mut u = [s0, s1, s2, s3];
     // The rest (under 28 nibbles, in at most two words): coded a nibble at a time up to
     // the carried ones, which the states hold.
     out[whole..].fill(0);
-    for t in 16 * whole..coded {
-        let (v, nb) = step(table, &mut u[t % STATES], &mut peek(payload, at));
-        out[t / 16] |= v << (4 * (t % 16));
-        at += u64::from(nb);
+    for k in 16 * whole..coded {
+        let s = &mut u[k % STATES];
+        let u = *s & (SIZE - 1);
+        *s = step(table, u, peek(payload, at));
+        out[k / 16] |= u64::from(table.nibble[u]) << (4 * (k % 16));
+        at += u64::from(table.nb[u]);
     }
     let mut left = u;
     for t in coded..n {

@@ -6,7 +6,7 @@
 //! byte; codings 6 and 8 run several chains but their final states cost 32 and 128 bytes,
 //! too many for a frame of a few kilobytes. A tANS state is an index into a table of 4096
 //! entries, so its flush is 12 bits and the encoder's starting state costs nothing, and a
-//! decoding step is a lookup, a shift of the bit buffer and an add, with no multiply:
+//! decoding step is three lookups, a mask of the bit buffer and an add, with no multiply:
 //!
 //! * **Nibble symbols** with the binomial model of coding 8 at precision 12
 //!   ([`nibble_frequencies`](super::model::nibble_frequencies)), dealt to the 4096

@@ -211,12 +211,7 @@ pub fn run(args: &Args) -> Result<()> {
             "--keys -: name the output with -o FILE (or -o - for stdout)",
         ));
     }
-    let coding = args.coding.coding;
-    if args.counting.is_some() && !matches!(coding, CodingArg::Auto | CodingArg::Raw) {
-        return Err(Failure::new(
-            "--coding: a counting filter is coded auto (known or adaptive counters) or raw",
-        ));
-    }
+    let coding = args.coding.coding.for_filter(args.counting.is_some())?;
     let output = match &args.output {
         Some(path) => path.clone(),
         None => {
@@ -542,5 +537,16 @@ impl CodingArg {
             CodingArg::Dense => Some(BitCoding::Dense),
             CodingArg::Small => Some(BitCoding::Small),
         }
+    }
+
+    /// This coding, or the one-line error for a counting filter (`counting`) asked for a
+    /// coding of bits: a counting filter is coded auto (known or adaptive counters) or raw.
+    pub fn for_filter(self, counting: bool) -> Result<CodingArg> {
+        if counting && !matches!(self, CodingArg::Auto | CodingArg::Raw) {
+            return Err(Failure::new(
+                "--coding: a counting filter is coded auto (known or adaptive counters) or raw",
+            ));
+        }
+        Ok(self)
     }
 }

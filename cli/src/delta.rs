@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use bloomwire::{AnyFilter, Error, Message, Params, Receiver};
 
-use crate::build::{coding_change, ChunkArg, CodingArg, CodingOption};
+use crate::build::{coding_change, ChunkArg, CodingOption};
 use crate::frames::{input_name, FrameReader};
 use crate::inspect::layout_name;
 use crate::options::{ForceArg, KeyArg, MetadataArg};
@@ -125,10 +125,7 @@ pub fn diff(args: &DiffArgs) -> Result<()> {
              parameters"
         )));
     }
-    let coding = args.coding.coding;
-    if new.is_counting() && !matches!(coding, CodingArg::Auto | CodingArg::Raw) {
-        return Err(counting_coding());
-    }
+    let coding = args.coding.coding.for_filter(new.is_counting())?;
     let coder = Coder {
         metadata: metadata.or(new_header.metadata.clone()),
         key,
@@ -221,10 +218,7 @@ pub fn apply(args: &ApplyArgs) -> Result<()> {
         ))
     })?;
     let result = receiver.filter().expect("a full frame was applied");
-    let coding = args.coding.coding;
-    if result.is_counting() && !matches!(coding, CodingArg::Auto | CodingArg::Raw) {
-        return Err(counting_coding());
-    }
+    let coding = args.coding.coding.for_filter(result.is_counting())?;
     let coder = Coder {
         metadata: metadata.or(header.metadata.clone()),
         key,
@@ -265,10 +259,6 @@ fn apply_hint(error: &Error) -> &'static str {
         }
         _ => "",
     }
-}
-
-fn counting_coding() -> Failure {
-    Failure::new("--coding: a counting filter is coded auto (known or adaptive counters) or raw")
 }
 
 /// What differs between two filters that a delta needs equal, if anything.

@@ -89,17 +89,7 @@ pub fn run(args: &Args) -> Result<()> {
              can (build --counting BITS)"
         )));
     }
-    let coding = args.coding.coding;
-    if filter.is_counting()
-        && !matches!(
-            coding,
-            crate::build::CodingArg::Auto | crate::build::CodingArg::Raw
-        )
-    {
-        return Err(Failure::new(
-            "--coding: a counting filter is coded auto (known or adaptive counters) or raw",
-        ));
-    }
+    let coding = args.coding.coding.for_filter(filter.is_counting())?;
 
     let mut inserted = 0u64;
     if let Some(path) = &args.insert {

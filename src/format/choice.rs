@@ -11,6 +11,36 @@ use super::frame::Frame;
 use super::header::FrameHeader;
 use super::ids::Coding;
 
+/// The codings of bits in order of decoding speed where at most 1 bit in 40 is one, and
+/// [`DENSE_ORDER`] where more are. Positional's work grows with the ones, and at 1 in 40
+/// it decodes about as fast as coding 8 (measured: 216 MB/s at 5% ones against coding 8's
+/// 505, 1 140 MB/s at 1%). Coding 9 decodes about as fast as coding 6 and encodes at half
+/// its speed: it comes after it, for the small frames whose 32 bytes of coding-6 states
+/// are more than the margin (measured at m = 10^6, p0 = 0.9: 281 against 298 MB/s
+/// decoding, 147 against 305 encoding). Known-p, the binary coder, is about as small as
+/// adaptive and twice as fast (46 against 25 MB/s decoding in the README's table): it
+/// comes before it.
+const SPARSE_ORDER: [Coding; 7] = [
+    Coding::Positional,
+    Coding::Dense,
+    Coding::KnownPInterleaved,
+    Coding::Small,
+    Coding::KnownPSymbols,
+    Coding::KnownP,
+    Coding::Adaptive,
+];
+
+/// The codings of bits in order of decoding speed where more than 1 bit in 40 is one.
+const DENSE_ORDER: [Coding; 7] = [
+    Coding::Dense,
+    Coding::KnownPInterleaved,
+    Coding::Small,
+    Coding::KnownPSymbols,
+    Coding::Positional,
+    Coding::KnownP,
+    Coding::Adaptive,
+];
+
 impl Settings {
     /// The requested or smallest coding, raw when that is not smaller, budget checked.
     pub(super) fn choose(&self, body: &Body<'_>) -> Result<Frame> {
@@ -34,18 +64,10 @@ impl Settings {
             Some(c) => Some(self.frame(body, c)),
             None if self.try_all => {
                 // Every coding, the smallest frame; of equal ones the earliest (fastest).
-                [
-                    Coding::Positional,
-                    Coding::Dense,
-                    Coding::KnownPInterleaved,
-                    Coding::Small,
-                    Coding::KnownPSymbols,
-                    Coding::KnownP,
-                    Coding::Adaptive,
-                ]
-                .into_iter()
-                .map(|c| self.frame(body, c))
-                .min_by_key(Frame::encoded_len)
+                SPARSE_ORDER
+                    .into_iter()
+                    .map(|c| self.frame(body, c))
+                    .min_by_key(Frame::encoded_len)
             }
             None => self.predicted_choice(body, raw_len),
         };
@@ -74,34 +96,10 @@ impl Settings {
         // shift come from this count.
         let (m, ones) = (bits.len(), bits.count_ones());
         let zeros = Some(m - ones);
-        // The order of decoding speed: positional's work grows with the ones, and at 1 in 40
-        // it decodes about as fast as coding 8 (measured: 216 MB/s at 5% ones against
-        // coding 8's 505, 1 140 MB/s at 1%). Coding 9 decodes about as fast as coding 6
-        // and encodes at half its speed: it comes after it, for the small frames whose
-        // 32 bytes of coding-6 states are more than the margin (measured at m = 10^6,
-        // p0 = 0.9: 281 against 298 MB/s decoding, 147 against 305 encoding). Known-p,
-        // the binary coder, is about as small as adaptive and twice as fast (46 against
-        // 25 MB/s decoding in the README's table): it comes before it.
         let order = if ones <= m / 40 {
-            [
-                Coding::Positional,
-                Coding::Dense,
-                Coding::KnownPInterleaved,
-                Coding::Small,
-                Coding::KnownPSymbols,
-                Coding::KnownP,
-                Coding::Adaptive,
-            ]
+            SPARSE_ORDER
         } else {
-            [
-                Coding::Dense,
-                Coding::KnownPInterleaved,
-                Coding::Small,
-                Coding::KnownPSymbols,
-                Coding::Positional,
-                Coding::KnownP,
-                Coding::Adaptive,
-            ]
+            DENSE_ORDER
         };
         let measured_q0 = self.q0(body, zeros);
         // A frame the caller wants in chunks (or large enough for them by default) gets a

@@ -94,6 +94,24 @@ pub(crate) mod testing {
         want
     }
 
+    /// The payloads near `payload`: one byte shorter, one byte longer (0 or 1 appended),
+    /// and every single bit flipped. A canonical coding decodes none of them to what
+    /// `payload` decodes to.
+    pub(crate) fn nearby_payloads(payload: &[u8]) -> Vec<Vec<u8>> {
+        let mut near = vec![payload[..payload.len().saturating_sub(1)].to_vec()];
+        for extra in [0u8, 1] {
+            near.push([payload, &[extra]].concat());
+        }
+        for i in 0..payload.len() {
+            for bit in 0..8 {
+                let mut v = payload.to_vec();
+                v[i] ^= 1 << bit;
+                near.push(v);
+            }
+        }
+        near
+    }
+
     /// `m` bits, each one with probability `ones_per_1024 / 1024`, from `seed`.
     pub(crate) fn pseudo_random_bits(m: u64, ones_per_1024: u64, seed: u64) -> BitArray {
         let mut b = BitArray::new(m);

@@ -28,6 +28,7 @@ const ENTROPY: &[&[&str]] = &[
         "codec",
         "counter_table",
         "model",
+        "nibble_rans",
         "range_coder",
         "scratch",
         "symbol_lookup",

@@ -6,7 +6,7 @@
 //! size model with its own fixed costs, its well-formed lengths and its work-bound rule, and
 //! the one row it adds to the table of codings (`coding.rs`), which is all the frame layer
 //! and the encoder see of it. What codings share sits below them (`model.rs`, the range
-//! coder, the byte model's lookup, the row type, the scratch memory they reuse); chunked
+//! coder, the nibble rANS lanes of codings 8 and 10 (`nibble_rans/`), the byte model's lookup, the row type, the scratch memory they reuse); chunked
 //! payloads sit above them.
 //!
 //! | id | coding | folder | spec | kernels | the default encoder picks it |
@@ -32,6 +32,7 @@
 pub(crate) mod codec;
 pub(crate) mod counter_table;
 pub(crate) mod model;
+pub(crate) mod nibble_rans;
 pub(crate) mod range_coder;
 pub(crate) mod scratch;
 pub(crate) mod symbol_lookup;

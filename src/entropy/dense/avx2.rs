@@ -10,8 +10,8 @@
 
 use core::arch::x86_64::*;
 
-use super::lanes_avx2::{available, halves, load_lanes, lookup, store_lanes};
-use crate::entropy::dense::{DecModel, LANES};
+use crate::entropy::nibble_rans::lanes_avx2::{available, halves, load_lanes, lookup, store_lanes};
+use crate::entropy::nibble_rans::{DecModel, LANES};
 
 /// For each mask of 8 lanes: a byte shuffle that puts lane `i`'s word (word
 /// `popcount(mask & ((1 << i) - 1))` of the 16 bytes read) in its low half and zeros

@@ -23,23 +23,8 @@
 
 use core::arch::x86_64::*;
 
-use crate::entropy::dense::{DecModel, LANES};
-
-/// Whether this CPU runs coding 8's AVX-512 kernels (F for the 512-bit operations, VL and
-/// BW for the 256-bit ones and 16-bit elements, VBMI2 for `vpexpandw`; POPCNT for the
-/// word counts).
-pub(crate) fn available() -> bool {
-    crate::cpu::features().avx512
-}
-
-/// A 64-byte table (16 `u32`, or 32 `u16`) as one vector.
-#[target_feature(enable = "avx512f")]
-#[inline]
-pub(super) fn vector<T: Copy, const N: usize>(t: &[T; N]) -> __m512i {
-    const { assert!(core::mem::size_of::<[T; N]>() == 64) };
-    // SAFETY: `t` is 64 bytes (asserted at compile time), one unaligned load.
-    unsafe { _mm512_loadu_si512(t.as_ptr().cast()) }
-}
+use crate::entropy::nibble_rans::avx512::{available, vector};
+use crate::entropy::nibble_rans::{DecModel, LANES};
 
 /// Decode rounds of 32 symbols (two words of `out` each) while 64 bytes of the payload are
 /// left at `*pos`, as `decode_rounds_scalar` does; returns the rounds done. Returns 0

@@ -11,7 +11,7 @@
 use core::arch::x86_64::*;
 
 use super::lanes_avx2::{available, halves, load_lanes, lookup, store_lanes};
-use crate::entropy::dense::{EncModel, LANES, PRECISION, ROOM};
+use super::{EncModel, LANES, PRECISION, ROOM};
 
 /// For each mask of 8 lanes: a byte shuffle of the lanes' 8 low words that puts the masked
 /// ones, in lane order, at the top of 16 bytes (words `8 - k .. 7`, k of them).

@@ -30,7 +30,7 @@
 use core::arch::x86_64::*;
 
 use super::avx512::{available, vector};
-use crate::entropy::dense::{EncModel, BUCKET, LANES, PRECISION, ROOM};
+use super::{EncModel, BUCKET, LANES, PRECISION, ROOM};
 
 /// Positions per cell: `2^13 / 64`.
 const CELL: u32 = 128;
@@ -388,7 +388,7 @@ unsafe fn rounds_avx512<S: FindSlot>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::entropy::dense::encode_kernels;
+    use crate::entropy::nibble_rans::encode_rounds_kernels;
     use crate::entropy::testing::pseudo_random_bits;
 
     /// The slot the cells give position `at` of nibble `v`, computed as the kernel does,
@@ -465,7 +465,7 @@ mod tests {
             let m = 300_001;
             let bits = pseudo_random_bits(m, ((1.0 - p0) * 1024.0) as u64, 3);
             crate::entropy::testing::agreed(
-                encode_kernels(bits.words(), m, q0),
+                encode_rounds_kernels(bits.words(), q0),
                 &format!("p0 {p0}"),
             );
         }

@@ -117,6 +117,11 @@ pub mod internals {
     pub mod small {
         pub use crate::entropy::small::{decode_kernels, encode_kernels};
     }
+    /// Coding 10's encoders and decoders (spec 4.14) side by side; frames reach it through
+    /// `BitCoding::Wide`.
+    pub mod wide {
+        pub use crate::entropy::wide::{decode_kernels, encode_kernels};
+    }
 }
 
 /// The README's examples run as doctests.

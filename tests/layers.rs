@@ -42,6 +42,7 @@ const ENTROPY: &[&[&str]] = &[
         "positional",
         "dense",
         "small",
+        "wide",
     ],
     &["coding"],
     &["chunks"],

@@ -184,6 +184,9 @@ pub enum CodingArg {
     Dense,
     /// Coding 9: nibbles, four tANS states (small dense filters).
     Small,
+    /// Coding 10: coding 8 over two halves, two streams (the fastest for large dense
+    /// filters).
+    Wide,
 }
 
 fn parse_siphash_key(s: &str) -> Result<[u8; 16], String> {
@@ -536,6 +539,7 @@ impl CodingArg {
             CodingArg::Positional => Some(BitCoding::Positional),
             CodingArg::Dense => Some(BitCoding::Dense),
             CodingArg::Small => Some(BitCoding::Small),
+            CodingArg::Wide => Some(BitCoding::Wide),
         }
     }
 

@@ -10,7 +10,8 @@ import pytest
 
 import bloomwire
 
-BLOOM_CODINGS = ["raw", "adaptive", "known-p", "known-p-symbols", "known-p-interleaved"]
+BLOOM_CODINGS = ["raw", "adaptive", "known-p", "known-p-symbols", "known-p-interleaved",
+                 "dense", "wide"]
 
 
 def keys(n, prefix="key-"):

@@ -16,7 +16,7 @@ M, K, SHIFT = 300_007, 2, 14
 KEYS = [f"key-{i}" for i in range(9000)]
 KEY = bytes(range(32))
 CHUNKED = ["adaptive", "known-p", "known-p-symbols", "known-p-interleaved", "positional",
-           "dense"]
+           "dense", "wide"]
 
 
 @pytest.fixture(scope="module")

@@ -374,8 +374,8 @@ BASE_HASHES = {0: "opaque", 1: "xxh64", 2: "siphash24"}
 INDEX_SCHEMES = {0: "double", 1: "enhanced"}
 CODINGS = {0: "raw", 1: "adaptive", 2: "known-p", 3: "known-p-symbols",
            4: "known-counters", 5: "adaptive-counters", 6: "known-p-interleaved", 7: "positional",
-           8: "dense", 9: "small"}
-BIT_CODINGS = (0, 1, 2, 3, 6, 7, 8, 9)  # valid with filter types 0, 1, 2 (§2)
+           8: "dense", 9: "small", 10: "wide"}
+BIT_CODINGS = (0, 1, 2, 3, 6, 7, 8, 9, 10)  # valid with filter types 0, 1, 2 (§2)
 COUNTER_CODINGS = (0, 4, 5)          # valid with filter type 3 (§2)
 
 
@@ -452,7 +452,7 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
     # full frames only; bit 2: authentication tag (§2.5); bit 3: application metadata (§2.6);
     # bits 4-7 reserved
     flags = hdr["flags"]
-    if (flags & ~0b1111 or (flags & 1 and hdr["coding"] not in (1, 2, 3, 6, 7, 8))
+    if (flags & ~0b1111 or (flags & 1 and hdr["coding"] not in (1, 2, 3, 6, 7, 8, 10))
             or (flags & 2 and hdr["frame_kind"] != 0)):
         raise InvalidField(F_FLAGS, hex(flags))
     hdr["restart"] = bool(flags & 2)
@@ -531,7 +531,7 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
         hdr["metadata_hex"] = r.take(length).hex()
 
     hdr["q0"] = None
-    if hdr["coding"] in (2, 3, 6, 8, 9):
+    if hdr["coding"] in (2, 3, 6, 8, 9, 10):
         (hdr["q0"],) = struct.unpack("<H", r.take(2))
         if hdr["q0"] == 0:
             raise InvalidField(F_Q0, "0")
@@ -581,6 +581,9 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
     elif coding == 9:
         if length < SMALL_MIN_LEN:
             raise InvalidField(F_PAYLOAD_LENGTH, f"{length} (must be >= 6)")
+    elif coding == 10:
+        if length % 2 or length < WIDE_STATE_BYTES:
+            raise InvalidField(F_PAYLOAD_LENGTH, f"{length} (must be even, >= 256)")
     elif coding == 7:
         if length < 1:
             raise InvalidField(F_PAYLOAD_LENGTH, "0 (positional needs the count)")
@@ -588,7 +591,7 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
         if length % 4:
             raise InvalidField(F_PAYLOAD_LENGTH, f"{length} (must be a multiple of 4)")
 
-    # the work bound (§2.2): at most 2^12 (L + 64) symbols for codings 1 to 6, 8 and 9; raw has a
+    # the work bound (§2.2): at most 2^12 (L + 64) symbols for codings 1 to 6 and 8 to 10; raw has a
     # fixed length, positional its own bound (§4.11), and a known-counters table of one value
     # decodes by filling
     table = hdr.get("counter_table")
@@ -1143,6 +1146,80 @@ def decode_small(payload, m, q0):
 
 
 # ---------------------------------------------------------------------------
+# §4.14 Coding 10: wide (coding 8 over two halves, one stream from the front and one
+# from the back, each half's states carrying its last four rounds)
+# ---------------------------------------------------------------------------
+
+WIDE_STATE_BYTES = 2 * DENSE_STATE_BYTES
+WIDE_CARRIED = 4
+
+
+def decode_wide(payload, m, q0):
+    """§4.14: the packed bits (ceil(m/8) bytes) of a wide payload (length checked, §2.2)."""
+    if len(payload) % 2 or len(payload) < WIDE_STATE_BYTES:
+        raise CorruptPayload(f"wide: bad payload length {len(payload)}")
+    xs = [list(struct.unpack(f"<{DENSE_LANES}I", payload[128 * h:128 * h + 128]))
+          for h in (0, 1)]
+    if any(not DENSE_LOWER <= s < DENSE_UPPER for x in xs for s in x):
+        raise CorruptPayload("wide: an initial state is outside [2^15, 2^31)")
+    rest = payload[WIDE_STATE_BYTES:]
+    w = struct.unpack(f"<{len(rest) // 2}H", rest)
+    W = len(w)
+    read = [0, 0]                                          # words read by half 0, half 1
+    f, div, alias, second = dense_model(q0)
+    mask = (1 << DENSE_PRECISION) - 1
+    n = (m + 3) // 4                                       # nibbles
+    R = -(-n // DENSE_LANES)                               # rounds
+    R0 = -(-R // 2)
+    halves = [(0, R0), (R0, R - R0)]                       # (F(h), R(h))
+    nibbles = [0] * (R * DENSE_LANES)
+
+    def next_word(h):
+        if read[0] + read[1] == W:
+            raise CorruptPayload("wide: payload ends before the last nibble")
+        read[h] += 1
+        return w[read[0] - 1] if h == 0 else w[W - read[1]]
+
+    for h, (first, rounds) in enumerate(halves):
+        x = xs[h]
+        coded = rounds - min(WIDE_CARRIED, rounds)
+        for r in range(first, first + coded):
+            for l in range(DENSE_LANES):
+                t = DENSE_LANES * r + 4 * (l % 8) + l // 8
+                slot = x[l] & mask
+                b, rr = slot >> 9, slot % DENSE_BUCKET
+                if rr < div[b]:
+                    v, i = b, rr
+                else:
+                    v, i = alias[b], second[b] + rr - div[b]
+                x[l] = f[v] * (x[l] >> DENSE_PRECISION) + i
+                if x[l] < DENSE_LOWER:
+                    x[l] = (x[l] << 16) | next_word(h)
+                nibbles[t] = v
+    if read[0] + read[1] != W:
+        raise CorruptPayload("wide: words left")
+    for h, (first, rounds) in enumerate(halves):
+        c = min(WIDE_CARRIED, rounds)
+        for l in range(DENSE_LANES):
+            carried = xs[h][l] - DENSE_LOWER
+            if carried >> (4 * c):
+                raise CorruptPayload("wide: a state holds more than its carried nibbles")
+            for i in range(c):
+                t = DENSE_LANES * (first + rounds - c + i) + 4 * (l % 8) + l // 8
+                v = (carried >> (4 * i)) & 15
+                if t < n:
+                    nibbles[t] = v
+                elif v:
+                    raise CorruptPayload("wide: a carried nibble past m is set")
+    bits = bytearray((m + 7) // 8)
+    for t in range(n):
+        bits[t >> 1] |= nibbles[t] << (4 * (t & 1))
+    if m % 8 and bits[-1] >> (m % 8):
+        raise CorruptPayload("wide: bits past m are set")
+    return bits
+
+
+# ---------------------------------------------------------------------------
 # §4.10 Chunked payloads
 # ---------------------------------------------------------------------------
 
@@ -1156,6 +1233,8 @@ def _payload_length_ok(coding, length):
         return length >= 1
     if coding == 8:
         return length % 2 == 0 and length >= DENSE_STATE_BYTES
+    if coding == 10:
+        return length % 2 == 0 and length >= WIDE_STATE_BYTES
     return True                                    # codings 1 and 2: any length
 
 
@@ -1177,6 +1256,8 @@ def decode_payload(coding, payload, m, q0):
         return decode_dense(payload, m, q0)
     if coding == 9:
         return decode_small(payload, m, q0)
+    if coding == 10:
+        return decode_wide(payload, m, q0)
     return decode_interleaved(payload, m, q0)
 
 

@@ -6,8 +6,8 @@
 //! size model with its own fixed costs, its well-formed lengths and its work-bound rule, and
 //! the one row it adds to the table of codings (`coding.rs`), which is all the frame layer
 //! and the encoder see of it. What codings share sits below them (`model.rs`, the range
-//! coder, the nibble rANS lanes of codings 8 and 10 (`nibble_rans/`), the byte model's lookup, the row type, the scratch memory they reuse); chunked
-//! payloads sit above them.
+//! coder, the byte model's lookup, the nibble rANS lanes of codings 8 and 10 with their
+//! encoder, the row type, the scratch memory they reuse); chunked payloads sit above them.
 //!
 //! | id | coding | folder | spec | kernels | the default encoder picks it |
 //! |---:|---|---|---|---|---|
@@ -19,8 +19,9 @@
 //! | 5 | adaptive-counters | `counters/` | §4.8 | | counting filters: the smaller of 4 and 5 |
 //! | 6 | known-p-interleaved | `interleaved/` | §4.9 | | dense arrays whose coding-8 states (128 bytes) are over the margin |
 //! | 7 | positional | `positional/` | §4.11 | | sparse arrays and deltas (at most one bit in 40 set): first in speed order |
-//! | 8 | dense | `dense/` | §4.12 | AVX2, AVX-512 | dense arrays: first in speed order |
+//! | 8 | dense | `dense/` | §4.12 | AVX2, AVX-512 | large dense arrays whose coding-10 states are over the margin |
 //! | 9 | small | `small/` | §4.13 | BMI2 | small unchunked arrays whose coding-6 states (32 bytes) are over the margin |
+//! | 10 | wide | `wide/` | §4.14 | AVX-512 (encoder: AVX2, AVX-512) | the largest dense arrays: first in speed order |
 //!
 //! The default encoder predicts every coding's size from counts (each row's size model) and
 //! codes once, with the fastest coding within 0.08% + 6 bytes of the smallest prediction, in
@@ -48,6 +49,7 @@ pub mod positional;
 pub(crate) mod raw;
 pub(crate) mod small;
 pub(crate) mod symbols;
+pub(crate) mod wide;
 
 // Above the codings: the table, and payloads in chunks.
 pub(crate) mod chunks;

@@ -1440,18 +1440,19 @@ pub fn seeds(vectors: &std::path::Path) -> std::io::Result<Vec<(&'static str, St
 /// decoders. In mode odd, too, the digest brought forward by flips (PCLMULQDQ where the CPU
 /// has it) against the CRC of the flipped bits.
 pub fn kernel_twins(data: &[u8], meter: &dyn Meter) {
-    use bloomwire::internals::{dense, small};
+    use bloomwire::internals::{dense, small, wide};
     let [q0a, q0b, m0, m1, m2, mode, rest @ ..] = data else {
         return;
     };
     let q0 = u16::from_le_bytes([*q0a, *q0b]).max(1);
     let m = 1 + (u64::from(*m0) | u64::from(*m1) << 8 | u64::from(*m2 & 0x1F) << 16);
     // Each coding's encoders and decoders, and the payload its decoders get.
-    let codings: [(&str, Encoders, Decoders); 2] = [
+    let codings: [(&str, Encoders, Decoders); 3] = [
         ("8", dense::encode_kernels, dense::decode_kernels),
         ("9", small::encode_kernels, small::decode_kernels),
+        ("10", wide::encode_kernels, wide::decode_kernels),
     ];
-    let mut payloads = [rest.to_vec(), rest.to_vec()];
+    let mut payloads = [rest.to_vec(), rest.to_vec(), rest.to_vec()];
     if mode % 2 == 1 {
         let mut words = vec![0u64; m.div_ceil(64) as usize];
         for (i, b) in rest.iter().enumerate().take(m.div_ceil(8) as usize) {

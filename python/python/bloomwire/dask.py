@@ -223,7 +223,7 @@ def build_chunked(
     The chunk shift is `chunk_shift`, else `plan.chunked_build(worker_memory)` with the
     smallest worker's memory limit by default (ValueError when a worker holds the whole
     filter: give `chunk_shift`, or use `build_filter`). The coding is named (adaptive,
-    known-p, known-p-symbols, known-p-interleaved, positional, dense), or "auto": positional
+    known-p, known-p-symbols, known-p-interleaved, positional, dense, wide), or "auto": positional
     while at most one bit in 40 is one, else dense. `metadata`, `key` (used on the client
     only), `budget` and `generation` as in `encode`.
 

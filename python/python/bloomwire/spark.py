@@ -188,7 +188,7 @@ def build_chunked(
     chunk shift is `chunk_shift`, else `plan.chunked_build(worker_memory)`, by default with
     the session's `spark.executor.pyspark.memory` (ValueError when none is known or a worker
     holds the whole filter: give `chunk_shift`). The coding is named (adaptive, known-p,
-    known-p-symbols, known-p-interleaved, positional, dense), or "auto": positional while at
+    known-p-symbols, known-p-interleaved, positional, dense, wide), or "auto": positional while at
     most one bit in 40 is one, else dense. `metadata`, `key` (used on the driver only),
     `budget` and `generation` as in `encode`.
 

@@ -169,6 +169,7 @@ fn accept_cases() -> Vec<AcceptCase> {
         ("std_1000_positional", Coding::Positional),
         ("std_1000_dense", Coding::Dense),
         ("std_1000_small", Coding::Small),
+        ("std_1000_wide", Coding::Wide),
     ] {
         add(name, std(1000, 3.0, f0), 100, coding, PSource::Measured);
     }
@@ -256,6 +257,36 @@ fn accept_cases() -> Vec<AcceptCase> {
         std(4000, 1.0, f0),
         2800,
         Coding::Dense,
+        PSource::Measured,
+    );
+    // Coding 10 (4.14): arrays of 32 rounds (twelve coded in each half) and of 80, the
+    // states alone (m = 13, and every state at 2^15).
+    add(
+        "std_wide_half",
+        std(4000, 1.0, f0),
+        2800,
+        Coding::Wide,
+        PSource::Measured,
+    );
+    add(
+        "std_wide_sparse",
+        std(10_000, 2.0, f0),
+        700,
+        Coding::Wide,
+        PSource::Measured,
+    );
+    add(
+        "m13_wide",
+        std(13, 2.0, f0),
+        3,
+        Coding::Wide,
+        PSource::Measured,
+    );
+    add(
+        "empty_wide",
+        std(4093, 4.0, f0),
+        0,
+        Coding::Wide,
         PSource::Measured,
     );
     add(
@@ -558,6 +589,7 @@ fn accept_vectors() -> Vec<VectorFile> {
         ("chunked_symbols", 3001, 250, Coding::KnownPSymbols, 9),
         ("chunked_positional", 5003, 100, Coding::Positional, 10),
         ("chunked_dense", 5003, 400, Coding::Dense, 10),
+        ("chunked_wide", 9001, 700, Coding::Wide, 12),
     ] {
         let params = Params::standard(m, 3, f0).expect("valid");
         let f = filter_of(&params, 0..n);
@@ -1315,6 +1347,129 @@ fn reject_vectors() -> Vec<VectorFile> {
         ),
     ];
     cases.extend(dense);
+    // Coding 10 (section 4.14): each check of the decoder. The small filter's 25 nibbles
+    // are one round, which the first half's states carry; the second half is empty.
+    let wider = || {
+        let mut f = BloomFilter::new(
+            Params::standard(4000, 3, xxh(0, IndexScheme::DoubleHashing)).expect("valid"),
+        );
+        (0..400).for_each(|i| f.insert(key(i)));
+        let r = RawFrame::from_frame(&f, Coding::Wide);
+        assert!(r.payload.len() > 300, "words after the states");
+        r
+    };
+    let wide = [
+        (
+            "wide_length_odd",
+            coded_with(Coding::Wide, &|r| {
+                r.payload.push(1);
+            }),
+            field("payload length"),
+        ),
+        (
+            "wide_shorter_than_states",
+            coded_with(Coding::Wide, &|r| {
+                r.payload.truncate(254);
+            }),
+            field("payload length"),
+        ),
+        (
+            "wide_state_below_2_15",
+            coded_with(Coding::Wide, &|r| {
+                r.payload[136..140].copy_from_slice(&0x7FFFu32.to_le_bytes());
+            }),
+            plain("CorruptPayload"),
+        ),
+        (
+            "wide_state_at_2_31",
+            {
+                // In a half with coded rounds (the small filter's states carry everything).
+                let mut r = wider();
+                r.payload[8..12].copy_from_slice(&0x8000_0000u32.to_le_bytes());
+                r.into()
+            },
+            plain("CorruptPayload"),
+        ),
+        (
+            "wide_state_holds_more",
+            // The first half carries one round: its states are below 2^15 + 16.
+            coded_with(Coding::Wide, &|r| {
+                r.payload[0] ^= 1 << 4;
+            }),
+            plain("CorruptPayload"),
+        ),
+        (
+            "wide_empty_half_state_off",
+            coded_with(Coding::Wide, &|r| {
+                r.payload[128] ^= 1;
+            }),
+            plain("CorruptPayload"),
+        ),
+        (
+            "wide_carried_nibble_past_m",
+            // Lane 7 carries nibble 28 of round 0, past the 25 nibbles of m = 100.
+            coded_with(Coding::Wide, &|r| {
+                r.payload[28] ^= 1;
+            }),
+            plain("CorruptPayload"),
+        ),
+        (
+            "wide_word_inserted",
+            {
+                let mut r = wider();
+                let at = r.payload.len() / 2 / 2 * 2;
+                r.payload.splice(at..at, [1, 0]);
+                r.len = varint(r.payload.len() as u64);
+                r.into()
+            },
+            plain("CorruptPayload"),
+        ),
+        (
+            "wide_word_left",
+            {
+                // m = 4096, 32 rounds: the first half's bits of a filter, the second
+                // half's all zero and nearly free at q0 = 65000 (it reads no word), so that
+                // a word after the first half's is left.
+                let xh = xxh(0, IndexScheme::DoubleHashing);
+                let mut f = BloomFilter::new(Params::standard(2048, 3, xh).expect("valid"));
+                (0..300).for_each(|i| f.insert(key(i)));
+                let mut bits = BitArray::new(4096);
+                (0..2048)
+                    .filter(|&i| f.bits().get(i))
+                    .for_each(|i| bits.set(i));
+                let params = Params::standard(4096, 3, xh).expect("valid");
+                let g = BloomFilter::from_parts(params, bits, 300).expect("valid");
+                let frame = Encoder::new()
+                    .p_source(PSource::Fixed(65000))
+                    .encode_with(&g, BitCoding::Wide)
+                    .expect("a bit coding");
+                let mut r = RawFrame::from_frame(&g, Coding::Wide);
+                r.q0 = 65000u16.to_le_bytes().to_vec();
+                r.payload = frame.payload().to_vec();
+                assert!(r.payload.len() > 256, "the first half's words");
+                r.payload.extend_from_slice(&[1, 0]);
+                r.len = varint(r.payload.len() as u64);
+                r.into()
+            },
+            plain("CorruptPayload"),
+        ),
+        (
+            "wide_ends_early",
+            {
+                let mut r = wider();
+                r.payload.truncate(r.payload.len() - 2);
+                r.len = varint(r.payload.len() as u64);
+                r.into()
+            },
+            plain("CorruptPayload"),
+        ),
+        (
+            "wide_bit_past_m",
+            bit_past_m(BitCoding::Wide),
+            plain("CorruptPayload"),
+        ),
+    ];
+    cases.extend(wide);
     // Coding 9 (section 4.13): each check of the decoder.
     let longer = || {
         let mut f = BloomFilter::new(
@@ -2071,6 +2226,11 @@ fn counting_reject_vectors(
         (
             "counting_coding_6",
             edit(&raw, &|r| r.fixed[9] = 6),
+            field("coding"),
+        ),
+        (
+            "counting_coding_10",
+            edit(&raw, &|r| r.fixed[9] = 10),
             field("coding"),
         ),
         (

@@ -18,12 +18,15 @@
 //!   every symbol's own bucket numbered first: decoding a symbol is two lookups in 128 bytes
 //!   of tables, no search and no division.
 
-// The vector encoders of whole rounds, and what the AVX2 and AVX-512 kernels of both
-// codings share; each behind runtime feature detection and held to the scalar code here
+// The vector encoders of whole rounds, the AVX2 decoding round, and what the AVX2 and
+// AVX-512 kernels of both codings share; each behind runtime feature detection and held to the scalar code here
 // by the tests and the fuzz target `kernel_twins`.
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 pub(crate) mod avx512;
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+pub(crate) mod decode_avx2;
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 pub(crate) mod encode_avx2;

@@ -6,7 +6,8 @@
 //! CPU it was measured on (Zen 4) that chain, not the work, sets the speed: 48 cycles a
 //! round. Two halves, each with its own 32 states and its own stream of words, are two
 //! chains that a decoder runs side by side, and with two chains the work binds instead
-//! (about 32 cycles a round of each half with the AVX-512 kernel, `wide::avx512`):
+//! (about 32 cycles a round of each half with the AVX-512 kernel, `wide::avx512`; the
+//! AVX2 one, `wide::avx2`, runs coding 8's AVX2 round on each half):
 //!
 //! * **The nibbles, model, alias table and lanes** are coding 8's
 //!   ([`nibble_rans`](super::nibble_rans)), and so is the encoder of whole rounds.
@@ -33,8 +34,11 @@ use crate::entropy::PayloadError;
 #[cfg(any(test, feature = "internals"))]
 use crate::entropy::{ByKernel, Decoded};
 
-// The AVX-512 decoder of both halves at once, chosen at run time and held to the scalar
-// code here by the tests and the fuzz target `kernel_twins`.
+// The AVX2 and AVX-512 decoders of both halves at once, chosen at run time and held to
+// the scalar code here by the tests and the fuzz target `kernel_twins`.
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+pub(crate) mod avx2;
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 pub(crate) mod avx512;
@@ -262,8 +266,7 @@ pub(crate) fn decode(
     decode_with(payload, m, model, out, Kernel::fastest())
 }
 
-/// [`decode`], both halves' first rounds by `kernel` (which the CPU must have; only the
-/// AVX-512 one has a kernel of its own here).
+/// [`decode`], both halves' first rounds by `kernel` (which the CPU must have).
 fn decode_with(
     payload: &[u8],
     m: u64,
@@ -288,9 +291,11 @@ fn decode_with(
     let (head, tail) = out.split_at_mut((2 * b.first).min(out.len()));
     let (out_a, out_b) = (&mut head[..2 * a.coded()], &mut tail[..2 * b.coded()]);
     let done = match kernel {
+        Kernel::Scalar => 0,
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx2 => avx2::decode_rounds(model, &mut x, &mut streams, out_a, out_b),
         #[cfg(target_arch = "x86_64")]
         Kernel::Avx512 => avx512::decode_rounds(model, &mut x, &mut streams, out_a, out_b),
-        _ => 0,
     };
     if streams.front > streams.back {
         return Err("wide payload ends before the last symbol");
@@ -325,16 +330,6 @@ fn decode_with(
     crate::entropy::check_past_m(out, m)
 }
 
-/// The kernels that decode coding 10 on this CPU: the scalar one, and the AVX-512 one (the
-/// AVX2 kernels are coding 8's decoder and the shared encoder's).
-#[cfg(any(test, feature = "internals"))]
-fn decode_kernel_list() -> Vec<Kernel> {
-    Kernel::available()
-        .into_iter()
-        .filter(|k| k.name() != "avx2")
-        .collect()
-}
-
 #[cfg(any(test, feature = "internals"))]
 /// The coding-10 payloads of the first `m` bits of `words` by each encoder this CPU runs,
 /// the scalar one first, `q0` at least 1: all must be equal.
@@ -355,7 +350,7 @@ pub fn encode_kernels(words: &[u64], m: u64, q0: u16) -> ByKernel<Vec<u8>> {
 /// at least 1: all results must be equal, words or error.
 pub fn decode_kernels(payload: &[u8], m: u64, q0: u16) -> ByKernel<Decoded> {
     let model = DecModel::new(q0.max(1));
-    decode_kernel_list()
+    Kernel::available()
         .into_iter()
         .map(|k| {
             let mut out = vec![0u64; crate::filter::bits::words_for(m)];

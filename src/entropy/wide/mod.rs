@@ -164,9 +164,14 @@ fn encode_with(words: &[u64], m: u64, model: &EncModel, out: &mut Vec<u8>, kerne
         out.extend_from_slice(&s.to_le_bytes());
     }
     out.extend_from_slice(a.written());
-    // The second half's words from the back: its first word last.
-    for w in b.written().chunks_exact(2).rev() {
-        out.extend_from_slice(w);
+    // The second half's words from the back: its first word last (the bytes reversed,
+    // then each word's two swapped back: two passes the compiler vectorizes).
+    let at = out.len();
+    out.extend_from_slice(b.written());
+    let tail = &mut out[at..];
+    tail.reverse();
+    for w in tail.chunks_exact_mut(2) {
+        w.swap(0, 1);
     }
 }
 

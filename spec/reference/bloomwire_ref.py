@@ -1033,6 +1033,17 @@ def dense_model(q0):
     return f, div, alias, second
 
 
+def dense_step(state, f, div, alias, second):
+    """§4.12 decode_nibble before its refill: the nibble and the state (< 2^31)."""
+    slot = state & ((1 << DENSE_PRECISION) - 1)
+    b, r = slot >> 9, slot % DENSE_BUCKET
+    if r < div[b]:
+        v, i = b, r
+    else:
+        v, i = alias[b], second[b] + r - div[b]
+    return v, f[v] * (state >> DENSE_PRECISION) + i
+
+
 def decode_dense(payload, m, q0):
     """§4.12: the packed bits (ceil(m/8) bytes) of a dense payload (length checked, §2.2)."""
     if len(payload) % 2 or len(payload) < DENSE_STATE_BYTES:
@@ -1043,8 +1054,7 @@ def decode_dense(payload, m, q0):
     rest = payload[DENSE_STATE_BYTES:]
     w = struct.unpack(f"<{len(rest) // 2}H", rest)
     pos = 0
-    f, div, alias, second = dense_model(q0)
-    mask = (1 << DENSE_PRECISION) - 1
+    model = dense_model(q0)
     n = (m + 3) // 4                                       # nibbles
     bits = bytearray((m + 7) // 8)
     for r0 in range(0, n, DENSE_LANES):                    # round r: nibbles 32r .. 32r+31
@@ -1052,13 +1062,7 @@ def decode_dense(payload, m, q0):
             t = r0 + 4 * (l % 8) + l // 8
             if t >= n:
                 continue                                   # last round: lane idle
-            slot = x[l] & mask
-            b, r = slot >> 9, slot % DENSE_BUCKET
-            if r < div[b]:
-                v, i = b, r
-            else:
-                v, i = alias[b], second[b] + r - div[b]
-            x[l] = f[v] * (x[l] >> DENSE_PRECISION) + i    # < 2^31
+            v, x[l] = dense_step(x[l], *model)
             if x[l] < DENSE_LOWER:
                 if pos == len(w):
                     raise CorruptPayload("dense: payload ends before the last nibble")
@@ -1166,8 +1170,7 @@ def decode_wide(payload, m, q0):
     w = struct.unpack(f"<{len(rest) // 2}H", rest)
     W = len(w)
     read = [0, 0]                                          # words read by half 0, half 1
-    f, div, alias, second = dense_model(q0)
-    mask = (1 << DENSE_PRECISION) - 1
+    model = dense_model(q0)
     n = (m + 3) // 4                                       # nibbles
     R = -(-n // DENSE_LANES)                               # rounds
     R0 = -(-R // 2)
@@ -1186,13 +1189,7 @@ def decode_wide(payload, m, q0):
         for r in range(first, first + coded):
             for l in range(DENSE_LANES):
                 t = DENSE_LANES * r + 4 * (l % 8) + l // 8
-                slot = x[l] & mask
-                b, rr = slot >> 9, slot % DENSE_BUCKET
-                if rr < div[b]:
-                    v, i = b, rr
-                else:
-                    v, i = alias[b], second[b] + rr - div[b]
-                x[l] = f[v] * (x[l] >> DENSE_PRECISION) + i
+                v, x[l] = dense_step(x[l], *model)
                 if x[l] < DENSE_LOWER:
                     x[l] = (x[l] << 16) | next_word(h)
                 nibbles[t] = v

@@ -68,7 +68,7 @@ pub type Decoded = Result<Vec<u64>, PayloadError>;
 #[cfg(any(test, feature = "internals"))]
 pub type ByKernel<T> = Vec<(&'static str, T)>;
 
-/// The last check of a coder whose symbols span `m`'s end (codings 8 and 9 code whole
+/// The last check of a coder whose symbols span `m`'s end (codings 8, 9 and 10 code whole
 /// nibbles): no bit past `m` is set in the decoded words.
 pub(crate) fn check_past_m(out: &[u64], m: u64) -> Result<(), PayloadError> {
     match out.last() {

@@ -452,6 +452,34 @@ fn template_plan() -> bloomwire::Plan {
         .clone()
 }
 
+/// The parameters of a pickled plan, checked as a decoder checks a frame's: m, k (rounded
+/// up) and the filter's memory within `limits`, `LimitExceeded` naming the same fields
+/// ("m", "k", "filter bytes"). Nothing is allocated.
+pub fn params_within(parts: ParamParts, limits: &DecodeLimits) -> Res<Params> {
+    let params = params_from_parts(parts)?;
+    for (field, value, limit) in [
+        ("m", params.m(), limits.max_m),
+        ("k", params.k().ceil().into(), limits.max_k.into()),
+        (
+            "filter bytes",
+            params.m().div_ceil(8),
+            limits.filter_bytes(),
+        ),
+    ] {
+        if value > limit {
+            // (Offset 0: a pickle is not a frame.)
+            return Err(Error::LimitExceeded {
+                field,
+                value,
+                limit,
+                offset: 0,
+            }
+            .into());
+        }
+    }
+    Ok(params)
+}
+
 /// The plan of these parameters and figures.
 pub fn restore_plan(params: Params, figures: PlanFigures) -> PlanInfo {
     let mut plan = template_plan();

@@ -366,11 +366,10 @@ impl Plan {
             .is_ok_and(|o| api::same_plan(&self.info, &o.get().info))
     }
 
-    /// Pickled as the frame of its empty filter (its parameters, checked on load with the
-    /// unpickling limits) and its figures.
+    /// Pickled as its parameters (checked on load with the unpickling limits, as a frame's
+    /// are) and its figures: nothing of the size of its filter is allocated either way.
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        let empty = self.new_filter()?;
-        let frame = empty.pickle_frame(py)?;
+        let parts = api::params_parts(&self.info.params);
         let i = &self.info;
         let figures = (
             i.n,
@@ -388,33 +387,40 @@ impl Plan {
                 unpickler(py, "load_plan")?,
                 PyTuple::new(
                     py,
-                    [frame.into_any(), figures.into_pyobject(py)?.into_any()],
+                    [
+                        parts.into_pyobject(py)?.into_any(),
+                        figures.into_pyobject(py)?.into_any(),
+                    ],
                 )?
                 .into_any(),
             ],
         )
     }
 
-    /// The plan of `filter`'s parameters with these figures (the unpickler's).
+    /// The plan of these parameters and figures, the parameters within the limits (the
+    /// unpickler's).
     #[staticmethod]
-    fn _from_parts(filter: &BloomFilter, figures: PlanFigures) -> Self {
-        let (n, coding, fpr, expected_bytes, worst_case_bytes, epsilon, bits_per_element, table) =
-            figures;
-        Plan {
-            info: api::restore_plan(
-                api::filter_params(&filter.inner).clone(),
-                api::PlanFigures {
-                    n,
-                    coding,
-                    fpr,
-                    expected_bytes,
-                    worst_case_bytes,
-                    epsilon,
-                    bits_per_element,
-                    table,
-                },
-            ),
-        }
+    #[pyo3(signature = (parts, figures, *, max_m, max_k, max_payload, max_metadata, max_filter_bytes))]
+    #[allow(clippy::too_many_arguments)]
+    fn _from_parts(
+        parts: api::ParamParts,
+        figures: PlanFigures,
+        max_m: u64,
+        max_k: u32,
+        max_payload: u64,
+        max_metadata: u64,
+        max_filter_bytes: Option<u64>,
+    ) -> PyResult<Self> {
+        let limits = api::limits(max_m, max_k, max_payload, max_metadata, max_filter_bytes);
+        let params = api::params_within(parts, &limits).into_py()?;
+        Ok(Plan::restored(params, figures))
+    }
+
+    /// The plan of `filter`'s parameters with these figures (the unpickler of plans pickled
+    /// as their empty filter's frame, before 0.4).
+    #[staticmethod]
+    fn _from_filter(filter: &BloomFilter, figures: PlanFigures) -> Self {
+        Plan::restored(api::filter_params(&filter.inner).clone(), figures)
     }
 
     fn __repr__(&self) -> String {
@@ -433,6 +439,29 @@ impl Plan {
     /// The plan as a small table, with the best uncompressed filter beside it.
     fn __str__(&self) -> String {
         self.info.table.clone()
+    }
+}
+
+impl Plan {
+    /// The plan of `params` with these figures.
+    fn restored(params: bloomwire::Params, figures: PlanFigures) -> Self {
+        let (n, coding, fpr, expected_bytes, worst_case_bytes, epsilon, bits_per_element, table) =
+            figures;
+        Plan {
+            info: api::restore_plan(
+                params,
+                api::PlanFigures {
+                    n,
+                    coding,
+                    fpr,
+                    expected_bytes,
+                    worst_case_bytes,
+                    epsilon,
+                    bits_per_element,
+                    table,
+                },
+            ),
+        }
     }
 }
 

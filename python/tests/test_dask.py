@@ -184,8 +184,8 @@ def test_build_filter_takes_the_route_by_chunk_when_a_worker_cannot_hold_it(clie
 
 
 def build_on_worker(plan, keys):
-    """Runs in a worker process: the plan arrived pickled (as the frame of its empty
-    filter); the filter built there comes back pickled (as its frame)."""
+    """Runs in a worker process: the plan arrived pickled (as its parameters and figures);
+    the filter built there comes back pickled (as its frame)."""
     f = plan.new_filter()
     f.insert_many(keys)
     return f

@@ -73,6 +73,27 @@ def test_plan_pickles_and_makes_the_same_filter():
     assert bloomwire.plan_for_fpr(1000, 0.01) != bloomwire.plan_for_fpr(1000, 0.02)
 
 
+def test_a_plan_for_a_filter_no_machine_holds_pickles_small():
+    # About 10^12 bits (120 GB): pickling the plan used to build (and encode) its empty
+    # filter on the way out, and to decode one on the way in.
+    plan = bloomwire.plan_for_fpr(10**11, 0.01, max_m=1 << 43)
+    assert plan.receiver_bytes > 100 * 10**9
+    data = pickle.dumps(plan)
+    assert len(data) < 2000
+    with bloomwire.unpickling_limits(max_m=1 << 43):
+        back = pickle.loads(data)
+    assert back == plan and back.m == plan.m and back.chunked_build(8 << 30) is not None
+    # The default limits refuse it, as they refuse its filter's frame.
+    with pytest.raises(bloomwire.LimitExceeded) as caught:
+        pickle.loads(data)
+    assert caught.value.field == "m"
+    # A plan pickled before 0.4 (its empty filter's frame) still loads.
+    small = bloomwire.plan_for_fpr(1000, 0.01)
+    figures = small.__reduce__()[1][1]
+    old = bloomwire._pickle.load_plan(small.new_filter().encode(), figures)
+    assert old == small
+
+
 def test_unpickling_applies_the_receivers_limits(bloom, counting):
     big = bloomwire.BloomFilter(1 << 20, 3)
     plan = bloomwire.plan_for_fpr(100_000, 0.01)

@@ -152,7 +152,7 @@ class Plan:
         """An empty counting filter with the planned parameters and `width`-bit counters."""
     def __eq__(self, other: object, /) -> bool: ...
     def __reduce__(self) -> tuple[Any, ...]:
-        """Pickled as the frame of its empty filter and its figures."""
+        """Pickled as its parameters and figures (checked on load with the unpickling limits)."""
 
 def plan(
     n: int,

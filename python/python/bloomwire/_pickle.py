@@ -1,9 +1,11 @@
 """Pickling: filters and plans travel as frames, loaded with the receiving side's limits.
 
 A pickled `BloomFilter` or `CountingFilter` is its frame (the default coding, so a sparse
-filter costs its keys, not m); a pickled `Plan` is the frame of its empty filter and its
-figures. Loading decodes the frame like `decode` does: checksum, canonical payload, and
-the limits, which are the *receiving* side's, never the sender's. `pickle.loads` takes no
+filter costs its keys, not m); a pickled `Plan` is its parameters and figures (nothing of
+the size of its filter: a plan for a filter no machine holds pickles in a few hundred
+bytes). Loading decodes the frame like `decode` does: checksum, canonical payload, and
+the limits, which are the *receiving* side's, never the sender's; a plan's m and k meet
+the same limits. `pickle.loads` takes no
 arguments to pass them through, so they live here:
 
 * `unpickling_limits(max_m=..., ...)` is a context manager: inside the ``with`` block (in
@@ -133,8 +135,13 @@ def load_counting_filter(frame: bytes) -> _bloomwire.CountingFilter:
     return _bloomwire.decode_counting(frame, **get_unpickling_limits()._asdict())
 
 
-def load_plan(frame: bytes, figures: tuple) -> _bloomwire.Plan:  # type: ignore[type-arg]
-    """Load a pickled `Plan`: its parameters from the frame of its empty filter (decoded
-    with the unpickling limits), its figures as they were."""
-    empty = _bloomwire.decode(frame, **get_unpickling_limits()._asdict())
-    return _bloomwire.Plan._from_parts(empty, figures)  # type: ignore[attr-defined]
+def load_plan(params: Union[tuple, bytes],  # type: ignore[type-arg]
+              figures: tuple) -> _bloomwire.Plan:  # type: ignore[type-arg]
+    """Load a pickled `Plan`: its parameters (checked against the unpickling limits as a
+    frame's m and k are), its figures as they were. A plan pickled before 0.4 carries the
+    frame of its empty filter instead, decoded with the same limits."""
+    limits = get_unpickling_limits()._asdict()
+    if isinstance(params, bytes):
+        empty = _bloomwire.decode(params, **limits)
+        return _bloomwire.Plan._from_filter(empty, figures)  # type: ignore[attr-defined]
+    return _bloomwire.Plan._from_parts(params, figures, **limits)  # type: ignore[attr-defined]

@@ -231,6 +231,18 @@ impl From<Error> for Failure {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The thread's encoding memory
+
+/// Bytes of memory the calling thread keeps for its next encodes.
+pub fn thread_scratch_bytes() -> usize {
+    bloomwire::thread_scratch_bytes()
+}
+
+/// Give the calling thread's kept encoding memory back: the bytes it was.
+pub fn release_thread_scratch() -> usize {
+    bloomwire::release_thread_scratch()
+}
+
 // Limits and hash families
 
 /// The library's default limits: (max_m, max_k, max_payload, max_metadata).

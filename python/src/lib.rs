@@ -1292,6 +1292,21 @@ fn decode_message(
     }
 }
 
+/// Bytes of memory the calling thread keeps for its next encodes (frames' payloads and
+/// the coders' scratch, reused so that a sender's next encode takes no fresh memory): at
+/// most 64 MiB a thread.
+#[pyfunction]
+fn thread_scratch_bytes() -> usize {
+    api::thread_scratch_bytes()
+}
+
+/// Give the memory the calling thread keeps for its next encodes back to the allocator,
+/// and return how many bytes that was: for a thread that will encode no more for a while.
+#[pyfunction]
+fn release_thread_scratch() -> usize {
+    api::release_thread_scratch()
+}
+
 /// The header of the frame at the start of `frame`, checked against the limits.
 ///
 /// Without a `key` nothing else is read: the payload, the checksum and a tag are not
@@ -2630,5 +2645,7 @@ fn _bloomwire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(decode_counting, m)?)?;
     m.add_function(wrap_pyfunction!(decode_message, m)?)?;
     m.add_function(wrap_pyfunction!(frame_info, m)?)?;
+    m.add_function(wrap_pyfunction!(thread_scratch_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(release_thread_scratch, m)?)?;
     errors::register(m)
 }

@@ -163,6 +163,26 @@ def test_encode_options(planned):
     assert set(BLOOM_CODINGS) < set(bloomwire.CODINGS)
 
 
+def test_a_thread_gives_its_encoding_memory_back():
+    # Run on a thread of its own: what it keeps is its own, whatever other tests left.
+    seen = {}
+
+    def encode_and_release():
+        f = bloomwire.BloomFilter(1 << 22, 3)
+        f.insert_many(keys(100_000))
+        f.encode("dense")
+        seen["kept"] = bloomwire.thread_scratch_bytes()
+        seen["released"] = bloomwire.release_thread_scratch()
+        seen["after"] = bloomwire.thread_scratch_bytes()
+
+    thread = threading.Thread(target=encode_and_release)
+    thread.start()
+    thread.join()
+    assert 0 < seen["kept"] <= 64 << 20
+    assert seen["released"] == seen["kept"]
+    assert seen["after"] == 0
+
+
 def test_dense_filter_goes_raw():
     # Half the bits set: no coding beats the bits themselves.
     f = bloomwire.BloomFilter(800, 1)

@@ -4,19 +4,42 @@
 //! third of the coding's time, for coding 8 at m = 12.4 million bits); taken from here,
 //! memory that the thread used for the previous encode is warm and mapped.
 //!
-//! Each thread keeps a few buffers of each element type (at most [`KEPT`], of at most
-//! [`KEEP_BYTES`] each, so a thread that once coded a huge filter does not hold its memory
-//! for ever). [`Frame`](crate::format::Frame)s give their payload back when dropped, and
-//! [`Encoder::encode_into`](crate::format::Encoder::encode_into) lends the caller's buffer
-//! for the next payload.
+//! Each thread keeps a few buffers of each element type (at most [`KEPT`]), at most
+//! [`THREAD_BYTES`] in all, so that a thread that once coded a huge filter does not hold
+//! its memory for ever, and a program with many threads holds at most that much on each. [`Frame`](crate::format::Frame)s give their payload
+//! back when dropped, and [`Encoder::encode_into`](crate::format::Encoder::encode_into)
+//! lends the caller's buffer for the next payload. [`release_thread_scratch`] gives a
+//! thread's buffers back to the allocator.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 /// Buffers of one element type a thread keeps.
 const KEPT: usize = 4;
 
-/// The largest buffer kept, in bytes.
-const KEEP_BYTES: usize = 64 << 20;
+/// The most a thread keeps in all its buffers, in bytes: several times what a sender of a
+/// 10^8-bit filter needs warm (8.8 MB at a tenth of its bits set: the payload it codes
+/// into and the frame's; the test `a_large_encode_stays_warm_within_the_budget`).
+const THREAD_BYTES: usize = 64 << 20;
+
+thread_local! {
+    /// Bytes the thread's pools hold, all element types together.
+    static HELD: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Bytes of `v`'s capacity.
+fn bytes_of<T>(v: &Vec<T>) -> usize {
+    v.capacity() * std::mem::size_of::<T>()
+}
+
+/// Count `more` bytes more and `less` fewer as held; false (nothing counted) if the thread
+/// would then hold more than [`THREAD_BYTES`].
+fn hold(more: usize, less: usize) -> bool {
+    HELD.try_with(|held| {
+        let now = held.get().saturating_sub(less) + more;
+        (now <= THREAD_BYTES).then(|| held.set(now)).is_some()
+    })
+    .unwrap_or(false)
+}
 
 macro_rules! pool {
     ($pool:ident, $take:ident, $give:ident, $t:ty) => {
@@ -40,15 +63,19 @@ macro_rules! pool {
         /// Keep `v` for a later [`$take`] on this thread (unless the thread keeps enough, or
         /// `v` is too large to keep).
         pub(crate) fn $give(v: Vec<$t>) {
-            if v.capacity() == 0 || v.capacity() * std::mem::size_of::<$t>() > KEEP_BYTES {
+            if v.capacity() == 0 {
                 return;
             }
             let _ = $pool.try_with(|pool| {
                 let mut pool = pool.borrow_mut();
                 if pool.len() < KEPT {
-                    pool.push(v);
+                    if hold(bytes_of(&v), 0) {
+                        pool.push(v);
+                    }
                 } else if let Some(smallest) = (0..pool.len()).min_by_key(|&i| pool[i].capacity()) {
-                    if pool[smallest].capacity() < v.capacity() {
+                    if pool[smallest].capacity() < v.capacity()
+                        && hold(bytes_of(&v), bytes_of(&pool[smallest]))
+                    {
                         pool[smallest] = v;
                     }
                 }
@@ -64,7 +91,9 @@ fn pick<T>(pool: &mut Vec<Vec<T>>, capacity: usize) -> Option<Vec<T>> {
         .filter(|&i| pool[i].capacity() >= capacity)
         .min_by_key(|&i| pool[i].capacity());
     let largest = (0..pool.len()).max_by_key(|&i| pool[i].capacity());
-    fits.or(largest).map(|i| pool.swap_remove(i))
+    let v = pool.swap_remove(fits.or(largest)?);
+    hold(0, bytes_of(&v));
+    Some(v)
 }
 
 pool!(BYTES, take_bytes, give_bytes, u8);
@@ -84,8 +113,44 @@ pub(crate) fn take_bytes_unzeroed(len: usize) -> Vec<u8> {
     }
     v
 }
+
 pool!(WORDS32, take_u32, give_u32, u32);
 pool!(WORDS64, take_u64, give_u64, u64);
+
+/// Bytes of memory the calling thread keeps for its next encodes: payloads of dropped
+/// [`Frame`](crate::Frame)s and the coders' scratch, at most 64 MiB a thread.
+///
+/// ```
+/// use bloomwire::{BloomFilter, Encoder, HashFamily, Params};
+/// let f = BloomFilter::new(Params::standard(1 << 20, 3, HashFamily::default()).unwrap());
+/// drop(Encoder::new().encode(&f).unwrap());
+/// assert!(bloomwire::thread_scratch_bytes() > 0);
+/// ```
+pub fn thread_scratch_bytes() -> usize {
+    HELD.try_with(Cell::get).unwrap_or(0)
+}
+
+/// Give the memory the calling thread keeps for its next encodes
+/// ([`thread_scratch_bytes`]) back to the allocator, and return how many bytes that was:
+/// for a thread that will encode no more for a while. The next encode on the thread takes
+/// fresh memory (page faults, as the first encode did).
+///
+/// ```
+/// use bloomwire::{BloomFilter, Encoder, HashFamily, Params};
+/// let f = BloomFilter::new(Params::standard(1 << 20, 3, HashFamily::default()).unwrap());
+/// drop(Encoder::new().encode(&f).unwrap());
+/// let kept = bloomwire::thread_scratch_bytes();
+/// assert_eq!(bloomwire::release_thread_scratch(), kept);
+/// assert_eq!(bloomwire::thread_scratch_bytes(), 0);
+/// ```
+pub fn release_thread_scratch() -> usize {
+    let freed = thread_scratch_bytes();
+    let _ = BYTES.try_with(|pool| pool.borrow_mut().clear());
+    let _ = WORDS32.try_with(|pool| pool.borrow_mut().clear());
+    let _ = WORDS64.try_with(|pool| pool.borrow_mut().clear());
+    let _ = HELD.try_with(|held| held.set(0));
+    freed
+}
 
 #[cfg(test)]
 mod tests {
@@ -115,10 +180,36 @@ mod tests {
             for size in [10, 20, 30, 40, 50, 60] {
                 give_u32(Vec::with_capacity(size));
             }
-            give_u32(Vec::with_capacity(KEEP_BYTES / 4 + 1));
+            give_u32(Vec::with_capacity(THREAD_BYTES / 4 + 1));
             let kept: Vec<usize> = (0..KEPT).map(|_| take_u32(0).capacity()).collect();
             assert_eq!(kept.iter().filter(|&&c| c >= 30).count(), KEPT);
             assert_eq!(take_u32(0).capacity(), 0);
+        })
+        .join()
+        .unwrap();
+    }
+
+    #[test]
+    fn a_thread_keeps_at_most_its_budget_in_all_pools() {
+        std::thread::spawn(|| {
+            // A third of the budget and a little more, in whole u64s.
+            let third = (THREAD_BYTES / 24 + 1) * 8;
+            give_bytes(Vec::with_capacity(third));
+            give_u32(Vec::with_capacity(third / 4));
+            assert_eq!(thread_scratch_bytes(), 2 * third);
+            // A third buffer would pass the budget: not kept.
+            give_u64(Vec::with_capacity(third / 8));
+            assert_eq!(thread_scratch_bytes(), 2 * third);
+            assert_eq!(take_u64(0).capacity(), 0);
+            // Taking gives room back.
+            let v = take_u32(1);
+            assert_eq!(thread_scratch_bytes(), third);
+            give_u64(Vec::with_capacity(third / 8));
+            assert_eq!(thread_scratch_bytes(), 2 * third);
+            drop(v);
+            assert_eq!(release_thread_scratch(), 2 * third);
+            assert_eq!(thread_scratch_bytes(), 0);
+            assert_eq!(take_bytes(0).capacity(), 0);
         })
         .join()
         .unwrap();

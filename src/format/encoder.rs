@@ -241,7 +241,8 @@ impl<F: Filter> Encoder<F> {
     ///
     /// A sender that encodes generation after generation into the same buffer takes no
     /// fresh memory once it has encoded one: no page faults, and the coders' scratch is
-    /// the thread's, reused too (buffers of up to 64 MiB are kept).
+    /// the thread's, reused too (up to 64 MiB a thread is kept;
+    /// [`release_thread_scratch`](crate::release_thread_scratch) gives it back).
     ///
     /// ```
     /// use bloomwire::{BloomFilter, Encoder, HashFamily, Params};

@@ -19,7 +19,8 @@ Arrow and NumPy columns (`insert_array`, `contains_array`); `|` merges filters o
 parameters; filters and plans pickle as frames (`unpickling_limits`).
 Frames: `encode`, `decode`, `decode_counting`, `decode_message`, `frame_info`, with
 application `metadata`, a 32-byte `key` that tags and checks frames, and the restart flag;
-`BloomFilter.from_bits(..., opaque=True)` carries another library's bits.
+`BloomFilter.from_bits(..., opaque=True)` carries another library's bits. Each thread keeps
+up to 64 MiB for its next encodes (`thread_scratch_bytes`, `release_thread_scratch`).
 Generations: `Sender` (deltas when smaller; `next_frame_with_flips` from the bits that changed),
 `SummarySender` (a counting filter's Bloom filter, sent from the counters that changed) and
 `Receiver` (in order, every gap reported).
@@ -83,6 +84,8 @@ from ._bloomwire import (
     frame_info,
     plan,
     plan_for_fpr,
+    release_thread_scratch,
+    thread_scratch_bytes,
 )
 from ._pickle import (
     Limits,
@@ -148,6 +151,8 @@ __all__ = [
     "get_unpickling_limits",
     "plan",
     "plan_for_fpr",
+    "release_thread_scratch",
     "set_unpickling_limits",
+    "thread_scratch_bytes",
     "unpickling_limits",
 ]

@@ -56,6 +56,8 @@ __all__ = [
     "decode_message",
     "encode",
     "frame_info",
+    "release_thread_scratch",
+    "thread_scratch_bytes",
     "plan",
     "plan_for_fpr",
 ]
@@ -421,6 +423,12 @@ def frame_info(
     max_filter_bytes: Optional[int] = None,
 ) -> FrameInfo:
     """The header of the frame at the start of `frame` (payload and checksum not checked)."""
+
+def thread_scratch_bytes() -> int:
+    """Bytes of memory the calling thread keeps for its next encodes (at most 64 MiB)."""
+
+def release_thread_scratch() -> int:
+    """Give the calling thread's kept encoding memory back: the bytes it was."""
 
 @final
 class Delta:

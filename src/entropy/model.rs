@@ -232,14 +232,19 @@ pub(crate) fn symbol_tables(q0: u16, m: u64) -> (SymbolTable, Option<SymbolTable
 /// and the rounding remainder to the first largest.
 pub(crate) fn nibble_frequencies(q0: u16, precision: u32) -> [u32; 16] {
     debug_assert!((8..=16).contains(&precision));
-    let (q0, q1) = (u64::from(q0), 65536 - u64::from(q0));
-    let mut f = [0u32; 16];
-    for (v, fv) in f.iter_mut().enumerate() {
-        let o = (v as u32).count_ones();
-        // q0 and q1 are below 2^16: the product is below 2^64.
-        let weight = u128::from(q0).pow(4 - o) * u128::from(q1).pow(o);
-        *fv = ((weight >> (64 - precision)) as u32).max(1);
-    }
+    let (q0, q1) = (u128::from(q0), 65536 - u128::from(q0));
+    // The five weights, by count of ones (q0 and q1 are at most 2^16: the products are
+    // at most 2^64).
+    let (q0_2, q1_2) = (q0 * q0, q1 * q1);
+    let by_ones = [
+        q0_2 * q0_2,
+        q0_2 * q0 * q1,
+        q0_2 * q1_2,
+        q0 * q1_2 * q1,
+        q1_2 * q1_2,
+    ]
+    .map(|weight| ((weight >> (64 - precision)) as u32).max(1));
+    let mut f: [u32; 16] = std::array::from_fn(|v| by_ones[v.count_ones() as usize]);
     let sum: u32 = f.iter().sum();
     let mut top = 0;
     for v in 1..16 {
@@ -274,12 +279,18 @@ pub(crate) fn nibble_excess_bits(q0: u16, precision: u32) -> f64 {
     let f = nibble_frequencies(q0, precision);
     let p = f64::from(q0) / 65536.0;
     let (lp, lq) = (p.log2(), (1.0 - p).log2());
+    // By count of ones: a nibble's probability and its own cost; the nibbles of one count
+    // share a frequency (but the one that took the rounding remainder), so a log2 each.
+    let pv: [f64; 5] = std::array::from_fn(|o| p.powi(4 - o as i32) * (1.0 - p).powi(o as i32));
+    let own: [f64; 5] = std::array::from_fn(|o| -((4 - o) as f64 * lp + o as f64 * lq));
+    let mut logs = [(0u32, 0.0f64); 5];
     let mut excess = 0.0;
     for (v, &fv) in f.iter().enumerate() {
-        let o = (v as u32).count_ones() as i32;
-        let pv = p.powi(4 - o) * (1.0 - p).powi(o);
-        let own = -(f64::from(4 - o) * lp + f64::from(o) * lq);
-        excess += pv * (f64::from(precision) - f64::from(fv).log2() - own);
+        let o = v.count_ones() as usize;
+        if logs[o].0 != fv {
+            logs[o] = (fv, f64::from(fv).log2());
+        }
+        excess += pv[o] * (f64::from(precision) - logs[o].1 - own[o]);
     }
     excess.max(0.0)
 }

@@ -113,6 +113,15 @@ impl Settings {
             Chunking::Shift(_) => true,
             Chunking::Auto => m >= chunks::CHUNK_FROM_BITS,
         };
+        // One header, recoded for each prediction.
+        let mut header = FrameHeader::new(
+            body.kind,
+            body.params.clone(),
+            body.n,
+            body.generation,
+            (Coding::Raw, None, None),
+            0,
+        );
         let predicted: Vec<(Coding, usize)> = order
             .into_iter()
             .filter(|&c| c.is_chunkable() || !chunks_wanted)
@@ -120,14 +129,7 @@ impl Settings {
                 let q0 = c.has_q0().then_some(measured_q0);
                 let shift = self.chunk_shift(bits, c, zeros);
                 let len = chunks::predicted_payload_len(c, q0, bits, shift, Some(ones));
-                let header = FrameHeader::new(
-                    body.kind,
-                    body.params.clone(),
-                    body.n,
-                    body.generation,
-                    (c, q0, shift),
-                    len as usize,
-                );
+                header.recode((c, q0, shift), len as usize);
                 (c, header.frame_len())
             })
             .collect();

@@ -104,6 +104,18 @@ impl FrameHeader {
         h
     }
 
+    /// The same header for another coding and payload length (what the encoder's
+    /// predictions compare, without a header each).
+    pub(super) fn recode(
+        &mut self,
+        (coding, q0, chunk_shift): (Coding, Option<u16>, Option<u8>),
+        payload_len: usize,
+    ) {
+        (self.coding, self.q0, self.chunk_shift) = (coding, q0, chunk_shift);
+        self.payload_len = payload_len;
+        self.header_len = self.encoded_len();
+    }
+
     /// Bytes of the encoded header.
     pub(super) fn encoded_len(&self) -> usize {
         let p = &self.params;

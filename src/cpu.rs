@@ -20,6 +20,9 @@ pub(crate) struct Features {
     pub(crate) clmul: bool,
     /// BMI1, BMI2 and LZCNT: coding 9's build.
     pub(crate) bmi2: bool,
+    /// AVX-512 F, BW, CD and VPOPCNTDQ: coding 9's decoding table, sixteen positions an
+    /// iteration (CD for `vpconflictd` and `vplzcntd`).
+    pub(crate) avx512_table: bool,
     /// AVX2 and POPCNT: coding 8's 256-bit kernels.
     pub(crate) avx2: bool,
     /// AVX-512 F, VL, BW and VBMI2, and POPCNT: coding 8's 512-bit kernels (F for the
@@ -44,6 +47,10 @@ fn probe() -> Features {
         sse42: has!("sse4.2"),
         clmul: has!("pclmulqdq") && has!("sse4.2"),
         bmi2: has!("bmi1") && has!("bmi2") && has!("lzcnt"),
+        avx512_table: has!("avx512f")
+            && has!("avx512bw")
+            && has!("avx512cd")
+            && has!("avx512vpopcntdq"),
         avx2: has!("avx2") && popcnt,
         avx512: has!("avx512f")
             && has!("avx512vl")

@@ -36,6 +36,12 @@ use crate::entropy::{ByKernel, Decoded};
 #[allow(unsafe_code)]
 pub(crate) mod bmi2;
 
+// The decoding table built sixteen positions at a time with AVX-512, held to the portable
+// build by the tests.
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod table_avx512;
+
 /// The table's row of coding 9.
 pub(crate) const CODEC: Codec = Codec {
     id: 9,
@@ -157,8 +163,12 @@ struct Table {
 }
 
 impl DecModel {
-    /// The table of `q0`, built with BMI2 where the CPU has it.
+    /// The table of `q0`, built with AVX-512 or BMI2 where the CPU has them.
     pub(crate) fn new(q0: u16) -> Self {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(model) = table_avx512::model(q0) {
+            return model;
+        }
         #[cfg(target_arch = "x86_64")]
         if let Some(model) = crate::entropy::small::bmi2::model(q0) {
             return model;

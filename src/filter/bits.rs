@@ -39,7 +39,8 @@ pub(crate) fn words_for(len: u64) -> usize {
 }
 
 impl Clone for BitArray {
-    /// A copy in memory reserved as every array's is ([`reserve_words`]).
+    /// A copy, in memory reserved as every array's is (a large one on huge pages where the
+    /// system has them).
     fn clone(&self) -> Self {
         let mut words = reserve_words(self.words.len()).expect("memory for the bit array");
         words.extend_from_slice(&self.words);

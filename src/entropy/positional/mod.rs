@@ -201,7 +201,7 @@ impl Frequencies {
     }
 }
 
-/// The quotient model of the decoder: the [`Frequencies`] and, for each bucket of
+/// The quotient model of the decoder: the quotients' frequencies and, for each bucket of
 /// `2^BUCKET_SHIFT` slots, its first symbol.
 pub struct Model {
     /// Index of the escape symbol.

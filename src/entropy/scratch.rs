@@ -6,10 +6,11 @@
 //!
 //! Each thread keeps a few buffers of each element type (at most [`KEPT`]), at most
 //! [`THREAD_BYTES`] in all, so that a thread that once coded a huge filter does not hold
-//! its memory for ever, and a program with many threads holds at most that much on each. [`Frame`](crate::format::Frame)s give their payload
-//! back when dropped, and [`Encoder::encode_into`](crate::format::Encoder::encode_into)
-//! lends the caller's buffer for the next payload. [`release_thread_scratch`] gives a
-//! thread's buffers back to the allocator.
+//! its memory for ever, and a program with many threads holds at most that much on each.
+//! [`Frame`](crate::format::Frame)s give their payload back when dropped, and
+//! [`Encoder::encode_into`](crate::format::Encoder::encode_into) lends the caller's buffer
+//! for the next payload. [`release_thread_scratch`] gives a thread's buffers back to the
+//! allocator.
 
 use std::cell::{Cell, RefCell};
 
@@ -60,8 +61,8 @@ macro_rules! pool {
             v
         }
 
-        /// Keep `v` for a later [`$take`] on this thread (unless the thread keeps enough, or
-        /// `v` is too large to keep).
+        /// Keep `v` for a later [`$take`] on this thread (unless the thread keeps enough
+        /// of them, or its budget has no room for `v`).
         pub(crate) fn $give(v: Vec<$t>) {
             if v.capacity() == 0 {
                 return;

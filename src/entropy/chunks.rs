@@ -13,7 +13,8 @@
 use core::ops::Range;
 
 use crate::entropy::codec::CHUNK_BYTES;
-use crate::entropy::coding::{self, predicted_len, Coding, Models};
+use crate::entropy::coding::{self, predicted_len, predicted_len_of, Coding, Models};
+use crate::entropy::model::Counts;
 use crate::entropy::scratch;
 use crate::entropy::PayloadError;
 use crate::filter::bits::BitArray;
@@ -64,22 +65,20 @@ fn chunk_shift_for(m: u64, p0: f64, bytes: u32) -> Option<u8> {
     (1u64 << shift < m).then_some(shift)
 }
 
-/// Predicted payload bytes of `bits` in `coding` (with `q0` for the codings that have one),
-/// chunked with `shift` or not, from the counts of ones (per chunk) alone: each chunk's
-/// prediction ([`predicted_len`]) and, chunked, its length varint. `ones` is the array's
-/// count of ones if the caller has it (it is counted otherwise). Floats; for choosing a
-/// coding, never for decoding.
+/// Predicted payload bytes of `bits` in `coding` (with `counts.q0` for the codings that
+/// have one), chunked with `shift` or not, from the counts of ones (per chunk) alone: the
+/// prediction of `counts` (the whole array's), or each chunk's ([`predicted_len`]) and its
+/// length varint. Floats; for choosing a coding, never for decoding.
 pub(crate) fn predicted_payload_len(
     coding: Coding,
-    q0: Option<u16>,
+    counts: &Counts,
     bits: &BitArray,
     shift: Option<u8>,
-    ones: Option<u64>,
 ) -> u64 {
     let m = bits.len();
     let words = bits.words();
     match shift {
-        None => predicted_len(coding, q0, m, ones.unwrap_or_else(|| bits.count_ones())),
+        None => predicted_len_of(coding, counts),
         Some(s) => {
             let size = 1u64 << s;
             (0..m.div_ceil(size))
@@ -88,7 +87,7 @@ pub(crate) fn predicted_payload_len(
                     let chunk_ones = crate::filter::popcount::count_ones(
                         &words[(from / 64) as usize..to.div_ceil(64) as usize],
                     );
-                    let len = predicted_len(coding, q0, to - from, chunk_ones);
+                    let len = predicted_len(coding, Some(counts.q0), to - from, chunk_ones);
                     len + crate::wire::varint_len(len) as u64
                 })
                 .sum()

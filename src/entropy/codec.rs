@@ -7,6 +7,7 @@
 //! encoder's choice and the chunked payloads ask the table and never name a coding's coder.
 
 use crate::entropy::counter_table::CounterTable;
+use crate::entropy::model::Counts;
 use crate::entropy::PayloadError;
 use crate::error::Result;
 
@@ -36,9 +37,10 @@ pub(crate) struct Codec {
 /// A coder of bit arrays.
 pub(crate) struct BitCodec {
     /// Predicted payload bytes of `len` bits holding `ones` one bits (with `q0`, for the
-    /// codings that send one): the cross entropy of the bits under the coding's model plus
-    /// its fixed costs. Floats; for the encoder's choice, never for decoding.
-    pub(crate) predict: fn(len: u64, ones: u64, q0: u16) -> u64,
+    /// codings that send one; the others ignore it): the cross entropy of the bits under
+    /// the coding's model plus its fixed costs. Floats; for the encoder's choice, never for
+    /// decoding.
+    pub(crate) predict: fn(&Counts) -> u64,
     /// Append the payload of the first `len` bits of `words` (bits past `len` zero) to `out`.
     pub(crate) encode: fn(words: &[u64], len: u64, q0: u16, out: &mut Vec<u8>),
     /// The decoder of payloads of `len` bits with `q0` (its tables built once, for every

@@ -5,6 +5,7 @@
 
 use crate::entropy::codec::{BitCodec, BitDecoder, Codec};
 use crate::entropy::counter_table::CounterTable;
+use crate::entropy::model::Counts;
 use crate::entropy::{
     arithmetic, counters, dense, interleaved, positional, raw, small, symbols, wide, PayloadError,
 };
@@ -342,7 +343,13 @@ pub(crate) fn well_formed_len(
 /// Predicted payload bytes of `len` bits holding `ones` one bits, unchunked, in `coding`
 /// (with `q0` for the codings that send one): see [`BitCodec::predict`].
 pub(crate) fn predicted_len(coding: Coding, q0: Option<u16>, len: u64, ones: u64) -> u64 {
-    (bit_codec(coding).predict)(len, ones, q0.unwrap_or(1))
+    predicted_len_of(coding, &Counts::new(len, ones, q0.unwrap_or(1)))
+}
+
+/// [`predicted_len`] of `counts` (whose `q0` the codings without one ignore): predictions
+/// of several codings from one `Counts` share its figures.
+pub(crate) fn predicted_len_of(coding: Coding, counts: &Counts) -> u64 {
+    (bit_codec(coding).predict)(counts)
 }
 
 /// Code the first `len` bits of `words` (bits past `len` zero) with `coding` (and `q0`, for

@@ -258,6 +258,45 @@ pub(crate) fn nibble_frequencies(q0: u16, precision: u32) -> [u32; 16] {
     f
 }
 
+/// What the codings' size predictions start from: `len` bits holding `ones` one bits and
+/// the `q0` a frame would send, with the figures several codings share (the cross entropy,
+/// the nibble models' excess) computed at most once. Floats, for the encoder's choice,
+/// never in a decoder.
+pub(crate) struct Counts {
+    pub(crate) len: u64,
+    pub(crate) ones: u64,
+    pub(crate) q0: u16,
+    cross: std::cell::OnceCell<f64>,
+    /// The nibble models' excess at precisions 12 (coding 9) and 13 (codings 8 and 10).
+    excess: [std::cell::OnceCell<f64>; 2],
+}
+
+impl Counts {
+    pub(crate) fn new(len: u64, ones: u64, q0: u16) -> Self {
+        Counts {
+            len,
+            ones,
+            q0,
+            cross: Default::default(),
+            excess: Default::default(),
+        }
+    }
+
+    /// [`cross_entropy_bits`] of these counts.
+    pub(crate) fn cross_entropy_bits(&self) -> f64 {
+        *self
+            .cross
+            .get_or_init(|| cross_entropy_bits(self.len, self.ones, self.q0))
+    }
+
+    /// [`nibble_excess_bits`] of this `q0` at precision 12 or 13.
+    pub(crate) fn nibble_excess_bits(&self, precision: u32) -> f64 {
+        debug_assert!(precision == 12 || precision == 13);
+        *self.excess[(precision == 13) as usize]
+            .get_or_init(|| nibble_excess_bits(self.q0, precision))
+    }
+}
+
 /// Bits that `len` bits holding `ones` one bits cost under the bit model of `q0`: their
 /// cross entropy, `-(zeros log2 q + ones log2 (1 - q))` with `q = q0 / 2^16` (for the
 /// encoder's size models; floats, never in a decoder).
@@ -281,7 +320,8 @@ pub(crate) fn nibble_excess_bits(q0: u16, precision: u32) -> f64 {
     let (lp, lq) = (p.log2(), (1.0 - p).log2());
     // By count of ones: a nibble's probability and its own cost; the nibbles of one count
     // share a frequency (but the one that took the rounding remainder), so a log2 each.
-    let pv: [f64; 5] = std::array::from_fn(|o| p.powi(4 - o as i32) * (1.0 - p).powi(o as i32));
+    let (q, p2, q2) = (1.0 - p, p * p, (1.0 - p) * (1.0 - p));
+    let pv = [p2 * p2, p2 * p * q, p2 * q2, p * q2 * q, q2 * q2];
     let own: [f64; 5] = std::array::from_fn(|o| -((4 - o) as f64 * lp + o as f64 * lq));
     let mut logs = [(0u32, 0.0f64); 5];
     let mut excess = 0.0;

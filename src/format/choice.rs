@@ -4,6 +4,7 @@
 //! margin of the smallest prediction, in the order of decoding speed kept here.
 
 use crate::entropy::chunks;
+use crate::entropy::model::Counts;
 use crate::error::{Error, Result};
 
 use super::encoder::{counters_not_bits, Body, Chunking, Settings};
@@ -122,13 +123,16 @@ impl Settings {
             (Coding::Raw, None, None),
             0,
         );
+        // The counts every prediction starts from, the figures they share computed once
+        // (the codings without a q0 ignore it).
+        let counts = Counts::new(m, ones, measured_q0);
         let predicted: Vec<(Coding, usize)> = order
             .into_iter()
             .filter(|&c| c.is_chunkable() || !chunks_wanted)
             .map(|c| {
                 let q0 = c.has_q0().then_some(measured_q0);
                 let shift = self.chunk_shift(bits, c, zeros);
-                let len = chunks::predicted_payload_len(c, q0, bits, shift, Some(ones));
+                let len = chunks::predicted_payload_len(c, &counts, bits, shift);
                 header.recode((c, q0, shift), len as usize);
                 (c, header.frame_len())
             })

@@ -5,7 +5,7 @@
 //! a few bytes of `m H(p) / 8`, the slowest to decode (one coder step a bit).
 
 use crate::entropy::codec::{append, per_byte_bound, BitCodec, BitDecoder, Codec, CHUNK_BYTES};
-use crate::entropy::model::{cross_entropy_bits, Adaptive, BIT_PRECISION};
+use crate::entropy::model::{Adaptive, Counts, BIT_PRECISION};
 use crate::entropy::range_coder::{RangeBitDecoder, RangeBitEncoder};
 use crate::entropy::PayloadError;
 use crate::filter::bits::words_for;
@@ -39,7 +39,7 @@ pub(crate) const KNOWN_P: Codec = Codec {
     work_bound: per_byte_bound,
     bits: Some(BitCodec {
         // The cross entropy alone: the coder's termination is a few bytes at most.
-        predict: |len, ones, q0| (cross_entropy_bits(len, ones, q0) / 8.0).max(0.0).ceil() as u64,
+        predict: |counts| (counts.cross_entropy_bits() / 8.0).max(0.0).ceil() as u64,
         encode: |words, len, q0, out| append(out, encode_known_p(words, len, q0)),
         decoder: |q0, _| Box::new(Bits { q0: Some(q0) }),
     }),
@@ -47,7 +47,8 @@ pub(crate) const KNOWN_P: Codec = Codec {
 };
 
 /// Laplace's estimator: `log2(len + 1) + log2(len choose ones)` bits.
-fn predict_adaptive(len: u64, ones: u64, _q0: u16) -> u64 {
+fn predict_adaptive(counts: &Counts) -> u64 {
+    let (len, ones) = (counts.len, counts.ones);
     let ones_f = ones as f64;
     let p = ones_f / len as f64;
     let mut b = len as f64 * crate::theory::entropy(p) + (len as f64 + 1.0).log2();

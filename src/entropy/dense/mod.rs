@@ -21,7 +21,7 @@
 //! `2^15` (where the encoder starts) and every word is read.
 
 use crate::entropy::codec::{per_byte_bound, BitCodec, BitDecoder, Codec, CHUNK_BYTES};
-use crate::entropy::model::cross_entropy_bits;
+use crate::entropy::model::Counts;
 use crate::entropy::nibble_rans::{
     encode_rounds, excess_bits, expected_words, nibble_of_lane, round_bits, Backwards, DecModel,
     EncModel, Kernel, LANES, LOWER, ROUND,
@@ -60,9 +60,9 @@ pub(crate) const CODEC: Codec = Codec {
 
 /// The size model: the cross entropy, the precision-13 model's excess over the bits' own
 /// model per nibble, and 32 final states of which a little is message.
-fn predict(len: u64, ones: u64, q0: u16) -> u64 {
-    (cross_entropy_bits(len, ones, q0) / 8.0
-        + len.div_ceil(4) as f64 * excess_bits(q0) / 8.0
+fn predict(counts: &Counts) -> u64 {
+    (counts.cross_entropy_bits() / 8.0
+        + counts.len.div_ceil(4) as f64 * excess_bits(counts) / 8.0
         + FIXED)
         .max(0.0)
         .ceil() as u64

@@ -32,7 +32,7 @@
 //! the encoder starts) and every word has been read, so each bit array has one payload.
 
 use crate::entropy::codec::{per_byte_bound, BitCodec, BitDecoder, Codec, CHUNK_BYTES};
-use crate::entropy::model::{cross_entropy_bits, symbol_tables, SymbolTable, SYMBOL_PRECISION};
+use crate::entropy::model::{symbol_tables, SymbolTable, SYMBOL_PRECISION};
 use crate::entropy::symbol_lookup::{DecModel, DecTable};
 use crate::entropy::PayloadError;
 
@@ -46,11 +46,7 @@ pub(crate) const CODEC: Codec = Codec {
     well_formed: |_, _, len| len.is_multiple_of(4) && len >= STATE_BYTES as u64,
     work_bound: per_byte_bound,
     bits: Some(BitCodec {
-        predict: |len, ones, q0| {
-            (cross_entropy_bits(len, ones, q0) / 8.0 + FIXED)
-                .max(0.0)
-                .ceil() as u64
-        },
+        predict: |counts| (counts.cross_entropy_bits() / 8.0 + FIXED).max(0.0).ceil() as u64,
         encode: encode_interleaved,
         decoder: |q0, len| Box::new(DecModel::new(q0, len)),
     }),

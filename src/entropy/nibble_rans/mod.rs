@@ -123,10 +123,11 @@ pub(crate) fn frequencies(q0: u16) -> [u32; 16] {
     crate::entropy::model::nibble_frequencies(q0, PRECISION)
 }
 
-/// Expected bits per nibble that the precision-13 model of `q0` costs over the nibble
-/// model with the same `q0` (for the encoder's size model; floats, never in a decoder).
-pub(crate) fn excess_bits(q0: u16) -> f64 {
-    crate::entropy::model::nibble_excess_bits(q0, PRECISION)
+/// Expected bits per nibble that the precision-13 model of `counts.q0` costs over the
+/// nibble model with the same `q0` (for the encoder's size model; floats, never in a
+/// decoder).
+pub(crate) fn excess_bits(counts: &crate::entropy::model::Counts) -> f64 {
+    counts.nibble_excess_bits(PRECISION)
 }
 
 /// The alias table of a frequency table: bucket `b` holds the slots `512 b .. 512 b + 511`;
@@ -552,7 +553,10 @@ mod tests {
             );
             assert!(c < most, "p0 = {p0}: {c}");
             let h = crate::theory::entropy(f64::from(q0) / 65536.0);
-            assert!((excess_bits(q0) / (4.0 * h) - c).abs() < 1e-9);
+            assert!(
+                (excess_bits(&crate::entropy::model::Counts::new(0, 0, q0)) / (4.0 * h) - c).abs()
+                    < 1e-9
+            );
         }
     }
 }

@@ -42,7 +42,7 @@ pub(crate) const CODEC: Codec = Codec {
     // Its own bound, checked before its loop: at most 8 one bits per payload byte.
     work_bound: exempt,
     bits: Some(BitCodec {
-        predict: |len, ones, _| estimate_len(len, ones),
+        predict: |counts| estimate_len(counts.len, counts.ones),
         encode: |words, len, _, out| encode(words, len, out),
         decoder: |_, _| Box::new(Positions),
     }),

@@ -19,7 +19,7 @@ pub(crate) const CODEC: Codec = Codec {
     // The length is fixed by m: decoding costs a copy of it.
     work_bound: exempt,
     bits: Some(BitCodec {
-        predict: |len, _, _| len.div_ceil(8),
+        predict: |counts| counts.len.div_ceil(8),
         encode: |words, len, _, out| write_packed(words, len, out),
         decoder: |_, _| Box::new(Raw),
     }),

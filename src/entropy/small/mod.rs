@@ -25,7 +25,7 @@
 //! is zero.
 
 use crate::entropy::codec::{per_byte_bound, BitCodec, BitDecoder, Codec};
-use crate::entropy::model::{cross_entropy_bits, nibble_excess_bits, nibble_frequencies};
+use crate::entropy::model::{nibble_frequencies, Counts};
 use crate::entropy::PayloadError;
 #[cfg(any(test, feature = "internals"))]
 use crate::entropy::{ByKernel, Decoded};
@@ -64,10 +64,11 @@ pub(crate) const CODEC: Codec = Codec {
 /// states carry uncoded; the precision-12 model's excess over the bits' own model with the
 /// table's own loss (its spread of states is not the ideal one) per nibble; the states and
 /// the padding.
-fn predict(len: u64, ones: u64, q0: u16) -> u64 {
+fn predict(counts: &Counts) -> u64 {
+    let len = counts.len;
     let carried = len.min(4 * CARRIED as u64) as f64;
-    (cross_entropy_bits(len, ones, q0) * (1.0 - carried / len as f64) / 8.0
-        + len.div_ceil(4) as f64 * (nibble_excess_bits(q0, PRECISION) + SPREAD_BITS) / 8.0
+    (counts.cross_entropy_bits() * (1.0 - carried / len as f64) / 8.0
+        + len.div_ceil(4) as f64 * (counts.nibble_excess_bits(PRECISION) + SPREAD_BITS) / 8.0
         + FIXED)
         .max(0.0)
         .ceil() as u64

@@ -11,7 +11,7 @@
 //! exactly empty (state 0, no words left).
 
 use crate::entropy::codec::{per_byte_bound, BitCodec, BitDecoder, Codec, CHUNK_BYTES};
-use crate::entropy::model::{cross_entropy_bits, symbol_tables, SymbolTable};
+use crate::entropy::model::{symbol_tables, SymbolTable};
 use crate::entropy::symbol_lookup::{DecModel, DecTable};
 use crate::entropy::PayloadError;
 #[cfg(test)]
@@ -27,11 +27,7 @@ pub(crate) const CODEC: Codec = Codec {
     well_formed: |_, _, len| len.is_multiple_of(4),
     work_bound: per_byte_bound,
     bits: Some(BitCodec {
-        predict: |len, ones, q0| {
-            (cross_entropy_bits(len, ones, q0) / 8.0 + FIXED)
-                .max(0.0)
-                .ceil() as u64
-        },
+        predict: |counts| (counts.cross_entropy_bits() / 8.0 + FIXED).max(0.0).ceil() as u64,
         encode: encode_symbols,
         decoder: |q0, len| Box::new(Symbols(DecModel::new(q0, len))),
     }),

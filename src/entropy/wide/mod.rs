@@ -25,7 +25,7 @@
 //! every word is read once, and no bit past `m` is set.
 
 use crate::entropy::codec::{per_byte_bound, BitCodec, BitDecoder, Codec, CHUNK_BYTES};
-use crate::entropy::model::cross_entropy_bits;
+use crate::entropy::model::Counts;
 use crate::entropy::nibble_rans::{
     encode_rounds, excess_bits, expected_words, nibble_of_lane, Backwards, DecModel, EncModel,
     Kernel, LANES, LOWER, ROUND,
@@ -65,10 +65,11 @@ pub(crate) const CODEC: Codec = Codec {
 
 /// The size model: the cross entropy less the carried nibbles, the precision-13 model's
 /// excess per nibble, and 64 final states of which a little is message.
-fn predict(len: u64, ones: u64, q0: u16) -> u64 {
+fn predict(counts: &Counts) -> u64 {
+    let len = counts.len;
     let carried = len.min(4 * carried_nibbles(len.div_ceil(4) as usize) as u64) as f64;
-    (cross_entropy_bits(len, ones, q0) * (1.0 - carried / len.max(1) as f64) / 8.0
-        + len.div_ceil(4) as f64 * excess_bits(q0) / 8.0
+    (counts.cross_entropy_bits() * (1.0 - carried / len.max(1) as f64) / 8.0
+        + len.div_ceil(4) as f64 * excess_bits(counts) / 8.0
         + FIXED)
         .max(0.0)
         .ceil() as u64

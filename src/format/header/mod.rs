@@ -111,9 +111,19 @@ impl FrameHeader {
         (coding, q0, chunk_shift): (Coding, Option<u16>, Option<u8>),
         payload_len: usize,
     ) {
+        let before = self.coding_fields_len();
         (self.coding, self.q0, self.chunk_shift) = (coding, q0, chunk_shift);
         self.payload_len = payload_len;
-        self.header_len = self.encoded_len();
+        self.header_len = self.header_len - before + self.coding_fields_len();
+        debug_assert_eq!(self.header_len, self.encoded_len());
+    }
+
+    /// Bytes of the header's fields that depend on the coding and the payload: q0, the
+    /// chunk shift and the payload's length.
+    fn coding_fields_len(&self) -> usize {
+        2 * usize::from(self.coding.has_q0())
+            + usize::from(self.chunk_shift.is_some())
+            + crate::wire::varint_len(self.payload_len as u64)
     }
 
     /// Bytes of the encoded header.

@@ -163,6 +163,17 @@ struct Table {
     nibble: [u8; SIZE],
 }
 
+impl Table {
+    /// A table of zeros, for a build to fill.
+    fn zeroed() -> Box<Table> {
+        Box::new(Table {
+            nb: [0; SIZE],
+            base: [0; SIZE],
+            nibble: [0; SIZE],
+        })
+    }
+}
+
 impl DecModel {
     /// The table of `q0`, built with AVX-512 or BMI2 where the CPU has them.
     pub(crate) fn new(q0: u16) -> Self {
@@ -190,11 +201,7 @@ impl DecModel {
         const SECTIONS: usize = 8;
         const LEN: usize = SIZE / SECTIONS;
         let f = nibble_frequencies(q0, PRECISION);
-        let mut table = Box::new(Table {
-            nb: [0; SIZE],
-            base: [0; SIZE],
-            nibble: [0; SIZE],
-        });
+        let mut table = Table::zeroed();
         // Each section's count of each nibble, then where its positions' `k` start.
         let mut next = [[0u32; 16]; SECTIONS];
         deal(&f, |u, v| {

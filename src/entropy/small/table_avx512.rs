@@ -28,11 +28,7 @@ pub(super) fn model(q0: u16) -> Option<DecModel> {
 #[target_feature(enable = "avx512f,avx512bw,avx512cd,avx512vpopcntdq")]
 fn build(q0: u16) -> DecModel {
     let f = nibble_frequencies(q0, PRECISION);
-    let mut table = Box::new(Table {
-        nb: [0; SIZE],
-        base: [0; SIZE],
-        nibble: [0; SIZE],
-    });
+    let mut table = Table::zeroed();
     deal(&f, |u, v| table.nibble[u] = v);
     // SAFETY (the loads): `f` is 16 u32, 64 bytes.
     let mut counts = unsafe { _mm512_loadu_si512(f.as_ptr().cast()) };

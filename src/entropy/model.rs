@@ -289,11 +289,15 @@ impl Counts {
             .get_or_init(|| cross_entropy_bits(self.len, self.ones, self.q0))
     }
 
-    /// [`nibble_excess_bits`] of this `q0` at precision 12 or 13.
+    /// [`nibble_excess_bits`] of this `q0` at `precision` (kept for 12 and 13, the
+    /// precisions of the nibble codings).
     pub(crate) fn nibble_excess_bits(&self, precision: u32) -> f64 {
-        debug_assert!(precision == 12 || precision == 13);
-        *self.excess[(precision == 13) as usize]
-            .get_or_init(|| nibble_excess_bits(self.q0, precision))
+        let slot = match precision {
+            12 => &self.excess[0],
+            13 => &self.excess[1],
+            _ => return nibble_excess_bits(self.q0, precision),
+        };
+        *slot.get_or_init(|| nibble_excess_bits(self.q0, precision))
     }
 }
 

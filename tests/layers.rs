@@ -32,6 +32,7 @@ const ENTROPY: &[&[&str]] = &[
         "range_coder",
         "scratch",
         "symbol_lookup",
+        "tans_stream",
     ],
     &[
         "raw",

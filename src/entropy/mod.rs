@@ -37,6 +37,7 @@ pub(crate) mod nibble_rans;
 pub(crate) mod range_coder;
 pub(crate) mod scratch;
 pub(crate) mod symbol_lookup;
+pub(crate) mod tans_stream;
 
 // The codings, one folder each, in wire id order.
 pub(crate) mod arithmetic;

@@ -26,6 +26,7 @@
 
 use crate::entropy::codec::{per_byte_bound, BitCodec, BitDecoder, Codec};
 use crate::entropy::model::{nibble_frequencies, Counts};
+use crate::entropy::tans_stream::{peek, run, write_runs};
 use crate::entropy::PayloadError;
 #[cfg(any(test, feature = "internals"))]
 use crate::entropy::{ByKernel, Decoded};
@@ -282,13 +283,6 @@ fn nibble(words: &[u64], t: usize) -> usize {
     (words[t / 16] >> (4 * (t % 16))) as usize & 15
 }
 
-/// A run of pushes, as the decoder reads them: `bits | count << 56`, the bit read first
-/// lowest, `count` at most 48.
-#[inline(always)]
-fn run(bits: u64, count: u32) -> u64 {
-    bits | u64::from(count) << 56
-}
-
 /// Append the coding-9 payload of the first `m` bits of `words` (bits past `m` zero) to
 /// `out`, with BMI2 where the CPU has it.
 pub(crate) fn encode(words: &[u64], m: u64, q0: u16, out: &mut Vec<u8>) {
@@ -334,41 +328,8 @@ pub(crate) fn encode_portable(words: &[u64], m: u64, q0: u16, out: &mut Vec<u8>)
         states[0] | states[1] << 12 | states[2] << 24 | states[3] << 36,
         4 * PRECISION,
     ));
-    // The runs last to first: each stores the eight bytes from its first unfinished byte
-    // and moves past the bytes it finished (no branch to mispredict).
-    let bits: u64 = runs.iter().map(|r| r >> 56).sum();
-    let (start, len) = (out.len(), bits.div_ceil(8) as usize);
-    out.resize(start + len + 8, 0);
-    let buf = &mut out[start..];
-    let (mut acc, mut held, mut pos) = (0u64, 0u32, 0usize);
-    for r in runs.iter().rev() {
-        // held is at most 7 and a run at most 48 bits: k is at most 6.
-        acc |= (r & ((1 << 56) - 1)) << held;
-        held += (r >> 56) as u32;
-        buf[pos..pos + 8].copy_from_slice(&acc.to_le_bytes());
-        let k = held / 8;
-        pos += k as usize;
-        acc >>= 8 * k;
-        held %= 8;
-    }
-    out.truncate(start + len);
+    write_runs(&runs, out);
     crate::entropy::scratch::give_u64(runs);
-}
-
-/// The 64 bits of the stream from bit `at` on, zeros past the payload's end.
-#[inline(always)]
-fn peek(payload: &[u8], at: u64) -> u64 {
-    let byte = (at / 8) as usize;
-    let word = match payload.get(byte..byte + 8) {
-        Some(b) => u64::from_le_bytes(b.try_into().expect("8 bytes")),
-        None => {
-            let mut b = [0u8; 8];
-            let rest = payload.get(byte..).unwrap_or(&[]);
-            b[..rest.len()].copy_from_slice(rest);
-            u64::from_le_bytes(b)
-        }
-    };
-    word >> (at % 8)
 }
 
 /// One decoding step of state `u` (below 4096) from the low bits of `bits`: the next

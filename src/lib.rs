@@ -123,6 +123,11 @@ pub mod internals {
     pub mod wide {
         pub use crate::entropy::wide::{decode_kernels, encode_kernels};
     }
+    /// Coding 11's portable and BMI2 encoders and decoders (spec 4.15) side by side; frames
+    /// reach it through `BitCoding::Escape`.
+    pub mod escape {
+        pub use crate::entropy::escape::{decode_kernels, encode_kernels};
+    }
 }
 
 /// The README's examples run as doctests.

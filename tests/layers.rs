@@ -44,6 +44,7 @@ const ENTROPY: &[&[&str]] = &[
         "dense",
         "small",
         "wide",
+        "escape",
     ],
     &["coding"],
     &["chunks"],

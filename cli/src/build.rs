@@ -187,6 +187,9 @@ pub enum CodingArg {
     /// Coding 10: coding 8 over two halves, two streams (the fastest for large dense
     /// filters).
     Wide,
+    /// Coding 11: bytes, four tANS states and an escape (the fastest for small filters of
+    /// the paper's densities).
+    Escape,
 }
 
 fn parse_siphash_key(s: &str) -> Result<[u8; 16], String> {
@@ -540,6 +543,7 @@ impl CodingArg {
             CodingArg::Dense => Some(BitCoding::Dense),
             CodingArg::Small => Some(BitCoding::Small),
             CodingArg::Wide => Some(BitCoding::Wide),
+            CodingArg::Escape => Some(BitCoding::Escape),
         }
     }
 

@@ -19,10 +19,12 @@ As a module:
 """
 
 import bisect
+import functools
 import hashlib
 import hmac
 import json
 import os
+import random
 import struct
 import sys
 
@@ -374,8 +376,8 @@ BASE_HASHES = {0: "opaque", 1: "xxh64", 2: "siphash24"}
 INDEX_SCHEMES = {0: "double", 1: "enhanced"}
 CODINGS = {0: "raw", 1: "adaptive", 2: "known-p", 3: "known-p-symbols",
            4: "known-counters", 5: "adaptive-counters", 6: "known-p-interleaved", 7: "positional",
-           8: "dense", 9: "small", 10: "wide"}
-BIT_CODINGS = (0, 1, 2, 3, 6, 7, 8, 9, 10)  # valid with filter types 0, 1, 2 (§2)
+           8: "dense", 9: "small", 10: "wide", 11: "escape"}
+BIT_CODINGS = (0, 1, 2, 3, 6, 7, 8, 9, 10, 11)  # valid with filter types 0, 1, 2 (§2)
 COUNTER_CODINGS = (0, 4, 5)          # valid with filter type 3 (§2)
 
 
@@ -448,9 +450,9 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
     if hdr["coding"] not in (COUNTER_CODINGS if counting else BIT_CODINGS):
         raise InvalidField(F_CODING, f"{hdr['coding']} with filter type {hdr['filter_type']}")
     hdr["flags"] = r.u8()
-    # bit 0: chunked payload (§4.10), for codings 1, 2, 3, 6, 7 and 8; bit 1: restart (§5.2), on
-    # full frames only; bit 2: authentication tag (§2.5); bit 3: application metadata (§2.6);
-    # bits 4-7 reserved
+    # bit 0: chunked payload (§4.10), for codings 1, 2, 3, 6, 7, 8 and 10 (never 9 or 11); bit 1:
+    # restart (§5.2), on full frames only; bit 2: authentication tag (§2.5); bit 3: application
+    # metadata (§2.6); bits 4-7 reserved
     flags = hdr["flags"]
     if (flags & ~0b1111 or (flags & 1 and hdr["coding"] not in (1, 2, 3, 6, 7, 8, 10))
             or (flags & 2 and hdr["frame_kind"] != 0)):
@@ -531,7 +533,7 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
         hdr["metadata_hex"] = r.take(length).hex()
 
     hdr["q0"] = None
-    if hdr["coding"] in (2, 3, 6, 8, 9, 10):
+    if hdr["coding"] in (2, 3, 6, 8, 9, 10, 11):
         (hdr["q0"],) = struct.unpack("<H", r.take(2))
         if hdr["q0"] == 0:
             raise InvalidField(F_Q0, "0")
@@ -581,6 +583,9 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
     elif coding == 9:
         if length < SMALL_MIN_LEN:
             raise InvalidField(F_PAYLOAD_LENGTH, f"{length} (must be >= 6)")
+    elif coding == 11:
+        if length < ESCAPE_MIN_LEN:
+            raise InvalidField(F_PAYLOAD_LENGTH, f"{length} (must be >= 8)")
     elif coding == 10:
         if length % 2 or length < WIDE_STATE_BYTES:
             raise InvalidField(F_PAYLOAD_LENGTH, f"{length} (must be even, >= 256)")
@@ -591,7 +596,7 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
         if length % 4:
             raise InvalidField(F_PAYLOAD_LENGTH, f"{length} (must be a multiple of 4)")
 
-    # the work bound (§2.2): at most 2^12 (L + 64) symbols for codings 1 to 6 and 8 to 10; raw has a
+    # the work bound (§2.2): at most 2^12 (L + 64) symbols for codings 1 to 6 and 8 to 11; raw has a
     # fixed length, positional its own bound (§4.11), and a known-counters table of one value
     # decodes by filling
     table = hdr.get("counter_table")
@@ -1217,6 +1222,197 @@ def decode_wide(payload, m, q0):
 
 
 # ---------------------------------------------------------------------------
+# §4.15 Coding 11: escape (bytes by four tANS coders over the bytes with at most three
+# ones and an escape, the escaped bytes by a fifth coder, all over one bit stream)
+# ---------------------------------------------------------------------------
+
+ESCAPE_P1 = 12                             # primary: f1 sum to 2^12, table of 4096
+ESCAPE_P2 = 11                             # secondary: f2 sum to 2^11, table of 2048
+ESCAPE_SYMBOL = 93                         # primary symbol 93 is the escape
+ESCAPE_STATES = 4                          # primary states; the fifth (secondary) is y
+ESCAPE_MIN_LEN = 8                         # the five states' 4 * 12 + 11 = 59 bits (§2.2)
+
+# §4.15 Alphabets: the 256 byte values by their count of ones, then by value.  Primary
+# symbol s < 93 is byte ESCAPE_BYTES[s]; secondary symbol s is byte ESCAPE_BYTES[93 + s].
+ESCAPE_BYTES = tuple(sorted(range(256), key=lambda v: (bin(v).count("1"), v)))
+ESCAPE_INDEX = tuple(ESCAPE_BYTES.index(v) for v in range(256))    # byte -> its index in B
+
+
+def _binomial(n, k):
+    c = 1
+    for i in range(k):
+        c = c * (n - i) // (i + 1)                         # exact at every step
+    return c
+
+
+def escape_frequencies(q0):
+    """§4.15 Model: (f1, f2), the primary (94 symbols, sum 4096) and secondary (163
+    symbols, sum 2048) frequencies, in exact integers."""
+    q1 = 65536 - q0
+    weight = [q0 ** (8 - o) * q1 ** o for o in range(9)]              # W(o) < 2^128
+    escape = sum(_binomial(8, o) * weight[o] for o in range(4, 9))    # E < 2^128
+    rest1 = (1 << ESCAPE_P1) - (ESCAPE_SYMBOL + 1)                    # 4002 = 4096 - 94
+    f1 = [1 + ((weight[bin(ESCAPE_BYTES[s]).count("1")] * rest1) >> 128)
+          for s in range(ESCAPE_SYMBOL)]
+    f1.append(1 + ((escape * rest1) >> 128))
+    v = [q0 ** (8 - o) * q1 ** (o - 4) if o >= 4 else 0 for o in range(9)]  # V(o) < 2^64
+    total = sum(_binomial(8, o) * v[o] for o in range(4, 9))          # T (up to 71 bits)
+    count2 = 256 - ESCAPE_SYMBOL                                      # 163 symbols
+    rest2 = (1 << ESCAPE_P2) - count2                                 # 1885 = 2048 - 163
+    f2 = [1 + v[bin(ESCAPE_BYTES[ESCAPE_SYMBOL + s]).count("1")] * rest2 // total
+          for s in range(count2)]
+    for f, size in ((f1, 1 << ESCAPE_P1), (f2, 1 << ESCAPE_P2)):
+        w = f.index(max(f))                                # smallest s with the largest f
+        f[w] += size - sum(f)                              # what rounding left (>= 0)
+    return f1, f2
+
+
+def _escape_spread(f, precision):
+    """§4.15 Tables: the pairs (s, i), i = 0 .. f(s) - 1, in increasing order of
+    (2i + 1) / f(s), equal values by increasing s; the u-th pair is position u."""
+    def compare(a, b):
+        (s, i), (r, j) = a, b
+        left, right = (2 * i + 1) * f[r], (2 * j + 1) * f[s]   # exact integers
+        if left != right:
+            return -1 if left < right else 1
+        return (s > r) - (s < r)
+    pairs = [(s, i) for s in range(len(f)) for i in range(f[s])]
+    pairs.sort(key=functools.cmp_to_key(compare))
+    assert len(pairs) == 1 << precision
+    return pairs
+
+
+def _escape_table(f, precision):
+    """§4.15 Tables: (sym, nb, base) per position u of an alphabet of N = 2^precision."""
+    size = 1 << precision
+    sym, nb, base = [], [], []
+    for s, i in _escape_spread(f, precision):
+        k = f[s] + i                                       # f(s) <= k < 2 f(s)
+        bits = precision - (k.bit_length() - 1)            # P - floor(log2 k)
+        sym.append(s)
+        nb.append(bits)
+        base.append((k << bits) - size)                    # 0 .. N - 1
+    return tuple(sym), tuple(nb), tuple(base)
+
+
+@functools.lru_cache(maxsize=16)
+def escape_model(q0):
+    """§4.15: ((f1, sym1, nb1, base1), (f2, sym2, nb2, base2)): the primary alphabet (94
+    symbols, 4096 positions) and the secondary (163 symbols, 2048 positions).  Cached:
+    the tables depend on q0 only."""
+    f1, f2 = escape_frequencies(q0)
+    return ((tuple(f1),) + _escape_table(f1, ESCAPE_P1),
+            (tuple(f2),) + _escape_table(f2, ESCAPE_P2))
+
+
+def decode_escape(payload, m, q0):
+    """§4.15: the packed bits (ceil(m/8) bytes) of an escape payload (length checked, §2.2)."""
+    if len(payload) < ESCAPE_MIN_LEN:
+        raise CorruptPayload(f"escape: bad payload length {len(payload)}")
+    buf = bytes(payload) + bytes(3)                        # a read of <= 12 bits spans <= 3 bytes
+    total = 8 * len(payload)
+    j = 0                                                  # bits read so far
+
+    def read(c):                                           # §4.13 Bits: least significant first
+        nonlocal j
+        if j + c > total:
+            raise CorruptPayload("escape: a read past the end of the payload")
+        p = j >> 3
+        value = ((buf[p] | buf[p + 1] << 8 | buf[p + 2] << 16) >> (j & 7)) & ((1 << c) - 1)
+        j += c
+        return value
+
+    (_, sym1, nb1, base1), (_, sym2, nb2, base2) = escape_model(q0)
+    u = [read(ESCAPE_P1) for _ in range(ESCAPE_STATES)]
+    y = read(ESCAPE_P2)
+    n = (m + 7) // 8                                       # bytes
+    coded = max(0, n - ESCAPE_STATES)                      # T: the last min(4, n) are carried
+    out = bytearray(n)
+    v = [0] * ESCAPE_STATES
+    for g in range(0, coded, ESCAPE_STATES):               # groups t = 4g .. min(4g + 3, T - 1)
+        group = range(g, min(g + ESCAPE_STATES, coded))
+        for t in group:                                    # the primary steps
+            s = t % ESCAPE_STATES
+            v[s] = sym1[u[s]]
+            u[s] = base1[u[s]] + read(nb1[u[s]])
+        for t in group:                                    # then the escapes, then the others
+            s = t % ESCAPE_STATES
+            if v[s] == ESCAPE_SYMBOL:
+                out[t] = ESCAPE_BYTES[ESCAPE_SYMBOL + sym2[y]]
+                y = base2[y] + read(nb2[y])
+            else:
+                out[t] = ESCAPE_BYTES[v[s]]
+    carried = [0] * ESCAPE_STATES                          # r(s)
+    for t in range(coded, n):
+        s = t % ESCAPE_STATES
+        out[t] = u[s] & 0xFF                               # u[t mod 4] mod 256
+        carried[s] += 1
+    if any(u[s] >> (8 * carried[s]) for s in range(ESCAPE_STATES)):
+        raise CorruptPayload("escape: a state holds more than its carried byte")
+    if y != 0:
+        raise CorruptPayload("escape: the secondary state does not end at 0")
+    if (j + 7) // 8 != len(payload):
+        raise CorruptPayload("escape: bytes left")
+    if int.from_bytes(payload[j >> 3:], "little") >> (j & 7):
+        raise CorruptPayload("escape: padding bits are set")
+    if m % 8 and out[-1] >> (m % 8):
+        raise CorruptPayload("escape: bits past m are set")
+    return out
+
+
+def _encode_escape(bits, m, q0):
+    """§4.15 Encoder (informative), for the self-tests: the payload of packed bits `bits`
+    (ceil(m/8) bytes, bits past m zero)."""
+    n = (m + 7) // 8
+    coded = max(0, n - ESCAPE_STATES)
+    primary, secondary = escape_model(q0)
+    tables = []
+    for f, sym, _, _ in (primary, secondary):
+        where = [[] for _ in f]                            # where[s][i]: position of (s, i)
+        for u, s in enumerate(sym):
+            where[s].append(u)
+        tables.append((f, len(sym), where))
+    pushes = []                                            # (value, bit count), in push order
+
+    def step(x, s, table):
+        f, size, where = table
+        c = x.bit_length() - f[s].bit_length()             # the c with f <= x >> c < 2 f
+        if x >> c < f[s]:
+            c -= 1
+        pushes.append((x & ((1 << c) - 1), c))
+        return size + where[s][(x >> c) - f[s]]
+
+    x = [4096] * ESCAPE_STATES                             # 4096 + carried byte, or 4096
+    for t in range(coded, n):
+        x[t % ESCAPE_STATES] = 4096 + bits[t]
+    y = 2048
+    for g in range((coded - 1) // ESCAPE_STATES * ESCAPE_STATES, -1, -ESCAPE_STATES):
+        group = range(min(g + ESCAPE_STATES, coded) - 1, g - 1, -1)     # last to first
+        for t in group:                                    # the escaped bytes, on Y
+            index = ESCAPE_INDEX[bits[t]]
+            if index >= ESCAPE_SYMBOL:
+                y = step(y, index - ESCAPE_SYMBOL, tables[1])
+        for t in group:                                    # every byte, on X[t mod 4]
+            s = t % ESCAPE_STATES
+            x[s] = step(x[s], min(ESCAPE_INDEX[bits[t]], ESCAPE_SYMBOL), tables[0])
+    pushes.append((y - 2048, ESCAPE_P2))
+    for s in range(ESCAPE_STATES - 1, -1, -1):
+        pushes.append((x[s] - 4096, ESCAPE_P1))
+    out = bytearray()
+    acc = fill = 0
+    for value, c in reversed(pushes):                      # reverse order, each lsb first
+        acc |= value << fill
+        fill += c
+        while fill >= 8:
+            out.append(acc & 0xFF)
+            acc >>= 8
+            fill -= 8
+    if fill:
+        out.append(acc)                                    # zero bits to the end of the byte
+    return bytes(out)
+
+
+# ---------------------------------------------------------------------------
 # §4.10 Chunked payloads
 # ---------------------------------------------------------------------------
 
@@ -1232,6 +1428,8 @@ def _payload_length_ok(coding, length):
         return length % 2 == 0 and length >= DENSE_STATE_BYTES
     if coding == 10:
         return length % 2 == 0 and length >= WIDE_STATE_BYTES
+    if coding == 11:
+        return length >= ESCAPE_MIN_LEN
     return True                                    # codings 1 and 2: any length
 
 
@@ -1255,6 +1453,8 @@ def decode_payload(coding, payload, m, q0):
         return decode_small(payload, m, q0)
     if coding == 10:
         return decode_wide(payload, m, q0)
+    if coding == 11:
+        return decode_escape(payload, m, q0)
     return decode_interleaved(payload, m, q0)
 
 
@@ -1443,12 +1643,150 @@ class _Tally:
 
 
 def _self_tests(t):
-    """Check values given in the spec text itself (§2.4, appendices A and B)."""
+    """Check values given in the spec text itself (§2.4, appendices A and B), then coding 11
+    (§4.15): its model and tables, and its decoder against the informative encoder."""
     t.ok(crc32c(b"123456789") == 0xE3069283, "spec: CRC-32C('123456789')")
     t.ok(xxh64(b"", 0) == 0xEF46DB3751D8E999, "spec: XXH64('', 0)")
     t.ok(xxh64(b"a", 0) == 0xD24EC4F1A98C6E5B, "spec: XXH64('a', 0)")
     k0, k1 = struct.unpack("<2Q", bytes(range(16)))
     t.ok(siphash24(bytes(range(15)), k0, k1) == 0xA129CA6149BE45E5, "spec: SipHash-2-4 vector")
+
+    # §4.15 Alphabets: B by count of ones, then value
+    t.ok(ESCAPE_BYTES[:11] == (0, 1, 2, 4, 8, 16, 32, 64, 128, 3, 5)
+         and ESCAPE_BYTES[92] == 224 and ESCAPE_BYTES[93] == 15 and ESCAPE_BYTES[255] == 255
+         and sorted(ESCAPE_BYTES) == list(range(256)), "§4.15: the byte order B")
+
+    # §4.15 Model: the f1 sum to 4096, the f2 to 2048, every f >= 1; the 64-bit form of
+    # floor(x * c / 2^128) the spec gives equals the exact one
+    for q0 in (1, 2, 1000, 32768, 56820, 65535):
+        f1, f2 = escape_frequencies(q0)
+        t.ok(len(f1) == 94 and sum(f1) == 4096 and min(f1) >= 1
+             and len(f2) == 163 and sum(f2) == 2048 and min(f2) >= 1,
+             f"§4.15: frequencies of q0 = {q0} (sums {sum(f1)}, {sum(f2)})")
+        q1 = 65536 - q0
+        split_ok = True
+        for o in range(9):
+            x = q0 ** (8 - o) * q1 ** o
+            hi, lo = x >> 64, x & MASK64
+            split_ok &= (x * 4002) >> 128 == (hi * 4002 + ((lo * 4002) >> 64)) >> 64
+        t.ok(split_ok, f"§4.15: hi/lo form of floor(W(o) * 4002 / 2^128), q0 = {q0}")
+        # §4.15 Tables: each symbol f(s) times, its states k = f(s) .. 2 f(s) - 1 in the
+        # order of its positions, nb in 0 .. P, base in 0 .. N - 1, a step stays in 0 .. N - 1
+        for (f, sym, nb, base), precision in zip(escape_model(q0), (ESCAPE_P1, ESCAPE_P2)):
+            size = 1 << precision
+            seen = [0] * len(f)
+            ok = len(sym) == size
+            for u in range(size):
+                s = sym[u]
+                k = (base[u] + size) >> nb[u]
+                ok &= k == f[s] + seen[s] and 0 <= nb[u] <= precision and 0 <= base[u] < size
+                ok &= base[u] + (1 << nb[u]) <= size
+                seen[s] += 1
+            t.ok(ok and seen == list(f), f"§4.15: table of {len(f)} symbols, q0 = {q0}")
+
+    # §4.15 round trips through the informative encoder; one byte more or less is rejected;
+    # flipping a bit of the payload is rejected or decodes to other bits
+    rng = random.Random(20240611)
+
+    def random_bits(m, ones_per_1000):
+        bits = bytearray((m + 7) // 8)
+        for i in range(m):
+            if rng.randrange(1000) < ones_per_1000:
+                bits[i >> 3] |= 1 << (i & 7)
+        return bits
+
+    def measured_q0(bits, m):                              # §4.4, in integers
+        zeros = m - sum(bin(b).count("1") for b in bits)
+        return min(65535, max(1, (zeros * 65536 + m // 2) // m))
+
+    cases = [(m, random_bits(m, 133), None) for m in (1, 7, 8, 9, 33, 1000, 4099, 140000)]
+    cases += [(m, random_bits(m, ones), None) for m in (33, 1000) for ones in (30, 300, 500, 900)]
+    cases += [(4099, random_bits(4099, 0), None), (4099, random_bits(4099, 1000), None),
+              (1000, random_bits(1000, 133), 1), (1000, random_bits(1000, 133), 65535),
+              (1000, random_bits(1000, 700), 2), (1000, random_bits(1000, 1), 65535)]
+    flips_rejected = flips_other = 0
+    for m, bits, q0 in cases:
+        q0 = q0 or measured_q0(bits, m)
+        payload = _encode_escape(bits, m, q0)
+        what = f"§4.15: m = {m}, q0 = {q0}, {len(payload)} bytes"
+        try:
+            same = decode_payload(11, payload, m, q0) == bits
+        except CorruptPayload as e:
+            same = False
+            what += f": {e}"
+        t.ok(same, what + ": round trip")
+        for other in (payload + b"\0", payload + b"\1", payload[:-1]):
+            try:
+                decode_payload(11, other, m, q0)
+                t.ok(False, what + f": a payload of {len(other)} bytes is accepted")
+            except CorruptPayload:
+                pass
+        if m <= 1000 and q0 in (measured_q0(bits, m), 65535):
+            for i in range(8 * len(payload)):
+                flipped = bytearray(payload)
+                flipped[i >> 3] ^= 1 << (i & 7)
+                try:
+                    got = decode_escape(flipped, m, q0)
+                except CorruptPayload:
+                    flips_rejected += 1
+                    continue
+                flips_other += 1
+                t.ok(got != bits, what + f": bit {i} flipped decodes to the same bits")
+    t.ok(flips_rejected > 0, f"§4.15: flipped bits: {flips_rejected} rejected, "
+                             f"{flips_other} decoded to other bits")
+
+    # §2, §2.2: coding 11 in the header: q0 read, never chunked, L >= 8, the work bound,
+    # Bloom filters only
+    def varint(x):
+        out = bytearray()
+        while True:
+            out.append((x & 0x7F) | (0x80 if x >> 7 else 0))
+            x >>= 7
+            if not x:
+                return bytes(out)
+
+    def frame(m, q0, payload, flags=0, filter_type=0):
+        head = b"BLWR" + bytes([1, 0, filter_type, 1, 0, 11, flags]) + varint(0) + varint(m)
+        if filter_type == 3:
+            head += bytes([0, 4])                          # counted type 0, width 4
+        head += varint(2 << 16) + varint(3) + varint(0) + struct.pack("<H", q0)
+        if flags & 1:
+            head += bytes([6])                             # chunks of 64 bits
+        head += varint(len(payload)) + payload
+        return head + struct.pack("<I", crc32c(head))
+
+    def error_of(data):
+        try:
+            decode_frame(data)
+            return None
+        except BloomwireError as e:
+            return type(e).__name__, e.field
+
+    m, bits, _ = cases[5]                                  # the 1000 bits at 13% ones
+    q0 = measured_q0(bits, m)
+    payload = _encode_escape(bits, m, q0)
+    try:
+        got = decode_frame(frame(m, q0, payload))
+        t.ok(got.bits == bytes(bits) and got.header["q0"] == q0
+             and CODINGS[got.header["coding"]] == "escape", "§4.15: a coding-11 frame")
+    except BloomwireError as e:
+        t.ok(False, f"§4.15: a coding-11 frame is rejected: {type(e).__name__}: {e}")
+    for data, want, what in (
+            (frame(m, q0, payload, flags=1), ("InvalidField", F_FLAGS), "chunked"),
+            (frame(m, 0, payload), ("InvalidField", F_Q0), "q0 = 0"),
+            (frame(8, 65535, bytes(7)), ("InvalidField", F_PAYLOAD_LENGTH), "L = 7"),
+            (frame(8, 65535, bytes(8)), None, "L = 8, all zero"),
+            (frame(8, 65535, bytes(7) + b"\x80"), ("CorruptPayload", None), "a padding bit set"),
+            (frame(7, 65535, b"\x80" + bytes(7)), ("CorruptPayload", None), "a bit past m set"),
+            (frame(8, 65535, b"\1" + bytes(7)), None, "L = 8, the one byte carried, 1"),
+            (frame(8, 65535, b"\0\x10" + bytes(6)), ("CorruptPayload", None), "u[1] = 1, n = 1"),
+            (frame(8, 65535, bytes(6) + b"\1\0"), ("CorruptPayload", None), "y = 1"),
+            (frame((8 + 64) << 12, 65535, bytes(8)), ("CorruptPayload", None), "at the work bound"),
+            (frame(((8 + 64) << 12) + 1, 65535, bytes(8)), ("InvalidField", F_PAYLOAD_LENGTH),
+             "past the work bound"),
+            (frame(m, q0, payload, filter_type=3), ("InvalidField", F_CODING), "counting")):
+        got = error_of(data)
+        t.ok(got == want, f"§2: coding-11 frame, {what}: expected {want}, got {got}")
 
 
 def _check_hash_indexes(t, path):

@@ -7,12 +7,13 @@ use crate::entropy::codec::{BitCodec, BitDecoder, Codec};
 use crate::entropy::counter_table::CounterTable;
 use crate::entropy::model::Counts;
 use crate::entropy::{
-    arithmetic, counters, dense, interleaved, positional, raw, small, symbols, wide, PayloadError,
+    arithmetic, counters, dense, escape, interleaved, positional, raw, small, symbols, wide,
+    PayloadError,
 };
 use crate::error::{invalid, Error, Result};
 
 /// The table of codings, in wire id order: row `i` is coding `i`.
-static CODINGS: [&Codec; 11] = [
+static CODINGS: [&Codec; 12] = [
     &raw::CODEC,
     &arithmetic::ADAPTIVE,
     &arithmetic::KNOWN_P,
@@ -24,6 +25,7 @@ static CODINGS: [&Codec; 11] = [
     &dense::CODEC,
     &small::CODEC,
     &wide::CODEC,
+    &escape::CODEC,
 ];
 
 /// How a frame's payload is coded (the header's `coding` field, spec §4). The wire id is the
@@ -68,11 +70,15 @@ pub enum Coding {
     /// states carrying the last four rounds (spec 4.14): two chains in flight, the fastest
     /// coding of large dense filters, about 100 bytes larger than coding 8.
     Wide = 10,
+    /// The bytes with at most three ones and an escape coded by four interleaved tANS
+    /// states, the escaped bytes by a fifth, over one bit stream (spec 4.15): a byte a step,
+    /// the fastest coding of small arrays of the paper's densities, a few bytes over coding 9.
+    Escape = 11,
 }
 
 impl Coding {
     /// Every coding, in wire id order.
-    pub const ALL: [Coding; 11] = [
+    pub const ALL: [Coding; 12] = [
         Coding::Raw,
         Coding::Adaptive,
         Coding::KnownP,
@@ -84,6 +90,7 @@ impl Coding {
         Coding::Dense,
         Coding::Small,
         Coding::Wide,
+        Coding::Escape,
     ];
 
     /// The coding with a wire id.
@@ -92,7 +99,8 @@ impl Coding {
     /// use bloomwire::Coding;
     /// assert_eq!(Coding::from_id(8), Some(Coding::Dense));
     /// assert_eq!(Coding::from_id(10), Some(Coding::Wide));
-    /// assert_eq!(Coding::from_id(11), None);
+    /// assert_eq!(Coding::from_id(11), Some(Coding::Escape));
+    /// assert_eq!(Coding::from_id(12), None);
     /// ```
     pub fn from_id(id: u8) -> Option<Coding> {
         Coding::ALL.get(usize::from(id)).copied()
@@ -213,11 +221,15 @@ pub enum BitCoding {
     /// Coding 8's nibbles and lanes over two halves, two streams and 64 states (coding 10):
     /// the fastest to decode for large dense filters, about 100 bytes over coding 8.
     Wide = 10,
+    /// Bytes with at most three ones and an escape by four interleaved tANS states, the
+    /// escaped bytes by a fifth (coding 11): the fastest to decode for small filters of the
+    /// paper's densities, a few bytes over coding 9.
+    Escape = 11,
 }
 
 impl BitCoding {
     /// Every bit coding, in wire id order.
-    pub const ALL: [BitCoding; 9] = [
+    pub const ALL: [BitCoding; 10] = [
         BitCoding::Raw,
         BitCoding::Adaptive,
         BitCoding::KnownP,
@@ -227,6 +239,7 @@ impl BitCoding {
         BitCoding::Dense,
         BitCoding::Small,
         BitCoding::Wide,
+        BitCoding::Escape,
     ];
 }
 
@@ -521,6 +534,7 @@ mod tests {
             Coding::KnownPSymbols,
             Coding::KnownPInterleaved,
             Coding::Small,
+            Coding::Escape,
         ];
         for (m, seeds) in [
             (1_510u64, 16u32),
@@ -552,10 +566,21 @@ mod tests {
                     // and the property test's (8 bytes + 0.1%) rely on it.
                     let allowance = match c {
                         Coding::Small => m as f64 / 32.0 * small::SPREAD_BITS,
+                        // Where bytes escape often (far from the densities it is chosen at;
+                        // mostly overestimates, by up to 0.0015 bits a bit at p0 = 0.01).
+                        Coding::Escape if ones > 300 => 4.0 + m as f64 / 5_000.0,
+                        Coding::Escape => 2.0 + m as f64 / 40_000.0,
                         _ => 0.0,
                     };
+                    // Coding 11 far from its densities (a byte in four escaping and more)
+                    // errs either way.
+                    let over = if c == Coding::Escape && ones > 300 {
+                        allowance
+                    } else {
+                        0.0
+                    };
                     assert!(
-                        (-2.0 - allowance..=2.0).contains(&mean),
+                        (-2.0 - allowance..=2.0 + over).contains(&mean),
                         "m {m} ones {ones}: {c} off by {mean} on average"
                     );
                     assert!(

@@ -22,6 +22,7 @@
 //! | 8 | dense | `dense/` | §4.12 | AVX2, AVX-512 | large dense arrays whose coding-10 states are over the margin |
 //! | 9 | small | `small/` | §4.13 | BMI2 | small unchunked arrays whose coding-6 states (32 bytes) are over the margin |
 //! | 10 | wide | `wide/` | §4.14 | AVX-512 (encoder: AVX2, AVX-512) | the largest dense arrays: first in speed order |
+//! | 11 | escape | `escape/` | §4.15 | BMI2 | small unchunked arrays of p0 0.8 to 0.97 whose coding-8 and coding-10 states are over the margin |
 //!
 //! The default encoder predicts every coding's size from counts (each row's size model) and
 //! codes once, with the fastest coding within 0.08% + 6 bytes of the smallest prediction, in
@@ -43,6 +44,7 @@ pub(crate) mod tans_stream;
 pub(crate) mod arithmetic;
 pub(crate) mod counters;
 pub(crate) mod dense;
+pub(crate) mod escape;
 pub(crate) mod interleaved;
 // Public only to the fuzz checks, benchmarks and vector generator (feature `internals`).
 #[cfg_attr(not(feature = "internals"), allow(unreachable_pub))]

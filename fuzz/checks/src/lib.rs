@@ -503,12 +503,12 @@ pub fn round_trip(data: &[u8], meter: &dyn Meter) {
         .map(|&c| (Some(c), encoder.encode_with(&filter, c).expect("no budget")))
         .collect();
     // Chunked payloads (spec 4.10) of every coding that may be chunked (all but raw and
-    // coding 9), in chunks of 2^6 to 2^13 bits where the filter has more bits than one
+    // codings 9 and 11), in chunks of 2^6 to 2^13 bits where the filter has more bits than one
     // chunk.
     let shift = 6 + shift % 8;
     if 1u64 << shift < filter.m() {
         let chunked = encoder.clone().chunking(Chunking::Shift(shift));
-        let chunkable = |c: &BitCoding| !matches!(c, BitCoding::Raw | BitCoding::Small);
+        let chunkable = |c: &BitCoding| c != &BitCoding::Raw && Coding::from(*c).is_chunkable();
         for c in BitCoding::ALL.into_iter().filter(chunkable) {
             let frame = chunked.encode_with(&filter, c).expect("no budget");
             assert_eq!(frame.header().chunk_shift, Some(shift));
@@ -1433,26 +1433,27 @@ pub fn seeds(vectors: &std::path::Path) -> std::io::Result<Vec<(&'static str, St
 
 /// Each kernel against its portable twin on the same input: coding 8's scalar, AVX2 and
 /// AVX-512 encoders and decoders (spec 4.12), coding 9's portable and BMI2 ones (spec
-/// 4.13), those this CPU runs: equal payloads, and equal words or equal errors. The input
+/// 4.13) and coding 11's (spec 4.15), those this CPU runs: equal payloads, and equal words or equal errors. The input
 /// is q0 (2 bytes), m (3 bytes, at most 2^21 bits) and a mode byte, then either a payload
 /// (mode even) or bits that are coded (each coding's encoders must agree) and then have
 /// one byte of their payload changed (mode odd); the payload goes to both codings'
 /// decoders. In mode odd, too, the digest brought forward by flips (PCLMULQDQ where the CPU
 /// has it) against the CRC of the flipped bits.
 pub fn kernel_twins(data: &[u8], meter: &dyn Meter) {
-    use bloomwire::internals::{dense, small, wide};
+    use bloomwire::internals::{dense, escape, small, wide};
     let [q0a, q0b, m0, m1, m2, mode, rest @ ..] = data else {
         return;
     };
     let q0 = u16::from_le_bytes([*q0a, *q0b]).max(1);
     let m = 1 + (u64::from(*m0) | u64::from(*m1) << 8 | u64::from(*m2 & 0x1F) << 16);
     // Each coding's encoders and decoders, and the payload its decoders get.
-    let codings: [(&str, Encoders, Decoders); 3] = [
+    let codings: [(&str, Encoders, Decoders); 4] = [
         ("8", dense::encode_kernels, dense::decode_kernels),
         ("9", small::encode_kernels, small::decode_kernels),
         ("10", wide::encode_kernels, wide::decode_kernels),
+        ("11", escape::encode_kernels, escape::decode_kernels),
     ];
-    let mut payloads = [rest.to_vec(), rest.to_vec(), rest.to_vec()];
+    let mut payloads = [(); 4].map(|()| rest.to_vec());
     if mode % 2 == 1 {
         let mut words = vec![0u64; m.div_ceil(64) as usize];
         for (i, b) in rest.iter().enumerate().take(m.div_ceil(8) as usize) {

@@ -170,6 +170,7 @@ fn accept_cases() -> Vec<AcceptCase> {
         ("std_1000_dense", Coding::Dense),
         ("std_1000_small", Coding::Small),
         ("std_1000_wide", Coding::Wide),
+        ("std_1000_escape", Coding::Escape),
     ] {
         add(name, std(1000, 3.0, f0), 100, coding, PSource::Measured);
     }
@@ -243,6 +244,36 @@ fn accept_cases() -> Vec<AcceptCase> {
         std(4000, 1.0, f0),
         600,
         Coding::Small,
+        PSource::Measured,
+    );
+    // Coding 11 (4.15): the states alone (m = 13, two bytes carried), none set, the
+    // paper's density with escapes, and a dense array where most bytes escape.
+    add(
+        "m13_escape",
+        std(13, 2.0, f0),
+        3,
+        Coding::Escape,
+        PSource::Measured,
+    );
+    add(
+        "empty_escape",
+        std(4093, 4.0, f0),
+        0,
+        Coding::Escape,
+        PSource::Measured,
+    );
+    add(
+        "std_escape_paper",
+        std(14_000, 2.0, f0),
+        1000,
+        Coding::Escape,
+        PSource::Measured,
+    );
+    add(
+        "std_escape_dense",
+        std(4000, 1.0, f0),
+        2800,
+        Coding::Escape,
         PSource::Measured,
     );
     add(
@@ -1547,6 +1578,98 @@ fn reject_vectors() -> Vec<VectorFile> {
         ),
     ];
     cases.extend(small_cases);
+    // Coding 11 (section 4.15): each check of the decoder.
+    let escaped = || {
+        let mut f = BloomFilter::new(
+            Params::standard(1000, 3, xxh(0, IndexScheme::DoubleHashing)).expect("valid"),
+        );
+        (0..100).for_each(|i| f.insert(key(i)));
+        RawFrame::from_frame(&f, Coding::Escape)
+    };
+    // m = 13: two bytes, carried by states 0 and 1; states 2 and 3 and the secondary
+    // state must be zero. The payload is the five states alone.
+    let states_alone = || {
+        let mut f = BloomFilter::new(
+            Params::standard(13, 2, xxh(0, IndexScheme::DoubleHashing)).expect("valid"),
+        );
+        (0..3).for_each(|i| f.insert(key(i)));
+        let r = RawFrame::from_frame(&f, Coding::Escape);
+        assert_eq!(r.payload.len(), 8, "the states alone");
+        r
+    };
+    let escape_cases = [
+        (
+            "escape_shorter_than_states",
+            coded_with(Coding::Escape, &|r| {
+                r.payload.truncate(7);
+            }),
+            field("payload length"),
+        ),
+        (
+            "escape_state_holds_more",
+            {
+                // State 0's bit 8, above its carried byte.
+                let mut r = states_alone();
+                r.payload[1] ^= 1;
+                r.into()
+            },
+            plain("CorruptPayload"),
+        ),
+        (
+            "escape_secondary_state_off",
+            {
+                // The secondary state is bits 48 .. 58.
+                let mut r = states_alone();
+                r.payload[6] ^= 1;
+                r.into()
+            },
+            plain("CorruptPayload"),
+        ),
+        (
+            "escape_byte_left",
+            coded_with(Coding::Escape, &|r| {
+                r.payload.push(0);
+            }),
+            plain("CorruptPayload"),
+        ),
+        (
+            "escape_ends_early",
+            {
+                let mut r = escaped();
+                r.payload.truncate(r.payload.len() - 1);
+                r.len = varint(r.payload.len() as u64);
+                r.into()
+            },
+            plain("CorruptPayload"),
+        ),
+        (
+            "escape_padding_set",
+            {
+                let mut r = escaped();
+                // The stream ends inside its last byte; the byte's top bit is padding.
+                let last = r.payload.len() - 1;
+                assert!(r.payload[last] < 0x80, "padding in the last byte");
+                r.payload[last] |= 0x80;
+                r.into()
+            },
+            plain("CorruptPayload"),
+        ),
+        (
+            "escape_bit_past_m",
+            bit_past_m(BitCoding::Escape),
+            plain("CorruptPayload"),
+        ),
+        (
+            "chunked_escape",
+            {
+                let mut r = coded(Coding::Escape);
+                r.fixed[10] = 1;
+                r.into()
+            },
+            field("flags"),
+        ),
+    ];
+    cases.extend(escape_cases);
     // Coding 7 (section 4.11): each check of the decoder, on the small filter's positions.
     let ones: Vec<u64> = (0..100).filter(|&i| small.bits().get(i)).collect();
     let c = ones.len() as u64;

@@ -66,11 +66,14 @@ fn interleaved_is_within_0_05_percent_of_the_bound() {
 
 #[test]
 fn default_encoder_prefers_interleaved_for_large_frames_only() {
+    // Coding 11 decodes faster than coding 6 and its states cost 59 bits: it comes first
+    // where it is within the margin (here).
     let large = filter_with(random_bits(1_000_000, 102, 4));
     assert_eq!(
         Encoder::new().encode(&large).unwrap().coding(),
-        Coding::KnownPInterleaved
+        Coding::Escape
     );
+
     let small = filter_with(random_bits(10_000, 102, 5));
     assert_ne!(
         Encoder::new().encode(&small).unwrap().coding(),
@@ -82,7 +85,7 @@ fn default_encoder_prefers_interleaved_for_large_frames_only() {
 fn a_budget_the_smallest_coding_fits_is_met() {
     let f = filter_with(random_bits(1_000_000, 102, 4));
     let preferred = Encoder::new().encode(&f).unwrap();
-    assert_eq!(preferred.coding(), Coding::KnownPInterleaved);
+    assert_eq!(preferred.coding(), Coding::Escape);
     let smallest = [BitCoding::KnownPSymbols, BitCoding::Adaptive]
         .map(|c| Encoder::new().encode_with(&f, c).unwrap().encoded_len())
         .into_iter()

@@ -11,7 +11,7 @@ import pytest
 import bloomwire
 
 BLOOM_CODINGS = ["raw", "adaptive", "known-p", "known-p-symbols", "known-p-interleaved",
-                 "dense", "wide"]
+                 "dense", "wide", "escape"]
 
 
 def keys(n, prefix="key-"):

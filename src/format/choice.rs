@@ -22,11 +22,15 @@ use super::ids::Coding;
 /// adaptive and twice as fast (46 against 25 MB/s decoding in the README's table): it
 /// comes before it. Coding 10 decodes large dense arrays 1.5 times as fast as coding 8 (two
 /// chains in flight) for about 100 bytes more: it comes first where those bytes are within
-/// the margin.
-const SPARSE_ORDER: [Coding; 8] = [
+/// the margin. Coding 11 decodes a byte a step where coding 9 decodes a nibble (the paper's
+/// frame in 28.8 µs against 39.8, `cargo bench -p bloomwire-benches --bench codec --
+/// 'm=140000/paper/decode'`) for a few bytes more and no 32 bytes of states: it comes
+/// after coding 8, whose states are over the margin wherever coding 11 is within it.
+const SPARSE_ORDER: [Coding; 9] = [
     Coding::Positional,
     Coding::Wide,
     Coding::Dense,
+    Coding::Escape,
     Coding::KnownPInterleaved,
     Coding::Small,
     Coding::KnownPSymbols,
@@ -35,9 +39,10 @@ const SPARSE_ORDER: [Coding; 8] = [
 ];
 
 /// The codings of bits in order of decoding speed where more than 1 bit in 40 is one.
-const DENSE_ORDER: [Coding; 8] = [
+const DENSE_ORDER: [Coding; 9] = [
     Coding::Wide,
     Coding::Dense,
+    Coding::Escape,
     Coding::KnownPInterleaved,
     Coding::Small,
     Coding::KnownPSymbols,

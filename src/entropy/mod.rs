@@ -118,6 +118,43 @@ pub(crate) mod testing {
         near
     }
 
+    /// [`pseudo_random_bits`] as words.
+    pub(crate) fn pseudo_random_words(m: u64, ones_per_1024: u64, seed: u64) -> Vec<u64> {
+        pseudo_random_bits(m, ones_per_1024, seed).words().to_vec()
+    }
+
+    /// A payload's stream as the tANS codings' specs read it (§4.13, §4.15): a bit at a
+    /// time, least significant first.
+    pub(crate) struct SpecBits<'a> {
+        payload: &'a [u8],
+        /// Bits read so far.
+        read: u64,
+    }
+
+    impl<'a> SpecBits<'a> {
+        pub(crate) fn new(payload: &'a [u8]) -> Self {
+            SpecBits { payload, read: 0 }
+        }
+
+        /// `read(c)`: the next `c` bits, the first read lowest; `None` past the end.
+        pub(crate) fn read(&mut self, c: u32) -> Option<u32> {
+            let mut r = 0;
+            for i in 0..c {
+                let j = self.read;
+                r |= u32::from((*self.payload.get((j / 8) as usize)? >> (j % 8)) & 1) << i;
+                self.read += 1;
+            }
+            Some(r)
+        }
+
+        /// Whether the bits read fill the payload to its last byte, zero padding after.
+        pub(crate) fn ends_at_last_byte(&self) -> bool {
+            let (j, p) = (self.read, self.payload);
+            j.div_ceil(8) == p.len() as u64
+                && (j.is_multiple_of(8) || p[p.len() - 1] >> (j % 8) == 0)
+        }
+    }
+
     /// `m` bits, each one with probability `ones_per_1024 / 1024`, from `seed`.
     pub(crate) fn pseudo_random_bits(m: u64, ones_per_1024: u64, seed: u64) -> BitArray {
         let mut b = BitArray::new(m);

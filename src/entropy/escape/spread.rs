@@ -352,24 +352,25 @@ impl<const A: usize, const N: usize> Groups for EncBuild<A, N> {
     }
 }
 
+/// The spread as §4.15 states it: every pair `(s, i)` sorted by its key, ties by symbol.
+#[cfg(test)]
+pub(crate) fn spec_spread(f: &[u32]) -> Vec<(usize, u32)> {
+    let mut pairs: Vec<(usize, u32)> = f
+        .iter()
+        .enumerate()
+        .flat_map(|(s, &fs)| (0..fs).map(move |i| (s, i)))
+        .collect();
+    pairs.sort_by(|&(s, i), &(r, j)| {
+        (u64::from(2 * i + 1) * u64::from(f[r]))
+            .cmp(&(u64::from(2 * j + 1) * u64::from(f[s])))
+            .then(s.cmp(&r))
+    });
+    pairs
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The spread as §4.15 states it: every pair sorted by its key, ties by symbol.
-    fn spec_spread(f: &[u32]) -> Vec<(usize, u32)> {
-        let mut pairs: Vec<(usize, u32)> = f
-            .iter()
-            .enumerate()
-            .flat_map(|(s, &fs)| (0..fs).map(move |i| (s, i)))
-            .collect();
-        pairs.sort_by(|&(s, i), &(r, j)| {
-            (u64::from(2 * i + 1) * u64::from(f[r]))
-                .cmp(&(u64::from(2 * j + 1) * u64::from(f[s])))
-                .then(s.cmp(&r))
-        });
-        pairs
-    }
 
     struct Pairs(Vec<(usize, u32)>);
 

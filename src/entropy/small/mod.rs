@@ -483,12 +483,7 @@ mod tests {
     use super::*;
     use crate::filter::bits::words_for;
 
-    /// `m` bits, each one with probability `ones_per_1024 / 1024`, as words.
-    fn random_words(m: u64, ones_per_1024: u64, seed: u64) -> Vec<u64> {
-        crate::entropy::testing::pseudo_random_bits(m, ones_per_1024, seed)
-            .words()
-            .to_vec()
-    }
+    use crate::entropy::testing::{pseudo_random_words as random_words, SpecBits};
 
     fn enc(words: &[u64], m: u64, q0: u16) -> Vec<u8> {
         let mut out = Vec::new();
@@ -521,19 +516,8 @@ mod tests {
             nb[u] = 12 - (31 - k.leading_zeros());
             base[u] = k * (1 << nb[u]) - 4096;
         }
-        let total = 8 * payload.len() as u64;
-        let mut j = 0u64;
-        let mut read = |c: u32| -> Option<u32> {
-            let mut r = 0;
-            for i in 0..c {
-                if j >= total {
-                    return None;
-                }
-                r |= u32::from((payload[(j / 8) as usize] >> (j % 8)) & 1) << i;
-                j += 1;
-            }
-            Some(r)
-        };
+        let mut bits = SpecBits::new(payload);
+        let mut read = |c: u32| bits.read(c);
         let mut u = [0u32; 4];
         for s in u.iter_mut() {
             *s = read(12)?;
@@ -554,8 +538,7 @@ mod tests {
             words[t / 16] |= u64::from(v) << (4 * (t % 16));
         }
         let ok = (0..4).all(|s| u[s] >> (4 * r[s]) == 0)
-            && j.div_ceil(8) == payload.len() as u64
-            && (j.is_multiple_of(8) || payload[payload.len() - 1] >> (j % 8) == 0)
+            && bits.ends_at_last_byte()
             && (m.is_multiple_of(64) || words[words.len() - 1] >> (m % 64) == 0);
         ok.then_some(words)
     }

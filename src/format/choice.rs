@@ -23,7 +23,7 @@ use super::ids::Coding;
 /// comes before it. Coding 10 decodes large dense arrays 1.5 times as fast as coding 8 (two
 /// chains in flight) for about 100 bytes more: it comes first where those bytes are within
 /// the margin. Coding 11 decodes a byte a step where coding 9 decodes a nibble (the paper's
-/// frame in 28.8 µs against 39.8, `cargo bench -p bloomwire-benches --bench codec --
+/// frame in 27.1 µs against 40.6, `cargo bench -p bloomwire-benches --bench codec --
 /// 'm=140000/paper/decode'`) for a few bytes more and no 32 bytes of states: it comes
 /// after coding 8, whose states are over the margin wherever coding 11 is within it.
 const SPARSE_ORDER: [Coding; 9] = [

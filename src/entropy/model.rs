@@ -245,17 +245,23 @@ pub(crate) fn nibble_frequencies(q0: u16, precision: u32) -> [u32; 16] {
     ]
     .map(|weight| ((weight >> (64 - precision)) as u32).max(1));
     let mut f: [u32; 16] = std::array::from_fn(|v| by_ones[v.count_ones() as usize]);
-    let sum: u32 = f.iter().sum();
-    let mut top = 0;
-    for v in 1..16 {
-        if f[v] > f[top] {
-            top = v;
-        }
-    }
     // Each floor is at most its weight and 15 were raised to at most 1, so the sum is at
     // most 2^precision + 15 and the largest (at least 2^precision / 16) stays at least 1.
-    f[top] = f[top] + (1 << precision) - sum;
+    rest_to_first_largest(&mut f, precision);
     f
+}
+
+/// Make frequencies sum to `2^precision`: the first of the largest takes the difference,
+/// up or down (the caller shows that it stays at least 1).
+pub(crate) fn rest_to_first_largest(f: &mut [u32], precision: u32) {
+    let sum: u32 = f.iter().sum();
+    let mut top = 0;
+    for s in 1..f.len() {
+        if f[s] > f[top] {
+            top = s;
+        }
+    }
+    f[top] = f[top] + (1 << precision) - sum;
 }
 
 /// What the codings' size predictions start from: `len` bits holding `ones` one bits and

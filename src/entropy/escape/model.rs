@@ -5,6 +5,7 @@
 //! equal probability (and equal frequency) are neighbours.
 
 use super::spread::WIDE;
+use crate::entropy::model::rest_to_first_largest;
 
 /// Symbols of the primary alphabet: the 93 bytes with at most three ones, then the escape.
 pub(crate) const PRIMARY: usize = 94;
@@ -139,22 +140,11 @@ pub(crate) fn frequencies(q0: u16) -> ([u32; PRIMARY], [u32; SECONDARY]) {
     for (f, &b) in secondary.iter_mut().zip(&BYTES[ESCAPE..]) {
         *f = by_ones[b.count_ones() as usize - 4];
     }
-    fill_to(&mut primary, PRIMARY_PRECISION);
-    fill_to(&mut secondary, SECONDARY_PRECISION);
+    // Each f is at least 1 and the shares sum to at most the rest: the sums are at most
+    // 2^precision, and the largest only grows.
+    rest_to_first_largest(&mut primary, PRIMARY_PRECISION);
+    rest_to_first_largest(&mut secondary, SECONDARY_PRECISION);
     (primary, secondary)
-}
-
-/// Make the frequencies, which sum to at most `2^precision`, sum to it: the first of the
-/// largest takes the difference.
-fn fill_to(f: &mut [u32], precision: u32) {
-    let sum: u32 = f.iter().sum();
-    let mut top = 0;
-    for s in 1..f.len() {
-        if f[s] > f[top] {
-            top = s;
-        }
-    }
-    f[top] += (1 << precision) - sum;
 }
 
 /// Bits per byte that the quantized frequencies of `q0` cost over the bit model's own

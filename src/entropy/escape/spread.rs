@@ -14,9 +14,10 @@
 //! fills the gaps between the others' groups, which are merged one by one: at the paper's
 //! density 290 merge steps place the 4096 primary positions.
 
-/// Runs of symbols of equal frequency: at most this many in the alphabets of coding 11
-/// (nine counts of ones, the escape, and the symbol that took the frequencies' rounding).
-/// Eight: the smallest key is a minimum of eight, three levels deep.
+/// Runs of symbols of equal frequency a walk takes: eight, so that the smallest key is a
+/// minimum of eight, three levels deep. Coding 11's alphabets have at most six (four or
+/// five counts of ones, the escape, and the symbol that took the rounding), for every q0:
+/// the test `every_q0_gives_few_enough_runs`.
 const MAX_RUNS: usize = 8;
 
 /// A run of symbols of equal frequency `f`: symbols `first .. first + n`.
@@ -41,9 +42,22 @@ pub(crate) trait Groups {
     /// The filler's groups `from .. to`, from position `t` on (`n` positions each).
     #[inline(always)]
     fn fill(&mut self, t: usize, first: usize, n: usize, from: u32, to: u32) {
-        for (g, i) in (from..to).enumerate() {
-            self.group(t + g * n, first, n, i);
-        }
+        fill_by_groups(self, t, first, n, from, to)
+    }
+}
+
+/// [`Groups::fill`] a group at a time.
+#[inline(always)]
+fn fill_by_groups(
+    each: &mut (impl Groups + ?Sized),
+    t: usize,
+    first: usize,
+    n: usize,
+    from: u32,
+    to: u32,
+) {
+    for (g, i) in (from..to).enumerate() {
+        each.group(t + g * n, first, n, i);
     }
 }
 
@@ -69,13 +83,9 @@ fn min8(k: [u64; MAX_RUNS]) -> u64 {
     a[0].min(a[1]).min(a[2].min(a[3]))
 }
 
-/// Walk the spread of `f` (frequencies summing to a power of two, at most 2^12, and at
-/// most [`MAX_RUNS`] runs of equal ones), each group in increasing position.
-///
-/// Each step takes the smallest key of the runs other than the filler (a minimum, no
-/// branch), then the filler's groups before it (a division), then the group.
+/// The runs of equal frequency of `f` (at most [`MAX_RUNS`]) and their count.
 #[inline(always)]
-pub(crate) fn spread(f: &[u32], each: &mut impl Groups) {
+fn runs_of(f: &[u32]) -> ([Run; MAX_RUNS], usize) {
     let mut runs = [Run::default(); MAX_RUNS];
     let mut count = 0;
     let mut s = 0;
@@ -92,6 +102,17 @@ pub(crate) fn spread(f: &[u32], each: &mut impl Groups) {
         count += 1;
         s = end;
     }
+    (runs, count)
+}
+
+/// Walk the spread of `f` (frequencies summing to a power of two, at most 2^12, and at
+/// most [`MAX_RUNS`] runs of equal ones), each group in increasing position.
+///
+/// Each step takes the smallest key of the runs other than the filler (a minimum, no
+/// branch), then the filler's groups before it (a division), then the group.
+#[inline(always)]
+pub(crate) fn spread(f: &[u32], each: &mut impl Groups) {
+    let (runs, count) = runs_of(f);
     let runs = &runs[..count];
     // The filler: the first run of the largest frequency.
     let mut filler = 0;
@@ -221,10 +242,7 @@ impl<const N: usize> Groups for DecBuild<'_, N> {
     #[inline(always)]
     fn fill(&mut self, t: usize, first: usize, n: usize, from: u32, to: u32) {
         let Some((byte, f)) = self.single else {
-            for (g, i) in (from..to).enumerate() {
-                self.group(t + g * n, first, n, i);
-            }
-            return;
+            return fill_by_groups(self, t, first, n, from, to);
         };
         let table = &mut *self.table;
         // States k = f + i: those below 2^(a+1) read `most` bits, those from it one fewer;
@@ -385,6 +403,19 @@ mod tests {
         let mut out = Pairs(Vec::new());
         spread(f, &mut out);
         out.0
+    }
+
+    #[test]
+    fn every_q0_gives_few_enough_runs() {
+        // q0 comes from the peer: no q0 may give more runs than a walk holds.
+        use crate::entropy::escape::model::frequencies;
+        let most = (1..=65535u16)
+            .map(|q0| {
+                let (p, s) = frequencies(q0);
+                runs_of(&p).1.max(runs_of(&s).1)
+            })
+            .max();
+        assert_eq!(most, Some(6));
     }
 
     #[test]

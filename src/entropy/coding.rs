@@ -566,14 +566,14 @@ mod tests {
                     // and the property test's (8 bytes + 0.1%) rely on it.
                     let allowance = match c {
                         Coding::Small => m as f64 / 32.0 * small::SPREAD_BITS,
-                        // Where bytes escape often (far from the densities it is chosen at;
-                        // mostly overestimates, by up to 0.0015 bits a bit at p0 = 0.01).
+                        // Coding 11's model errs by more where a byte in four escapes or
+                        // more, far from the densities it is chosen at: mostly over (up to
+                        // 0.0015 bits a bit at p0 = 0.01, safe: it is then chosen less), but
+                        // either way.
                         Coding::Escape if ones > 300 => 4.0 + m as f64 / 5_000.0,
                         Coding::Escape => 2.0 + m as f64 / 40_000.0,
                         _ => 0.0,
                     };
-                    // Coding 11 far from its densities (a byte in four escaping and more)
-                    // errs either way.
                     let over = if c == Coding::Escape && ones > 300 {
                         allowance
                     } else {

@@ -14,15 +14,15 @@
 //! | 0 | raw | `raw/` | §4.1, §4.6 | | when no prediction is smaller (random-looking bits) |
 //! | 1 | adaptive | `arithmetic/` | §4.3 | | last in speed order: when only it is within the margin |
 //! | 2 | known-p | `arithmetic/` | §4.4 | | when the faster codings are over the margin |
-//! | 3 | known-p-symbols | `symbols/` | §4.5 | | when codings 8, 6 and 9 are over the margin |
+//! | 3 | known-p-symbols | `symbols/` | §4.5 | | when codings 8, 11, 6 and 9 are over the margin |
 //! | 4 | known-counters | `counters/` | §4.7 | | counting filters: the smaller of 4 and 5 |
 //! | 5 | adaptive-counters | `counters/` | §4.8 | | counting filters: the smaller of 4 and 5 |
-//! | 6 | known-p-interleaved | `interleaved/` | §4.9 | | dense arrays whose coding-8 states (128 bytes) are over the margin |
+//! | 6 | known-p-interleaved | `interleaved/` | §4.9 | | dense arrays whose coding-8 states (128 bytes) and coding-11 tables' loss are over the margin |
 //! | 7 | positional | `positional/` | §4.11 | | sparse arrays and deltas (at most one bit in 40 set): first in speed order |
 //! | 8 | dense | `dense/` | §4.12 | AVX2, AVX-512 | large dense arrays whose coding-10 states are over the margin |
-//! | 9 | small | `small/` | §4.13 | BMI2 | small unchunked arrays whose coding-6 states (32 bytes) are over the margin |
+//! | 9 | small | `small/` | §4.13 | BMI2 | small unchunked arrays where codings 11 and 6 are over the margin |
 //! | 10 | wide | `wide/` | §4.14 | AVX-512 (encoder: AVX2, AVX-512) | the largest dense arrays: first in speed order |
-//! | 11 | escape | `escape/` | §4.15 | BMI2 | small unchunked arrays of p0 0.8 to 0.97 whose coding-8 and coding-10 states are over the margin |
+//! | 11 | escape | `escape/` | §4.15 | BMI2 | unchunked arrays near the paper's density whose coding-8 and coding-10 states are over the margin |
 //!
 //! The default encoder predicts every coding's size from counts (each row's size model) and
 //! codes once, with the fastest coding within 0.08% + 6 bytes of the smallest prediction, in

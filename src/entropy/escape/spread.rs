@@ -245,8 +245,10 @@ impl<const N: usize> Groups for DecBuild<'_, N> {
             return fill_by_groups(self, t, first, n, from, to);
         };
         let table = &mut *self.table;
-        // States k = f + i: those below 2^(a+1) read `most` bits, those from it one fewer;
-        // base is k 2^nb - N (16-bit lanes: k stays below 2f + 16 and k 2^nb below 2^16).
+        // [`entry`] for sixteen states k = f + i at once: those below 2^(a+1) read `most`
+        // bits, those from it one fewer; base is k 2^nb - N (16-bit lanes: k stays below
+        // 2f + 16 and k 2^nb below 2^16). As vectors: `entry` by lane makes the paper's
+        // tables 9.3 µs instead of 5.7.
         let (precision, a) = (N.trailing_zeros(), f.ilog2());
         let (most, from_k) = ((precision - a) as u16, 1u16 << (a + 1));
         let (mut u, mut i) = (t, from);

@@ -28,6 +28,7 @@ pub(crate) const SECONDARY_PRECISION: u32 = 11;
 
 /// The 256 bytes by count of ones, then by value: the primary bytes are the first 93, the
 /// secondary bytes the other 163.
+#[cfg(test)]
 pub(crate) const BYTES: [u8; 256] = by_ones();
 
 /// The bytes the primary symbols decode to, the escape's [`ESCAPE_BYTE`], padded with
@@ -96,15 +97,18 @@ const fn symbols() -> [u8; 256] {
 /// `C(8, c)`: the bytes with `c` ones.
 const CHOOSE: [u128; 9] = [1, 8, 28, 56, 70, 56, 28, 8, 1];
 
-/// The frequencies of `q0` (1 ..= 65535): the primary symbols' (sum `2^12`) and the
-/// secondary symbols' (sum `2^11`), each at least 1 (spec §4.15). Integers only.
-///
-/// Each symbol gets 1 and its share of the rest, rounded down; the first of the largest
-/// takes what rounding left (under one per symbol). Raising the rare symbols to 1 first
-/// and taking the excess from the largest, as coding 9 does, fails here: far from the
-/// paper's density the secondary alphabet's 93 rare bytes take more than its largest
-/// frequency holds.
-pub(crate) fn frequencies(q0: u16) -> ([u32; PRIMARY], [u32; SECONDARY]) {
+/// The frequencies of `q0` by count of ones before the rounding's rest: a symbol's 1 and its
+/// share of the rest, rounded down. Integers only.
+struct Shares {
+    /// The primary bytes' with 0 ..= 3 ones.
+    primary: [u32; 4],
+    escape: u32,
+    /// The secondary bytes' with 4 ..= 8 ones.
+    secondary: [u32; 5],
+}
+
+/// [`Shares`] of `q0` (1 ..= 65535).
+fn shares(q0: u16) -> Shares {
     debug_assert!(q0 >= 1);
     let (q0, q1) = (u128::from(q0), 65536 - u128::from(q0));
     let mut p0 = [1u128; 9];
@@ -123,22 +127,41 @@ pub(crate) fn frequencies(q0: u16) -> ([u32; PRIMARY], [u32; SECONDARY]) {
         let (hi, lo) = (w >> 64, w & u128::from(u64::MAX));
         1 + ((hi * u128::from(rest) + ((lo * u128::from(rest)) >> 64)) >> 64) as u32
     };
-    // The frequencies by count of ones: one product a count, not one a symbol.
-    let by_ones: [u32; 4] = std::array::from_fn(|c| share(weight(c)));
-    let mut primary = [0u32; PRIMARY];
-    for (f, &b) in primary[..ESCAPE].iter_mut().zip(&BYTES) {
-        *f = by_ones[b.count_ones() as usize];
-    }
-    primary[ESCAPE] = share(escape);
     // The secondary weights without their common factor q1^4: below 2^64, their sum below
     // 2^71, and a weight times the rest below 2^75.
     let part = |c: usize| p0[8 - c] * p1[c - 4];
     let total: u128 = (4..9).map(|c| CHOOSE[c] * part(c)).sum();
-    let rest = (1 << SECONDARY_PRECISION) - SECONDARY as u128;
-    let by_ones: [u32; 5] = std::array::from_fn(|i| 1 + (part(i + 4) * rest / total) as u32);
+    let secondary_rest = (1 << SECONDARY_PRECISION) - SECONDARY as u128;
+    Shares {
+        primary: std::array::from_fn(|c| share(weight(c))),
+        escape: share(escape),
+        secondary: std::array::from_fn(|i| 1 + (part(i + 4) * secondary_rest / total) as u32),
+    }
+}
+
+/// The frequencies of `q0` (1 ..= 65535): the primary symbols' (sum `2^12`) and the
+/// secondary symbols' (sum `2^11`), each at least 1 (spec §4.15). Integers only.
+///
+/// Each symbol gets 1 and its share of the rest, rounded down; the first of the largest
+/// takes what rounding left (under one per symbol). Raising the rare symbols to 1 first
+/// and taking the excess from the largest, as coding 9 does, fails here: far from the
+/// paper's density the secondary alphabet's 93 rare bytes take more than its largest
+/// frequency holds.
+pub(crate) fn frequencies(q0: u16) -> ([u32; PRIMARY], [u32; SECONDARY]) {
+    let shares = shares(q0);
+    // The alphabets list their bytes by count of ones: a range of symbols a count.
+    let mut primary = [0u32; PRIMARY];
+    let mut at = 0;
+    for (c, &f) in shares.primary.iter().enumerate() {
+        primary[at..at + CHOOSE[c] as usize].fill(f);
+        at += CHOOSE[c] as usize;
+    }
+    primary[ESCAPE] = shares.escape;
     let mut secondary = [0u32; SECONDARY];
-    for (f, &b) in secondary.iter_mut().zip(&BYTES[ESCAPE..]) {
-        *f = by_ones[b.count_ones() as usize - 4];
+    let mut at = 0;
+    for (c, &f) in (4..9).zip(&shares.secondary) {
+        secondary[at..at + CHOOSE[c] as usize].fill(f);
+        at += CHOOSE[c] as usize;
     }
     // Each f is at least 1 and the shares sum to at most the rest: the sums are at most
     // 2^precision, and the largest only grows.
@@ -149,46 +172,60 @@ pub(crate) fn frequencies(q0: u16) -> ([u32; PRIMARY], [u32; SECONDARY]) {
 
 /// Bits per byte that the quantized frequencies of `q0` cost over the bit model's own
 /// entropy (the Kullback-Leibler divergence of the frequencies from the model's byte
-/// probabilities, the escape's share included). Floats, for the encoder's size model.
+/// probabilities, the escape's share included). Floats, for the encoder's size model; from
+/// the frequencies by count of ones, ten logarithms.
 pub(crate) fn excess_bits(q0: u16) -> f64 {
-    let (primary, secondary) = frequencies(q0);
+    let shares = shares(q0);
     let q = f64::from(q0) / 65536.0;
-    let prob = |c: u32| q.powi(8 - c as i32) * (1.0 - q).powi(c as i32);
-    let escape: f64 = (4..9).map(|c| CHOOSE[c as usize] as f64 * prob(c)).sum();
-    let mut bits = 0.0;
-    // Symbols of equal frequency and ones come in runs: one logarithm per run.
-    let mut runs = |f: &[u32], bytes: &[u8], scale: f64, given: f64| {
-        let mut s = 0;
-        while s < f.len() {
-            let c = bytes[s].count_ones();
-            let mut end = s + 1;
-            while end < f.len() && f[end] == f[s] && bytes[end].count_ones() == c {
-                end += 1;
-            }
-            let p = prob(c) / given;
-            if p > 0.0 {
-                bits += given * (end - s) as f64 * p * (p * scale / f64::from(f[s])).log2();
-            }
-            s = end;
-        }
-    };
-    runs(
-        &primary[..ESCAPE],
-        &BYTES[..ESCAPE],
-        f64::from(1u32 << PRIMARY_PRECISION),
-        1.0,
-    );
+    let prob = |c: usize| q.powi(8 - c as i32) * (1.0 - q).powi(c as i32);
+    let escape: f64 = (4..9).map(|c| CHOOSE[c] as f64 * prob(c)).sum();
+    let mut primary = [(0, 0, 0.0); 5];
+    for c in 0..4 {
+        primary[c] = (CHOOSE[c] as u32, shares.primary[c], prob(c));
+    }
+    primary[4] = (1, shares.escape, escape);
+    let mut bits = divergence(&primary, PRIMARY_PRECISION);
     if escape > 0.0 {
-        runs(
-            &secondary,
-            &BYTES[ESCAPE..],
-            f64::from(1u32 << SECONDARY_PRECISION),
-            escape,
-        );
-        bits += escape
-            * (escape * f64::from(1u32 << PRIMARY_PRECISION) / f64::from(primary[ESCAPE])).log2();
+        let secondary: [(u32, u32, f64); 5] = std::array::from_fn(|i| {
+            (
+                CHOOSE[i + 4] as u32,
+                shares.secondary[i],
+                prob(i + 4) / escape,
+            )
+        });
+        bits += escape * divergence(&secondary, SECONDARY_PRECISION);
     }
     bits
+}
+
+/// The Kullback-Leibler divergence, in bits a symbol, of an alphabet's frequencies (summing
+/// to `2^precision` after the rounding's rest) from its probabilities, the symbols given in
+/// classes `(symbols, frequency, probability of each)` in symbol order. The rest goes to
+/// the first symbol of the first largest class, as [`rest_to_first_largest`] gives it.
+fn divergence(classes: &[(u32, u32, f64)], precision: u32) -> f64 {
+    let total = 1u32 << precision;
+    let rest = total - classes.iter().map(|&(n, f, _)| n * f).sum::<u32>();
+    let mut top = 0;
+    for (i, class) in classes.iter().enumerate() {
+        if class.1 > classes[top].1 {
+            top = i;
+        }
+    }
+    let bits = |n: u32, f: u32, p: f64| {
+        if p > 0.0 {
+            f64::from(n) * p * (p * f64::from(total) / f64::from(f)).log2()
+        } else {
+            0.0
+        }
+    };
+    classes
+        .iter()
+        .enumerate()
+        .map(|(i, &(n, f, p))| match i == top {
+            true => bits(n - 1, f, p) + bits(1, f + rest, p),
+            false => bits(n, f, p),
+        })
+        .sum()
 }
 
 #[cfg(test)]
@@ -216,6 +253,38 @@ mod tests {
             assert_eq!(p.iter().sum::<u32>(), 4096, "q0 {q0}");
             assert_eq!(s.iter().sum::<u32>(), 2048, "q0 {q0}");
             assert!(p.iter().chain(&s).all(|&f| f >= 1), "q0 {q0}");
+        }
+    }
+
+    #[test]
+    fn the_excess_is_the_divergence_over_every_symbol() {
+        // By classes of equal ones against symbol by symbol, from the frequencies.
+        for q0 in (1..=65535u16).step_by(7).chain([65535]) {
+            let (primary, secondary) = frequencies(q0);
+            let q = f64::from(q0) / 65536.0;
+            let prob = |b: u8| {
+                let c = b.count_ones() as i32;
+                q.powi(8 - c) * (1.0 - q).powi(c)
+            };
+            let escape: f64 = BYTES[ESCAPE..].iter().map(|&b| prob(b)).sum();
+            let term = |p: f64, f: u32, n: u32| match p > 0.0 {
+                true => p * (p * f64::from(n) / f64::from(f)).log2(),
+                false => 0.0,
+            };
+            let mut bits: f64 = (0..ESCAPE)
+                .map(|s| term(prob(BYTES[s]), primary[s], 4096))
+                .sum();
+            bits += term(escape, primary[ESCAPE], 4096);
+            if escape > 0.0 {
+                bits += (0..SECONDARY)
+                    .map(|s| escape * term(prob(BYTES[ESCAPE + s]) / escape, secondary[s], 2048))
+                    .sum::<f64>();
+            }
+            let e = excess_bits(q0);
+            assert!(
+                (e - bits).abs() <= 1e-9 * bits.abs().max(1.0),
+                "q0 {q0}: {e} {bits}"
+            );
         }
     }
 

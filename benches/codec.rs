@@ -24,8 +24,11 @@
 //!
 //! At the end, one Markdown table of sizes and speeds (MB/s = 10^6 bytes of uncompressed
 //! filter per second, from criterion's mean times in `target/criterion`) for every case that
-//! ran. Run with `cargo bench -p bloomwire-benches --bench codec`; a filter after `--` selects
-//! cases, e.g. `-- 'm=8000000/p0=0.9/|chunked'` for the README's table.
+//! ran, then the default coder's speed over zstd's *paired*: the two timed in alternating
+//! batches, the median of the batches' ratios (criterion's means, taken seconds apart, carry
+//! a shared machine's slow phases into their ratio), for every case where criterion ran
+//! both. Run with `cargo bench -p bloomwire-benches --bench codec`; a filter after `--`
+//! selects cases, e.g. `-- 'm=8000000/p0=0.9/|chunked'` for the README's table.
 
 use std::hint::black_box;
 use std::io::Cursor;
@@ -39,7 +42,7 @@ use bloomwire::{
     BitArray, BitCoding, BloomFilter, Chunking, Coding, Decoded, Encoder, FrameView, HashFamily,
     Limits, Params,
 };
-use bloomwire_benches::{mean_ns, start_run, CpuTime};
+use bloomwire_benches::{mean_ns, paired_ratio, start_run, CpuTime};
 use bloomwire_testkit::splitmix64;
 use criterion::{Criterion, SamplingMode, Throughput};
 
@@ -388,6 +391,46 @@ fn bench_codec(c: &mut Criterion<CpuTime>) {
             b.iter(|| arcode_decode(black_box(&case.arcode), m))
         });
         g.finish();
+        paired_against_zstd(case);
+    }
+}
+
+/// The default coder's speed over zstd's (decode against -19, encode against -3), paired,
+/// where criterion ran both in this run.
+static PAIRED: std::sync::Mutex<Vec<(String, &str, f64)>> = std::sync::Mutex::new(Vec::new());
+
+fn paired_against_zstd(case: &Case) {
+    let group = format!("codec/m={}/{}", case.m, case.label);
+    let ran = |a: &str, b: &str| mean_ns(&group, a).is_some() && mean_ns(&group, b).is_some();
+    let budget = Duration::from_millis(1500);
+    let len = case.packed.len();
+    let mut paired = PAIRED.lock().unwrap();
+    if ran("decode/default", "decode/zstd-19") {
+        let speed = paired_ratio(
+            budget,
+            || {
+                black_box(zstd_decompress(black_box(&case.zstd19), len));
+            },
+            || {
+                black_box(
+                    bloomwire::decode::<Decoded>(black_box(&case.default), &Limits::default())
+                        .expect("decode"),
+                );
+            },
+        );
+        paired.push((group.clone(), "decode, default / zstd -19", speed));
+    }
+    if ran("encode/default", "encode/zstd-3") {
+        let speed = paired_ratio(
+            budget,
+            || {
+                black_box(zstd_compress(black_box(&case.packed), 3));
+            },
+            || {
+                black_box(encode_default(black_box(&case.filter)));
+            },
+        );
+        paired.push((group, "encode, default / zstd -3", speed));
     }
 }
 
@@ -537,6 +580,15 @@ fn print_table() {
             speed("encode"),
             speed("decode")
         );
+    }
+    let paired = PAIRED.lock().unwrap();
+    if !paired.is_empty() {
+        println!();
+        println!("| case | speed, paired | times |");
+        println!("|---|---|---:|");
+        for (group, what, speed) in paired.iter() {
+            println!("| {} | {what} | {speed:.2} |", group.replace("codec/", ""));
+        }
     }
 }
 

@@ -7,14 +7,17 @@
 //! Filters: k = 3, one key per 10 bits at m = 10^4 to 10^8 bits, and 1 000 000 keys at
 //! m = 1.2, 6.2, 12.4 and 49 million bits. Times are the **CPU time of the benchmarking
 //! thread**, which codes every chunk (`Encoder::threads(1)`); every timed encode ends in
-//! the frame's bytes (`to_bytes`, or the caller's buffer). At the end, one Markdown table.
+//! the frame's bytes (`to_bytes`, or the caller's buffer). The ratios are also measured
+//! *paired*: the two encodes timed in alternating batches, the median of the batches'
+//! ratios (criterion's means, taken seconds apart, carry a shared machine's slow phases
+//! into their ratio). At the end, one Markdown table.
 //! Run with `cargo bench -p bloomwire-benches --bench encode`.
 
 use std::hint::black_box;
 use std::time::Duration;
 
 use bloomwire::{BitCoding, BloomFilter, Encoder, HashFamily, Params};
-use bloomwire_benches::{cell, mean_ns, start_run, CpuTime};
+use bloomwire_benches::{cell, mean_ns, paired_ratio, start_run, CpuTime};
 use bloomwire_testkit::thread_minor_faults;
 use criterion::Criterion;
 
@@ -61,6 +64,8 @@ struct Row {
     bytes: usize,
     one_shot_faults: f64,
     reuse_faults: f64,
+    /// Default over chosen and reuse over chosen, paired; for the cases criterion ran.
+    paired: Option<(f64, f64)>,
 }
 
 fn bench_case(c: &mut Criterion<CpuTime>, case: &Case, rows: &mut Vec<Row>) {
@@ -88,6 +93,7 @@ fn bench_case(c: &mut Criterion<CpuTime>, case: &Case, rows: &mut Vec<Row>) {
             default.encode_into(f, 0, &mut buf).expect("frame");
             black_box(&buf);
         }),
+        paired: None,
     });
 
     let mut g = c.benchmark_group(&case.label);
@@ -108,19 +114,43 @@ fn bench_case(c: &mut Criterion<CpuTime>, case: &Case, rows: &mut Vec<Row>) {
         })
     });
     g.finish();
+    if mean_ns(&case.label, "chosen").is_some() {
+        let budget = Duration::from_millis(1500);
+        let chosen = || {
+            black_box(chosen.encode(black_box(f)).expect("frame").to_bytes());
+        };
+        let default_over_chosen = paired_ratio(
+            budget,
+            || {
+                black_box(default.encode(black_box(f)).expect("frame").to_bytes());
+            },
+            chosen,
+        );
+        let reuse_over_chosen = paired_ratio(
+            budget,
+            || {
+                default
+                    .encode_into(black_box(f), 0, &mut buf)
+                    .expect("frame");
+            },
+            chosen,
+        );
+        rows.last_mut().expect("this case's row").paired =
+            Some((default_over_chosen, reuse_over_chosen));
+    }
 }
 
 fn print_table(rows: &[Row]) {
     println!();
     println!(
-        "| case | coding | bytes | chosen µs | default µs | default / chosen | reuse µs | reuse / chosen | faults a call, one-shot | faults a call, reuse |"
+        "| case | coding | bytes | chosen µs | default µs | default / chosen | reuse µs | reuse / chosen | default / chosen, paired | reuse / chosen, paired | faults a call, one-shot | faults a call, reuse |"
     );
-    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for r in rows {
         let t = |f: &str| mean_ns(&r.label, f).map(|ns| ns / 1e3);
         let (chosen, default, reuse) = (t("chosen"), t("default"), t("default-reuse"));
         println!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {:.1} | {:.1} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.1} | {:.1} |",
             r.label.trim_start_matches("encode/"),
             r.coding,
             r.bytes,
@@ -129,6 +159,8 @@ fn print_table(rows: &[Row]) {
             cell(default.zip(chosen).map(|(a, b)| a / b), 2),
             cell(reuse, 1),
             cell(reuse.zip(chosen).map(|(a, b)| a / b), 2),
+            cell(r.paired.map(|p| p.0), 2),
+            cell(r.paired.map(|p| p.1), 2),
             r.one_shot_faults,
             r.reuse_faults,
         );

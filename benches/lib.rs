@@ -2,11 +2,13 @@
 //! kept apart from the library so that its tests and demo compile none of the comparison
 //! crates. The benchmarks are the files beside this one (`README.md` says what each measures
 //! and holds the figures of the last runs); what they share is here: a criterion
-//! measurement of the thread's CPU time, and the mean times of the run that is going on, for
-//! the tables the benchmarks print at the end.
+//! measurement of the thread's CPU time, the mean times of the run that is going on (for
+//! the tables the benchmarks print at the end), and the ratio of two functions timed in
+//! alternating batches.
 
 use std::path::PathBuf;
 use std::sync::OnceLock;
+use std::time::Duration;
 use std::time::SystemTime;
 
 use criterion::measurement::{Measurement, ValueFormatter, WallTime};
@@ -86,4 +88,37 @@ pub fn mean_ns(group: &str, function: &str) -> Option<f64> {
 /// benchmark that a filter left out).
 pub fn cell(v: Option<f64>, digits: usize) -> String {
     v.map_or("–".into(), |v| format!("{v:.digits$}"))
+}
+
+/// `a`'s thread CPU time over `b`'s, measured in alternating batches (which of the two goes
+/// first alternating too) for about `budget` of CPU time: the median of the pairs' ratios.
+/// On a shared machine a slow phase lasts longer than a pair, so it falls on both sides of
+/// one; criterion's means, taken seconds apart, carry it into the ratio of the two.
+pub fn paired_ratio(budget: Duration, mut a: impl FnMut(), mut b: impl FnMut()) -> f64 {
+    let time = |f: &mut dyn FnMut(), calls: u64| {
+        let start = thread_cpu_nanos();
+        for _ in 0..calls {
+            f();
+        }
+        (thread_cpu_nanos() - start).max(1)
+    };
+    // Batches of at least 200 µs, from one warm call of each.
+    a();
+    b();
+    let one = time(&mut a, 1).max(time(&mut b, 1));
+    let calls = (200_000 / one).max(1);
+    let (mut ratios, mut spent) = (Vec::new(), 0);
+    while ratios.len() < 5 || (spent < budget.as_nanos() as u64 && ratios.len() < 1001) {
+        let (ta, tb) = match ratios.len() % 2 {
+            0 => (time(&mut a, calls), time(&mut b, calls)),
+            _ => {
+                let tb = time(&mut b, calls);
+                (time(&mut a, calls), tb)
+            }
+        };
+        spent += ta + tb;
+        ratios.push(ta as f64 / tb as f64);
+    }
+    ratios.sort_by(f64::total_cmp);
+    ratios[ratios.len() / 2]
 }

@@ -3,8 +3,8 @@
 //! and the array is coded once, with the fastest coding whose predicted frame is within the
 //! margin of the smallest prediction, in the order of decoding speed kept here.
 
-use crate::entropy::chunks;
 use crate::entropy::model::Counts;
+use crate::entropy::{chunks, escape};
 use crate::error::{Error, Result};
 
 use super::encoder::{counters_not_bits, Body, Chunking, Settings};
@@ -25,7 +25,10 @@ use super::ids::Coding;
 /// the margin. Coding 11 decodes a byte a step where coding 9 decodes a nibble (the paper's
 /// frame in 27.1 µs against 40.6, `cargo bench -p bloomwire-benches --bench codec --
 /// 'm=140000/paper/decode'`) for a few bytes more and no 32 bytes of states: it comes
-/// after coding 8, whose states are over the margin wherever coding 11 is within it.
+/// after coding 8, whose states are over the margin wherever coding 11 is within it. Its
+/// tables cost more than coding 9's, though: on an array too small to repay them
+/// (`escape::repays_its_tables`: below about 20 000 bits at the paper's density) it comes
+/// after coding 9 instead.
 const SPARSE_ORDER: [Coding; 9] = [
     Coding::Positional,
     Coding::Wide,
@@ -106,12 +109,19 @@ impl Settings {
         // shift come from this count.
         let (m, ones) = (bits.len(), bits.count_ones());
         let zeros = Some(m - ones);
-        let order = if ones <= m / 40 {
+        let mut order = if ones <= m / 40 {
             SPARSE_ORDER
         } else {
             DENSE_ORDER
         };
         let measured_q0 = self.q0(body, zeros);
+        // Coding 11's tables cost more to build than coding 9's: on an array too small to
+        // repay them it decodes the slower of the two, and comes after coding 9.
+        if !escape::repays_its_tables(m, measured_q0) {
+            let at = |c| order.iter().position(|&o| o == c).expect("in both orders");
+            let (escape, small) = (at(Coding::Escape), at(Coding::Small));
+            order[escape..=small].rotate_left(1);
+        }
         // A frame the caller wants in chunks (or large enough for them by default) gets a
         // coding that chunks (coding 9 does not).
         let chunks_wanted = match self.chunking {
@@ -211,7 +221,36 @@ mod tests {
     use crate::filter::bits::BitArray;
     use crate::filter::hashing::{fmix64, HashFamily};
     use crate::filter::{BloomFilter, Params};
+    use crate::format::ids::Coding;
     use crate::format::{decode, Decoded, Encoder, Limits};
+
+    /// `m` bits, each one with probability `p1`, from a seed that is `m`.
+    fn random_filter(m: u64, p1: f64) -> BloomFilter {
+        let threshold = (p1 * 2f64.powi(64)).min(u64::MAX as f64) as u64;
+        let mut bits = BitArray::new(m);
+        for i in 0..m {
+            if fmix64(m ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15)) < threshold || p1 >= 1.0 {
+                bits.set(i);
+            }
+        }
+        let params = Params::standard(m, 1, HashFamily::default()).unwrap();
+        BloomFilter::from_parts(params, bits, 0).unwrap()
+    }
+
+    #[test]
+    fn coding_11_waits_for_arrays_that_repay_its_tables() {
+        // Where both are within the margin: coding 9 on the small arrays, coding 11 on the
+        // larger ones (the paper's among them); later where more bytes escape.
+        for (m, p1, coding) in [
+            (10_000u64, 0.13, Coding::Small),
+            (30_000, 0.13, Coding::Escape),
+            (140_000, 0.133, Coding::Escape),
+            (45_000, 0.25, Coding::Small),
+        ] {
+            let frame = Encoder::new().encode(&random_filter(m, p1)).unwrap();
+            assert_eq!(frame.coding(), coding, "m {m} p1 {p1}");
+        }
+    }
 
     #[test]
     fn the_default_encoder_codes_a_filter_once() {
@@ -227,15 +266,7 @@ mod tests {
             (100_000, 0.0),
             (100_000, 1.0),
         ] {
-            let threshold = (p1 * 2f64.powi(64)).min(u64::MAX as f64) as u64;
-            let mut bits = BitArray::new(m);
-            for i in 0..m {
-                if fmix64(m ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15)) < threshold || p1 >= 1.0 {
-                    bits.set(i);
-                }
-            }
-            let params = Params::standard(m, 1, HashFamily::default()).unwrap();
-            let f = BloomFilter::from_parts(params, bits, 0).unwrap();
+            let f = random_filter(m, p1);
             let before = super::super::encoder::payloads_coded();
             let frame = Encoder::new().encode(&f).unwrap();
             assert_eq!(

@@ -139,6 +139,21 @@ fn shares(q0: u16) -> Shares {
     }
 }
 
+/// Steps the two tables' walks take at `q0` (1 ..= 65535), about: the groups of every run
+/// of equal frequency but the largest (rounding's rest aside). A table build's cost.
+pub(crate) fn walk_steps(q0: u16) -> u32 {
+    let shares = shares(q0);
+    let steps = |f: &[u32]| f.iter().sum::<u32>() - f.iter().max().copied().unwrap_or(0);
+    let primary = [
+        shares.primary[0],
+        shares.primary[1],
+        shares.primary[2],
+        shares.primary[3],
+        shares.escape,
+    ];
+    steps(&primary) + steps(&shares.secondary)
+}
+
 /// The frequencies of `q0` (1 ..= 65535): the primary symbols' (sum `2^12`) and the
 /// secondary symbols' (sum `2^11`), each at least 1 (spec §4.15). Integers only.
 ///
@@ -176,9 +191,8 @@ pub(crate) fn frequencies(q0: u16) -> ([u32; PRIMARY], [u32; SECONDARY]) {
 /// the frequencies by count of ones, ten logarithms.
 pub(crate) fn excess_bits(q0: u16) -> f64 {
     let shares = shares(q0);
-    let q = f64::from(q0) / 65536.0;
-    let prob = |c: usize| q.powi(8 - c as i32) * (1.0 - q).powi(c as i32);
-    let escape: f64 = (4..9).map(|c| CHOOSE[c] as f64 * prob(c)).sum();
+    let prob = |c: usize| byte_probability(q0, c);
+    let escape = escape_probability(q0);
     let mut primary = [(0, 0, 0.0); 5];
     for c in 0..4 {
         primary[c] = (CHOOSE[c] as u32, shares.primary[c], prob(c));
@@ -196,6 +210,20 @@ pub(crate) fn excess_bits(q0: u16) -> f64 {
         bits += escape * divergence(&secondary, SECONDARY_PRECISION);
     }
     bits
+}
+
+/// The probability of one byte with `c` ones under the bit model of `q0`. Floats.
+fn byte_probability(q0: u16, c: usize) -> f64 {
+    let q = f64::from(q0) / 65536.0;
+    q.powi(8 - c as i32) * (1.0 - q).powi(c as i32)
+}
+
+/// The probability that a byte escapes (has four ones or more) under the bit model of
+/// `q0`. Floats.
+pub(crate) fn escape_probability(q0: u16) -> f64 {
+    (4..9)
+        .map(|c| CHOOSE[c] as f64 * byte_probability(q0, c))
+        .sum()
 }
 
 /// The Kullback-Leibler divergence, in bits a symbol, of an alphabet's frequencies (summing

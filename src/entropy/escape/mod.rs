@@ -164,6 +164,16 @@ fn byte(words: &[u64], t: usize) -> u8 {
     (words[t / 8] >> (8 * (t % 8))) as u8
 }
 
+/// Whether any of the four bytes of `four` has four ones or more (escapes): their counts of
+/// ones side by side, then 124 added to each (bit 7 set from 4 on, no carry out of a byte).
+#[inline(always)]
+fn has_escape(four: u32) -> bool {
+    let c = four - ((four >> 1) & 0x5555_5555);
+    let c = (c & 0x3333_3333) + ((c >> 2) & 0x3333_3333);
+    let c = (c + (c >> 4)) & 0x0F0F_0F0F;
+    (c + 0x7C7C_7C7C) & 0x8080_8080 != 0
+}
+
 /// Append the coding-11 payload of the first `m` bits of `words` (bits past `m` zero) to
 /// `out`, with BMI2 where the CPU has it.
 pub(crate) fn encode(words: &[u64], m: u64, q0: u16, out: &mut Vec<u8>) {
@@ -192,12 +202,12 @@ pub(crate) fn encode_portable(words: &[u64], m: u64, q0: u16, out: &mut Vec<u8>)
         x[t % STATES] |= u32::from(byte(words, t));
     }
     let mut y = N2 as u32;
-    for g in (0..coded.div_ceil(STATES)).rev() {
+    let any_group = |g: usize, x: &mut [u32; STATES], y: &mut u32, runs: &mut Vec<u64>| {
         let group = STATES * g..(STATES * g + STATES).min(coded);
         for t in group.clone().rev() {
             let b = byte(words, t);
             if !is_primary(b) {
-                let (bits, c) = secondary.put(&mut y, usize::from(SYMBOL[usize::from(b)]));
+                let (bits, c) = secondary.put(y, usize::from(SYMBOL[usize::from(b)]));
                 runs.push(run(bits, c));
             }
         }
@@ -210,6 +220,26 @@ pub(crate) fn encode_portable(words: &[u64], m: u64, q0: u16, out: &mut Vec<u8>)
                 ESCAPE
             };
             let (pushed, c) = primary.put(&mut x[t % STATES], s);
+            (bits, count) = (bits << c | pushed, count + c);
+        }
+        runs.push(run(bits, count));
+    };
+    // A last group of fewer than four bytes, then the whole ones: from their four bytes
+    // at once, those with an escape (one in twenty at the paper's density) as any group.
+    let whole = coded / STATES;
+    if !coded.is_multiple_of(STATES) {
+        any_group(whole, &mut x, &mut y, &mut runs);
+    }
+    for g in (0..whole).rev() {
+        let four = (words[g / 2] >> (32 * (g % 2))) as u32;
+        if has_escape(four) {
+            any_group(g, &mut x, &mut y, &mut runs);
+            continue;
+        }
+        let (mut bits, mut count) = (0u64, 0u32);
+        for (j, x) in x.iter_mut().enumerate().rev() {
+            let s = usize::from(SYMBOL[(four >> (8 * j)) as usize & 0xFF]);
+            let (pushed, c) = primary.put(x, s);
             (bits, count) = (bits << c | pushed, count + c);
         }
         runs.push(run(bits, count));
@@ -636,6 +666,24 @@ mod tests {
         longer.push(0);
         assert!(dec(&longer, m, 52000).is_err());
         assert!(dec(&[0u8; 7], 4, 52000).is_err());
+    }
+
+    #[test]
+    fn a_group_has_an_escape_where_a_byte_has() {
+        for b in 0..=255u8 {
+            for lane in 0..STATES {
+                // The byte among others that do not escape (0x07: three ones) and that do
+                // (0x0F: four).
+                let alone = u32::from(b) << (8 * lane);
+                let rest = !(0xFF << (8 * lane));
+                assert_eq!(
+                    has_escape(alone | 0x0707_0707 & rest),
+                    !is_primary(b),
+                    "{b:#04x}"
+                );
+                assert!(has_escape(alone | 0x0F0F_0F0F & rest), "{b:#04x} in {lane}");
+            }
+        }
     }
 
     #[test]

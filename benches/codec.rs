@@ -26,8 +26,9 @@
 //! filter per second, from criterion's mean times in `target/criterion`) for every case that
 //! ran, then the default coder's speed over zstd's *paired*: the two timed in alternating
 //! batches, the median of the batches' ratios (criterion's means, taken seconds apart, carry
-//! a shared machine's slow phases into their ratio), for every case where criterion ran
-//! both. Run with `cargo bench -p bloomwire-benches --bench codec`; a filter after `--`
+//! a shared machine's slow phases into their ratio) and the ratio of each side's fastest
+//! batch (a core shared with another thread slows the two by different amounts), for every
+//! case where criterion ran both. Run with `cargo bench -p bloomwire-benches --bench codec`; a filter after `--`
 //! selects cases, e.g. `-- 'm=8000000/p0=0.9/|chunked'` for the README's table.
 
 use std::hint::black_box;
@@ -42,7 +43,7 @@ use bloomwire::{
     BitArray, BitCoding, BloomFilter, Chunking, Coding, Decoded, Encoder, FrameView, HashFamily,
     Limits, Params,
 };
-use bloomwire_benches::{mean_ns, paired_ratio, start_run, CpuTime};
+use bloomwire_benches::{mean_ns, paired_ratio, start_run, CpuTime, Paired};
 use bloomwire_testkit::splitmix64;
 use criterion::{Criterion, SamplingMode, Throughput};
 
@@ -397,7 +398,7 @@ fn bench_codec(c: &mut Criterion<CpuTime>) {
 
 /// The default coder's speed over zstd's (decode against -19, encode against -3), paired,
 /// where criterion ran both in this run.
-static PAIRED: std::sync::Mutex<Vec<(String, &str, f64)>> = std::sync::Mutex::new(Vec::new());
+static PAIRED: std::sync::Mutex<Vec<(String, &str, Paired)>> = std::sync::Mutex::new(Vec::new());
 
 fn paired_against_zstd(case: &Case) {
     let group = format!("codec/m={}/{}", case.m, case.label);
@@ -584,10 +585,15 @@ fn print_table() {
     let paired = PAIRED.lock().unwrap();
     if !paired.is_empty() {
         println!();
-        println!("| case | speed, paired | times |");
-        println!("|---|---|---:|");
+        println!("| case | speed, paired | median of the pairs | fastest batches |");
+        println!("|---|---|---:|---:|");
         for (group, what, speed) in paired.iter() {
-            println!("| {} | {what} | {speed:.2} |", group.replace("codec/", ""));
+            println!(
+                "| {} | {what} | {:.2} | {:.2} |",
+                group.replace("codec/", ""),
+                speed.median,
+                speed.best
+            );
         }
     }
 }

@@ -125,7 +125,8 @@ fn bench_case(c: &mut Criterion<CpuTime>, case: &Case, rows: &mut Vec<Row>) {
                 black_box(default.encode(black_box(f)).expect("frame").to_bytes());
             },
             chosen,
-        );
+        )
+        .median;
         let reuse_over_chosen = paired_ratio(
             budget,
             || {
@@ -134,7 +135,8 @@ fn bench_case(c: &mut Criterion<CpuTime>, case: &Case, rows: &mut Vec<Row>) {
                     .expect("frame");
             },
             chosen,
-        );
+        )
+        .median;
         rows.last_mut().expect("this case's row").paired =
             Some((default_over_chosen, reuse_over_chosen));
     }

@@ -90,11 +90,21 @@ pub fn cell(v: Option<f64>, digits: usize) -> String {
     v.map_or("–".into(), |v| format!("{v:.digits$}"))
 }
 
+/// Two functions' thread CPU times compared in alternating batches: see [`paired_ratio`].
+#[derive(Clone, Copy, Debug)]
+pub struct Paired {
+    /// The median of the pairs' ratios.
+    pub median: f64,
+    /// The ratio of each function's fastest batch: the least disturbed figure of each, where
+    /// a core shared with another thread slows the two by different amounts.
+    pub best: f64,
+}
+
 /// `a`'s thread CPU time over `b`'s, measured in alternating batches (which of the two goes
-/// first alternating too) for about `budget` of CPU time: the median of the pairs' ratios.
-/// On a shared machine a slow phase lasts longer than a pair, so it falls on both sides of
-/// one; criterion's means, taken seconds apart, carry it into the ratio of the two.
-pub fn paired_ratio(budget: Duration, mut a: impl FnMut(), mut b: impl FnMut()) -> f64 {
+/// first alternating too) for about `budget` of CPU time. On a shared machine a slow phase
+/// lasts longer than a pair, so it falls on both sides of one; criterion's means, taken
+/// seconds apart, carry it into the ratio of the two.
+pub fn paired_ratio(budget: Duration, mut a: impl FnMut(), mut b: impl FnMut()) -> Paired {
     let time = |f: &mut dyn FnMut(), calls: u64| {
         let start = thread_cpu_nanos();
         for _ in 0..calls {
@@ -107,7 +117,7 @@ pub fn paired_ratio(budget: Duration, mut a: impl FnMut(), mut b: impl FnMut()) 
     b();
     let one = time(&mut a, 1).max(time(&mut b, 1));
     let calls = (200_000 / one).max(1);
-    let (mut ratios, mut spent) = (Vec::new(), 0);
+    let (mut ratios, mut spent, mut best) = (Vec::new(), 0, (u64::MAX, u64::MAX));
     while ratios.len() < 5 || (spent < budget.as_nanos() as u64 && ratios.len() < 1001) {
         let (ta, tb) = match ratios.len() % 2 {
             0 => (time(&mut a, calls), time(&mut b, calls)),
@@ -117,8 +127,12 @@ pub fn paired_ratio(budget: Duration, mut a: impl FnMut(), mut b: impl FnMut()) 
             }
         };
         spent += ta + tb;
+        best = (best.0.min(ta), best.1.min(tb));
         ratios.push(ta as f64 / tb as f64);
     }
     ratios.sort_by(f64::total_cmp);
-    ratios[ratios.len() / 2]
+    Paired {
+        median: ratios[ratios.len() / 2],
+        best: best.0 as f64 / best.1 as f64,
+    }
 }

@@ -42,7 +42,7 @@ mod bmi2;
 
 use model::{
     excess_bits, frequencies, is_primary, ESCAPE, ESCAPE_BYTE, PRIMARY, PRIMARY_BYTES,
-    PRIMARY_PRECISION, SECONDARY, SECONDARY_BYTES, SECONDARY_PRECISION, SYMBOL,
+    PRIMARY_PRECISION, PRIMARY_SYMBOL, SECONDARY, SECONDARY_BYTES, SECONDARY_PRECISION, SYMBOL,
 };
 use spread::{DecTable, EncTable};
 
@@ -225,7 +225,8 @@ pub(crate) fn encode_portable(words: &[u64], m: u64, q0: u16, out: &mut Vec<u8>)
         runs.push(run(bits, count));
     };
     // A last group of fewer than four bytes, then the whole ones: from their four bytes
-    // at once, those with an escape (one in twenty at the paper's density) as any group.
+    // at once, whose escapes (a group in twenty at the paper's density) the counts of their
+    // ones find.
     let whole = coded / STATES;
     if !coded.is_multiple_of(STATES) {
         any_group(whole, &mut x, &mut y, &mut runs);
@@ -233,12 +234,17 @@ pub(crate) fn encode_portable(words: &[u64], m: u64, q0: u16, out: &mut Vec<u8>)
     for g in (0..whole).rev() {
         let four = (words[g / 2] >> (32 * (g % 2))) as u32;
         if has_escape(four) {
-            any_group(g, &mut x, &mut y, &mut runs);
-            continue;
+            for j in (0..STATES).rev() {
+                let b = (four >> (8 * j)) as u8;
+                if !is_primary(b) {
+                    let (bits, c) = secondary.put(&mut y, usize::from(SYMBOL[usize::from(b)]));
+                    runs.push(run(bits, c));
+                }
+            }
         }
         let (mut bits, mut count) = (0u64, 0u32);
         for (j, x) in x.iter_mut().enumerate().rev() {
-            let s = usize::from(SYMBOL[(four >> (8 * j)) as usize & 0xFF]);
+            let s = usize::from(PRIMARY_SYMBOL[(four >> (8 * j)) as usize & 0xFF]);
             let (pushed, c) = primary.put(x, s);
             (bits, count) = (bits << c | pushed, count + c);
         }

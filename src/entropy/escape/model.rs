@@ -41,6 +41,9 @@ pub(crate) const SECONDARY_BYTES: [u8; SECONDARY + WIDE] = padded(ESCAPE, 256, N
 /// Per byte, its symbol: its index in [`BYTES`], less 93 for a secondary byte.
 pub(crate) const SYMBOL: [u8; 256] = symbols();
 
+/// Per byte, its primary symbol: its [`SYMBOL`] if it is a primary byte, else the escape.
+pub(crate) const PRIMARY_SYMBOL: [u8; 256] = primary_symbols();
+
 /// Whether byte `b` is in the primary alphabet.
 #[inline(always)]
 pub(crate) fn is_primary(b: u8) -> bool {
@@ -90,6 +93,19 @@ const fn symbols() -> [u8; 256] {
             (i - ESCAPE) as u8
         };
         i += 1;
+    }
+    out
+}
+
+const fn primary_symbols() -> [u8; 256] {
+    let symbol = symbols();
+    let mut out = [ESCAPE as u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        if (b as u8).count_ones() <= 3 {
+            out[b] = symbol[b];
+        }
+        b += 1;
     }
     out
 }

@@ -91,6 +91,22 @@ fn sparse_filters_choose_the_positional_coding() {
 }
 
 #[test]
+fn coding_11_waits_for_arrays_that_repay_its_tables() {
+    // Where both are within the margin: coding 9 on the small arrays, coding 11 on the
+    // larger ones (the paper's among them); later where more bytes escape.
+    for (m, p1, want) in [
+        (10_000u64, 0.13, Coding::Small),
+        (30_000, 0.13, Coding::Escape),
+        (140_000, 0.133, Coding::Escape),
+        (45_000, 0.25, Coding::Small),
+    ] {
+        let (coding, len, best, smallest) = chosen_against_smallest(m, p1, m);
+        println!("m {m} p1 {p1}: {coding} {len} B; smallest {best} {smallest} B");
+        assert_eq!(coding, want, "m {m} p1 {p1}");
+    }
+}
+
+#[test]
 fn large_dense_filters_choose_the_wide_or_the_dense_coding() {
     // Coding 10 decodes fastest, coding 8 next; their states (about 110 and 220 bytes,
     // less what they carry) keep them to large arrays: coding 10 to the largest.

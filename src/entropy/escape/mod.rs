@@ -41,8 +41,8 @@ pub(crate) mod spread;
 mod bmi2;
 
 use model::{
-    excess_bits, frequencies, is_primary, ESCAPE, ESCAPE_BYTE, PRIMARY, PRIMARY_BYTES,
-    PRIMARY_PRECISION, PRIMARY_SYMBOL, SECONDARY, SECONDARY_BYTES, SECONDARY_PRECISION, SYMBOL,
+    excess_bits, frequencies, is_primary, ESCAPE_BYTE, PRIMARY, PRIMARY_BYTES, PRIMARY_PRECISION,
+    PRIMARY_SYMBOL, SECONDARY, SECONDARY_BYTES, SECONDARY_PRECISION, SYMBOL,
 };
 use spread::{DecTable, EncTable};
 
@@ -174,6 +174,36 @@ fn has_escape(four: u32) -> bool {
     (c + 0x7C7C_7C7C) & 0x8080_8080 != 0
 }
 
+/// The pushes of a group's `len` bytes (at most four, in `four`, the rest zero), last byte
+/// first: its escaped bytes' secondary pushes each as a run (read after the primary ones),
+/// whose escapes (a group in twenty at the paper's density) the counts of its ones find,
+/// then its primary pushes as one run (read first).
+#[inline(always)]
+fn put_group(
+    four: u32,
+    len: usize,
+    (primary, x): (&EncTable<PRIMARY, N1>, &mut [u32; STATES]),
+    (secondary, y): (&EncTable<SECONDARY, N2>, &mut u32),
+    runs: &mut Vec<u64>,
+) {
+    if has_escape(four) {
+        for j in (0..len).rev() {
+            let b = (four >> (8 * j)) as u8;
+            if !is_primary(b) {
+                let (bits, c) = secondary.put(y, usize::from(SYMBOL[usize::from(b)]));
+                runs.push(run(bits, c));
+            }
+        }
+    }
+    let (mut bits, mut count) = (0u64, 0u32);
+    for (j, x) in x[..len].iter_mut().enumerate().rev() {
+        let s = usize::from(PRIMARY_SYMBOL[(four >> (8 * j)) as usize & 0xFF]);
+        let (pushed, c) = primary.put(x, s);
+        (bits, count) = (bits << c | pushed, count + c);
+    }
+    runs.push(run(bits, count));
+}
+
 /// Append the coding-11 payload of the first `m` bits of `words` (bits past `m` zero) to
 /// `out`, with BMI2 where the CPU has it.
 pub(crate) fn encode(words: &[u64], m: u64, q0: u16, out: &mut Vec<u8>) {
@@ -202,53 +232,29 @@ pub(crate) fn encode_portable(words: &[u64], m: u64, q0: u16, out: &mut Vec<u8>)
         x[t % STATES] |= u32::from(byte(words, t));
     }
     let mut y = N2 as u32;
-    let any_group = |g: usize, x: &mut [u32; STATES], y: &mut u32, runs: &mut Vec<u64>| {
-        let group = STATES * g..(STATES * g + STATES).min(coded);
-        for t in group.clone().rev() {
-            let b = byte(words, t);
-            if !is_primary(b) {
-                let (bits, c) = secondary.put(y, usize::from(SYMBOL[usize::from(b)]));
-                runs.push(run(bits, c));
-            }
-        }
-        let (mut bits, mut count) = (0u64, 0u32);
-        for t in group.rev() {
-            let b = byte(words, t);
-            let s = if is_primary(b) {
-                usize::from(SYMBOL[usize::from(b)])
-            } else {
-                ESCAPE
-            };
-            let (pushed, c) = primary.put(&mut x[t % STATES], s);
-            (bits, count) = (bits << c | pushed, count + c);
-        }
-        runs.push(run(bits, count));
-    };
-    // A last group of fewer than four bytes, then the whole ones: from their four bytes
-    // at once, whose escapes (a group in twenty at the paper's density) the counts of their
-    // ones find.
+    // A last group of fewer than four bytes (those after it are carried), then the whole
+    // ones, each from its four bytes at once.
     let whole = coded / STATES;
+    let four = |g: usize| (words[g / 2] >> (32 * (g % 2))) as u32;
     if !coded.is_multiple_of(STATES) {
-        any_group(whole, &mut x, &mut y, &mut runs);
+        let len = coded % STATES;
+        let last = four(whole) & (u32::MAX >> (8 * (STATES - len)));
+        put_group(
+            last,
+            len,
+            (&primary, &mut x),
+            (&secondary, &mut y),
+            &mut runs,
+        );
     }
     for g in (0..whole).rev() {
-        let four = (words[g / 2] >> (32 * (g % 2))) as u32;
-        if has_escape(four) {
-            for j in (0..STATES).rev() {
-                let b = (four >> (8 * j)) as u8;
-                if !is_primary(b) {
-                    let (bits, c) = secondary.put(&mut y, usize::from(SYMBOL[usize::from(b)]));
-                    runs.push(run(bits, c));
-                }
-            }
-        }
-        let (mut bits, mut count) = (0u64, 0u32);
-        for (j, x) in x.iter_mut().enumerate().rev() {
-            let s = usize::from(PRIMARY_SYMBOL[(four >> (8 * j)) as usize & 0xFF]);
-            let (pushed, c) = primary.put(x, s);
-            (bits, count) = (bits << c | pushed, count + c);
-        }
-        runs.push(run(bits, count));
+        put_group(
+            four(g),
+            STATES,
+            (&primary, &mut x),
+            (&secondary, &mut y),
+            &mut runs,
+        );
     }
     // The five states, primary state 0 read first.
     runs.push(run(u64::from(y) - N2 as u64, SECONDARY_PRECISION));
@@ -512,7 +518,7 @@ pub fn decode_kernels(payload: &[u8], m: u64, q0: u16) -> ByKernel<Decoded> {
 mod tests {
     use super::*;
     use crate::filter::bits::words_for;
-    use model::BYTES;
+    use model::{BYTES, ESCAPE};
 
     use crate::entropy::testing::{pseudo_random_words as random_words, SpecBits};
 

@@ -120,7 +120,9 @@ impl Settings {
         if !escape::repays_its_tables(m, measured_q0) {
             let at = |c| order.iter().position(|&o| o == c).expect("in both orders");
             let (escape, small) = (at(Coding::Escape), at(Coding::Small));
-            order[escape..=small].rotate_left(1);
+            if escape < small {
+                order[escape..=small].rotate_left(1);
+            }
         }
         // A frame the caller wants in chunks (or large enough for them by default) gets a
         // coding that chunks (coding 9 does not).

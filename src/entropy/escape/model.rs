@@ -46,7 +46,7 @@ pub(crate) const PRIMARY_SYMBOL: [u8; 256] = primary_symbols();
 
 /// Whether byte `b` is in the primary alphabet.
 #[inline(always)]
-pub(crate) fn is_primary(b: u8) -> bool {
+pub(crate) const fn is_primary(b: u8) -> bool {
     b.count_ones() <= 3
 }
 
@@ -102,7 +102,7 @@ const fn primary_symbols() -> [u8; 256] {
     let mut out = [ESCAPE as u8; 256];
     let mut b = 0;
     while b < 256 {
-        if (b as u8).count_ones() <= 3 {
+        if is_primary(b as u8) {
             out[b] = symbol[b];
         }
         b += 1;
@@ -285,6 +285,8 @@ mod tests {
             assert_eq!(is_primary(b), i < ESCAPE, "byte {b:#04x}");
             let s = usize::from(SYMBOL[usize::from(b)]);
             assert_eq!(if i < ESCAPE { s } else { s + ESCAPE }, i);
+            let primary = usize::from(PRIMARY_SYMBOL[usize::from(b)]);
+            assert_eq!(primary, if i < ESCAPE { s } else { ESCAPE });
         }
         assert_eq!(&BYTES[..10], &[0, 1, 2, 4, 8, 16, 32, 64, 128, 3]);
         assert_eq!(BYTES[255], 0xFF);

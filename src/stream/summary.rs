@@ -44,9 +44,18 @@ pub struct SummarySender {
     counting: CountingBloomFilter,
     sender: Sender<BloomFilter>,
     /// Positions whose bit changed since the last frame, with repeats: a position listed
-    /// an even number of times is back where it was.
+    /// an even number of times is back where it was. Compacted (the repeats cancelled)
+    /// whenever it reaches [`COMPACT_AT`] or twice what the last compaction kept, so that it
+    /// holds at most about twice the positions that changed, not one entry per operation.
     toggled: Vec<u64>,
+    /// The length of `toggled` that triggers its next compaction.
+    compact_at: usize,
 }
+
+/// Entries of the toggled positions (8 bytes each, 32 KiB) below which they are never
+/// compacted: an insert and a remove of one key toggle the same k positions, and a stream
+/// of such pairs cancels out in a buffer this size.
+const COMPACT_AT: usize = 1 << 12;
 
 impl SummarySender {
     /// A sender of `counting`'s Bloom filter, whose frames `encoder` builds, with a full
@@ -56,6 +65,7 @@ impl SummarySender {
             counting,
             sender: Sender::new(encoder, full_every),
             toggled: Vec::new(),
+            compact_at: COMPACT_AT,
         }
     }
 
@@ -69,13 +79,31 @@ impl SummarySender {
         let toggled = &mut self.toggled;
         self.counting
             .insert_noting(key.as_ref(), |p| toggled.push(p));
+        self.compact_if_due();
     }
 
     /// Remove a key (as [`CountingBloomFilter::remove`], with its errors).
     pub fn remove(&mut self, key: impl AsRef<[u8]>) -> Result<()> {
         let toggled = &mut self.toggled;
-        self.counting
-            .remove_noting(key.as_ref(), |p| toggled.push(p))
+        let removed = self
+            .counting
+            .remove_noting(key.as_ref(), |p| toggled.push(p));
+        self.compact_if_due();
+        removed
+    }
+
+    /// Cancel the repeated positions once the list has doubled since the last time (or
+    /// reached [`COMPACT_AT`]): each entry is sorted O(log) times on average, and the list
+    /// stays within twice the positions that changed since the last frame (plus
+    /// [`COMPACT_AT`]), whatever the number of operations.
+    fn compact_if_due(&mut self) {
+        if self.toggled.len() < self.compact_at {
+            return;
+        }
+        let kept = odd_ones_in_place(&mut self.toggled);
+        self.toggled.truncate(kept);
+        self.toggled.shrink_to(COMPACT_AT.max(2 * kept));
+        self.compact_at = COMPACT_AT.max(2 * kept);
     }
 
     /// Whether a key may be in the set (as [`CountingBloomFilter::contains`]).
@@ -90,14 +118,27 @@ impl SummarySender {
     pub fn next_frame(&mut self) -> Result<Frame> {
         if self.sender.last_sent().is_none() {
             let frame = self.sender.next_frame(&self.counting.to_bloom_filter())?;
-            self.toggled.clear();
+            self.clear_toggled();
             return Ok(frame);
         }
-        let flips = odd_ones(&mut self.toggled);
-        let frame = self.sender.next_frame_with_flips(&flips, self.counting.n());
-        // On an error the flips stay (once each), for the next call.
-        self.toggled = if frame.is_ok() { Vec::new() } else { flips };
+        let kept = odd_ones_in_place(&mut self.toggled);
+        self.toggled.truncate(kept);
+        let frame = self
+            .sender
+            .next_frame_with_flips(&self.toggled, self.counting.n());
+        if frame.is_ok() {
+            self.clear_toggled();
+        } else {
+            // The flips stay (once each), for the next call.
+            self.compact_at = COMPACT_AT.max(2 * kept);
+        }
         frame
+    }
+
+    /// Forget the toggled positions (a frame carried them), and their memory.
+    fn clear_toggled(&mut self) {
+        self.toggled = Vec::new();
+        self.compact_at = COMPACT_AT;
     }
 
     /// A full frame of the generation sent last, for one receiver that joins late (as
@@ -117,17 +158,21 @@ impl SummarySender {
     }
 }
 
-/// The positions listed an odd number of times in `toggled`, increasing (`toggled` is
-/// sorted in place).
-fn odd_ones(toggled: &mut [u64]) -> Vec<u64> {
+/// Sort `toggled` and move the positions listed an odd number of times in it to its front,
+/// increasing; returns how many there are.
+fn odd_ones_in_place(toggled: &mut [u64]) -> usize {
     toggled.sort_unstable();
-    let mut out = Vec::with_capacity(toggled.len());
-    for run in toggled.chunk_by(|a, b| a == b) {
-        if run.len() % 2 == 1 {
-            out.push(run[0]);
+    let (mut read, mut kept) = (0, 0);
+    while read < toggled.len() {
+        let p = toggled[read];
+        let run = toggled[read..].iter().take_while(|&&q| q == p).count();
+        if run % 2 == 1 {
+            toggled[kept] = p;
+            kept += 1;
         }
+        read += run;
     }
-    out
+    kept
 }
 
 #[cfg(test)]
@@ -136,7 +181,9 @@ mod tests {
 
     #[test]
     fn a_position_toggled_twice_is_unchanged() {
-        assert_eq!(odd_ones(&mut [5, 3, 5, 9, 3, 3, 1]), vec![1, 3, 9]);
-        assert_eq!(odd_ones(&mut []), Vec::<u64>::new());
+        let mut toggled = [5, 3, 5, 9, 3, 3, 1];
+        let kept = odd_ones_in_place(&mut toggled);
+        assert_eq!(toggled[..kept], [1, 3, 9]);
+        assert_eq!(odd_ones_in_place(&mut []), 0);
     }
 }

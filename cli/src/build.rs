@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use bloomwire::format::{metadata_len, TAG_LEN};
 use bloomwire::optimizer::LayoutKind;
 use bloomwire::{
-    theory, AnyFilter, BaseHash, BitCoding, BloomFilter, Chunking, Coding, CountingBloomFilter,
-    Frame, HashCount, HashFamily, IndexScheme, Layout, Optimizer, Params,
+    theory, AnyFilter, BaseHash, BitCoding, BloomFilter, Chunking, Coding, CounterCoding,
+    CountingBloomFilter, Frame, HashCount, HashFamily, IndexScheme, Layout, Optimizer, Params,
 };
 use clap::ValueEnum;
 use serde_json::{json, Value};
@@ -114,25 +114,71 @@ pub struct Args {
 /// The `--coding` option of the commands that write frames.
 #[derive(Debug, Clone, Copy, clap::Args)]
 pub struct CodingOption {
-    /// How to code the bit array. A coding asked for is not always what the frame gets:
-    /// any coding comes out as raw (0) when compression is not smaller, and a per-bit
-    /// coding (adaptive, known-p, known-p-symbols, known-p-interleaved, dense, small) comes
-    /// out as positional (7) for a filter so sparse that its payload would break the
-    /// format's work bound (spec 2.2: at most 4096 bits per payload byte); a note on
-    /// stderr says so. A counting filter takes auto (the smaller of known and adaptive
-    /// counters) or raw (packed counters).
-    #[arg(long, value_enum, default_value_t = CodingArg::Auto)]
+    #[arg(
+        long,
+        value_name = "CODING",
+        value_parser = parse_coding,
+        default_value = "auto",
+        help = "How to code the frame: auto, or a coding's name (--help lists them)",
+        long_help = coding_help()
+    )]
     pub coding: CodingArg,
+}
+
+/// The help of `--coding`, naming the library's codings.
+fn coding_help() -> String {
+    format!(
+        "How to code the frame: auto, or a coding's name. A Bloom filter takes {}; a counting \
+         filter {}. auto picks the fastest coding within 0.08% + 6 bytes of the smallest, \
+         predicted from counts (for a counting filter the smaller of known and adaptive \
+         counters). A coding asked for is not always what the frame gets: any coding comes \
+         out as raw (0) when compression is not smaller, and every coding but raw and \
+         positional comes out as positional (7) for a filter so sparse that its payload would \
+         break the format's work bound (spec 2.2: at most 4096 bits per payload byte); a note \
+         on stderr says so. `build --coding raw` plans an uncompressed filter",
+        names(BitCoding::ALL.map(Coding::from)),
+        names(CounterCoding::ALL.map(Coding::from)),
+    )
+}
+
+/// `name (id)` of each coding, comma-separated.
+fn names(codings: impl IntoIterator<Item = Coding>) -> String {
+    let names: Vec<String> = codings
+        .into_iter()
+        .map(|c| format!("{c} ({})", c.id()))
+        .collect();
+    names.join(", ")
+}
+
+/// A `--coding` value: `auto`, or a coding by the library's name for it.
+fn parse_coding(s: &str) -> Result<CodingArg, String> {
+    if s == "auto" {
+        return Ok(CodingArg::Auto);
+    }
+    if let Ok(coding) = s.parse::<BitCoding>() {
+        return Ok(CodingArg::Bits(coding));
+    }
+    if let Ok(coding) = s.parse::<CounterCoding>() {
+        return Ok(CodingArg::Counters(coding));
+    }
+    Err(format!(
+        "expected auto, a coding of bits ({}) or of counters ({})",
+        BitCoding::ALL.map(|c| c.to_string()).join(", "),
+        CounterCoding::ALL.map(|c| c.to_string()).join(", ")
+    ))
 }
 
 /// The `--chunk-shift` option of the commands that write frames.
 #[derive(Debug, Clone, Copy, clap::Args)]
 pub struct ChunkArg {
-    /// Code the bits in independently decodable chunks of 2^S bits (S in 6..=47), so that
-    /// `query` decodes only the chunks its keys need, or `never`. By default filters of
-    /// 2^26 bits or more are chunked, in chunks of at least 2^20 bits whose coded size is
-    /// about 128 KiB; smaller ones are not. Raw and counting frames are never chunked.
-    #[arg(long, value_name = "S", value_parser = parse_chunking, default_value = "auto")]
+    #[arg(
+        long,
+        value_name = "S",
+        value_parser = parse_chunking,
+        default_value = "auto",
+        help = "Code the bits in chunks of 2^S bits (6..=47), auto or never",
+        long_help = chunk_help()
+    )]
     chunk_shift: Chunking,
 }
 
@@ -141,6 +187,38 @@ impl ChunkArg {
     pub fn chunking(self) -> Chunking {
         self.chunk_shift
     }
+}
+
+/// The help of `--chunk-shift`, naming the library's codings that are never chunked.
+fn chunk_help() -> String {
+    let never: Vec<String> = BitCoding::ALL
+        .map(Coding::from)
+        .into_iter()
+        .filter(|c| !c.is_chunkable())
+        .map(|c| c.to_string())
+        .collect();
+    format!(
+        "Code the bits in independently decodable chunks of 2^S bits (S in 6..=47), so that \
+         `query` decodes only the chunks its keys need, or `never`. By default filters of 2^26 \
+         bits or more are chunked, in chunks of at least 2^20 bits whose coded size is about \
+         128 KiB; smaller ones are not. Counting frames and the codings that are never \
+         chunked ({}) are not: asking for chunks of one of them is an error, and a note says \
+         so when auto coding picks one",
+        never.join(", ")
+    )
+}
+
+/// The note for a frame that is not chunked although `--chunk-shift S` asked for chunks
+/// (auto coding chose a coding that is never chunked, or raw was smaller), as the library
+/// ignores the chunking of such codings.
+pub fn chunk_change(chunks: ChunkArg, frame: &Frame) -> Option<String> {
+    let Chunking::Shift(shift) = chunks.chunk_shift else {
+        return None;
+    };
+    let coding = frame.coding();
+    (frame.header().chunk_shift.is_none() && !coding.is_chunkable()).then(|| {
+        format!("--chunk-shift {shift}: the frame is not chunked: coding {coding} never is")
+    })
 }
 
 fn parse_chunking(s: &str) -> Result<Chunking, String> {
@@ -162,34 +240,16 @@ enum LayoutArg {
     Blocks,
 }
 
-/// The `--coding` choices.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+/// A `--coding` value: auto, or one of the library's codings (named as its `FromStr` reads
+/// them: `Coding::name`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CodingArg {
-    /// The fastest coding within 0.08% + 6 bytes of the smallest, predicted from counts.
+    /// The encoder's choice.
     Auto,
-    /// Coding 0: the packed bits, ceil(m/8) bytes (`build` then plans an uncompressed
-    /// filter).
-    Raw,
-    /// Coding 1: range-coded bits, adaptive model.
-    Adaptive,
-    /// Coding 2: range-coded bits with the zero probability in the header.
-    KnownP,
-    /// Coding 3: ANS-coded bytes of the known-p model.
-    KnownPSymbols,
-    /// Coding 6: coding 3's model, four interleaved rANS states.
-    KnownPInterleaved,
-    /// Coding 7: the positions of the one bits (sparse filters, deltas).
-    Positional,
-    /// Coding 8: nibbles, 32 interleaved rANS states (large dense filters).
-    Dense,
-    /// Coding 9: nibbles, four tANS states (small dense filters).
-    Small,
-    /// Coding 10: coding 8 over two halves, two streams (the fastest for large dense
-    /// filters).
-    Wide,
-    /// Coding 11: bytes, four tANS states and an escape (the fastest for small filters of
-    /// the paper's densities).
-    Escape,
+    /// A coding of bits (raw is one, which a counting filter takes too).
+    Bits(BitCoding),
+    /// A coding of counters.
+    Counters(CounterCoding),
 }
 
 fn parse_siphash_key(s: &str) -> Result<[u8; 16], String> {
@@ -213,11 +273,12 @@ pub fn run(args: &Args) -> Result<()> {
     };
     let keys = &args.keys;
     if is_std(keys) && args.output.is_none() {
-        return Err(Failure::new(
-            "--keys -: name the output with -o FILE (or -o - for stdout)",
-        ));
+        crate::usage_error("--keys -: name the output with -o FILE (or -o - for stdout)");
     }
-    let coding = args.coding.coding.for_filter(args.counting.is_some())?;
+    args.coding.check_args(args.chunks);
+    let coding = args
+        .coding
+        .for_filter(args.chunks, args.counting.is_some())?;
     let output = match &args.output {
         Some(path) => path.clone(),
         None => {
@@ -236,7 +297,7 @@ pub fn run(args: &Args) -> Result<()> {
         _ => None,
     };
 
-    let source = KeySource::open(keys)?;
+    let source = KeySource::open(keys, args.format)?;
     let mut progress = Progress::for_input(source.len());
 
     progress.stage("reading keys", Some(source.len()), "bytes");
@@ -284,7 +345,7 @@ pub fn run(args: &Args) -> Result<()> {
             let mut optimizer = crate::plan::optimizer(n, args.max_bits_per_element)?
                 .family(family)
                 .layout(layout);
-            if coding == CodingArg::Raw {
+            if coding == CodingArg::Bits(BitCoding::Raw) {
                 // A raw frame carries ceil(m/8) bytes: plan the uncompressed filter, not
                 // a sparse one sized for a coder.
                 optimizer = optimizer.coding(BitCoding::Raw);
@@ -341,6 +402,9 @@ pub fn run(args: &Args) -> Result<()> {
     write_output(&output, &bytes, args.force.force)?;
 
     if let Some(change) = coding_change(coding, &frame) {
+        note(format!("bloomwire: note: {change}"));
+    }
+    if let Some(change) = chunk_change(args.chunks, &frame) {
         note(format!("bloomwire: note: {change}"));
     }
     let summary = Summary {
@@ -414,7 +478,7 @@ impl Summary<'_> {
             "m": params.m(),
             "k": params.k().to_f64(),
             "coding": self.frame.coding().to_string(),
-            "coding_asked": asked.coding().map(|c| Coding::from(c).to_string()),
+            "coding_asked": asked.asked().map(|c| c.to_string()),
             "generation": header.generation.to_string(),
             "restart": header.restart,
             "tagged": header.tag != bloomwire::Tag::Absent,
@@ -429,7 +493,7 @@ impl Summary<'_> {
 
 /// What to tell the user when the frame's coding is not the one asked for.
 pub fn coding_change(asked: CodingArg, frame: &Frame) -> Option<String> {
-    let asked = Coding::from(asked.coding()?);
+    let asked = asked.asked()?;
     let got = frame.coding();
     if got == asked || frame.header().is_counting() {
         return None;
@@ -530,31 +594,72 @@ fn plan_counting(
 }
 
 impl CodingArg {
-    /// The coding of bits, `None` for auto.
+    /// The coding of bits, `None` for auto (or a coding of counters, which
+    /// [`CodingOption::for_filter`] refuses for a Bloom filter).
     pub fn coding(self) -> Option<BitCoding> {
         match self {
-            CodingArg::Auto => None,
-            CodingArg::Raw => Some(BitCoding::Raw),
-            CodingArg::Adaptive => Some(BitCoding::Adaptive),
-            CodingArg::KnownP => Some(BitCoding::KnownP),
-            CodingArg::KnownPSymbols => Some(BitCoding::KnownPSymbols),
-            CodingArg::KnownPInterleaved => Some(BitCoding::KnownPInterleaved),
-            CodingArg::Positional => Some(BitCoding::Positional),
-            CodingArg::Dense => Some(BitCoding::Dense),
-            CodingArg::Small => Some(BitCoding::Small),
-            CodingArg::Wide => Some(BitCoding::Wide),
-            CodingArg::Escape => Some(BitCoding::Escape),
+            CodingArg::Bits(coding) => Some(coding),
+            _ => None,
         }
     }
 
-    /// This coding, or the one-line error for a counting filter (`counting`) asked for a
-    /// coding of bits: a counting filter is coded auto (known or adaptive counters) or raw.
-    pub fn for_filter(self, counting: bool) -> Result<CodingArg> {
-        if counting && !matches!(self, CodingArg::Auto | CodingArg::Raw) {
-            return Err(Failure::new(
-                "--coding: a counting filter is coded auto (known or adaptive counters) or raw",
-            ));
+    /// The coding of counters, `None` for auto (or a coding of bits other than raw).
+    pub fn counter_coding(self) -> Option<CounterCoding> {
+        match self {
+            CodingArg::Bits(coding) => CounterCoding::try_from(Coding::from(coding)).ok(),
+            CodingArg::Counters(coding) => Some(coding),
+            CodingArg::Auto => None,
         }
-        Ok(self)
+    }
+
+    /// The coding asked for, `None` for auto.
+    pub fn asked(self) -> Option<Coding> {
+        match self {
+            CodingArg::Auto => None,
+            CodingArg::Bits(coding) => Some(coding.into()),
+            CodingArg::Counters(coding) => Some(coding.into()),
+        }
+    }
+}
+
+impl CodingOption {
+    /// The usage error for an explicit coding that is never chunked and `--chunk-shift S`,
+    /// which the library would ignore.
+    pub fn check_args(&self, chunks: ChunkArg) {
+        if let (Chunking::Shift(shift), Some(coding)) = (chunks.chunk_shift, self.coding.asked()) {
+            if !coding.is_chunkable() {
+                crate::usage_error(format!(
+                    "--chunk-shift {shift}: --coding {coding} is never chunked (spec 4.10); \
+                     leave out --chunk-shift or pick another coding"
+                ));
+            }
+        }
+    }
+
+    /// The coding for a counting filter (`counting`) or a Bloom filter, or the one-line
+    /// error for a coding or a chunking it cannot take: a counting filter is coded auto or
+    /// by a coding of counters, and never chunked; a Bloom filter by a coding of bits.
+    pub fn for_filter(&self, chunks: ChunkArg, counting: bool) -> Result<CodingArg> {
+        let coding = self.coding;
+        if counting {
+            if coding != CodingArg::Auto && coding.counter_coding().is_none() {
+                return Err(Failure(format!(
+                    "--coding {}: a counting filter is coded auto or by {}",
+                    coding.asked().expect("not auto"),
+                    CounterCoding::ALL.map(|c| c.to_string()).join(", ")
+                )));
+            }
+            if let Chunking::Shift(shift) = chunks.chunk_shift {
+                return Err(Failure(format!(
+                    "--chunk-shift {shift}: counting frames are never chunked"
+                )));
+            }
+        } else if let CodingArg::Counters(c) = coding {
+            return Err(Failure(format!(
+                "--coding {c}: a coding of counters; a Bloom filter is coded auto or by {}",
+                BitCoding::ALL.map(|c| c.to_string()).join(", ")
+            )));
+        }
+        Ok(coding)
     }
 }

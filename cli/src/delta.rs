@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use bloomwire::{AnyFilter, Error, Message, Params, Receiver};
 
-use crate::build::{coding_change, ChunkArg, CodingOption};
+use crate::build::{chunk_change, coding_change, ChunkArg, CodingOption};
 use crate::frames::{input_name, FrameReader};
 use crate::inspect::layout_name;
 use crate::options::{ForceArg, KeyArg, MetadataArg};
@@ -85,18 +85,17 @@ pub struct ApplyArgs {
     force: ForceArg,
 }
 
-/// Refuse two inputs from standard input.
-fn one_stdin(a: &Path, b: &Path) -> Result<()> {
+/// Refuse two inputs from standard input (a usage error), and a coding with chunks it
+/// never has.
+fn check_args(a: &Path, b: &Path, coding: &CodingOption, chunks: ChunkArg) {
     if is_std(a) && is_std(b) {
-        return Err(Failure::new(
-            "only one of the two frames can come from standard input (-)",
-        ));
+        crate::usage_error("only one of the two frames can come from standard input (-)");
     }
-    Ok(())
+    coding.check_args(chunks);
 }
 
 pub fn diff(args: &DiffArgs) -> Result<()> {
-    one_stdin(&args.old, &args.new)?;
+    check_args(&args.old, &args.new, &args.coding, args.chunks);
     check_output(&args.output, args.force.force)?;
     let key = args.key.load()?;
     let metadata = args.metadata.load()?;
@@ -125,7 +124,7 @@ pub fn diff(args: &DiffArgs) -> Result<()> {
              parameters"
         )));
     }
-    let coding = args.coding.coding.for_filter(new.is_counting())?;
+    let coding = args.coding.for_filter(args.chunks, new.is_counting())?;
     let coder = Coder {
         metadata: metadata.or(new_header.metadata.clone()),
         key,
@@ -146,6 +145,9 @@ pub fn diff(args: &DiffArgs) -> Result<()> {
     let bytes = frame.to_bytes();
     write_output(&args.output, &bytes, args.force.force)?;
     if let Some(change) = coding_change(coding, &frame) {
+        note(format!("bloomwire: note: {change}"));
+    }
+    if let Some(change) = chunk_change(args.chunks, &frame) {
         note(format!("bloomwire: note: {change}"));
     }
     if bytes.len() >= new_header.frame_len() {
@@ -175,7 +177,7 @@ pub fn diff(args: &DiffArgs) -> Result<()> {
 }
 
 pub fn apply(args: &ApplyArgs) -> Result<()> {
-    one_stdin(&args.base, &args.delta)?;
+    check_args(&args.base, &args.delta, &args.coding, args.chunks);
     check_output(&args.output, args.force.force)?;
     let key = args.key.load()?;
     let metadata = args.metadata.load()?;
@@ -218,7 +220,7 @@ pub fn apply(args: &ApplyArgs) -> Result<()> {
         ))
     })?;
     let result = receiver.filter().expect("a full frame was applied");
-    let coding = args.coding.coding.for_filter(result.is_counting())?;
+    let coding = args.coding.for_filter(args.chunks, result.is_counting())?;
     let coder = Coder {
         metadata: metadata.or(header.metadata.clone()),
         key,
@@ -230,6 +232,9 @@ pub fn apply(args: &ApplyArgs) -> Result<()> {
     let bytes = frame.to_bytes();
     write_output(&args.output, &bytes, args.force.force)?;
     if let Some(change) = coding_change(coding, &frame) {
+        note(format!("bloomwire: note: {change}"));
+    }
+    if let Some(change) = chunk_change(args.chunks, &frame) {
         note(format!("bloomwire: note: {change}"));
     }
     let how = if update.is_full() {

@@ -20,7 +20,8 @@ use crate::{to_hex, Result};
 ///
 /// The frame is checked as every decoder checks it (spec 2.3: header, length, checksum,
 /// tag, payload, then bytes after the frame), and the first failure is reported with the
-/// library's error; the header is printed all the same, and the exit status is then 1. A
+/// library's error; the header is printed all the same (unless its metadata field is longer
+/// than --max-metadata: then only the error), and the exit status is then 1. A
 /// tagged frame read without --key-file is shown as "tagged, not verified": nothing says
 /// who made it.
 #[derive(Debug, clap::Args)]
@@ -103,9 +104,12 @@ pub fn run(args: &Args) -> Result<()> {
     let reader = FrameReader::new(args.key.load()?);
     let bytes = read_frame(path)?;
     // The header alone, without the limits a decoder would apply, so that any frame the
-    // format allows can be looked at; a header that does not parse is reported as a decoder
-    // with the program's limits reports it (they may stop it at an earlier field).
-    let header = match FrameHeader::parse(&bytes, &Limits::unlimited()) {
+    // format allows can be looked at, but for its metadata: a field longer than
+    // --max-metadata is neither copied nor printed (it could be as long as the input). A
+    // header that does not parse is reported as a decoder with the program's limits reports
+    // it (they may stop it at an earlier field).
+    let header_limits = Limits::unlimited().max_metadata(crate::limits().max_metadata);
+    let header = match FrameHeader::parse(&bytes, &header_limits) {
         Ok(header) => header,
         Err(e) => return Err(frame_error(path, reader.view(&bytes).err().unwrap_or(e))),
     };

@@ -8,6 +8,10 @@
 //! little-endian length followed by that many bytes of key, so that keys may hold any byte,
 //! newlines included.
 //!
+//! A key is at most [`MAX_KEY_LEN`] bytes (1 MiB): a longer line or record is an error that
+//! names it, found before more than that is held, so that an input without newlines
+//! (`--insert /dev/zero`) fails at once instead of filling memory.
+//!
 //! A file of lines that looks binary (a NUL byte in some line, or at least 1 line in 10 that
 //! is not UTF-8) is still read as lines, and a warning on stderr says how many keys that
 //! made and names `--binary-keys` and `--allow-binary` (which silences the warning).
@@ -17,6 +21,10 @@ use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use crate::{Context, Failure, Result};
+
+/// The longest key, in bytes, of a keys file (a line without its newline, or a record):
+/// 1 MiB.
+pub const MAX_KEY_LEN: usize = 1 << 20;
 
 /// The options of the commands that read keys files.
 #[derive(Debug, Clone, Copy, Default, clap::Args)]
@@ -43,21 +51,24 @@ pub enum KeySource {
 }
 
 impl KeySource {
-    /// A file (read lazily when regular), or standard input for `-` (read now, whole).
-    pub fn open(path: &Path) -> Result<KeySource> {
+    /// A file (read lazily when regular), or standard input for `-` (read now, whole). A
+    /// stream is read as keys in `format` while it is held, so that a key longer than
+    /// [`MAX_KEY_LEN`] stops it there.
+    pub fn open(path: &Path, format: Format) -> Result<KeySource> {
         if path == Path::new("-") {
-            let mut bytes = Vec::new();
-            io::stdin()
-                .lock()
-                .read_to_end(&mut bytes)
-                .context("standard input")?;
-            return Ok(KeySource::Read(bytes, "standard input".into()));
+            let name = "standard input".to_string();
+            let bytes = read_stream(io::stdin().lock(), format).context(&name)?;
+            return Ok(KeySource::Read(bytes, name));
         }
         let metadata = std::fs::metadata(path).context(path.display())?;
+        if metadata.is_dir() {
+            return Err(Failure(format!("{}: is a directory", path.display())));
+        }
         if metadata.is_file() {
             Ok(KeySource::File(path.to_owned(), metadata.len()))
         } else {
-            let bytes = std::fs::read(path).context(path.display())?;
+            let file = File::open(path).context(path.display())?;
+            let bytes = read_stream(file, format).context(path.display())?;
             Ok(KeySource::Read(bytes, path.display().to_string()))
         }
     }
@@ -141,24 +152,86 @@ pub fn for_each_key(source: &KeySource, format: Format, mut f: impl FnMut(&[u8])
     Ok(stats)
 }
 
+/// Everything `stream` holds, read through the keys' parser so that it stops at the first
+/// key longer than [`MAX_KEY_LEN`] (or a malformed record) having held little more than it.
+fn read_stream(stream: impl Read, format: Format) -> Result<Vec<u8>> {
+    let mut tee = Tee {
+        inner: stream,
+        copy: Vec::new(),
+    };
+    read_keys(BufReader::with_capacity(1 << 16, &mut tee), format, |_| {})?;
+    Ok(tee.copy)
+}
+
+/// A reader that keeps a copy of what it reads.
+struct Tee<R> {
+    inner: R,
+    copy: Vec<u8>,
+}
+
+impl<R: Read> Read for Tee<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let got = self.inner.read(buf)?;
+        self.copy.extend_from_slice(&buf[..got]);
+        Ok(got)
+    }
+}
+
 fn read_keys(reader: impl BufRead, format: Format, f: impl FnMut(&[u8])) -> Result<()> {
     if format.binary_keys {
         for_each_record(reader, f)
     } else {
-        for_each_line(reader, f).map_err(Failure::new)
+        for_each_line(reader, f)
     }
 }
 
-/// Call `f` with every line of `reader`, without its `\n` or `\r\n`.
-fn for_each_line(mut reader: impl BufRead, mut f: impl FnMut(&[u8])) -> io::Result<()> {
+/// Call `f` with every line of `reader`, without its `\n` or `\r\n`. A line longer than
+/// [`MAX_KEY_LEN`] is an error naming it (numbered from 1), with at most that much of it
+/// and one buffer held.
+fn for_each_line(mut reader: impl BufRead, mut f: impl FnMut(&[u8])) -> Result<()> {
+    let too_long = |number: u64| {
+        Failure(format!(
+            "line {number}: a key longer than {MAX_KEY_LEN} bytes, the longest a key may be \
+             (1 MiB)"
+        ))
+    };
     let mut line = Vec::new();
+    let mut number = 0u64;
     loop {
         line.clear();
-        if reader.read_until(b'\n', &mut line)? == 0 {
+        number += 1;
+        // `read_until`, stopped once the line cannot be a key.
+        loop {
+            let buf = match reader.fill_buf() {
+                Ok(buf) => buf,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(Failure::new(e)),
+            };
+            if buf.is_empty() {
+                break;
+            }
+            let (take, end) = match buf.iter().position(|&b| b == b'\n') {
+                Some(i) => (i + 1, true),
+                None => (buf.len(), false),
+            };
+            // A key, a `\r` and the `\n`.
+            if line.len() + take > MAX_KEY_LEN + 2 {
+                return Err(too_long(number));
+            }
+            line.extend_from_slice(&buf[..take]);
+            reader.consume(take);
+            if end {
+                break;
+            }
+        }
+        if line.is_empty() {
             return Ok(());
         }
         let mut key = line.strip_suffix(b"\n").unwrap_or(&line);
         key = key.strip_suffix(b"\r").unwrap_or(key);
+        if key.len() > MAX_KEY_LEN {
+            return Err(too_long(number));
+        }
         f(key);
     }
 }
@@ -180,6 +253,12 @@ fn for_each_record(mut reader: impl BufRead, mut f: impl FnMut(&[u8])) -> Result
             )));
         }
         let len = u32::from_le_bytes(len);
+        if len as usize > MAX_KEY_LEN {
+            return Err(Failure(format!(
+                "record {record}: a key of {len} bytes, longer than {MAX_KEY_LEN}, the longest \
+                 a key may be (1 MiB)"
+            )));
+        }
         key.clear();
         let read = (&mut reader)
             .take(u64::from(len))

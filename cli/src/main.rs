@@ -11,9 +11,7 @@ use std::sync::OnceLock;
 
 use bloomwire::filter::rational::MAX_K;
 use bloomwire::filter::MAX_M;
-use bloomwire::{
-    AnyFilter, Chunking, CounterCoding, CountingBloomFilter, Encoder, Frame, FrameKey, Limits,
-};
+use bloomwire::{AnyFilter, Chunking, CountingBloomFilter, Encoder, Frame, FrameKey, Limits};
 use clap::{Parser, Subcommand};
 
 mod build;
@@ -39,7 +37,7 @@ struct Cli {
     /// makes: 2^28 unless raised. A decoded filter takes ceil(m / 8) bytes (a counting
     /// filter m bytes), and decoding it at most twice that plus the file; a frame that
     /// declares more than the machine can hold is an error.
-    #[arg(long, global = true, help_heading = "Global options", value_name = "BITS", default_value_t = Limits::default().max_m)]
+    #[arg(long, global = true, help_heading = "Global options", value_name = "BITS", default_value_t = Limits::default().max_m, value_parser = clap::value_parser!(u64).range(1..=MAX_M))]
     max_m: u64,
     /// The largest decoded filter, in bytes, of a frame the program reads: ceil(m / 8) for a
     /// Bloom filter, m for a counting filter (a byte a counter). By default ceil(max_m / 8),
@@ -53,7 +51,7 @@ struct Cli {
     max_filter_bytes: Option<u64>,
     /// The largest k (hash functions, rounded up) of a frame the program reads or a filter
     /// it makes: 64 unless raised (at most 1024, the format's).
-    #[arg(long, global = true, help_heading = "Global options", value_name = "K", default_value_t = Limits::default().max_k)]
+    #[arg(long, global = true, help_heading = "Global options", value_name = "K", default_value_t = Limits::default().max_k, value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_K)))]
     max_k: u32,
     /// The largest payload, in bytes, of a frame the program reads: 2^26 unless raised.
     /// Inputs longer than the largest frame the limits allow (header with metadata,
@@ -121,6 +119,15 @@ fn main() -> ExitCode {
     }
 }
 
+/// Exit with a usage error, as clap reports one (status 2): arguments that contradict each
+/// other, found before any input is read.
+pub fn usage_error(message: impl Display) -> ! {
+    use clap::CommandFactory;
+    Cli::command()
+        .error(clap::error::ErrorKind::ArgumentConflict, message)
+        .exit()
+}
+
 /// A runtime failure, as the one line printed for it.
 #[derive(Debug)]
 pub struct Failure(String);
@@ -165,18 +172,7 @@ impl<T, E: Display> Context<T> for Result<T, E> {
 static LIMITS: OnceLock<Limits> = OnceLock::new();
 
 fn set_limits(cli: &Cli) -> Result<()> {
-    if cli.max_m == 0 || cli.max_m > MAX_M {
-        return Err(Failure(format!(
-            "--max-m {}: must be in 1..={MAX_M} (the format's largest m)",
-            cli.max_m
-        )));
-    }
-    if cli.max_k == 0 || cli.max_k > MAX_K {
-        return Err(Failure(format!(
-            "--max-k {}: must be in 1..={MAX_K} (the format's largest k)",
-            cli.max_k
-        )));
-    }
+    // --max-m and --max-k are within the format's (1..=MAX_M, 1..=MAX_K): clap checks them.
     let mut limits = Limits::new()
         .max_m(cli.max_m)
         .max_k(cli.max_k)
@@ -209,7 +205,8 @@ pub struct Coder {
 }
 
 impl Coder {
-    /// A coder of `coding` and `chunking`, nothing else.
+    /// A coder of `coding` and `chunking` (checked by [`build::CodingOption::for_filter`]),
+    /// nothing else.
     pub fn new(coding: build::CodingArg, chunking: Chunking) -> Self {
         Coder {
             coding,
@@ -242,8 +239,8 @@ impl Coder {
     /// The encoder of counting filters.
     pub fn counting_encoder(&self) -> Encoder<CountingBloomFilter> {
         let mut encoder = Encoder::<CountingBloomFilter>::new();
-        if self.coding == build::CodingArg::Raw {
-            encoder = encoder.coding(CounterCoding::Raw);
+        if let Some(coding) = self.coding.counter_coding() {
+            encoder = encoder.coding(coding);
         }
         self.common(encoder)
     }

@@ -109,11 +109,58 @@ fn open_output(path: &Path, force: bool) -> Result<(File, bool)> {
     }
 }
 
-/// Write to stdout; a closed pipe (`| head`) is not an error.
+/// Write to stdout. Every failure is an error, so that no command reports success having
+/// written less than it was asked for: standard output closed (`>&-`), a full disk, and a
+/// reader that closed the pipe before the end (`| head -c 10`) too, as zstd and cat
+/// report them.
 pub fn write_stdout(bytes: &[u8]) -> Result<()> {
-    let mut out = io::stdout().lock();
-    match out.write_all(bytes).and_then(|()| out.flush()) {
-        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(Failure(format!("stdout: {e}"))),
-        _ => Ok(()),
+    if stdout_was_closed() {
+        return Err(Failure::new(
+            "stdout: closed (Bad file descriptor); nothing was written",
+        ));
     }
+    let mut out = io::stdout().lock();
+    out.write_all(bytes)
+        .and_then(|()| out.flush())
+        .map_err(|e| match e.kind() {
+            io::ErrorKind::BrokenPipe => Failure::new(
+                "stdout: the reader closed the pipe before the end of the output (Broken pipe)",
+            ),
+            _ => Failure(format!("stdout: {e}")),
+        })
+}
+
+/// Whether standard output was closed when the program started (`bloomwire ... >&-`).
+///
+/// The Rust runtime opens `/dev/null` on a standard descriptor that is closed at startup,
+/// before `main`, so that writes to it would silently succeed; the descriptor is therefore
+/// looked at earlier, by a function the loader runs before the runtime's initialization
+/// (`.init_array`, or `__mod_init_func` on Apple platforms). Elsewhere this is `false`.
+pub fn stdout_was_closed() -> bool {
+    STDOUT_CLOSED.load(Ordering::Relaxed)
+}
+
+static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
+
+#[cfg(any(target_os = "linux", target_os = "android", target_os = "freebsd"))]
+#[used]
+#[link_section = ".init_array"]
+static SEE_STDOUT_AT_START: extern "C" fn() = see_stdout_at_start;
+
+#[cfg(target_vendor = "apple")]
+#[used]
+#[link_section = "__DATA,__mod_init_func"]
+static SEE_STDOUT_AT_START: extern "C" fn() = see_stdout_at_start;
+
+#[cfg(any(
+    target_os = "linux",
+    target_os = "android",
+    target_os = "freebsd",
+    target_vendor = "apple"
+))]
+extern "C" fn see_stdout_at_start() {
+    // SAFETY: F_GETFD on descriptor 1 reads the descriptor's flags and changes nothing; it
+    // takes no pointer, and fails with EBADF when the descriptor is not open.
+    let open = unsafe { libc::fcntl(libc::STDOUT_FILENO, libc::F_GETFD) } != -1;
+    STDOUT_CLOSED.store(!open, Ordering::Relaxed);
 }

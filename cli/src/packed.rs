@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use bloomwire::{AnyFilter, BitArray, BloomFilter, Error, HashFamily, Params};
 
-use crate::build::{coding_change, ChunkArg, CodingOption};
+use crate::build::{chunk_change, coding_change, ChunkArg, CodingOption};
 use crate::frames::{frame_error, input_name, FrameReader};
 use crate::options::{ForceArg, KeyArg, MetadataArg};
 use crate::output::{check_output, is_std, note, shown, write_output};
@@ -40,9 +40,7 @@ pub fn decode(args: &DecodeArgs) -> Result<()> {
     check_output(&args.output, force)?;
     if let Some(path) = &args.metadata_out {
         if is_std(path) && is_std(&args.output) {
-            return Err(Failure::new(
-                "the bits and the metadata cannot both go to stdout (-)",
-            ));
+            crate::usage_error("the bits and the metadata cannot both go to stdout (-)");
         }
         check_output(path, force)?;
     }
@@ -122,6 +120,7 @@ pub struct WrapArgs {
 
 pub fn wrap(args: &WrapArgs) -> Result<()> {
     let force = args.force.force;
+    args.coding.check_args(args.chunks);
     check_output(&args.output, force)?;
     let m = args.m;
     let max_m = limits().max_m;
@@ -146,7 +145,7 @@ pub fn wrap(args: &WrapArgs) -> Result<()> {
     let ones = bits.count_ones();
     let params = Params::standard(m, args.k, HashFamily::opaque()).context("--m and --k")?;
     let filter = AnyFilter::Bloom(BloomFilter::from_parts(params, bits, args.n).context(&name)?);
-    let coding = args.coding.coding;
+    let coding = args.coding.for_filter(args.chunks, false)?;
     let coder = Coder {
         metadata,
         key,
@@ -161,6 +160,9 @@ pub fn wrap(args: &WrapArgs) -> Result<()> {
     if let Some(change) = coding_change(coding, &frame) {
         note(format!("bloomwire: note: {change}"));
     }
+    if let Some(change) = chunk_change(args.chunks, &frame) {
+        note(format!("bloomwire: note: {change}"));
+    }
     note(format!(
         "{name}: {m} bits ({} ones) of another library's filter, coding {}; {} bytes written \
          to {}",
@@ -172,37 +174,40 @@ pub fn wrap(args: &WrapArgs) -> Result<()> {
     Ok(())
 }
 
-/// The bits file's bytes: exactly ceil(m / 8) of them, a file of another length refused
-/// before it is read.
+/// The bits file's bytes: exactly ceil(m / 8) of them. A regular file of another length is
+/// refused before it is read, a directory as one, and a stream (standard input, a pipe, a
+/// device) once it has given one byte too many or ended short.
 fn read_bits(args: &WrapArgs, name: &str) -> Result<Vec<u8>> {
     let want = args.m.div_ceil(8);
-    let wrong = |len: u64| {
+    let wrong = |len: String| {
         Failure(format!(
             "{name}: {len} bytes, but m = {} bits are {want} bytes packed (ceil(m / 8))",
             args.m
         ))
     };
-    let mut bytes = Vec::new();
-    if is_std(&args.bits) {
-        std::io::stdin()
-            .lock()
-            .take(want.saturating_add(1))
-            .read_to_end(&mut bytes)
-            .context(name)?;
+    let stream: Box<dyn Read> = if is_std(&args.bits) {
+        Box::new(std::io::stdin().lock())
     } else {
         let file = std::fs::File::open(&args.bits).context(name)?;
-        let len = file.metadata().context(name)?.len();
-        if len != want {
-            return Err(wrong(len));
+        let metadata = file.metadata().context(name)?;
+        if metadata.is_dir() {
+            return Err(Failure(format!("{name}: is a directory")));
         }
-        file.take(want.saturating_add(1))
-            .read_to_end(&mut bytes)
-            .context(name)?;
+        if metadata.is_file() && metadata.len() != want {
+            return Err(wrong(metadata.len().to_string()));
+        }
+        Box::new(file)
+    };
+    let mut bytes = Vec::new();
+    stream
+        .take(want.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .context(name)?;
+    match (bytes.len() as u64).cmp(&want) {
+        std::cmp::Ordering::Greater => Err(wrong(format!("more than {want}"))),
+        std::cmp::Ordering::Less => Err(wrong(bytes.len().to_string())),
+        std::cmp::Ordering::Equal => Ok(bytes),
     }
-    if bytes.len() as u64 != want {
-        return Err(wrong(bytes.len() as u64));
-    }
-    Ok(bytes)
 }
 
 /// The bit array of `m` bits packed in `bytes` (spec section 1), its words allocated

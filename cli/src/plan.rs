@@ -1,7 +1,7 @@
 //! `bloomwire plan`: m and k for n keys, against the uncompressed filter, and the paper's
 //! Figures 1 and 2.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use bloomwire::BitCoding;
 use bloomwire::{theory, Optimizer, Plan};
@@ -10,7 +10,7 @@ use plotters::prelude::*;
 use serde_json::json;
 
 use crate::options::ForceArg;
-use crate::output::{check_output, write_stdout};
+use crate::output::{check_output, is_std, write_output, write_stdout};
 use crate::{limits, Context, Failure, Result};
 
 /// Plan m and k for n keys: the lowest false positive rate within a byte budget, or the
@@ -33,10 +33,12 @@ pub struct Args {
     /// Whether k may be rational.
     #[arg(long, value_enum, default_value_t = KArg::Integer)]
     k: KArg,
-    /// Plan for this coding only; `raw` plans an uncompressed filter of `ceil(m/8)` bytes
-    /// [default: the smallest].
-    #[arg(long, value_enum, value_name = "CODING")]
-    coding: Option<PlanCodingArg>,
+    /// Plan for this coding only, named as `--coding` names it: `raw` plans an uncompressed
+    /// filter of `ceil(m/8)` bytes; the planner bounds the worst case of raw, adaptive and
+    /// known-p frames and refuses the others (whose frames come within their margins of
+    /// these) [default: the smallest].
+    #[arg(long, value_name = "CODING", value_parser = parse_bit_coding)]
+    coding: Option<BitCoding>,
     /// Print one JSON object; n is a decimal string (like every value of the program's
     /// JSON that may exceed 2^53), the other values are numbers.
     #[arg(long)]
@@ -55,33 +57,30 @@ enum KArg {
     Rational,
 }
 
-/// The codings a plan can be made for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum PlanCodingArg {
-    Raw,
-    Adaptive,
-    KnownP,
-}
-
-impl From<PlanCodingArg> for BitCoding {
-    fn from(c: PlanCodingArg) -> Self {
-        match c {
-            PlanCodingArg::Raw => BitCoding::Raw,
-            PlanCodingArg::Adaptive => BitCoding::Adaptive,
-            PlanCodingArg::KnownP => BitCoding::KnownP,
-        }
-    }
+/// A coding of bits by the library's name for it.
+fn parse_bit_coding(s: &str) -> Result<BitCoding, String> {
+    s.parse::<BitCoding>().map_err(|_| {
+        format!(
+            "expected a coding of bits: {}",
+            BitCoding::ALL.map(|c| c.to_string()).join(", ")
+        )
+    })
 }
 
 pub fn run(args: &Args) -> Result<()> {
     let n = args.n;
     if let Some(path) = &args.plot {
+        if is_std(path) {
+            return Err(Failure::new(
+                "--plot -: the plot goes to a file; the plan goes to stdout",
+            ));
+        }
         check_output(path, args.force.force)?;
     }
     let mut optimizer =
         optimizer(n, args.max_bits_per_element)?.rational_k(args.k == KArg::Rational);
     if let Some(coding) = args.coding {
-        optimizer = optimizer.coding(coding.into());
+        optimizer = optimizer.coding(coding);
     }
     let plan = match (args.budget_bytes, args.fpr) {
         (Some(budget), _) => optimizer.plan(n, budget),
@@ -97,7 +96,8 @@ pub fn run(args: &Args) -> Result<()> {
         None => plan.bits_per_element,
     };
     if let Some(path) = &args.plot {
-        plot(path, z_per_n, args.max_bits_per_element).context(path.display())?;
+        let svg = plot(z_per_n, args.max_bits_per_element).context(path.display())?;
+        write_output(path, svg.as_bytes(), args.force.force)?;
     }
 
     let out = if args.json {
@@ -217,7 +217,7 @@ struct Curve {
 /// the paper) for the uncompressed filter with m/n = z/n and for the compressed filter whose
 /// m makes `m H(p) = z`, each with m/n capped at `max_m_per_n`, and each curve's best
 /// integer k marked.
-fn plot(path: &Path, z_per_n: f64, max_m_per_n: Option<f64>) -> Result<(), String> {
+fn plot(z_per_n: f64, max_m_per_n: Option<f64>) -> Result<String, String> {
     let cap = max_m_per_n.unwrap_or(f64::INFINITY);
     let k_max = (2.0 * std::f64::consts::LN_2 * z_per_n).ceil().max(4.0);
     let curves = [
@@ -258,7 +258,8 @@ fn plot(path: &Path, z_per_n: f64, max_m_per_n: Option<f64>) -> Result<(), Strin
         .filter(|y| (lo..=hi).contains(y))
         .collect();
 
-    let root = SVGBackend::new(path, (800, 520)).into_drawing_area();
+    let mut svg = String::new();
+    let root = SVGBackend::with_string(&mut svg, (800, 520)).into_drawing_area();
     let e = |e: DrawingAreaErrorKind<_>| e.to_string();
     root.fill(&WHITE).map_err(e)?;
     let mut chart = ChartBuilder::on(&root)
@@ -317,7 +318,10 @@ fn plot(path: &Path, z_per_n: f64, max_m_per_n: Option<f64>) -> Result<(), Strin
         .border_style(BLACK)
         .draw()
         .map_err(e)?;
-    root.present().map_err(e)
+    root.present().map_err(e)?;
+    drop(chart);
+    drop(root);
+    Ok(svg)
 }
 
 /// A number with at most four significant decimals and no trailing zeros: `8`, `0.0177`.

@@ -95,9 +95,7 @@ enum Lookup {
 pub fn run(args: &Args) -> Result<bool> {
     let path = &args.frame;
     if is_std(path) && args.keys_file.as_deref().is_some_and(is_std) {
-        return Err(Failure::new(
-            "the frame and the keys cannot both come from standard input (-)",
-        ));
+        crate::usage_error("the frame and the keys cannot both come from standard input (-)");
     }
     let reader = FrameReader::new(args.key.load()?);
     let mut lookup = open(path, &reader)?;
@@ -138,7 +136,7 @@ pub fn run(args: &Args) -> Result<bool> {
             }
         }
         Some(file) => {
-            let source = KeySource::open(file)?;
+            let source = KeySource::open(file, args.format)?;
             let mut batch = Vec::new();
             let mut shown = Vec::new();
             let mut failed = None;

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use bloomwire::AnyFilter;
 
-use crate::build::{coding_change, ChunkArg, CodingOption};
+use crate::build::{chunk_change, coding_change, ChunkArg, CodingOption};
 use crate::frames::{frame_error, input_name, FrameReader};
 use crate::keys::{self, KeySource};
 use crate::options::{ForceArg, KeyArg, MetadataArg};
@@ -69,10 +69,11 @@ pub fn run(args: &Args) -> Result<()> {
         args.remove.as_ref(),
     ];
     if inputs.iter().flatten().filter(|p| is_std(p)).count() > 1 {
-        return Err(Failure::new(
+        crate::usage_error(
             "only one of the frame and the keys files can come from standard input (-)",
-        ));
+        );
     }
+    args.coding.check_args(args.chunks);
     let force = args.force.force;
     check_output(&args.output, force)?;
     let key = args.key.load()?;
@@ -89,11 +90,11 @@ pub fn run(args: &Args) -> Result<()> {
              can (build --counting BITS)"
         )));
     }
-    let coding = args.coding.coding.for_filter(filter.is_counting())?;
+    let coding = args.coding.for_filter(args.chunks, filter.is_counting())?;
 
     let mut inserted = 0u64;
     if let Some(path) = &args.insert {
-        let source = KeySource::open(path)?;
+        let source = KeySource::open(path, args.format)?;
         let stats = keys::for_each_key(&source, args.format, |key| {
             filter.insert(key);
             inserted += 1;
@@ -107,7 +108,7 @@ pub fn run(args: &Args) -> Result<()> {
         let AnyFilter::Counting(counting) = &mut filter else {
             unreachable!("checked above");
         };
-        let source = KeySource::open(path)?;
+        let source = KeySource::open(path, args.format)?;
         let mut failed = None;
         let stats = keys::for_each_key(&source, args.format, |key| {
             if failed.is_some() {
@@ -153,6 +154,9 @@ pub fn run(args: &Args) -> Result<()> {
     let bytes = frame.to_bytes();
     write_output(&args.output, &bytes, force)?;
     if let Some(change) = coding_change(coding, &frame) {
+        note(format!("bloomwire: note: {change}"));
+    }
+    if let Some(change) = chunk_change(args.chunks, &frame) {
         note(format!("bloomwire: note: {change}"));
     }
     note(format!(

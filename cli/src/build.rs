@@ -24,7 +24,8 @@ use crate::{limits, parse_hex, Coder, Context, Failure, Result};
 /// Every line is a key, an empty line too (the empty key), and duplicates count: n is the
 /// number of lines. With --binary-keys the file is length-prefixed records instead (a
 /// 4-byte little-endian length, then the key). A file of lines that looks binary (a NUL
-/// byte, or one line in ten not UTF-8) is read all the same, with a warning on stderr.
+/// byte, or one line in ten not UTF-8) is read all the same, with a warning on stderr. A
+/// key is at most 1 MiB (1048576 bytes): a longer line or record is an error naming it.
 ///
 /// m and k are planned for n keys and --fpr (0.01 by default) or --budget-bytes, within
 /// --max-m and --max-k; or given with --m and --k. A filter larger than the machine can

@@ -19,7 +19,8 @@ use crate::{limits, parse_hex, Context, Failure, Result};
 ///
 /// The keys are the arguments after the frame, or with --keys FILE one per line of FILE
 /// (`-` for standard input), read as `build` reads them (--binary-keys for length-prefixed
-/// records). Prints one line `KEY<TAB>maybe` or `KEY<TAB>no` per key, in the order given
+/// records; a key of at most 1 MiB, a longer line or record an error naming it). Prints one
+/// line `KEY<TAB>maybe` or `KEY<TAB>no` per key, in the order given
 /// ("maybe": a Bloom filter has false positives, "no" is certain); with --count only the
 /// totals.
 ///

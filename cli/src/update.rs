@@ -15,7 +15,8 @@ use crate::{Coder, Context, Failure, Result};
 /// Insert keys into the filter a full frame holds, or remove keys from a counting filter
 /// (`build --counting BITS`), and write the result as a full frame.
 ///
-/// The keys files are read as `build` reads them (one key per line, or --binary-keys).
+/// The keys files are read as `build` reads them (one key per line, or --binary-keys; a
+/// key of at most 1 MiB, a longer line or record an error naming it).
 /// The keys of --insert are inserted first, then those of --remove removed. Removing a key
 /// the filter does not hold (one of its counters is zero) fails, naming the key, and
 /// nothing is written; a key that only seems present (a false positive) is removed all the

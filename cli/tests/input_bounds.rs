@@ -185,6 +185,14 @@ fn keys_longer_than_a_mib_are_an_error_naming_the_line() {
         "{e}"
     );
 
+    // The limit is documented where users meet it.
+    for command in ["build", "query", "update"] {
+        let help = String::from_utf8(ok(&[command, "--help"])).unwrap();
+        assert!(help.contains("at most 1 MiB"), "{command} --help");
+    }
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"));
+    assert!(readme.unwrap().contains("A key is at most 1 MiB"));
+
     // A directory is said to be one.
     let e = fails_with(1, &["build", "--keys", s(&dir), "-o", &out, "-f"]);
     assert!(e.ends_with(": is a directory\n"), "{e}");

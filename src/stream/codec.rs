@@ -1,7 +1,13 @@
 //! `tokio_util` codecs for frames (feature `tokio`), so networking code can put frames on a
 //! socket with `FramedRead` and `FramedWrite`.
 //!
-//! Two decoders, one framing rule:
+//! Three decoders, one framing rule; pick by what the application does with a frame:
+//!
+//! | it wants | codec | `FramedRead` yields | decoding runs |
+//! |---|---|---|---|
+//! | the filter of each frame, frames small (deltas, a few thousand keys) | [`FrameCodec`] | [`Message`] | in `poll`, on the runtime thread |
+//! | the filter, frames large (a decode takes milliseconds or more), or to relay frames | [`FramingCodec`] | [`CheckedFrame`], payload not decoded | where the caller puts it: `spawn_blocking`, or never (a relay forwards the bytes) |
+//! | to follow a [`Sender`](crate::Sender)'s generations | [`ReceiverCodec`] | what the [`Receiver`] it owns did with each frame ([`Update`]) | in `poll`, applied to the held filter |
 //!
 //! * [`FramingCodec`] only frames: it yields each frame as a [`CheckedFrame`] once its
 //!   header has passed the [`Limits`] and its checksum matches, without decoding the payload.
@@ -12,14 +18,25 @@
 //!   for small frames (deltas, filters of a few thousand keys).
 //! * [`ReceiverCodec`] frames and applies each frame to the [`Receiver`] it owns (its limits
 //!   and key given once), yielding what the receiver did: with `FramedRead`, a `Stream` of
-//!   updates (see its documentation).
+//!   updates (see its documentation). Made by [`ReceiverCodec::new`] (limits, then
+//!   [`with_key`](ReceiverCodec::with_key)), as the other two, or from a receiver already
+//!   set up, [`Receiver::into_codec`].
 //!
-//! Both enforce the limits on partial input: a header that claims more than the limits allow
-//! is an error as soon as the field has arrived, and the read buffer never grows beyond the
-//! frame's limit-checked length. Nor does it grow on a claim alone: while a frame is
-//! incomplete the codec reserves at most [`FramingCodec::RESERVE_STEP`] bytes more, so a peer that sends a
-//! header claiming a large payload and then nothing holds no more than that of the
-//! receiver's memory.
+//! Every codec is built the same way: `new(limits)`, the limits frames are *decoded*
+//! within, then `with_key(key)` for frames that must be tagged. Writing needs neither: the
+//! write side of [`FramingCodec`] and [`FrameCodec`] writes a [`Frame`] (tagged or not, by
+//! its [`Encoder`](crate::Encoder)) or forwards a [`CheckedFrame`] as they are, and
+//! [`FramingCodec::writer`] / [`FrameCodec::writer`] make a codec for `FramedWrite` that
+//! names no limits. (On [`Receiver`] itself, [`Receiver::new`] is the Bloom filter's
+//! constructor, [`Receiver::with_limits`] the same for any kind of filter, and
+//! [`Receiver::with_key`] a builder step, as on the codecs.)
+//!
+//! All three enforce the limits on partial input: a header that claims more than the limits
+//! allow is an error as soon as the field has arrived, and the read buffer never grows beyond
+//! the frame's limit-checked length. Nor does it grow on a claim alone: while a frame is
+//! incomplete the codec reserves at most [`FramingCodec::RESERVE_STEP`] bytes more, so a
+//! peer that sends a header claiming a large payload and then nothing holds no more than
+//! that of the receiver's memory.
 //!
 //! ```
 //! use bloomwire::{FrameCodec, FramingCodec};
@@ -93,6 +110,25 @@ impl FramingCodec {
         }
     }
 
+    /// A codec for the write side (`FramedWrite`), which writes [`Frame`]s and forwards
+    /// [`CheckedFrame`]s as they are and checks nothing: the limits are a decoder's, and
+    /// these are the defaults, used only if it also decodes.
+    ///
+    /// ```
+    /// use bloomwire::{BloomFilter, Encoder, FramingCodec, HashFamily, Params};
+    /// use bytes::BytesMut;
+    /// use tokio_util::codec::Encoder as _;
+    ///
+    /// let f = BloomFilter::new(Params::standard(1000, 3, HashFamily::default()).unwrap());
+    /// let frame = Encoder::new().encode(&f).unwrap();
+    /// let mut wire = BytesMut::new();
+    /// FramingCodec::writer().encode(&frame, &mut wire).unwrap();
+    /// assert_eq!(&wire[..], &frame.to_bytes()[..]);
+    /// ```
+    pub fn writer() -> Self {
+        FramingCodec::default()
+    }
+
     /// The same codec, accepting only frames tagged with `key` (spec §2.5): an untagged
     /// frame is [`Error::MissingTag`], a wrong tag [`Error::BadTag`], both before the
     /// payload is read. (The frames it encodes are tagged by their
@@ -138,6 +174,12 @@ impl FrameCodec {
         FrameCodec {
             framing: FramingCodec::new(limits),
         }
+    }
+
+    /// A codec for the write side (`FramedWrite`), as [`FramingCodec::writer`]: writing a
+    /// frame needs no decoding limits.
+    pub fn writer() -> Self {
+        FrameCodec::default()
     }
 
     /// The same codec, decoding only frames tagged with `key`, as
@@ -208,6 +250,25 @@ impl<F: Filter> Receiver<F> {
 }
 
 impl<F: Filter> ReceiverCodec<F> {
+    /// A codec whose receiver of frames of the kind `F` has no filter yet and decodes
+    /// within `limits`, built as the other codecs are: `ReceiverCodec::<AnyFilter>::new(
+    /// limits).with_key(key)` ([`Receiver::with_limits`] and [`Receiver::with_key`]).
+    ///
+    /// ```
+    /// use bloomwire::{FrameKey, Limits, ReceiverCodec};
+    /// let codec: ReceiverCodec = ReceiverCodec::new(Limits::default()).with_key(FrameKey::new([1; 32]));
+    /// assert_eq!(codec.receiver().generation(), None);
+    /// ```
+    pub fn new(limits: Limits) -> Self {
+        Receiver::with_limits(limits).into_codec()
+    }
+
+    /// The same codec, its receiver accepting only frames tagged with `key`
+    /// ([`Receiver::with_key`]).
+    pub fn with_key(self, key: FrameKey) -> Self {
+        self.receiver.with_key(key).into_codec()
+    }
+
     /// The receiver: its filter, generation and digest.
     pub fn receiver(&self) -> &Receiver<F> {
         &self.receiver

@@ -200,31 +200,13 @@ fn for_each_line(mut reader: impl BufRead, mut f: impl FnMut(&[u8])) -> Result<(
     loop {
         line.clear();
         number += 1;
-        // `read_until`, stopped once the line cannot be a key.
-        loop {
-            let buf = match reader.fill_buf() {
-                Ok(buf) => buf,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(Failure::new(e)),
-            };
-            if buf.is_empty() {
-                break;
-            }
-            let (take, end) = match buf.iter().position(|&b| b == b'\n') {
-                Some(i) => (i + 1, true),
-                None => (buf.len(), false),
-            };
-            // A key, a `\r` and the `\n`.
-            if line.len() + take > MAX_KEY_LEN + 2 {
-                return Err(too_long(number));
-            }
-            line.extend_from_slice(&buf[..take]);
-            reader.consume(take);
-            if end {
-                break;
-            }
-        }
-        if line.is_empty() {
+        // At most a key, a `\r` and the `\n`: a longer line stops there.
+        let most = MAX_KEY_LEN as u64 + 2;
+        let got = (&mut reader)
+            .take(most)
+            .read_until(b'\n', &mut line)
+            .map_err(Failure::new)?;
+        if got == 0 {
             return Ok(());
         }
         let mut key = line.strip_suffix(b"\n").unwrap_or(&line);

@@ -43,14 +43,24 @@ use super::Sender;
 pub struct SummarySender {
     counting: CountingBloomFilter,
     sender: Sender<BloomFilter>,
-    /// Positions whose bit changed since the last frame, with repeats: a position listed
-    /// an even number of times is back where it was. Compacted (the repeats cancelled)
-    /// whenever it reaches [`COMPACT_AT`] or twice what the last compaction kept, so that it
-    /// holds at most about twice the positions that changed, not one entry per operation.
+    /// Positions whose bit changed since the last frame: the first `sorted` increasing and
+    /// each once (what the last compaction kept), then the positions toggled since, with
+    /// repeats (a position listed an even number of times is back where it was). Compacted
+    /// (the repeats cancelled) whenever it reaches [`COMPACT_AT`] or [`GROWTH`] times what
+    /// the last compaction kept, so that it holds at most that many times the positions that
+    /// changed, not one entry per operation.
     toggled: Vec<u64>,
+    /// The length of the sorted front of `toggled`.
+    sorted: usize,
     /// The length of `toggled` that triggers its next compaction.
     compact_at: usize,
 }
+
+/// How much the toggled positions may grow between two compactions: the bound on what they
+/// hold, in positions that changed. A burst of distinct inserts (nothing cancels) pays for
+/// the merges: each position is merged about 1/(GROWTH - 1) + 1 times on average, 2 times
+/// at a growth of 2 and 1.33 at 4.
+const GROWTH: usize = 4;
 
 /// Entries of the toggled positions (8 bytes each, 32 KiB) below which they are never
 /// compacted: an insert and a remove of one key toggle the same k positions, and a stream
@@ -65,6 +75,7 @@ impl SummarySender {
             counting,
             sender: Sender::new(encoder, full_every),
             toggled: Vec::new(),
+            sorted: 0,
             compact_at: COMPACT_AT,
         }
     }
@@ -92,18 +103,29 @@ impl SummarySender {
         removed
     }
 
-    /// Cancel the repeated positions once the list has doubled since the last time (or
-    /// reached [`COMPACT_AT`]): each entry is sorted O(log) times on average, and the list
-    /// stays within twice the positions that changed since the last frame (plus
-    /// [`COMPACT_AT`]), whatever the number of operations.
+    /// Cancel the repeated positions once the list has grown [`GROWTH`] times since the last
+    /// time (or reached [`COMPACT_AT`]), so that it stays within [`GROWTH`] times the
+    /// positions that changed since the last frame (or [`COMPACT_AT`]), whatever the number
+    /// of operations.
     fn compact_if_due(&mut self) {
-        if self.toggled.len() < self.compact_at {
-            return;
+        if self.toggled.len() >= self.compact_at {
+            self.compact();
         }
-        let kept = odd_ones_in_place(&mut self.toggled);
-        self.toggled.truncate(kept);
-        self.toggled.shrink_to(COMPACT_AT.max(2 * kept));
-        self.compact_at = COMPACT_AT.max(2 * kept);
+    }
+
+    /// Sort the positions toggled since the last compaction and merge them into the sorted
+    /// front, each position listed an odd number of times kept once: every entry is sorted
+    /// once, in the tail it arrived in, and merged O(1) times on average (the list grows
+    /// geometrically between compactions).
+    fn compact(&mut self) {
+        let (front, tail) = self.toggled.split_at_mut(self.sorted);
+        tail.sort_unstable();
+        let mut kept = Vec::with_capacity(front.len() + tail.len());
+        merge_odd(front, tail, &mut kept);
+        kept.shrink_to(COMPACT_AT.max(GROWTH * kept.len()));
+        self.sorted = kept.len();
+        self.compact_at = COMPACT_AT.max(GROWTH * kept.len());
+        self.toggled = kept;
     }
 
     /// Whether a key may be in the set (as [`CountingBloomFilter::contains`]).
@@ -121,23 +143,21 @@ impl SummarySender {
             self.clear_toggled();
             return Ok(frame);
         }
-        let kept = odd_ones_in_place(&mut self.toggled);
-        self.toggled.truncate(kept);
+        self.compact();
         let frame = self
             .sender
             .next_frame_with_flips(&self.toggled, self.counting.n());
         if frame.is_ok() {
             self.clear_toggled();
-        } else {
-            // The flips stay (once each), for the next call.
-            self.compact_at = COMPACT_AT.max(2 * kept);
         }
+        // On an error the flips stay (compacted), for the next call.
         frame
     }
 
     /// Forget the toggled positions (a frame carried them), and their memory.
     fn clear_toggled(&mut self) {
         self.toggled = Vec::new();
+        self.sorted = 0;
         self.compact_at = COMPACT_AT;
     }
 
@@ -158,21 +178,30 @@ impl SummarySender {
     }
 }
 
-/// Sort `toggled` and move the positions listed an odd number of times in it to its front,
-/// increasing; returns how many there are.
-fn odd_ones_in_place(toggled: &mut [u64]) -> usize {
-    toggled.sort_unstable();
-    let (mut read, mut kept) = (0, 0);
-    while read < toggled.len() {
-        let p = toggled[read];
-        let run = toggled[read..].iter().take_while(|&&q| q == p).count();
-        if run % 2 == 1 {
-            toggled[kept] = p;
-            kept += 1;
+/// Push to `out`, increasing, each position listed an odd number of times in `front`
+/// (increasing, each once) and `tail` (increasing, with repeats) together.
+fn merge_odd(front: &[u64], tail: &[u64], out: &mut Vec<u64>) {
+    let (mut i, mut j) = (0, 0);
+    loop {
+        let p = match (front.get(i), tail.get(j)) {
+            (Some(&a), Some(&b)) => a.min(b),
+            (Some(&a), None) => a,
+            (None, Some(&b)) => b,
+            (None, None) => return,
+        };
+        let mut times = 0;
+        if front.get(i) == Some(&p) {
+            times += 1;
+            i += 1;
         }
-        read += run;
+        while tail.get(j) == Some(&p) {
+            times += 1;
+            j += 1;
+        }
+        if times % 2 == 1 {
+            out.push(p);
+        }
     }
-    kept
 }
 
 #[cfg(test)]
@@ -181,9 +210,14 @@ mod tests {
 
     #[test]
     fn a_position_toggled_twice_is_unchanged() {
-        let mut toggled = [5, 3, 5, 9, 3, 3, 1];
-        let kept = odd_ones_in_place(&mut toggled);
-        assert_eq!(toggled[..kept], [1, 3, 9]);
-        assert_eq!(odd_ones_in_place(&mut []), 0);
+        let merged = |front: &[u64], tail: &[u64]| {
+            let mut out = Vec::new();
+            merge_odd(front, tail, &mut out);
+            out
+        };
+        assert_eq!(merged(&[], &[1, 3, 3, 3, 5, 5, 9]), [1, 3, 9]);
+        assert_eq!(merged(&[2, 3, 8], &[1, 3, 3, 3, 5, 5, 9]), [1, 2, 8, 9]);
+        assert_eq!(merged(&[2, 3, 8], &[]), [2, 3, 8]);
+        assert_eq!(merged(&[], &[]), Vec::<u64>::new());
     }
 }

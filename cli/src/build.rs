@@ -7,6 +7,7 @@ use bloomwire::optimizer::LayoutKind;
 use bloomwire::{
     theory, AnyFilter, BaseHash, BitCoding, BloomFilter, Chunking, Coding, CounterCoding,
     CountingBloomFilter, Frame, HashCount, HashFamily, IndexScheme, Layout, Optimizer, Params,
+    Profile, Status,
 };
 use clap::ValueEnum;
 use serde_json::{json, Value};
@@ -124,6 +125,39 @@ pub struct CodingOption {
         long_help = coding_help()
     )]
     pub coding: CodingArg,
+    #[arg(
+        long,
+        value_name = "PROFILE",
+        value_parser = parse_profile,
+        default_value = "full",
+        help = "Write only the codings of this profile: core or full",
+        long_help = profile_help()
+    )]
+    pub profile: Profile,
+}
+
+/// The help of `--profile`, naming the library's profiles and the codings of each.
+fn profile_help() -> String {
+    let core = Coding::ALL
+        .into_iter()
+        .filter(|&c| Profile::Core.includes(c))
+        .map(|c| c.to_string())
+        .collect::<Vec<_>>();
+    format!(
+        "Write only the codings of this profile (spec 4.0): core, the codings every decoder \
+         implements ({}, and chunks), or full, every coding. A sender that does not know \
+         what its receivers implement writes core; auto coding then picks among core's \
+         codings, and --coding outside the profile is a usage error",
+        core.join(", ")
+    )
+}
+
+/// A profile by the library's name for it.
+fn parse_profile(s: &str) -> Result<Profile, String> {
+    s.parse::<Profile>().map_err(|_| {
+        let names: Vec<&str> = Profile::ALL.map(Profile::name).to_vec();
+        format!("expected {}", names.join(" or "))
+    })
 }
 
 /// The help of `--coding`, naming the library's codings.
@@ -136,17 +170,23 @@ fn coding_help() -> String {
          out as raw (0) when compression is not smaller, and every coding but raw and \
          positional comes out as positional (7) for a filter so sparse that its payload would \
          break the format's work bound (spec 2.2: at most 4096 bits per payload byte); a note \
-         on stderr says so. `build --coding raw` plans an uncompressed filter",
+         on stderr says so. A deprecated coding is read by every decoder and written when \
+         asked for by name, never picked by auto. `build --coding raw` plans an uncompressed \
+         filter",
         names(BitCoding::ALL.map(Coding::from)),
         names(CounterCoding::ALL.map(Coding::from)),
     )
 }
 
-/// `name (id)` of each coding, comma-separated.
+/// `name (id)` of each coding, comma-separated, `name (id, deprecated)` for a coding that
+/// auto coding no longer picks.
 fn names(codings: impl IntoIterator<Item = Coding>) -> String {
     let names: Vec<String> = codings
         .into_iter()
-        .map(|c| format!("{c} ({})", c.id()))
+        .map(|c| match c.status() {
+            Status::Deprecated => format!("{c} ({}, {})", c.id(), c.status()),
+            _ => format!("{c} ({})", c.id()),
+        })
         .collect();
     names.join(", ")
 }
@@ -392,7 +432,7 @@ pub fn run(args: &Args) -> Result<()> {
         budget: args.budget_bytes,
         metadata,
         key,
-        ..Coder::new(coding, args.chunks.chunking())
+        ..Coder::new(coding, args.chunks.chunking(), args.coding.profile)
     };
     let frame = coder
         .encode(&filter, args.generation)
@@ -624,9 +664,18 @@ impl CodingArg {
 }
 
 impl CodingOption {
-    /// The usage error for an explicit coding that is never chunked and `--chunk-shift S`,
-    /// which the library would ignore.
+    /// The usage error for an explicit coding outside `--profile`, and for one that is never
+    /// chunked with `--chunk-shift S`, which the library would ignore.
     pub fn check_args(&self, chunks: ChunkArg) {
+        if let Some(coding) = self.coding.asked() {
+            if !self.profile.includes(coding) {
+                crate::usage_error(format!(
+                    "--coding {coding}: not a coding of --profile {} (--help lists its \
+                     codings)",
+                    self.profile
+                ));
+            }
+        }
         if let (Chunking::Shift(shift), Some(coding)) = (chunks.chunk_shift, self.coding.asked()) {
             if !coding.is_chunkable() {
                 crate::usage_error(format!(

@@ -128,7 +128,7 @@ pub fn diff(args: &DiffArgs) -> Result<()> {
     let coder = Coder {
         metadata: metadata.or(new_header.metadata.clone()),
         key,
-        ..Coder::new(coding, args.chunks.chunking())
+        ..Coder::new(coding, args.chunks.chunking(), args.coding.profile)
     };
     let frame = match (&old, &new) {
         (AnyFilter::Bloom(old), AnyFilter::Bloom(new)) => {
@@ -224,7 +224,7 @@ pub fn apply(args: &ApplyArgs) -> Result<()> {
     let coder = Coder {
         metadata: metadata.or(header.metadata.clone()),
         key,
-        ..Coder::new(coding, args.chunks.chunking())
+        ..Coder::new(coding, args.chunks.chunking(), args.coding.profile)
     };
     let frame = coder
         .encode(result, update.generation())

@@ -11,7 +11,9 @@ use std::sync::OnceLock;
 
 use bloomwire::filter::rational::MAX_K;
 use bloomwire::filter::MAX_M;
-use bloomwire::{AnyFilter, Chunking, CountingBloomFilter, Encoder, Frame, FrameKey, Limits};
+use bloomwire::{
+    AnyFilter, Chunking, CountingBloomFilter, Encoder, Frame, FrameKey, Limits, Profile,
+};
 use clap::{Parser, Subcommand};
 
 mod build;
@@ -202,15 +204,18 @@ pub struct Coder {
     pub metadata: Option<Vec<u8>>,
     /// The authentication key.
     pub key: Option<FrameKey>,
+    /// The codings the encoder may write (`--profile`).
+    pub profile: Profile,
 }
 
 impl Coder {
-    /// A coder of `coding` and `chunking` (checked by [`build::CodingOption::for_filter`]),
-    /// nothing else.
-    pub fn new(coding: build::CodingArg, chunking: Chunking) -> Self {
+    /// A coder of `coding` and `chunking` (checked by [`build::CodingOption::for_filter`])
+    /// within `profile`, nothing else.
+    pub fn new(coding: build::CodingArg, chunking: Chunking, profile: Profile) -> Self {
         Coder {
             coding,
             chunking,
+            profile,
             budget: None,
             metadata: None,
             key: None,
@@ -245,7 +250,8 @@ impl Coder {
         self.common(encoder)
     }
 
-    fn common<F: bloomwire::Filter>(&self, mut encoder: Encoder<F>) -> Encoder<F> {
+    fn common<F: bloomwire::Filter>(&self, encoder: Encoder<F>) -> Encoder<F> {
+        let mut encoder = encoder.profile(self.profile);
         if let Some(budget) = self.budget {
             encoder = encoder.budget(usize::try_from(budget).unwrap_or(usize::MAX));
         }

@@ -149,7 +149,7 @@ pub fn wrap(args: &WrapArgs) -> Result<()> {
     let coder = Coder {
         metadata,
         key,
-        ..Coder::new(coding, args.chunks.chunking())
+        ..Coder::new(coding, args.chunks.chunking(), args.coding.profile)
     };
     let frame = coder
         .encode(&filter, args.generation)

@@ -146,7 +146,7 @@ pub fn run(args: &Args) -> Result<()> {
     let coder = Coder {
         metadata: metadata.or(header.metadata.clone()),
         key,
-        ..Coder::new(coding, args.chunks.chunking())
+        ..Coder::new(coding, args.chunks.chunking(), args.coding.profile)
     };
     let frame = coder
         .encode(&filter, generation)

@@ -4,7 +4,7 @@
 
 mod common;
 
-use bloomwire::{BitCoding, Coding, CounterCoding};
+use bloomwire::{BitCoding, Coding, CounterCoding, Profile, Status};
 use common::*;
 
 #[test]
@@ -174,10 +174,12 @@ fn codings_are_the_librarys_names() {
     let out = s(&dir.join("out.blwr")).to_string();
     for coding in BitCoding::ALL {
         let name = coding.to_string();
-        assert!(
-            help.contains(&format!("{name} ({})", Coding::from(coding).id())),
-            "{name} is not in the help"
-        );
+        let c = Coding::from(coding);
+        let listed = match c.status() {
+            Status::Deprecated => format!("{name} ({}, deprecated)", c.id()),
+            _ => format!("{name} ({})", c.id()),
+        };
+        assert!(help.contains(&listed), "{listed} is not in the help");
         let args = [
             "build",
             "--json",
@@ -271,4 +273,102 @@ fn codings_are_the_librarys_names() {
             ),
         }
     }
+}
+
+/// The coding of a frame file, as `inspect --json` names it.
+fn coding_of(frame: &std::path::Path) -> Coding {
+    let info: serde_json::Value =
+        serde_json::from_slice(&ok(&["inspect", "--json", s(frame)])).unwrap();
+    info["coding"].as_str().unwrap().parse().unwrap()
+}
+
+#[test]
+fn profile_core_writes_only_core_codings() {
+    let dir = temp_dir("profile");
+    // The paper's filter: 10 000 keys in 140 000 bits, k = 2, which the full profile
+    // codes with a coding made for decoding speed.
+    let paper = ["--m", "140000", "--k", "2", "--generation", "1"];
+    let (keys, full) = keys_and_frame(&dir, 10_000, &paper);
+    assert!(
+        !Profile::Core.includes(coding_of(&full)),
+        "{}",
+        coding_of(&full)
+    );
+    let core = dir.join("core.blwr");
+    let mut args = vec![
+        "build",
+        "-q",
+        "--keys",
+        s(&keys),
+        "--profile",
+        "core",
+        "-o",
+        s(&core),
+    ];
+    args.extend_from_slice(&paper);
+    ok(&args);
+    assert!(
+        Profile::Core.includes(coding_of(&core)),
+        "{}",
+        coding_of(&core)
+    );
+
+    // Every command that encodes takes it.
+    let more = dir.join("more.txt");
+    std::fs::write(&more, "one more\n").unwrap();
+    let (updated, delta, applied, bits, wrapped) = (
+        dir.join("updated.blwr"),
+        dir.join("delta.blwr"),
+        dir.join("applied.blwr"),
+        dir.join("bits"),
+        dir.join("wrapped.blwr"),
+    );
+    ok(&["decode", s(&full), "-o", s(&bits)]);
+    let (f, u, d) = (s(&full), s(&updated), s(&delta));
+    for args in [
+        vec!["update", f, "--insert", s(&more), "-o", u],
+        vec!["diff", f, u, "-o", d],
+        vec!["apply", f, d, "-o", s(&applied)],
+        vec![
+            "wrap",
+            "--bits",
+            s(&bits),
+            "--m",
+            "140000",
+            "-o",
+            s(&wrapped),
+        ],
+    ] {
+        // Outside the profile by name: a usage error.
+        let mut refused = args.clone();
+        refused.extend(["--profile", "core", "--coding", "escape"]);
+        let e = usage_error(&refused);
+        assert!(
+            e.contains("--coding escape: not a coding of --profile core"),
+            "{e}"
+        );
+        let mut args = args.clone();
+        args.extend(["-q", "--profile", "core"]);
+        ok(&args);
+        let out = args[args.iter().position(|&a| a == "-o").unwrap() + 1];
+        let coding = coding_of(std::path::Path::new(out));
+        assert!(Profile::Core.includes(coding), "{args:?}: {coding}");
+    }
+    let e = usage_error(&["build", "--keys", s(&keys), "--profile", "tiny"]);
+    assert!(e.contains("expected core or full"), "{e}");
+    // The help names core's codings, from the library.
+    let help = String::from_utf8(ok(&["build", "--help"])).unwrap();
+    let listed = help.split("every decoder implements (").nth(1).unwrap();
+    let listed: Vec<&str> = listed
+        .split(", and chunks)")
+        .next()
+        .unwrap()
+        .split(", ")
+        .collect();
+    let core: Vec<String> = Coding::ALL
+        .into_iter()
+        .filter(|&c| Profile::Core.includes(c))
+        .map(|c| c.to_string())
+        .collect();
+    assert_eq!(listed, core);
 }

@@ -71,9 +71,7 @@ pub fn run(args: &Args) -> Result<()> {
     let n = args.n;
     if let Some(path) = &args.plot {
         if is_std(path) {
-            return Err(Failure::new(
-                "--plot -: the plot goes to a file; the plan goes to stdout",
-            ));
+            crate::usage_error("--plot -: the plot goes to a file; the plan goes to stdout");
         }
         check_output(path, args.force.force)?;
     }

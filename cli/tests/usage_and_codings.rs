@@ -136,6 +136,10 @@ fn argument_conflicts_are_usage_errors() {
         ),
         (vec!["query", "-", "--keys", "-"], "cannot both come"),
         (
+            vec!["plan", "--n", "9", "--fpr", "0.1", "--plot", "-"],
+            "the plot goes to a file",
+        ),
+        (
             vec!["--max-m", "0", "plan", "--n", "10", "--fpr", "0.1"],
             "--max-m",
         ),

@@ -360,6 +360,37 @@ pub(crate) fn well_formed_len(
     (coding.codec().well_formed)(m, counter_width, payload_len)
 }
 
+/// Check a raw payload of `m` bits (spec §4.1): its length and no bit set past m. The frame
+/// layer's one-pass raw decoder copies the words itself and asks this of the bytes.
+pub(crate) fn check_raw(payload: &[u8], m: u64) -> core::result::Result<(), PayloadError> {
+    raw::check(payload, m)
+}
+
+/// Call `f` with each one bit of a positional payload (coding 7) of `m` bits, increasing,
+/// as it is decoded (a receiver applies a positional delta this way, without building the
+/// XOR array); returns the count of ones.
+pub(crate) fn for_each_position(
+    payload: &[u8],
+    m: u64,
+    f: impl FnMut(u64),
+) -> core::result::Result<u64, PayloadError> {
+    positional::for_each_one(payload, m, f)
+}
+
+/// Append the positional payload (coding 7) of an array of `m` bits whose one bits are at
+/// `positions` (increasing, each once) to `out`: a sender that knows its flips codes them
+/// without building the array.
+pub(crate) fn encode_positions(positions: &[u64], m: u64, out: &mut Vec<u8>) {
+    let params = positional::GapParams::of(m, positions.len() as u64);
+    positional::encode_positions(positions, params, out)
+}
+
+/// The positional payload's length for `ones` one bits in `m`, estimated (a sender's
+/// choice between a delta and a full frame).
+pub(crate) fn estimate_positions_len(m: u64, ones: u64) -> u64 {
+    positional::estimate_len(m, ones)
+}
+
 /// The place of `coding` in the order of decoding speed for an array of `counts` (lower
 /// decodes faster; the row's [`Codec::speed_rank`]).
 pub(crate) fn speed_rank(coding: Coding, counts: &Counts) -> u8 {

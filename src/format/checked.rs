@@ -137,7 +137,7 @@ impl<'a> Checked<'a> {
         // A raw bit array, its words copied in the checksum's pass: what is left of its
         // decoding is the payload's one rule (spec §4.1).
         let (m, at) = (self.header.params.m(), self.header.header_len);
-        crate::entropy::raw::check(self.payload(), m)
+        crate::entropy::coding::check_raw(self.payload(), m)
             .map_err(|reason| Error::CorruptPayload { reason, offset: at })?;
         Message::of_bits(self.header, BitArray::from_words(words, m)?)
     }

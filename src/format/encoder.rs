@@ -538,13 +538,8 @@ impl Settings {
         };
         let m = step.params.m();
         if matches!(self.coding, None | Some(Coding::Positional)) {
-            use crate::entropy::positional::{encode_positions, GapParams};
             let mut payload = Vec::new();
-            encode_positions(
-                positions,
-                GapParams::of(m, positions.len() as u64),
-                &mut payload,
-            );
+            coding::encode_positions(positions, m, &mut payload);
             if (payload.len() as u64) < m.div_ceil(8) {
                 let header = FrameHeader::new(
                     kind,

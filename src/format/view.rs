@@ -110,7 +110,7 @@ impl<'a> FrameView<'a> {
     }
 
     /// The decoding models for chunks of the lengths `lens`; a counting frame's payload is
-    /// counters, not bits ([`Error::UnexpectedFilterType`]: use [`decode`](super::decode)).
+    /// counters, not bits ([`Error::UnexpectedFilterType`]: use [`decode`](fn@super::decode)).
     fn models(&self, lens: &[u64]) -> Result<crate::entropy::coding::Models> {
         let h = &self.header;
         if h.is_counting() {

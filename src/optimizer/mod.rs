@@ -114,13 +114,19 @@
 
 use core::fmt;
 
+mod bent;
+mod cost;
 mod counting;
+mod frontier;
 mod occupancy;
 mod options;
 mod search;
 mod size;
 
+pub use bent::{Bent, Limit, Unconstrained};
+pub use cost::{DeltaCost, Memory};
 pub use counting::{CountingPlan, MIN_COUNTER_MEAN};
+pub use frontier::{FrontierPlan, FRONTIER_FACTORS};
 pub use options::Optimizer;
 pub use size::frame_bytes;
 
@@ -216,6 +222,12 @@ pub struct Plan {
     pub receiver_bytes: u64,
     /// The best raw filter for the same budget or target, if there is one.
     pub uncompressed: Option<Uncompressed>,
+    /// The delta frames at the churn of [`Optimizer::churn`] (for a delta plan, its own
+    /// figures); `None` without one.
+    pub delta: Option<DeltaCost>,
+    /// The limit on m that held this plan away from the optimizer's optimum, and that
+    /// optimum; `None` when the plan is its optimum.
+    pub bent: Option<Bent>,
 }
 
 impl Plan {
@@ -232,6 +244,18 @@ impl Plan {
     /// The layout.
     pub fn layout(&self) -> &Layout {
         self.params.layout()
+    }
+
+    /// The memory the filter takes at the receiver and at the sender (with and without the
+    /// base of its deltas, with a counting filter), beside the bytes on the wire.
+    ///
+    /// ```
+    /// use bloomwire::Optimizer;
+    /// let plan = Optimizer::new().plan_for_fpr(10_000, 0.01).unwrap();
+    /// assert_eq!(plan.memory().receiver, plan.receiver_bytes);
+    /// ```
+    pub fn memory(&self) -> Memory {
+        Memory::of_m(self.m())
     }
 
     /// Whether a worker of `worker_bytes` of memory can build this filter whole, and if
@@ -316,7 +340,39 @@ impl fmt::Display for Plan {
         if let Some(c) = self.changed {
             write!(f, ", delta for c = {c}")?;
         }
-        write!(f, "; {} bytes of receiver memory", self.receiver_bytes)
+        write!(f, "; {} bytes of receiver memory", self.receiver_bytes)?;
+        let memory = self.memory();
+        write!(
+            f,
+            "\nsender memory: {} bytes of bits, {} keeping the last generation for deltas, \
+             {} with a counting filter (a byte a counter)",
+            memory.sender, memory.delta_sender, memory.counting_sender
+        )?;
+        if let Some(d) = &self.delta {
+            write!(
+                f,
+                "\ndeltas at c = {}: {:.1} bytes expected, {} bytes worst case",
+                d.changed, d.expected_bytes, d.worst_case_bytes
+            )?;
+        }
+        if let Some(b) = &self.bent {
+            let u = &b.unconstrained;
+            write!(
+                f,
+                "\nheld by {} (m <= {}): without it m = {}, k = {}, coding {}, {:.1} bytes \
+                 expected, {} bytes worst case, f = {:.6}, {} bytes of receiver memory",
+                b.limit,
+                b.max_m,
+                u.m,
+                u.k,
+                u.coding,
+                u.expected_bytes,
+                u.worst_case_bytes,
+                u.false_positive_rate,
+                u.receiver_bytes
+            )?;
+        }
+        Ok(())
     }
 }
 

@@ -19,6 +19,15 @@
 //! Section IV, where the XOR of two generations has ones with probability
 //! `q = 2p(1 - p^c)` when a fraction c of the keys changed, and costs `m * H(q)` bits.
 //!
+//! # What a plan costs
+//!
+//! A plan for the wire is sparse, and holds more memory than a standard filter: every plan
+//! reports it beside its bytes ([`Plan::memory`], and [`Plan::delta`] for deltas at the
+//! churn of [`Optimizer::churn`]). [`Optimizer::max_memory`] and
+//! [`Optimizer::max_bits_per_element`] cap it, [`Optimizer::frontier`] lists the plans
+//! between the memory-optimal filter and the unbounded one, and [`Plan::bent`] names the
+//! limit that held a plan away from its optimum.
+//!
 //! # From `m H(p)` to bytes that always fit
 //!
 //! The paper plans for `0.99 z` and checks by simulation. Here the frame size is modelled

@@ -440,6 +440,49 @@ mod tests {
     }
 
     #[test]
+    fn the_smallest_limit_binds_and_the_receivers_is_named_on_ties() {
+        let o = Optimizer::new();
+        assert_eq!(o.binding_limit(), (Limit::MaxM, 1 << 28));
+        // The optimizer's max_m equal to the receiver's: the receiver's is named.
+        assert_eq!(o.clone().max_m(1 << 28).binding_limit().0, Limit::MaxM);
+        assert_eq!(
+            o.clone().max_m(1 << 20).binding_limit(),
+            (Limit::PlanMaxM, 1 << 20)
+        );
+        let capped = o.clone().max_m(1 << 20).max_memory(1 << 16);
+        assert_eq!(capped.binding_limit(), (Limit::MaxMemory, 1 << 19));
+        let per_key = capped.max_bits_per_element(4.0).for_n(1000);
+        assert_eq!(per_key.binding_limit(), (Limit::MaxBitsPerElement, 4000));
+        let receiver = o.limits(crate::Limits::new().max_filter_bytes(1000));
+        assert_eq!(receiver.binding_limit(), (Limit::MaxFilterBytes, 8000));
+        // Without a limit below the format's, no plan is bent.
+        let free = Optimizer::new()
+            .limits(crate::Limits::unlimited())
+            .plan_for_fpr(10_000_000, 0.01)
+            .unwrap();
+        assert_eq!(free.bent, None);
+        assert!(free.m() > 1 << 28);
+    }
+
+    #[test]
+    fn frontier_caps_are_multiples_of_the_standard_filter() {
+        let n = 100_000;
+        let frontier = Optimizer::new().frontier(n, 0.001).unwrap();
+        let least = frontier[0].plan.m();
+        for point in &frontier {
+            let plan = &point.plan;
+            assert!(plan.false_positive_rate <= 0.001);
+            match point.memory_factor {
+                Some(f) => {
+                    assert!(plan.m() <= u64::from(f) * least);
+                    assert_eq!(plan.bent.unwrap().limit, Limit::MaxMemory);
+                }
+                None => assert_eq!(plan.bent, None),
+            }
+        }
+    }
+
+    #[test]
     fn huge_budgets_do_not_overflow_frame_sizes() {
         // Found by the optimizer fuzz target: a worst-case payload estimate past 2^64
         // overflowed the frame length sum (a panic with overflow checks on).

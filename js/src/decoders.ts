@@ -1,0 +1,716 @@
+/**
+ * Payload decoders of spec section 4. Each takes a payload (a view), the number of bits
+ * m and writes the packed bits into `out` (ceil(m / 8) bytes, zero on entry). Every
+ * fault is CorruptPayload. Hot loops use 32-bit halves and typed arrays, no BigInt.
+ */
+import { CorruptPayload } from "./errors.js";
+import {
+  aliasTable, ansModel, ESCAPE_BYTES, escapeModel, gapModel, gapParams, smallTable,
+  type SymbolModel,
+} from "./models.js";
+import { mul32 } from "./u64.js";
+import * as r64 from "./u64.js";
+
+const TWO32 = 4294967296;
+
+function corrupt(msg: string): never {
+  throw new CorruptPayload(msg);
+}
+
+/** Bits past m in the last byte must be zero. */
+function checkTail(out: Uint8Array, m: number, what: string): void {
+  const r = m % 8;
+  if (r && out[out.length - 1] >> r) corrupt(`${what}: a bit past m is set`);
+}
+
+// ---------------------------------------------------------------------------
+// 4.1 raw
+export function decodeRaw(p: Uint8Array, m: number, out: Uint8Array): void {
+  out.set(p);
+  checkTail(out, m, "raw");
+}
+
+// ---------------------------------------------------------------------------
+// 4.2 range decoder
+
+function beWord(p: Uint8Array, r: number): number {
+  const i = 4 * r, L = p.length;
+  if (i + 3 < L) return ((p[i] << 24) | (p[i + 1] << 16) | (p[i + 2] << 8) | p[i + 3]) >>> 0;
+  let w = 0;
+  for (let k = 0; k < 4; k++) w = w * 256 + (i + k < L ? p[i + k] : 0);
+  return w;
+}
+
+function big(h: number, l: number): bigint {
+  return (BigInt(h) << 32n) | BigInt(l);
+}
+
+function checkTermination(p: Uint8Array, lower: bigint, range: bigint, point: bigint, reads: number): void {
+  const end = lower + range;
+  let b = 0, X = 0n;
+  for (; b <= 4; b++) {
+    const unit = 1n << BigInt(64 - 8 * b);
+    X = ((lower + unit - 1n) / unit) * unit;
+    if (X < end) break;
+  }
+  if (point !== (X & 0xffffffffffffffffn)) corrupt("range: the payload does not end with the termination");
+  if (p.length > 4 * (reads - 2) + b) corrupt("range: the payload continues past the termination");
+  if (p.length > 0 && p[p.length - 1] === 0) corrupt("range: the payload ends with a zero byte");
+}
+
+/** Codings 1 (q0 = 0: adaptive) and 2 (known q0). */
+export function decodeRangeBits(p: Uint8Array, m: number, q0fixed: number, out: Uint8Array): void {
+  let ptH = beWord(p, 0), ptL = beWord(p, 1), reads = 2;
+  let lowH = 0, lowL = 0, rngH = 0xffffffff, rngL = 0xffffffff;
+  let c0 = 1, c1 = 1;
+  const adaptive = q0fixed === 0;
+  let acc = 0;
+  for (let i = 0; i < m; i++) {
+    const q = adaptive ? Math.max(1, Math.floor((c0 * 65536) / (c0 + c1))) : q0fixed;
+    const sH = rngH >>> 16;
+    const sL = (rngH & 0xffff) * 65536 + (rngL >>> 16);
+    let oL = ptL - lowL, oH = ptH - lowH;
+    if (oL < 0) {
+      oL += TWO32;
+      oH -= 1;
+    }
+    oH = oH >>> 0;
+    const capL = (rngL & 0xffff0000) >>> 0;
+    if (oH > rngH || (oH === rngH && oL >= capL)) corrupt(`range: point outside the interval at bit ${i}`);
+    let t = sL * q;
+    const bL = t >>> 0;
+    const bH = sH * q + Math.floor(t / TWO32);
+    if (oH < bH || (oH === bH && oL < bL)) {
+      rngH = bH;
+      rngL = bL;
+      c0++;
+    } else {
+      const l = lowL + bL;
+      lowL = l >>> 0;
+      lowH = (lowH + bH + (l >= TWO32 ? 1 : 0)) >>> 0;
+      const q1 = 65536 - q;
+      t = sL * q1;
+      rngL = t >>> 0;
+      rngH = sH * q1 + Math.floor(t / TWO32);
+      acc |= 1 << (i & 7);
+      c1++;
+    }
+    if ((i & 7) === 7) {
+      out[i >>> 3] = acc;
+      acc = 0;
+    }
+    if (rngH === 0) {
+      lowH = lowL;
+      lowL = 0;
+      rngH = rngL;
+      rngL = 0;
+      ptH = ptL;
+      ptL = beWord(p, reads++);
+    }
+  }
+  if (m & 7) out[out.length - 1] = acc;
+  checkTermination(p, big(lowH, lowL), big(rngH, rngL), big(ptH, ptL), reads);
+}
+
+// 64-bit helpers for decode_symbol (counters): values as [hi, lo]
+function lt(ah: number, al: number, bh: number, bl: number): boolean {
+  return ah < bh || (ah === bh && al < bl);
+}
+
+/** Codings 4 (table given) and 5 (table null: adaptive), counters of `width` bits into `counters`. */
+export function decodeRangeCounters(
+  p: Uint8Array, m: number, width: number, table: number[] | null, counters: Uint8Array,
+): void {
+  let ptH = beWord(p, 0), ptL = beWord(p, 1), reads = 2;
+  let lowH = 0, lowL = 0, rngH = 0xffffffff, rngL = 0xffffffff;
+  const symbols = 1 << width;
+  const freq = new Float64Array(symbols);
+  let total: number;
+  let lut: Uint8Array | null = null;
+  if (table) {
+    for (let v = 0; v < table.length; v++) freq[v] = table[v];
+    total = 65536;
+    lut = new Uint8Array(65536);
+    let c = 0;
+    for (let v = 0; v < table.length; v++) {
+      lut.fill(v, c, c + table[v]);
+      c += table[v];
+    }
+  } else {
+    freq.fill(1);
+    total = symbols;
+  }
+  // A table of one value: one counter decoded, the rest are 0 (spec 4.7).
+  const count = table && table.length === 1 ? Math.min(m, 1) : m;
+  for (let i = 0; i < count; i++) {
+    // scale = floor(range / total)
+    const qH = Math.floor(rngH / total);
+    const r1 = rngH - qH * total;
+    const n1 = r1 * 65536 + (rngL >>> 16);
+    const q1 = Math.floor(n1 / total);
+    const n2 = (n1 - q1 * total) * 65536 + (rngL & 0xffff);
+    const q2 = Math.floor(n2 / total);
+    const sH = qH, sL = q1 * 65536 + q2;
+    let oL = ptL - lowL, oH = ptH - lowH;
+    if (oL < 0) {
+      oL += TWO32;
+      oH -= 1;
+    }
+    oH = oH >>> 0;
+    // quantile = floor(offset / scale), approximated then corrected exactly
+    const sD = sH * TWO32 + sL;
+    let q = Math.floor((oH * TWO32 + oL) / sD);
+    if (q > total) q = total;
+    mul32(sL, q);
+    let pH = r64.rh + sH * q, pL = r64.rl;
+    while (q > 0 && lt(oH, oL, pH, pL)) {
+      q--;
+      const l = pL - sL;
+      pL = l < 0 ? l + TWO32 : l;
+      pH = pH - sH - (l < 0 ? 1 : 0);
+    }
+    for (;;) {
+      const l = pL + sL;
+      const nL = l >>> 0, nH = pH + sH + (l >= TWO32 ? 1 : 0);
+      if (lt(oH, oL, nH, nL)) break;
+      q++;
+      pL = nL;
+      pH = nH;
+      if (q > total) break;
+    }
+    if (q >= total) corrupt(`range: point outside the interval at counter ${i}`);
+    let v: number, cum: number;
+    if (lut) {
+      v = lut[q];
+      cum = 0;
+      for (let u = 0; u < v; u++) cum += freq[u];
+    } else {
+      v = 0;
+      cum = 0;
+      while (q >= cum + freq[v]) cum += freq[v++];
+    }
+    // lower += scale * cum; range = scale * f(v)
+    mul32(sL, cum);
+    const addH = r64.rh + sH * cum, addL = r64.rl;
+    const l = lowL + addL;
+    lowL = l >>> 0;
+    lowH = (lowH + addH + (l >= TWO32 ? 1 : 0)) >>> 0;
+    const fv = freq[v];
+    mul32(sL, fv);
+    rngH = r64.rh + sH * fv;
+    rngL = r64.rl;
+    if (rngH === 0) {
+      lowH = lowL;
+      lowL = 0;
+      rngH = rngL;
+      rngL = 0;
+      ptH = ptL;
+      ptL = beWord(p, reads++);
+    }
+    counters[i] = v;
+    if (!table) {
+      freq[v] += 32;
+      total += 32;
+      if (total > 1 << 22) {
+        total = 0;
+        for (let u = 0; u < symbols; u++) {
+          freq[u] = Math.floor((freq[u] + 1) / 2);
+          total += freq[u];
+        }
+      }
+    }
+  }
+  checkTermination(p, big(lowH, lowL), big(rngH, rngL), big(ptH, ptL), reads);
+}
+
+// ---------------------------------------------------------------------------
+// 4.5 / 4.9 precision-24 symbols
+
+function leWord(p: Uint8Array, i: number): number {
+  const o = 4 * i;
+  return (p[o] | (p[o + 1] << 8) | (p[o + 2] << 16) | (p[o + 3] << 24)) >>> 0;
+}
+
+function findSymbol(model: SymbolModel, slot: number): number {
+  let v = model.start[slot >>> 12];
+  const cum = model.cum;
+  while (cum[v + 1] <= slot) v++;
+  return v;
+}
+
+/** Coding 3: one ANS state, words popped from the end. */
+export function decodeAns(p: Uint8Array, m: number, q0: number, out: Uint8Array): void {
+  let W = p.length >>> 2;
+  let xH = 0, xL = 0;
+  if (W > 0) {
+    if (leWord(p, W - 1) === 0) corrupt("ans: the last word is zero");
+    xL = leWord(p, --W);
+    if (W > 0) {
+      xH = xL;
+      xL = leWord(p, --W);
+    }
+  }
+  const whole = Math.floor(m / 8), rbits = m % 8;
+  const count = whole + (rbits ? 1 : 0);
+  const full = ansModel(8, q0);
+  for (let t = 0; t < count; t++) {
+    const model = t < whole ? full : ansModel(rbits, q0);
+    const slot = xL & 0xffffff;
+    const v = findSymbol(model, slot);
+    const f = model.f[v];
+    // x = (x >> 24) * f + (slot - cum)
+    const aH = xH >>> 24, aL = ((xH << 8) | (xL >>> 24)) >>> 0;
+    mul32(f, aL);
+    const l = r64.rl + (slot - model.cum[v]);
+    xL = l >>> 0;
+    xH = r64.rh + f * aH + (l >= TWO32 ? 1 : 0);
+    if (xH === 0 && W > 0) {
+      xH = xL;
+      xL = leWord(p, --W);
+    }
+    out[t] = v;
+  }
+  if (xH !== 0 || xL !== 0 || W !== 0) corrupt("ans: data left after the last symbol");
+}
+
+/** Coding 6: four interleaved rANS states, words front to back. */
+export function decodeInterleaved(p: Uint8Array, m: number, q0: number, out: Uint8Array): void {
+  const W = p.length >>> 2;
+  const xh = new Float64Array(4), xl = new Float64Array(4);
+  for (let j = 0; j < 4; j++) {
+    xl[j] = leWord(p, 2 * j);
+    xh[j] = leWord(p, 2 * j + 1);
+    if (xh[j] === 0 && xl[j] < 2 ** 31) corrupt("interleaved: an initial state is below 2^31");
+    if (xh[j] >= 2 ** 31) corrupt("interleaved: an initial state is at least 2^63");
+  }
+  let pos = 8;
+  const whole = Math.floor(m / 8), rbits = m % 8;
+  const count = whole + (rbits ? 1 : 0);
+  const full = ansModel(8, q0);
+  for (let t = 0; t < count; t++) {
+    const model = t < whole ? full : ansModel(rbits, q0);
+    const j = t & 3;
+    let hi = xh[j], lo = xl[j];
+    const slot = lo & 0xffffff;
+    const v = findSymbol(model, slot);
+    const f = model.f[v];
+    const aH = hi >>> 24, aL = ((hi << 8) | (lo >>> 24)) >>> 0;
+    mul32(f, aL);
+    const l = r64.rl + (slot - model.cum[v]);
+    lo = l >>> 0;
+    hi = r64.rh + f * aH + (l >= TWO32 ? 1 : 0);
+    if (hi === 0 && lo < 2 ** 31) {
+      if (pos === W) corrupt("interleaved: the payload ends before the last symbol");
+      hi = lo;
+      lo = leWord(p, pos++);
+    }
+    xh[j] = hi;
+    xl[j] = lo;
+    out[t] = v;
+  }
+  for (let j = 0; j < 4; j++) {
+    if (xh[j] !== 0 || xl[j] !== 2 ** 31) corrupt("interleaved: a state does not end at 2^31");
+  }
+  if (pos !== W) corrupt("interleaved: words left");
+}
+
+// ---------------------------------------------------------------------------
+// 4.11 positional
+
+/** Reads a payload varint as a number (CorruptPayload when malformed); returns [value, bytes]. */
+export function payloadVarint(p: Uint8Array, at: number): [number, number] {
+  let value = 0, scale = 1;
+  for (let i = 0; i < 10; i++) {
+    if (at + i >= p.length) corrupt("a varint runs past the payload");
+    const b = p[at + i];
+    value += (b & 0x7f) * scale;
+    scale *= 128;
+    if (!(b & 0x80)) {
+      if (i > 0 && b === 0) corrupt("a varint is not in shortest form");
+      if (i === 9 && b > 1) corrupt("a varint exceeds 2^64 - 1");
+      return [value, i + 1];
+    }
+  }
+  corrupt("a varint is longer than 10 bytes");
+}
+
+/**
+ * Coding 7. With `positions` null the one bits are set in `out`; otherwise their positions
+ * are written to `positions` (at least c entries; see positionalCount) and out is untouched.
+ * Returns the number of one bits.
+ */
+export function decodePositional(p: Uint8Array, m: number, out: Uint8Array | null, positions: Float64Array | null): number {
+  const [c, cl] = payloadVarint(p, 0);
+  const S = p.length - cl;
+  if (c > m) corrupt("positional: more ones than bits");
+  if (c === 0) {
+    if (S) corrupt("positional: bytes after the count of an empty array");
+    return 0;
+  }
+  const lanes = c >= 16384 ? 2 : 1;
+  if (S % 4 || S < 8 * lanes || c > 8 * S) corrupt("positional: bad stream length for the count");
+  const W = S >>> 2;
+  const base = p.byteOffset + cl;
+  // words, little-endian, from offset cl
+  const word = (i: number) => {
+    const o = cl + 4 * i;
+    return (p[o] | (p[o + 1] << 8) | (p[o + 2] << 16) | (p[o + 3] << 24)) >>> 0;
+  };
+  void base;
+  let h0 = 0, l0 = 0, h1 = 0, l1 = 0;
+  for (let j = 0; j < lanes; j++) {
+    const lo = word(2 * j), hi = word(2 * j + 1);
+    if ((hi === 0 && lo < 2 ** 31) || hi >= 2 ** 31) corrupt("positional: an initial state is out of range");
+    if (j === 0) {
+      h0 = hi;
+      l0 = lo;
+    } else {
+      h1 = hi;
+      l1 = lo;
+    }
+  }
+  let pos = 2 * lanes;
+  const { r, a } = gapParams(m, c);
+  const { Q, f, cum, lut } = gapModel(a);
+  const RJ = Math.min(r, 15), K = r - RJ;
+  const maskJ = (1 << RJ) - 1, maskK = K === 0 ? 0 : K >= 31 ? 0x7fffffff : (1 << K) - 1;
+  const pow2r = 2 ** r, pow2RJ = 2 ** RJ;
+  let next = 0;
+  let xh = h0, xl = l0;
+  for (let i = 0; i < c; i++) {
+    if (lanes === 2) {
+      // switch lanes: save the current one, load the other
+      if (i & 1) {
+        h0 = xh;
+        l0 = xl;
+        xh = h1;
+        xl = l1;
+      } else if (i > 0) {
+        h1 = xh;
+        l1 = xl;
+        xh = h0;
+        xl = l0;
+      }
+    }
+    const avail = m - next;
+    if (avail === 0) corrupt("positional: a one beyond m");
+    let q = 0;
+    let v: number;
+    for (;;) {
+      // symbol
+      const slot = xl & 0xffff;
+      v = lut[slot];
+      const fv = f[v];
+      const A = fv * xh;
+      const hiPart = Math.floor(A / 65536);
+      let lo = (A - hiPart * 65536) * 65536 + fv * (xl >>> 16) + slot - cum[v];
+      let hi = hiPart;
+      if (lo >= TWO32) {
+        lo -= TWO32;
+        hi++;
+      }
+      xh = hi;
+      xl = lo;
+      if (v !== Q) break;
+      if (xh === 0 && xl < 2 ** 31) {
+        if (pos === W) corrupt("positional: the payload ends before the last gap");
+        xh = xl;
+        xl = word(pos++);
+      }
+      q += Q;
+      if (q * pow2r >= avail) corrupt("positional: a gap past m");
+    }
+    let rem = 0;
+    if (RJ > 0) {
+      rem = xl & maskJ;
+      xl = ((xl >>> RJ) | (xh << (32 - RJ))) >>> 0;
+      xh = xh >>> RJ;
+    }
+    if (xh === 0 && xl < 2 ** 31) {
+      if (pos === W) corrupt("positional: the payload ends before the last gap");
+      xh = xl;
+      xl = word(pos++);
+    }
+    if (K > 0) {
+      rem += (xl & maskK) * pow2RJ;
+      xl = ((xl >>> K) | (xh << (32 - K))) >>> 0;
+      xh = xh >>> K;
+      if (xh === 0 && xl < 2 ** 31) {
+        if (pos === W) corrupt("positional: the payload ends before the last gap");
+        xh = xl;
+        xl = word(pos++);
+      }
+    }
+    const g = (q + v) * pow2r + rem;
+    if (g >= avail) corrupt("positional: a gap past m");
+    const at = next + g;
+    if (positions) positions[i] = at;
+    else if (at < 2147483648) out![at >>> 3] |= 1 << (at & 7);
+    else out![Math.floor(at / 8)] |= 1 << (at % 8);
+    next = at + 1;
+  }
+  if (lanes === 2) {
+    if (c & 1) {
+      h0 = xh;
+      l0 = xl;
+    } else {
+      h1 = xh;
+      l1 = xl;
+    }
+  } else {
+    h0 = xh;
+    l0 = xl;
+  }
+  if (h0 !== 0 || l0 !== 2 ** 31 || (lanes === 2 && (h1 !== 0 || l1 !== 2 ** 31)) || pos !== W) {
+    corrupt("positional: the stream does not end where the last gap does");
+  }
+  return c;
+}
+
+/** The count c of a positional payload, checked against the payload's bound (for sizing). */
+export function positionalCount(p: Uint8Array): number {
+  return payloadVarint(p, 0)[0];
+}
+
+// ---------------------------------------------------------------------------
+// 4.14 wide (4.12's machinery)
+
+export function decodeWide(p: Uint8Array, m: number, q0: number, out: Uint8Array): void {
+  const L = p.length;
+  const x = new Int32Array(64);
+  for (let k = 0; k < 64; k++) {
+    const o = 4 * k;
+    const s = (p[o] | (p[o + 1] << 8) | (p[o + 2] << 16) | (p[o + 3] << 24)) >>> 0;
+    if (s < 32768 || s >= 2 ** 31) corrupt("wide: an initial state is outside [2^15, 2^31)");
+    x[k] = s;
+  }
+  const W = (L - 256) >>> 1;
+  const tab = aliasTable(q0);
+  const n = Math.ceil(m / 4);
+  const R = Math.ceil(n / 32);
+  const R0 = Math.ceil(R / 2);
+  const nib = new Uint8Array(16); // one round's 16 bytes
+  let a0 = 0, a1 = 0;
+  for (let h = 0; h < 2; h++) {
+    const F = h === 0 ? 0 : R0;
+    const Rh = h === 0 ? R0 : R - R0;
+    const Kh = Rh - Math.min(4, Rh);
+    const xo = 32 * h;
+    for (let r = F; r < F + Kh; r++) {
+      for (let l = 0; l < 32; l++) {
+        let s = x[xo + l];
+        const e = tab[s & 8191];
+        s = (e >>> 17) * (s >>> 13) + ((e >>> 4) & 8191);
+        if (s < 32768) {
+          if (a0 + a1 === W) corrupt("wide: the payload ends before the last nibble");
+          let o: number;
+          if (h === 0) o = 256 + 2 * a0++;
+          else o = 256 + 2 * (W - ++a1);
+          s = (s << 16) | p[o] | (p[o + 1] << 8);
+        }
+        x[xo + l] = s;
+        // lane l: nibble 4 (l mod 8) + floor(l / 8) of the round
+        const t = 4 * (l & 7) + (l >>> 3);
+        nib[t >>> 1] |= (e & 15) << ((t & 1) << 2);
+      }
+      out.set(nib, 16 * r);
+      nib.fill(0);
+    }
+  }
+  if (a0 + a1 !== W) corrupt("wide: words left");
+  const nbytes = out.length;
+  for (let h = 0; h < 2; h++) {
+    const F = h === 0 ? 0 : R0;
+    const Rh = h === 0 ? R0 : R - R0;
+    const c = Math.min(4, Rh);
+    for (let l = 0; l < 32; l++) {
+      const carried = x[32 * h + l] - 32768;
+      if (carried >= 2 ** (4 * c)) corrupt("wide: a state holds more than its carried nibbles");
+      for (let i = 0; i < c; i++) {
+        const t = 32 * (F + Rh - c + i) + 4 * (l & 7) + (l >>> 3);
+        const v = (carried >>> (4 * i)) & 15;
+        if (t < n) {
+          const b = t >>> 1;
+          if (b < nbytes) out[b] |= v << ((t & 1) << 2);
+          else if (v) corrupt("wide: a bit past m is set");
+        } else if (v) corrupt("wide: a carried nibble past m is set");
+      }
+    }
+  }
+  checkTail(out, m, "wide");
+}
+
+// ---------------------------------------------------------------------------
+// 4.13 small and 4.15 escape: tANS over one LSB-first bit stream
+
+function padded(p: Uint8Array): Uint8Array {
+  const b = new Uint8Array(p.length + 4);
+  b.set(p);
+  return b;
+}
+
+/** Checks that the bits read fill the payload and the padding after them is zero. */
+function checkEnd(p: Uint8Array, j: number, what: string): void {
+  if (Math.ceil(j / 8) !== p.length) corrupt(`${what}: bytes left`);
+  if (j & 7 && p[j >>> 3] >> (j & 7)) corrupt(`${what}: padding bits are set`);
+}
+
+export function decodeSmall(p: Uint8Array, m: number, q0: number, out: Uint8Array): void {
+  const buf = padded(p);
+  const total = 8 * p.length;
+  const tab = smallTable(q0);
+  let j = 0;
+  const read12 = () => {
+    if (j + 12 > total) corrupt("small: a read past the end of the payload");
+    const b = j >>> 3;
+    const v = ((buf[b] | (buf[b + 1] << 8) | (buf[b + 2] << 16)) >>> (j & 7)) & 4095;
+    j += 12;
+    return v;
+  };
+  let u0 = read12(), u1 = read12(), u2 = read12(), u3 = read12();
+  const n = Math.ceil(m / 4);
+  const T = Math.max(0, n - 12);
+  // the reads of a step are at most 12 bits: check the bound once per step
+  for (let t = 0; t < T; t++) {
+    const s = t & 3;
+    const u = s === 0 ? u0 : s === 1 ? u1 : s === 2 ? u2 : u3;
+    const e = tab[u];
+    const nb = (e >>> 8) & 15;
+    if (j + nb > total) corrupt("small: a read past the end of the payload");
+    const b = j >>> 3;
+    const bits = ((buf[b] | (buf[b + 1] << 8) | (buf[b + 2] << 16)) >>> (j & 7)) & ((1 << nb) - 1);
+    j += nb;
+    const nu = (e >>> 12) + bits;
+    if (s === 0) u0 = nu;
+    else if (s === 1) u1 = nu;
+    else if (s === 2) u2 = nu;
+    else u3 = nu;
+    out[t >>> 1] |= (e & 15) << ((t & 1) << 2);
+  }
+  const u = [u0, u1, u2, u3];
+  const carried = [0, 0, 0, 0];
+  for (let t = T; t < n; t++) {
+    const s = t & 3;
+    const v = (u[s] >>> (4 * ((t - T) >>> 2))) & 15;
+    carried[s]++;
+    out[t >>> 1] |= v << ((t & 1) << 2);
+  }
+  for (let s = 0; s < 4; s++) {
+    if (u[s] >= 16 ** carried[s]) corrupt("small: a state holds more than its carried nibbles");
+  }
+  checkEnd(p, j, "small");
+  checkTail(out, m, "small");
+}
+
+export function decodeEscape(p: Uint8Array, m: number, q0: number, out: Uint8Array): void {
+  const buf = padded(p);
+  const total = 8 * p.length;
+  const { t1, t2 } = escapeModel(q0);
+  let j = 0;
+  const read = (c: number) => {
+    if (j + c > total) corrupt("escape: a read past the end of the payload");
+    const b = j >>> 3;
+    const v = ((buf[b] | (buf[b + 1] << 8) | (buf[b + 2] << 16)) >>> (j & 7)) & ((1 << c) - 1);
+    j += c;
+    return v;
+  };
+  const u = new Int32Array(4);
+  for (let s = 0; s < 4; s++) u[s] = read(12);
+  let y = read(11);
+  const n = Math.ceil(m / 8);
+  const T = Math.max(0, n - 4);
+  const v = new Int32Array(4);
+  for (let g = 0; g < T; g += 4) {
+    const end = Math.min(g + 4, T);
+    for (let t = g; t < end; t++) {
+      const s = t & 3;
+      const e = t1[u[s]];
+      const nb = (e >>> 8) & 15;
+      if (j + nb > total) corrupt("escape: a read past the end of the payload");
+      const b = j >>> 3;
+      const bits = ((buf[b] | (buf[b + 1] << 8) | (buf[b + 2] << 16)) >>> (j & 7)) & ((1 << nb) - 1);
+      j += nb;
+      u[s] = (e >>> 12) + bits;
+      v[s] = e & 255;
+    }
+    for (let t = g; t < end; t++) {
+      const s = t & 3;
+      if (v[s] === 93) {
+        const e = t2[y];
+        out[t] = ESCAPE_BYTES[93 + (e & 255)];
+        y = (e >>> 12) + read((e >>> 8) & 15);
+      } else out[t] = ESCAPE_BYTES[v[s]];
+    }
+  }
+  const carried = [0, 0, 0, 0];
+  for (let t = T; t < n; t++) {
+    out[t] = u[t & 3] & 255;
+    carried[t & 3]++;
+  }
+  for (let s = 0; s < 4; s++) {
+    if (u[s] >= 256 ** carried[s]) corrupt("escape: a state holds more than its carried byte");
+  }
+  if (y !== 0) corrupt("escape: the secondary state does not end at 0");
+  checkEnd(p, j, "escape");
+  checkTail(out, m, "escape");
+}
+
+// ---------------------------------------------------------------------------
+// 2.2 length rules per (chunk) payload, and dispatch
+
+export function payloadLengthOk(coding: number, length: number): boolean {
+  switch (coding) {
+    case 3: return length % 4 === 0;
+    case 6: return length % 4 === 0 && length >= 32;
+    case 7: return length >= 1;
+    case 9: return length >= 6;
+    case 10: return length % 2 === 0 && length >= 256;
+    case 11: return length >= 8;
+    default: return true;
+  }
+}
+
+/** Decodes an unchunked payload of a Bloom frame (coding 0 length checked by the header). */
+export function decodeBits(coding: number, p: Uint8Array, m: number, q0: number, out: Uint8Array): void {
+  if (!payloadLengthOk(coding, p.length)) corrupt(`coding ${coding}: bad payload length ${p.length}`);
+  switch (coding) {
+    case 0: return decodeRaw(p, m, out);
+    case 1: return decodeRangeBits(p, m, 0, out);
+    case 2: return decodeRangeBits(p, m, q0, out);
+    case 3: return decodeAns(p, m, q0, out);
+    case 6: return decodeInterleaved(p, m, q0, out);
+    case 7: decodePositional(p, m, out, null); return;
+    case 9: return decodeSmall(p, m, q0, out);
+    case 10: return decodeWide(p, m, q0, out);
+    case 11: return decodeEscape(p, m, q0, out);
+    default: corrupt(`coding ${coding}`);
+  }
+}
+
+/** The chunk table of spec 4.10: the payload offset of each chunk and its length. */
+export function chunkTable(p: Uint8Array, m: number, shift: number): { start: number; lengths: Float64Array } {
+  const K = Math.ceil(m / 2 ** shift);
+  const lengths = new Float64Array(K);
+  let at = 0, sum = 0;
+  for (let i = 0; i < K; i++) {
+    const [len, used] = payloadVarint(p, at);
+    at += used;
+    lengths[i] = len;
+    sum += len;
+    if (sum > p.length) corrupt("chunk lengths run past the payload");
+  }
+  if (at + sum !== p.length) corrupt("chunk lengths do not add up to the payload");
+  return { start: at, lengths };
+}
+
+export function decodeChunked(coding: number, p: Uint8Array, m: number, q0: number, shift: number, out: Uint8Array): void {
+  const { start, lengths } = chunkTable(p, m, shift);
+  const size = 2 ** shift;
+  let at = start;
+  for (let i = 0; i < lengths.length; i++) {
+    const nbits = Math.min(size, m - i * size);
+    const ob = (i * size) / 8;
+    decodeBits(coding, p.subarray(at, at + lengths[i]), nbits, q0, out.subarray(ob, ob + Math.ceil(nbits / 8)));
+    at += lengths[i];
+  }
+}

@@ -91,6 +91,7 @@ export class Receiver {
       this.heldHeader = h;
       this.gen = h.generation;
       this.digestVersion = -1;
+      this.digest(); // paid with the full frame, so that a delta costs its own size
       return { kind: "full", generation: h.generation, skipped, ...base };
     }
     if (!held) throw new GenerationGap(`delta for generation ${h.baseGeneration}, nothing held`);

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# CI of the npm package `bloomwire` (js/): dev dependencies from the lock file, the build,
+# node's test runner over spec/vectors, the program's frames and the package's own, the
+# browser test in Debian's headless Chromium, and `npm pack` installed in a fresh
+# directory. Exits non-zero on any failure; the last line is "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")"
+here=$(pwd)
+export BLOOMWIRE_CLI="${BLOOMWIRE_CLI:-$here/../target/debug/bloomwire}"
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+failed_steps=0
+
+step() { echo "== $*"; }
+
+step "npm ci"
+npm ci --no-audit --no-fund || exit 1
+
+step "chromium"
+if ! command -v chromium >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then
+    (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium) >/dev/null 2>&1 ||
+      echo "chromium could not be installed (apt-get failed): the browser test will be skipped"
+  else
+    echo "chromium is not installed and this user cannot run apt-get: the browser test will be skipped"
+  fi
+fi
+
+step "build"
+npm run build || exit 1
+
+if [ ! -x "$BLOOMWIRE_CLI" ]; then
+  echo "note: the program is not at $BLOOMWIRE_CLI: the program's tests will be skipped"
+fi
+
+step "node --test test/"
+node --test --test-reporter=tap test/ 2>&1 | tee -a "$log" | grep -Ev '^\s+(duration_ms|\.\.\.|---)' | grep -E '^(not ok|# )' || true
+[ "${PIPESTATUS[0]}" = 0 ] || failed_steps=$((failed_steps + 1))
+
+step "browser test (headless Chromium)"
+node --test --test-reporter=tap test-browser/ 2>&1 | tee -a "$log" | grep -E '^(not ok|ok|# )' || true
+[ "${PIPESTATUS[0]}" = 0 ] || failed_steps=$((failed_steps + 1))
+
+step "npm pack, install in a fresh directory, import"
+pack_ok=0
+tmp=$(mktemp -d)
+if tarball=$(npm pack --silent --pack-destination "$tmp" | tail -1) &&
+  (cd "$tmp" && npm init -y >/dev/null && npm install --no-audit --no-fund "./$tarball" >/dev/null) &&
+  (cd "$tmp" && node --input-type=module -e '
+    import { BloomFilter, encodeFrame, decodeFrame } from "bloomwire";
+    const f = new BloomFilter({ m: 10000, k: 4 });
+    f.insert("hello");
+    const g = decodeFrame(encodeFrame(f)).filter;
+    if (!g.contains("hello") || g.contains("absent-key-xyz")) process.exit(1);
+    console.log("import from the installed tarball: ok");'); then
+  pack_ok=1
+fi
+rm -rf "$tmp"
+
+passed=$(grep -E '^# pass ' "$log" | awk '{s += $3} END {print s + 0}')
+failed=$(grep -E '^# fail ' "$log" | awk '{s += $3} END {print s + 0}')
+skipped=$(grep -E '^# skipped ' "$log" | awk '{s += $3} END {print s + 0}')
+if [ "$pack_ok" = 1 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+[ "$skipped" = 0 ] || echo "($skipped skipped: see the reasons above)"
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ] && [ "$failed_steps" = 0 ]

@@ -10,6 +10,9 @@ import {
 } from "./models.js";
 import { mul32 } from "./u64.js";
 import * as r64 from "./u64.js";
+import { wideHalf0, wideHalf1 } from "./wide-rounds.js";
+
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 const TWO32 = 4294967296;
 
@@ -489,32 +492,47 @@ export function decodeWide(p: Uint8Array, m: number, q0: number, out: Uint8Array
   const n = Math.ceil(m / 4);
   const R = Math.ceil(n / 32);
   const R0 = Math.ceil(R / 2);
-  const nib = new Uint8Array(16); // one round's 16 bytes
   let a0 = 0, a1 = 0;
-  for (let h = 0; h < 2; h++) {
-    const F = h === 0 ? 0 : R0;
-    const Rh = h === 0 ? R0 : R - R0;
-    const Kh = Rh - Math.min(4, Rh);
-    const xo = 32 * h;
-    for (let r = F; r < F + Kh; r++) {
-      for (let l = 0; l < 32; l++) {
-        let s = x[xo + l];
-        const e = tab[s & 8191];
-        s = (e >>> 17) * (s >>> 13) + ((e >>> 4) & 8191);
-        if (s < 32768) {
-          if (a0 + a1 === W) corrupt("wide: the payload ends before the last nibble");
-          let o: number;
-          if (h === 0) o = 256 + 2 * a0++;
-          else o = 256 + 2 * (W - ++a1);
-          s = (s << 16) | p[o] | (p[o + 1] << 8);
+  if (LITTLE_ENDIAN && out.byteOffset % 2 === 0) {
+    const out16 = new Uint16Array(out.buffer, out.byteOffset, out.length >>> 1);
+    // the words as 16-bit values: a view when aligned, else a copy
+    let w: Uint16Array;
+    if ((p.byteOffset + 256) % 2 === 0) w = new Uint16Array(p.buffer, p.byteOffset + 256, W);
+    else {
+      w = new Uint16Array(W);
+      for (let i = 0; i < W; i++) w[i] = p[256 + 2 * i] | (p[257 + 2 * i] << 8);
+    }
+    const K0 = R0 - Math.min(4, R0), R1 = R - R0, K1 = R1 - Math.min(4, R1);
+    // half 0 reads from the front; half 1 from the back, down to the words half 0 took
+    a0 = K0 > 0 ? wideHalf0(w, 0, W, tab, x, 0, K0, out16) : 0;
+    a1 = K1 > 0 ? W - wideHalf1(w, W, a0, tab, x, R0, K1, out16) : 0;
+  } else {
+    for (let h = 0; h < 2; h++) {
+      const F = h === 0 ? 0 : R0;
+      const Rh = h === 0 ? R0 : R - R0;
+      const Kh = Rh - Math.min(4, Rh);
+      const xo = 32 * h;
+      for (let r = F; r < F + Kh; r++) {
+        const ob = 16 * r;
+        // lane l decodes nibble 4 (l mod 8) + floor(l / 8) of the round: lanes l, l + 8, l + 16
+        // and l + 24 fill the 16-bit piece l mod 8 (bytes ob + 2 (l mod 8) and the next)
+        for (let q = 0; q < 4; q++) {
+          const shift = (q & 1) << 2, half = q >>> 1;
+          for (let j = 0; j < 8; j++) {
+            const l = xo + 8 * q + j;
+            let s = x[l];
+            const e = tab[s & 8191];
+            s = Math.imul(e >>> 17, s >>> 13) + ((e >>> 4) & 8191);
+            if (s < 32768) {
+              if (a0 + a1 === W) corrupt("wide: the payload ends before the last nibble");
+              const o = h === 0 ? 256 + 2 * a0++ : 256 + 2 * (W - ++a1);
+              s = (s << 16) | p[o] | (p[o + 1] << 8);
+            }
+            x[l] = s;
+            out[ob + 2 * j + half] |= (e & 15) << shift;
+          }
         }
-        x[xo + l] = s;
-        // lane l: nibble 4 (l mod 8) + floor(l / 8) of the round
-        const t = 4 * (l & 7) + (l >>> 3);
-        nib[t >>> 1] |= (e & 15) << ((t & 1) << 2);
       }
-      out.set(nib, 16 * r);
-      nib.fill(0);
     }
   }
   if (a0 + a1 !== W) corrupt("wide: words left");

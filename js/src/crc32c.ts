@@ -17,23 +17,31 @@ for (let n = 0; n < 256; n++) {
   }
 }
 
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
 /** Continue a CRC-32C register (without the final XOR) over bytes[start, end). */
 export function crc32cUpdate(crc: number, bytes: Uint8Array, start = 0, end = bytes.length): number {
   let c = crc | 0;
   let i = start;
-  const end8 = start + ((end - start) & ~7);
-  for (; i < end8; i += 8) {
-    const a = c ^ (bytes[i] | (bytes[i + 1] << 8) | (bytes[i + 2] << 16) | (bytes[i + 3] << 24));
-    const b = bytes[i + 4] | (bytes[i + 5] << 8) | (bytes[i + 6] << 16) | (bytes[i + 7] << 24);
-    c =
-      T[1792 + (a & 0xff)] ^
-      T[1536 + ((a >>> 8) & 0xff)] ^
-      T[1280 + ((a >>> 16) & 0xff)] ^
-      T[1024 + (a >>> 24)] ^
-      T[768 + (b & 0xff)] ^
-      T[512 + ((b >>> 8) & 0xff)] ^
-      T[256 + ((b >>> 16) & 0xff)] ^
-      T[b >>> 24];
+  // bytes up to a 4-byte boundary of the buffer, then 8 bytes a step from 32-bit words
+  while (i < end && (bytes.byteOffset + i) & 3) c = T[(c ^ bytes[i++]) & 0xff] ^ (c >>> 8);
+  const steps = (end - i) >>> 3;
+  if (LITTLE_ENDIAN && steps > 0) {
+    const w = new Int32Array(bytes.buffer, bytes.byteOffset + i, 2 * steps);
+    for (let k = 0; k < w.length; k += 2) {
+      const a = c ^ w[k];
+      const b = w[k + 1];
+      c =
+        T[1792 + (a & 0xff)] ^
+        T[1536 + ((a >>> 8) & 0xff)] ^
+        T[1280 + ((a >>> 16) & 0xff)] ^
+        T[1024 + (a >>> 24)] ^
+        T[768 + (b & 0xff)] ^
+        T[512 + ((b >>> 8) & 0xff)] ^
+        T[256 + ((b >>> 16) & 0xff)] ^
+        T[b >>> 24];
+    }
+    i += 8 * steps;
   }
   for (; i < end; i++) c = T[(c ^ bytes[i]) & 0xff] ^ (c >>> 8);
   return c;

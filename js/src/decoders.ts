@@ -15,6 +15,8 @@ import { wideHalf0, wideHalf1 } from "./wide-rounds.js";
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 const TWO32 = 4294967296;
+const TWO31 = 2147483648;
+const INV65536 = 1 / 65536;
 
 function corrupt(msg: string): never {
   throw new CorruptPayload(msg);
@@ -283,8 +285,8 @@ export function decodeInterleaved(p: Uint8Array, m: number, q0: number, out: Uin
   for (let j = 0; j < 4; j++) {
     xl[j] = leWord(p, 2 * j);
     xh[j] = leWord(p, 2 * j + 1);
-    if (xh[j] === 0 && xl[j] < 2 ** 31) corrupt("interleaved: an initial state is below 2^31");
-    if (xh[j] >= 2 ** 31) corrupt("interleaved: an initial state is at least 2^63");
+    if (xh[j] === 0 && xl[j] < TWO31) corrupt("interleaved: an initial state is below 2^31");
+    if (xh[j] >= TWO31) corrupt("interleaved: an initial state is at least 2^63");
   }
   let pos = 8;
   const whole = Math.floor(m / 8), rbits = m % 8;
@@ -302,7 +304,7 @@ export function decodeInterleaved(p: Uint8Array, m: number, q0: number, out: Uin
     const l = r64.rl + (slot - model.cum[v]);
     lo = l >>> 0;
     hi = r64.rh + f * aH + (l >= TWO32 ? 1 : 0);
-    if (hi === 0 && lo < 2 ** 31) {
+    if (hi === 0 && lo < TWO31) {
       if (pos === W) corrupt("interleaved: the payload ends before the last symbol");
       hi = lo;
       lo = leWord(p, pos++);
@@ -312,7 +314,7 @@ export function decodeInterleaved(p: Uint8Array, m: number, q0: number, out: Uin
     out[t] = v;
   }
   for (let j = 0; j < 4; j++) {
-    if (xh[j] !== 0 || xl[j] !== 2 ** 31) corrupt("interleaved: a state does not end at 2^31");
+    if (xh[j] !== 0 || xl[j] !== TWO31) corrupt("interleaved: a state does not end at 2^31");
   }
   if (pos !== W) corrupt("interleaved: words left");
 }
@@ -353,17 +355,21 @@ export function decodePositional(p: Uint8Array, m: number, out: Uint8Array | nul
   const lanes = c >= 16384 ? 2 : 1;
   if (S % 4 || S < 8 * lanes || c > 8 * S) corrupt("positional: bad stream length for the count");
   const W = S >>> 2;
-  const base = p.byteOffset + cl;
-  // words, little-endian, from offset cl
-  const word = (i: number) => {
-    const o = cl + 4 * i;
-    return (p[o] | (p[o + 1] << 8) | (p[o + 2] << 16) | (p[o + 3] << 24)) >>> 0;
-  };
-  void base;
+  // the words, little-endian, from offset cl: a view when aligned, else a copy
+  let words: Uint32Array;
+  if (LITTLE_ENDIAN && (p.byteOffset + cl) % 4 === 0) words = new Uint32Array(p.buffer, p.byteOffset + cl, W);
+  else {
+    words = new Uint32Array(W);
+    for (let i = 0; i < W; i++) {
+      const o = cl + 4 * i;
+      words[i] = (p[o] | (p[o + 1] << 8) | (p[o + 2] << 16) | (p[o + 3] << 24)) >>> 0;
+    }
+  }
+  const word = (i: number) => words[i];
   let h0 = 0, l0 = 0, h1 = 0, l1 = 0;
   for (let j = 0; j < lanes; j++) {
     const lo = word(2 * j), hi = word(2 * j + 1);
-    if ((hi === 0 && lo < 2 ** 31) || hi >= 2 ** 31) corrupt("positional: an initial state is out of range");
+    if ((hi === 0 && lo < TWO31) || hi >= TWO31) corrupt("positional: an initial state is out of range");
     if (j === 0) {
       h0 = hi;
       l0 = lo;
@@ -405,7 +411,7 @@ export function decodePositional(p: Uint8Array, m: number, out: Uint8Array | nul
       v = lut[slot];
       const fv = f[v];
       const A = fv * xh;
-      const hiPart = Math.floor(A / 65536);
+      const hiPart = Math.floor(A * INV65536);
       let lo = (A - hiPart * 65536) * 65536 + fv * (xl >>> 16) + slot - cum[v];
       let hi = hiPart;
       if (lo >= TWO32) {
@@ -415,7 +421,7 @@ export function decodePositional(p: Uint8Array, m: number, out: Uint8Array | nul
       xh = hi;
       xl = lo;
       if (v !== Q) break;
-      if (xh === 0 && xl < 2 ** 31) {
+      if (xh === 0 && xl < TWO31) {
         if (pos === W) corrupt("positional: the payload ends before the last gap");
         xh = xl;
         xl = word(pos++);
@@ -429,7 +435,7 @@ export function decodePositional(p: Uint8Array, m: number, out: Uint8Array | nul
       xl = ((xl >>> RJ) | (xh << (32 - RJ))) >>> 0;
       xh = xh >>> RJ;
     }
-    if (xh === 0 && xl < 2 ** 31) {
+    if (xh === 0 && xl < TWO31) {
       if (pos === W) corrupt("positional: the payload ends before the last gap");
       xh = xl;
       xl = word(pos++);
@@ -438,7 +444,7 @@ export function decodePositional(p: Uint8Array, m: number, out: Uint8Array | nul
       rem += (xl & maskK) * pow2RJ;
       xl = ((xl >>> K) | (xh << (32 - K))) >>> 0;
       xh = xh >>> K;
-      if (xh === 0 && xl < 2 ** 31) {
+      if (xh === 0 && xl < TWO31) {
         if (pos === W) corrupt("positional: the payload ends before the last gap");
         xh = xl;
         xl = word(pos++);
@@ -464,7 +470,7 @@ export function decodePositional(p: Uint8Array, m: number, out: Uint8Array | nul
     h0 = xh;
     l0 = xl;
   }
-  if (h0 !== 0 || l0 !== 2 ** 31 || (lanes === 2 && (h1 !== 0 || l1 !== 2 ** 31)) || pos !== W) {
+  if (h0 !== 0 || l0 !== TWO31 || (lanes === 2 && (h1 !== 0 || l1 !== TWO31)) || pos !== W) {
     corrupt("positional: the stream does not end where the last gap does");
   }
   return c;
@@ -484,7 +490,7 @@ export function decodeWide(p: Uint8Array, m: number, q0: number, out: Uint8Array
   for (let k = 0; k < 64; k++) {
     const o = 4 * k;
     const s = (p[o] | (p[o + 1] << 8) | (p[o + 2] << 16) | (p[o + 3] << 24)) >>> 0;
-    if (s < 32768 || s >= 2 ** 31) corrupt("wide: an initial state is outside [2^15, 2^31)");
+    if (s < 32768 || s >= TWO31) corrupt("wide: an initial state is outside [2^15, 2^31)");
     x[k] = s;
   }
   const W = (L - 256) >>> 1;
@@ -561,51 +567,84 @@ export function decodeWide(p: Uint8Array, m: number, q0: number, out: Uint8Array
 // ---------------------------------------------------------------------------
 // 4.13 small and 4.15 escape: tANS over one LSB-first bit stream
 
-function padded(p: Uint8Array): Uint8Array {
-  const b = new Uint8Array(p.length + 4);
-  b.set(p);
-  return b;
-}
-
 /** Checks that the bits read fill the payload and the padding after them is zero. */
 function checkEnd(p: Uint8Array, j: number, what: string): void {
   if (Math.ceil(j / 8) !== p.length) corrupt(`${what}: bytes left`);
   if (j & 7 && p[j >>> 3] >> (j & 7)) corrupt(`${what}: padding bits are set`);
 }
 
+/*
+ * Both tANS codings read one LSB-first bit stream. The reader keeps up to 32 bits in `bb`
+ * (`bc` of them valid) and refills a byte at a time from a copy of the payload padded
+ * with zeros; a read past the payload's end is caught at most one group of steps later
+ * (bits read > 8 L), before any result is used, and rejects the payload as the spec says.
+ */
+const PAD = 32;
+
+function paddedCopy(p: Uint8Array): Uint8Array {
+  const b = new Uint8Array(p.length + PAD);
+  b.set(p);
+  return b;
+}
+
 export function decodeSmall(p: Uint8Array, m: number, q0: number, out: Uint8Array): void {
-  const buf = padded(p);
+  const buf = paddedCopy(p);
   const total = 8 * p.length;
   const tab = smallTable(q0);
-  let j = 0;
-  const read12 = () => {
-    if (j + 12 > total) corrupt("small: a read past the end of the payload");
-    const b = j >>> 3;
-    const v = ((buf[b] | (buf[b + 1] << 8) | (buf[b + 2] << 16)) >>> (j & 7)) & 4095;
-    j += 12;
-    return v;
-  };
-  let u0 = read12(), u1 = read12(), u2 = read12(), u3 = read12();
+  let bb = 0, bc = 0, bp = 0;
+  // the four 12-bit states (48 bits, L >= 6)
+  bb = buf[0] | (buf[1] << 8) | (buf[2] << 16);
+  let u0 = bb & 4095, u1 = (bb >>> 12) & 4095;
+  bb = buf[3] | (buf[4] << 8) | (buf[5] << 16);
+  let u2 = bb & 4095, u3 = (bb >>> 12) & 4095;
+  bb = 0;
+  bp = 6;
   const n = Math.ceil(m / 4);
   const T = Math.max(0, n - 12);
-  // the reads of a step are at most 12 bits: check the bound once per step
-  for (let t = 0; t < T; t++) {
-    const s = t & 3;
-    const u = s === 0 ? u0 : s === 1 ? u1 : s === 2 ? u2 : u3;
-    const e = tab[u];
-    const nb = (e >>> 8) & 15;
-    if (j + nb > total) corrupt("small: a read past the end of the payload");
-    const b = j >>> 3;
-    const bits = ((buf[b] | (buf[b + 1] << 8) | (buf[b + 2] << 16)) >>> (j & 7)) & ((1 << nb) - 1);
-    j += nb;
-    const nu = (e >>> 12) + bits;
-    if (s === 0) u0 = nu;
-    else if (s === 1) u1 = nu;
-    else if (s === 2) u2 = nu;
-    else u3 = nu;
-    out[t >>> 1] |= (e & 15) << ((t & 1) << 2);
+  const T8 = T & ~7;
+  let e = 0, nb = 0;
+  // eight nibbles (four bytes of out, two steps of each state) a turn
+  for (let t = 0; t < T8; t += 8) {
+    while (bc <= 24) { bb |= buf[bp++] << bc; bc += 8; }
+    e = tab[u0]; nb = (e >>> 8) & 15; u0 = (e >>> 12) + (bb & ((1 << nb) - 1)); bb = (bb >>> nb) | 0; bc -= nb;
+    let b0 = e & 15;
+    e = tab[u1]; nb = (e >>> 8) & 15; u1 = (e >>> 12) + (bb & ((1 << nb) - 1)); bb = (bb >>> nb) | 0; bc -= nb;
+    b0 |= (e & 15) << 4;
+    while (bc <= 24) { bb |= buf[bp++] << bc; bc += 8; }
+    e = tab[u2]; nb = (e >>> 8) & 15; u2 = (e >>> 12) + (bb & ((1 << nb) - 1)); bb = (bb >>> nb) | 0; bc -= nb;
+    let b1 = e & 15;
+    e = tab[u3]; nb = (e >>> 8) & 15; u3 = (e >>> 12) + (bb & ((1 << nb) - 1)); bb = (bb >>> nb) | 0; bc -= nb;
+    b1 |= (e & 15) << 4;
+    while (bc <= 24) { bb |= buf[bp++] << bc; bc += 8; }
+    e = tab[u0]; nb = (e >>> 8) & 15; u0 = (e >>> 12) + (bb & ((1 << nb) - 1)); bb = (bb >>> nb) | 0; bc -= nb;
+    let b2 = e & 15;
+    e = tab[u1]; nb = (e >>> 8) & 15; u1 = (e >>> 12) + (bb & ((1 << nb) - 1)); bb = (bb >>> nb) | 0; bc -= nb;
+    b2 |= (e & 15) << 4;
+    while (bc <= 24) { bb |= buf[bp++] << bc; bc += 8; }
+    e = tab[u2]; nb = (e >>> 8) & 15; u2 = (e >>> 12) + (bb & ((1 << nb) - 1)); bb = (bb >>> nb) | 0; bc -= nb;
+    let b3 = e & 15;
+    e = tab[u3]; nb = (e >>> 8) & 15; u3 = (e >>> 12) + (bb & ((1 << nb) - 1)); bb = (bb >>> nb) | 0; bc -= nb;
+    b3 |= (e & 15) << 4;
+    const o = t >>> 1;
+    out[o] = b0;
+    out[o + 1] = b1;
+    out[o + 2] = b2;
+    out[o + 3] = b3;
+    if (8 * bp - bc > total) corrupt("small: a read past the end of the payload");
   }
   const u = [u0, u1, u2, u3];
+  for (let t = T8; t < T; t++) {
+    while (bc <= 24) { bb |= buf[bp++] << bc; bc += 8; }
+    const s = t & 3;
+    e = tab[u[s]];
+    nb = (e >>> 8) & 15;
+    u[s] = (e >>> 12) + (bb & ((1 << nb) - 1));
+    bb = (bb >>> nb) | 0;
+    bc -= nb;
+    out[t >>> 1] |= (e & 15) << ((t & 1) << 2);
+  }
+  const j = 8 * bp - bc;
+  if (j > total) corrupt("small: a read past the end of the payload");
   const carried = [0, 0, 0, 0];
   for (let t = T; t < n; t++) {
     const s = t & 3;
@@ -621,45 +660,83 @@ export function decodeSmall(p: Uint8Array, m: number, q0: number, out: Uint8Arra
 }
 
 export function decodeEscape(p: Uint8Array, m: number, q0: number, out: Uint8Array): void {
-  const buf = padded(p);
+  const buf = paddedCopy(p);
   const total = 8 * p.length;
   const { t1, t2 } = escapeModel(q0);
-  let j = 0;
-  const read = (c: number) => {
-    if (j + c > total) corrupt("escape: a read past the end of the payload");
-    const b = j >>> 3;
-    const v = ((buf[b] | (buf[b + 1] << 8) | (buf[b + 2] << 16)) >>> (j & 7)) & ((1 << c) - 1);
-    j += c;
-    return v;
-  };
-  const u = new Int32Array(4);
-  for (let s = 0; s < 4; s++) u[s] = read(12);
-  let y = read(11);
+  const Y = ESCAPE_BYTES;
+  // 4 x 12 + 11 bits of states (L >= 8)
+  let bb = buf[0] | (buf[1] << 8) | (buf[2] << 16);
+  let u0 = bb & 4095, u1 = (bb >>> 12) & 4095;
+  bb = buf[3] | (buf[4] << 8) | (buf[5] << 16);
+  let u2 = bb & 4095, u3 = (bb >>> 12) & 4095;
+  let y = (buf[6] | (buf[7] << 8)) & 2047;
+  bb = buf[7] >>> 3;
+  let bc = 5, bp = 8;
   const n = Math.ceil(m / 8);
   const T = Math.max(0, n - 4);
-  const v = new Int32Array(4);
-  for (let g = 0; g < T; g += 4) {
-    const end = Math.min(g + 4, T);
-    for (let t = g; t < end; t++) {
-      const s = t & 3;
-      const e = t1[u[s]];
-      const nb = (e >>> 8) & 15;
-      if (j + nb > total) corrupt("escape: a read past the end of the payload");
-      const b = j >>> 3;
-      const bits = ((buf[b] | (buf[b + 1] << 8) | (buf[b + 2] << 16)) >>> (j & 7)) & ((1 << nb) - 1);
-      j += nb;
-      u[s] = (e >>> 12) + bits;
-      v[s] = e & 255;
+  const T4 = T & ~3;
+  let e = 0, nb = 0;
+  for (let t = 0; t < T4; t += 4) {
+    while (bc <= 24) { bb |= buf[bp++] << bc; bc += 8; }
+    e = tab1(t1, u0); nb = (e >>> 8) & 15; u0 = (e >>> 12) + (bb & ((1 << nb) - 1)); bb = (bb >>> nb) | 0; bc -= nb;
+    const v0 = e & 255;
+    e = t1[u1]; nb = (e >>> 8) & 15; u1 = (e >>> 12) + (bb & ((1 << nb) - 1)); bb = (bb >>> nb) | 0; bc -= nb;
+    const v1 = e & 255;
+    while (bc <= 24) { bb |= buf[bp++] << bc; bc += 8; }
+    e = t1[u2]; nb = (e >>> 8) & 15; u2 = (e >>> 12) + (bb & ((1 << nb) - 1)); bb = (bb >>> nb) | 0; bc -= nb;
+    const v2 = e & 255;
+    e = t1[u3]; nb = (e >>> 8) & 15; u3 = (e >>> 12) + (bb & ((1 << nb) - 1)); bb = (bb >>> nb) | 0; bc -= nb;
+    const v3 = e & 255;
+    if (v0 === 93 || v1 === 93 || v2 === 93 || v3 === 93) {
+      // the escaped bytes of the group, in order, from the secondary state
+      const vs = [v0, v1, v2, v3];
+      for (let k = 0; k < 4; k++) {
+        if (vs[k] === 93) {
+          while (bc <= 24) { bb |= buf[bp++] << bc; bc += 8; }
+          e = t2[y];
+          out[t + k] = Y[93 + (e & 255)];
+          nb = (e >>> 8) & 15;
+          y = (e >>> 12) + (bb & ((1 << nb) - 1));
+          bb = (bb >>> nb) | 0;
+          bc -= nb;
+        } else out[t + k] = Y[vs[k]];
+      }
+    } else {
+      out[t] = Y[v0];
+      out[t + 1] = Y[v1];
+      out[t + 2] = Y[v2];
+      out[t + 3] = Y[v3];
     }
-    for (let t = g; t < end; t++) {
+    if (8 * bp - bc > total) corrupt("escape: a read past the end of the payload");
+  }
+  const u = [u0, u1, u2, u3];
+  if (T4 < T) {
+    const vs = [0, 0, 0, 0];
+    for (let t = T4; t < T; t++) {
+      while (bc <= 24) { bb |= buf[bp++] << bc; bc += 8; }
       const s = t & 3;
-      if (v[s] === 93) {
-        const e = t2[y];
-        out[t] = ESCAPE_BYTES[93 + (e & 255)];
-        y = (e >>> 12) + read((e >>> 8) & 15);
-      } else out[t] = ESCAPE_BYTES[v[s]];
+      e = t1[u[s]];
+      nb = (e >>> 8) & 15;
+      u[s] = (e >>> 12) + (bb & ((1 << nb) - 1));
+      bb = (bb >>> nb) | 0;
+      bc -= nb;
+      vs[s] = e & 255;
+    }
+    for (let t = T4; t < T; t++) {
+      const s = t & 3;
+      if (vs[s] === 93) {
+        while (bc <= 24) { bb |= buf[bp++] << bc; bc += 8; }
+        e = t2[y];
+        out[t] = Y[93 + (e & 255)];
+        nb = (e >>> 8) & 15;
+        y = (e >>> 12) + (bb & ((1 << nb) - 1));
+        bb = (bb >>> nb) | 0;
+        bc -= nb;
+      } else out[t] = Y[vs[s]];
     }
   }
+  const j = 8 * bp - bc;
+  if (j > total) corrupt("escape: a read past the end of the payload");
   const carried = [0, 0, 0, 0];
   for (let t = T; t < n; t++) {
     out[t] = u[t & 3] & 255;
@@ -671,6 +748,10 @@ export function decodeEscape(p: Uint8Array, m: number, q0: number, out: Uint8Arr
   if (y !== 0) corrupt("escape: the secondary state does not end at 0");
   checkEnd(p, j, "escape");
   checkTail(out, m, "escape");
+}
+
+function tab1(t: Int32Array, u: number): number {
+  return t[u];
 }
 
 // ---------------------------------------------------------------------------

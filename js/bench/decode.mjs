@@ -1,18 +1,19 @@
-// Decode speed of the package against the program, on frames the program makes.
+// Decode speed of the package against the Rust library, on frames the program makes.
 //
-//   node bench/decode.mjs [--cli PATH] [--runs N]
+//   cargo build --release -p bloomwire-cli
+//   cargo build --release --manifest-path js/bench/rust-decode/Cargo.toml --target-dir target
+//   node js/bench/decode.mjs [--batches N]
 //
-// Frames (built once into bench/frames/ with the program, auto coding):
+// Frames (built once into bench/frames/ with the program, its default coding):
 //   - 8 000 000-bit filters (k = 3) at p0 = 0.9, 0.99 and 0.999,
 //   - the paper's filter: m = 140 000, n = 10 000, k = 2,
 //   - a receiver's delta: m = 2^27, k = 2, a million keys then 10 000 more (about
 //     20 000 flipped bits).
-// The package: the best of N runs of decodeFrame (or Receiver.receive for the delta) in
-// this process, after warm-up. The program: the best of N runs of a whole
-// `bloomwire decode FRAME -o /dev/null` process, minus the best of N runs of the same
-// command on a frame of 8 bits (its start-up, reading and writing): an estimate of the
-// library's decode alone, printed with both figures.
-import { execFileSync, spawnSync } from "node:child_process";
+// Both sides are timed in CPU time, in batches of calls of at least 20 ms, the best batch
+// (the machine is shared: time spent waiting for a core is not counted): the package with
+// process.cpuUsage() around decodeFrame in this process after warm-up, the library with
+// the thread's CPU time around bloomwire::decode in bench/rust-decode (same files).
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join, dirname, resolve } from "node:path";
@@ -27,7 +28,8 @@ const opt = (name, def) => {
   return i >= 0 ? args[i + 1] : def;
 };
 const CLI = opt("--cli", process.env.BLOOMWIRE_CLI ?? resolve(here, "..", "..", "target", "release", "bloomwire"));
-const RUNS = Number(opt("--runs", "30"));
+const LIB = opt("--lib", resolve(here, "..", "..", "target", "release", "bloomwire-js-bench-decode"));
+const BATCHES = Number(opt("--batches", "10"));
 const dir = join(here, "frames");
 mkdirSync(dir, { recursive: true });
 const f = (n) => join(dir, n);
@@ -55,43 +57,47 @@ for (const p0 of [0.9, 0.99, 0.999]) {
 }
 keys("keys-10000.txt", 0, 10000);
 cases.push({ label: "paper: m = 140 000, n = 10 000, k = 2", name: "paper.blwr", frame: build("paper.blwr", "keys-10000.txt", ["--m", "140000", "--k", "2"]) });
-keys("keys-tiny.txt", 0, 1);
-build("tiny.blwr", "keys-tiny.txt", ["--m", "8", "--k", "1"]);
 
+const cpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
+/** Best CPU ms per call over batches of calls of at least 20 ms. */
 function best(fn) {
-  for (let i = 0; i < 3; i++) fn();
-  let t = Infinity;
-  for (let i = 0; i < RUNS; i++) {
-    const s = process.hrtime.bigint();
+  const start = cpuMs();
+  let calls = 0;
+  while (cpuMs() - start < 20 || calls < 3) {
     fn();
-    t = Math.min(t, Number(process.hrtime.bigint() - s) / 1e6);
+    calls++;
   }
-  return t;
-}
-function programMs(name) {
   let t = Infinity;
-  for (let i = 0; i < Math.max(5, Math.floor(RUNS / 2)); i++) {
-    const s = process.hrtime.bigint();
-    const r = spawnSync(CLI, ["-q", "decode", f(name), "-o", "/dev/null", "-f"]);
-    const e = Number(process.hrtime.bigint() - s) / 1e6;
-    if (r.status !== 0) throw new Error(`${CLI} decode ${name}: ${r.stderr}`);
-    t = Math.min(t, e);
+  for (let b = 0; b < BATCHES; b++) {
+    const s = cpuMs();
+    for (let i = 0; i < calls; i++) fn();
+    t = Math.min(t, (cpuMs() - s) / calls);
   }
   return t;
 }
 
 const CODING = ["raw", "adaptive", "known-p", "known-p-symbols", "known-counters", "adaptive-counters", "known-p-interleaved", "positional", "dense", "small", "wide", "escape"];
-console.log(`node ${process.version}, ${cpus()[0].model}, best of ${RUNS} runs`);
-const base = programMs("tiny.blwr");
-console.log(`program start-up (decode of an 8-bit frame): ${base.toFixed(2)} ms\n`);
-console.log("| frame | coding | bytes | package ms | program ms (whole process) | program ms less start-up | package speed / program's |");
-console.log("|---|---|---:|---:|---:|---:|---:|");
+const lib = new Map();
+if (existsSync(LIB)) {
+  const out = execFileSync(LIB, [String(BATCHES), ...cases.map((c) => f(c.name))]).toString();
+  for (const line of out.trim().split("\n")) {
+    const [path, ms] = line.split("\t");
+    lib.set(path, Number(ms));
+  }
+} else console.log(`(the library's timer is not built at ${LIB}: see the command above)`);
+console.log(`node ${process.version}, ${cpus()[0].model} (${cpus().length} cores, shared), CPU time, best of ${BATCHES} batches\n`);
+console.log("| frame | coding | frame bytes | package ms | library ms | package speed / library's |");
+console.log("|---|---|---:|---:|---:|---:|");
 for (const c of cases) {
   const h = bw.decodeFrame(c.frame).header;
   const ours = best(() => bw.decodeFrame(c.frame));
-  const theirs = programMs(c.name);
-  const lib = Math.max(theirs - base, 0.001);
-  console.log(`| ${c.label} | ${h.coding} ${CODING[h.coding]}${h.chunkShift !== null ? ` (chunks of 2^${h.chunkShift})` : ""} | ${c.frame.length} | ${ours.toFixed(3)} | ${theirs.toFixed(2)} | ${lib.toFixed(3)} | ${(lib / ours).toFixed(2)}x |`);
+  const theirs = lib.get(f(c.name));
+  const ratio = theirs ? `${(theirs / ours).toFixed(2)}x` : "";
+  console.log(`| ${c.label} | ${h.coding} ${CODING[h.coding]}${h.chunkShift !== null ? ` (chunks of 2^${h.chunkShift})` : ""} | ${c.frame.length} | ${ours.toFixed(3)} | ${theirs?.toFixed(3) ?? "?"} | ${ratio} |`);
 }
 
 // The receiver: a 20 000-flip delta on a 2^27-bit filter.
@@ -107,14 +113,16 @@ const delta = new Uint8Array(readFileSync(f("r-delta.blwr")));
 const dh = bw.decodeFrame(delta).header;
 const flips = bw.decodeFrame(delta).filter.countOnes();
 const rx = new bw.Receiver();
-let fullMs = Infinity, deltaMs = Infinity;
-for (let i = 0; i < Math.max(5, Math.floor(RUNS / 3)); i++) {
-  let s = process.hrtime.bigint();
+let fullMs = Infinity, deltaMs = Infinity, deltaWall = Infinity;
+for (let i = 0; i < BATCHES; i++) {
+  let s = cpuMs();
   rx.receive(old);
-  fullMs = Math.min(fullMs, Number(process.hrtime.bigint() - s) / 1e6);
-  s = process.hrtime.bigint();
+  fullMs = Math.min(fullMs, cpuMs() - s);
+  s = cpuMs();
+  const w = process.hrtime.bigint();
   rx.receive(delta);
-  deltaMs = Math.min(deltaMs, Number(process.hrtime.bigint() - s) / 1e6);
+  deltaWall = Math.min(deltaWall, Number(process.hrtime.bigint() - w) / 1e6);
+  deltaMs = Math.min(deltaMs, cpuMs() - s);
 }
-console.log(`\nreceiver, m = 2^27, k = 2: full frame of ${old.length} bytes (coding ${bw.decodeFrame(old).header.coding}) received in ${fullMs.toFixed(2)} ms (decode and digest);`);
-console.log(`delta of ${delta.length} bytes (coding ${dh.coding} ${CODING[dh.coding]}, ${flips} flipped bits) applied in place in ${deltaMs.toFixed(3)} ms`);
+console.log(`\nreceiver, m = 2^27, k = 2: a full frame of ${old.length} bytes (coding ${bw.decodeFrame(old).header.coding}, chunked) received in ${fullMs.toFixed(1)} ms CPU (decode and digest);`);
+console.log(`a delta of ${delta.length} bytes (coding ${dh.coding} ${CODING[dh.coding]}, ${flips} flipped bits) applied in place in ${deltaMs.toFixed(3)} ms CPU (${deltaWall.toFixed(3)} ms wall), best of ${BATCHES}`);

@@ -52,46 +52,56 @@ export function crc32c(bytes: Uint8Array, start = 0, end = bytes.length): number
   return (crc32cUpdate(-1, bytes, start, end) ^ -1) >>> 0;
 }
 
-// Z^(2^j): the linear map "advance the register over 2^j zero bytes", as four byte tables.
-const zeroTables: Int32Array[] = [];
+// The linear map Z^d, "advance the register over d zero bytes", for d = e * 16^j (e = 1
+// .. 15, j = 0 .. 7), each as four byte tables (1 KiB of int32), built on first use: a
+// count below 2^32 is then at most eight table steps, one per hexadecimal digit.
+let zeroMaps: Int32Array | null = null; // (8 * 15) maps of 1024 entries
 
-function applyZ(tab: Int32Array, r: number): number {
-  return tab[r & 0xff] ^ tab[256 + ((r >>> 8) & 0xff)] ^ tab[512 + ((r >>> 16) & 0xff)] ^ tab[768 + (r >>> 24)];
+function applyMap(maps: Int32Array, at: number, r: number): number {
+  return maps[at + (r & 0xff)] ^ maps[at + 256 + ((r >>> 8) & 0xff)] ^ maps[at + 512 + ((r >>> 16) & 0xff)] ^ maps[at + 768 + (r >>> 24)];
 }
 
-function zeroTable(j: number): Int32Array {
-  while (zeroTables.length <= j) {
-    const level = zeroTables.length;
-    const basis = new Int32Array(32);
-    for (let b = 0; b < 32; b++) {
-      let r = 1 << b;
-      if (level === 0) r = T[r & 0xff] ^ (r >>> 8);
-      else {
-        const prev = zeroTables[level - 1];
-        r = applyZ(prev, applyZ(prev, r));
-      }
-      basis[b] = r;
-    }
-    const tab = new Int32Array(1024);
+function buildZeroMaps(): Int32Array {
+  const maps = new Int32Array(8 * 15 * 1024);
+  const basis = new Int32Array(32);
+  const fill = (at: number) => {
     for (let k = 0; k < 4; k++) {
       for (let v = 1; v < 256; v++) {
         const low = v & -v;
         const bit = 31 - Math.clz32(low);
-        tab[k * 256 + v] = tab[k * 256 + (v ^ low)] ^ basis[8 * k + bit];
+        maps[at + k * 256 + v] = maps[at + k * 256 + (v ^ low)] ^ basis[8 * k + bit];
       }
     }
-    zeroTables.push(tab);
+  };
+  for (let j = 0; j < 8; j++) {
+    for (let e = 1; e <= 15; e++) {
+      const at = (j * 15 + e - 1) * 1024;
+      for (let b = 0; b < 32; b++) {
+        let r = 1 << b;
+        if (j === 0 && e === 1) r = T[r & 0xff] ^ (r >>> 8);
+        else if (e === 1) {
+          // Z^(16^j) = Z^(15 * 16^(j-1)) after Z^(16^(j-1))
+          const prev = (j - 1) * 15 * 1024;
+          r = applyMap(maps, prev + 14 * 1024, applyMap(maps, prev, r));
+        } else {
+          // Z^(e * 16^j) = Z^(16^j) after Z^((e - 1) * 16^j)
+          r = applyMap(maps, (j * 15) * 1024, applyMap(maps, at - 1024, r));
+        }
+        basis[b] = r;
+      }
+      fill(at);
+    }
   }
-  return zeroTables[j];
+  return maps;
 }
 
-/** Advance a CRC register (no init, no final XOR) over `count` zero bytes. */
+/** Advance a CRC register (no init, no final XOR) over `count` zero bytes (count < 2^32). */
 export function crc32cZeros(r: number, count: number): number {
-  let j = 0;
-  while (count > 0 && r !== 0) {
-    if (count & 1) r = applyZ(zeroTable(j), r);
-    count = Math.floor(count / 2);
-    j++;
+  const maps = (zeroMaps ??= buildZeroMaps());
+  for (let j = 0; count !== 0; j++) {
+    const e = count & 15;
+    if (e !== 0) r = applyMap(maps, (j * 15 + e - 1) * 1024, r);
+    count >>>= 4;
   }
   return r;
 }
@@ -105,10 +115,12 @@ export function crc32cFlipDelta(positions: ArrayLike<number>, count: number, len
   let last = -1; // byte index of the register's last byte
   let i = 0;
   while (i < count) {
-    const byte = Math.floor(positions[i] / 8);
-    let v = 0;
-    while (i < count && Math.floor(positions[i] / 8) === byte) {
-      v |= 1 << (positions[i] % 8);
+    const p0 = positions[i];
+    const byte = Math.floor(p0 / 8);
+    let v = 1 << (p0 - 8 * byte);
+    i++;
+    while (i < count && positions[i] < 8 * byte + 8) {
+      v |= 1 << (positions[i] - 8 * byte);
       i++;
     }
     // Advance over the zero bytes between, then take byte v.

@@ -366,47 +366,50 @@ export function decodePositional(p: Uint8Array, m: number, out: Uint8Array | nul
     }
   }
   const word = (i: number) => words[i];
-  let h0 = 0, l0 = 0, h1 = 0, l1 = 0;
+  // each lane's state as hi and lo halves, kept in a typed array between its gaps (so that
+  // no number is boxed in the loop)
+  const st = new Float64Array(4);
   for (let j = 0; j < lanes; j++) {
     const lo = word(2 * j), hi = word(2 * j + 1);
     if ((hi === 0 && lo < TWO31) || hi >= TWO31) corrupt("positional: an initial state is out of range");
-    if (j === 0) {
-      h0 = hi;
-      l0 = lo;
-    } else {
-      h1 = hi;
-      l1 = lo;
-    }
+    st[2 * j] = hi;
+    st[2 * j + 1] = lo;
   }
   let pos = 2 * lanes;
   const { r, a } = gapParams(m, c);
   const { Q, f, cum, lut } = gapModel(a);
   const RJ = Math.min(r, 15), K = r - RJ;
+  pos = positionalGaps(words, W, pos, m, c, lanes - 1, st, r, RJ, K, Q, f, cum, lut, out, positions);
+  for (let j = 0; j < lanes; j++) {
+    if (st[2 * j] !== 0 || st[2 * j + 1] !== TWO31) corrupt("positional: the stream does not end where the last gap does");
+  }
+  if (pos !== W) corrupt("positional: the stream does not end where the last gap does");
+  return c;
+}
+
+/**
+ * The loop of coding 7 (spec 4.11 decoder) on its own, so that V8 compiles it without the
+ * checks after it (code a hot loop's compilation has never seen running is compiled as a
+ * deoptimization, and a function deoptimized there runs its next call in the interpreter).
+ * Lane states in st (hi, lo per lane); returns the words read.
+ */
+function positionalGaps(
+  words: Uint32Array, W: number, pos: number, m: number, c: number, laneMask: number, st: Float64Array,
+  r: number, RJ: number, K: number, Q: number, f: Int32Array, cum: Int32Array, lut: Uint8Array,
+  out: Uint8Array | null, positions: Float64Array | null,
+): number {
   const maskJ = (1 << RJ) - 1, maskK = K === 0 ? 0 : K >= 31 ? 0x7fffffff : (1 << K) - 1;
   const pow2r = 2 ** r, pow2RJ = 2 ** RJ;
   let next = 0;
-  let xh = h0, xl = l0;
   for (let i = 0; i < c; i++) {
-    if (lanes === 2) {
-      // switch lanes: save the current one, load the other
-      if (i & 1) {
-        h0 = xh;
-        l0 = xl;
-        xh = h1;
-        xl = l1;
-      } else if (i > 0) {
-        h1 = xh;
-        l1 = xl;
-        xh = h0;
-        xl = l0;
-      }
-    }
+    const j2 = (i & laneMask) << 1;
+    let xh = st[j2], xl = st[j2 + 1];
     const avail = m - next;
     if (avail === 0) corrupt("positional: a one beyond m");
     let q = 0;
     let v: number;
     for (;;) {
-      // symbol
+      // symbol: x = f(v) * (x >> 16) + (slot - cum(v))
       const slot = xl & 0xffff;
       v = lut[slot];
       const fv = f[v];
@@ -424,7 +427,7 @@ export function decodePositional(p: Uint8Array, m: number, out: Uint8Array | nul
       if (xh === 0 && xl < TWO31) {
         if (pos === W) corrupt("positional: the payload ends before the last gap");
         xh = xl;
-        xl = word(pos++);
+        xl = words[pos++];
       }
       q += Q;
       if (q * pow2r >= avail) corrupt("positional: a gap past m");
@@ -438,7 +441,7 @@ export function decodePositional(p: Uint8Array, m: number, out: Uint8Array | nul
     if (xh === 0 && xl < TWO31) {
       if (pos === W) corrupt("positional: the payload ends before the last gap");
       xh = xl;
-      xl = word(pos++);
+      xl = words[pos++];
     }
     if (K > 0) {
       rem += (xl & maskK) * pow2RJ;
@@ -447,33 +450,20 @@ export function decodePositional(p: Uint8Array, m: number, out: Uint8Array | nul
       if (xh === 0 && xl < TWO31) {
         if (pos === W) corrupt("positional: the payload ends before the last gap");
         xh = xl;
-        xl = word(pos++);
+        xl = words[pos++];
       }
     }
+    st[j2] = xh;
+    st[j2 + 1] = xl;
     const g = (q + v) * pow2r + rem;
     if (g >= avail) corrupt("positional: a gap past m");
     const at = next + g;
     if (positions) positions[i] = at;
-    else if (at < 2147483648) out![at >>> 3] |= 1 << (at & 7);
+    else if (at < TWO31) out![at >>> 3] |= 1 << (at & 7);
     else out![Math.floor(at / 8)] |= 1 << (at % 8);
     next = at + 1;
   }
-  if (lanes === 2) {
-    if (c & 1) {
-      h0 = xh;
-      l0 = xl;
-    } else {
-      h1 = xh;
-      l1 = xl;
-    }
-  } else {
-    h0 = xh;
-    l0 = xl;
-  }
-  if (h0 !== 0 || l0 !== TWO31 || (lanes === 2 && (h1 !== 0 || l1 !== TWO31)) || pos !== W) {
-    corrupt("positional: the stream does not end where the last gap does");
-  }
-  return c;
+  return pos;
 }
 
 /** The count c of a positional payload, checked against the payload's bound (for sizing). */
@@ -811,5 +801,54 @@ export function decodeChunked(coding: number, p: Uint8Array, m: number, q0: numb
     const ob = (i * size) / 8;
     decodeBits(coding, p.subarray(at, at + lengths[i]), nbits, q0, out.subarray(ob, ob + Math.ceil(nbits / 8)));
     at += lengths[i];
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Warm-up. V8 compiles a hot loop with the type feedback it has seen; a branch that never
+// ran (an escape, the end checks after the loop) becomes a deoptimization, and a decoder
+// deoptimized at the end of one chunk runs the next in the interpreter until it is
+// compiled again (measured: a 2^27-bit positional frame of 8 chunks took 5 to 10 times
+// longer). So the first frame of a coding first decodes small payloads that take every
+// branch of its loop, once.
+
+const warmed = new Set<number>();
+
+/**
+ * Runs a coding's decoder over small payloads that take every branch of its loop and the
+ * code after it: for coding 7 payloads of the encoder (with and without escapes, one and
+ * two lanes, remainders of more than 15 bits), for the others pseudo-random payloads (which
+ * end in CorruptPayload, after the loop has run).
+ */
+export function warmUp(coding: number, encodePositions: (positions: ArrayLike<number>, m: number) => Uint8Array): void {
+  if (warmed.has(coding)) return;
+  warmed.add(coding);
+  let seed = 7;
+  const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296);
+  if (coding === 7) {
+    const cases: [number, number][] = [[4096, 40], [1 << 16, 20000], [2 ** 33, 30], [200000, 500]];
+    for (let rep = 0; rep < 3; rep++) {
+      for (const [m, c] of cases) {
+        const set = new Set<number>();
+        while (set.size < c) set.add(Math.floor(rand() * m));
+        const positions = Float64Array.from([...set].sort((a, b) => a - b));
+        const p = encodePositions(positions, m);
+        decodePositional(p, m, null, new Float64Array(c));
+        if (m <= 1 << 20) decodePositional(p, m, new Uint8Array(Math.ceil(m / 8)), null);
+      }
+    }
+    return;
+  }
+  if (![9, 10, 11].includes(coding)) return;
+  const m = coding === 10 ? 32 * 4 * 40 : 20000;
+  for (let rep = 0; rep < 6; rep++) {
+    const p = Uint8Array.from({ length: coding === 10 ? 256 + 2 * 4000 : 4000 }, () => Math.floor(rand() * 256));
+    // valid initial states for coding 10 (each in [2^15, 2^31))
+    if (coding === 10) for (let k = 0; k < 64; k++) p[4 * k + 3] = 0x01;
+    try {
+      decodeBits(coding, p, m, 40000, new Uint8Array(Math.ceil(m / 8)));
+    } catch (e) {
+      if (!(e instanceof CorruptPayload)) throw e;
+    }
   }
 }

@@ -3,7 +3,8 @@
  */
 import { blake2b } from "@noble/hashes/blake2.js";
 import { crc32c } from "./crc32c.js";
-import { decodeBits, decodeChunked, decodeRangeCounters } from "./decoders.js";
+import { decodeBits, decodeChunked, decodeRangeCounters, warmUp } from "./decoders.js";
+import { encodePositional } from "./encoders.js";
 import {
   BadTag, ChecksumMismatch, CorruptPayload, Incomplete, MissingTag, TrailingBytes,
 } from "./errors.js";
@@ -79,6 +80,7 @@ export function payloadOf(data: Uint8Array, header: Header): Uint8Array {
 
 /** Decodes the payload of a Bloom frame (filter types 0 to 2) into packed bits. */
 export function decodeBloomPayload(header: Header, payload: Uint8Array): Uint8Array {
+  if (header.payloadLength > 4096) warmUp(header.coding, encodePositional);
   const out = new Uint8Array(Math.ceil(header.m / 8));
   if (header.chunkShift !== null) decodeChunked(header.coding, payload, header.m, header.q0 ?? 0, header.chunkShift, out);
   else decodeBits(header.coding, payload, header.m, header.q0 ?? 0, out);

@@ -3,7 +3,8 @@
  * digests checked, the filter and generation unchanged on any error.
  */
 import { crc32c, crc32cFlipDelta, crc32cUpdate } from "./crc32c.js";
-import { chunkTable, decodePositional, payloadVarint } from "./decoders.js";
+import { chunkTable, decodePositional, payloadVarint, warmUp } from "./decoders.js";
+import { encodePositional } from "./encoders.js";
 import {
   BaseMismatch, GenerationGap, Incompatible, ResultMismatch, StaleGeneration, TrailingBytes,
 } from "./errors.js";
@@ -137,6 +138,7 @@ export class Receiver {
 
   /** A positional delta: positions collected (memory bounded by the payload), checked, then flipped. */
   private applyPositional(held: BloomFilter, h: Header, payload: Uint8Array): void {
+    if (payload.length > 4096) warmUp(7, encodePositional);
     let positions: Float64Array;
     let count = 0;
     if (h.chunkShift === null) {
@@ -168,9 +170,16 @@ export class Receiver {
     const after = (this.digest() ^ crc32cFlipDelta(positions, count, held.bits.length)) >>> 0;
     if (after !== h.resultDigest) throw new ResultMismatch(`result digest 0x${after.toString(16)}`);
     const bits = held.bits;
-    for (let i = 0; i < count; i++) {
-      const p = positions[i];
-      bits[Math.floor(p / 8)] ^= 1 << (p % 8);
+    if (h.m <= 2 ** 31) {
+      for (let i = 0; i < count; i++) {
+        const p = positions[i];
+        bits[p >>> 3] ^= 1 << (p & 7);
+      }
+    } else {
+      for (let i = 0; i < count; i++) {
+        const p = positions[i];
+        bits[Math.floor(p / 8)] ^= 1 << (p % 8);
+      }
     }
     this.finish(held, h, after);
   }

@@ -176,3 +176,19 @@ test("a core-only decoder answers UnsupportedCoding for Full codings", () => {
     assert.throws(() => bw.decodeFrame(data, { profile: "core" }), (e) => e instanceof bw.UnsupportedCoding && e.coding === coding);
   }
 });
+
+test("the digest of an array after flips, from the flipped positions alone", async () => {
+  const { crc32cFlipDelta } = await import("../dist/crc32c.js");
+  let seed = 99;
+  const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296);
+  for (const size of [1, 7, 100, 4096, 300001]) {
+    const a = Uint8Array.from({ length: size }, () => Math.floor(rand() * 256));
+    const before = bw.crc32c(a);
+    const set = new Set();
+    const want = Math.min(8 * size, 1 + Math.floor(rand() * 500));
+    while (set.size < want) set.add(Math.floor(rand() * 8 * size));
+    const positions = Float64Array.from([...set].sort((x, y) => x - y));
+    for (const p of positions) a[p >> 3] ^= 1 << (p & 7);
+    assert.equal((before ^ crc32cFlipDelta(positions, positions.length, size)) >>> 0, bw.crc32c(a), `size ${size}`);
+  }
+});

@@ -41,6 +41,33 @@ step "browser test (headless Chromium)"
 node --test --test-reporter=tap test-browser/ 2>&1 | tee -a "$log" | grep -E '^(not ok|ok|# )' | grep -v '^# Subtest' || true
 [ "${PIPESTATUS[0]}" = 0 ] || failed_steps=$((failed_steps + 1))
 
+step "conformance kit (spec/conformance) through conformance-adapter.mjs"
+kit_passed=0
+kit_failed=0
+if [ ! -f ../spec/conformance/run.py ]; then
+  echo "skipped: spec/conformance/run.py is not in this tree"
+elif ! "$BLOOMWIRE_CLI" conform --help >/dev/null 2>&1; then
+  echo "skipped: the program at $BLOOMWIRE_CLI has no conform command (the kit's oracle)"
+else
+  for profile in full core; do
+    out=$(python3 ../spec/conformance/run.py --adapter "node $here/conformance-adapter.mjs --profile $profile" \
+      --oracle "$BLOOMWIRE_CLI conform" --seed 1 2>&1)
+    status=$?
+    echo "$out" | grep -E '^(results|  [a-z].*(passed|failed)|FAIL)' | head -40
+    last=$(echo "$out" | tail -1)
+    if [ "$status" = 2 ]; then
+      echo "profile $profile skipped: the oracle cannot answer it ($last)"
+      continue
+    fi
+    echo "profile $profile: $last"
+    p=$(echo "$last" | sed -nE 's/^([0-9]+) passed, ([0-9]+) failed$/\1/p')
+    f=$(echo "$last" | sed -nE 's/^([0-9]+) passed, ([0-9]+) failed$/\2/p')
+    kit_passed=$((kit_passed + ${p:-0}))
+    kit_failed=$((kit_failed + ${f:-1}))
+    [ "$status" = 0 ] || failed_steps=$((failed_steps + 1))
+  done
+fi
+
 step "npm pack, install in a fresh directory, import"
 pack_ok=0
 tmp=$(mktemp -d)
@@ -61,6 +88,8 @@ passed=$(grep -E '^# pass ' "$log" | awk '{s += $3} END {print s + 0}')
 failed=$(grep -E '^# fail ' "$log" | awk '{s += $3} END {print s + 0}')
 skipped=$(grep -E '^# skipped ' "$log" | awk '{s += $3} END {print s + 0}')
 if [ "$pack_ok" = 1 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+passed=$((passed + kit_passed))
+failed=$((failed + kit_failed))
 [ "$skipped" = 0 ] || echo "($skipped skipped: see the reasons above)"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ] && [ "$failed_steps" = 0 ]

@@ -31,14 +31,6 @@ export const DEFAULT_LIMITS = {
   maxMetadata: 4096,
 } as const;
 
-/** Filter types (spec 2). */
-export const enum FilterType {
-  Standard = 0,
-  Partitioned = 1,
-  Blocks = 2,
-  Counting = 3,
-}
-
 /** Everything the header of a frame says. */
 export interface Header {
   /** 0 = full frame, 1 = delta */
@@ -85,7 +77,6 @@ const COUNTER_CODINGS = new Set([0, 4, 5]);
 const CORE_CODINGS = new Set([0, 1, 2, 4, 5, 7]);
 const CHUNKABLE = new Set([1, 2, 3, 6, 7, 10]);
 const Q0_CODINGS = new Set([2, 3, 6, 9, 10, 11]);
-const TWO64 = 1n << 64n;
 
 class Reader {
   pos = 0;
@@ -295,7 +286,6 @@ export function parseHeader(data: Uint8Array, limits: Limits = {}): Header {
   }
   const exempt = coding === 0 || coding === 7 || (coding === 4 && counterTable!.length === 1);
   if (!exempt && m > 4096 * (L + 64)) throw new InvalidField("payload length", "the work bound m <= 2^12 (L + 64)");
-  void TWO64;
   return {
     kind, filterType, baseHash, indexScheme, coding, flags,
     chunked: (flags & 1) !== 0, restart: (flags & 2) !== 0, tagged: (flags & 4) !== 0,

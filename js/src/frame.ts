@@ -6,7 +6,7 @@ import { crc32c } from "./crc32c.js";
 import { decodeBits, decodeChunked, decodeRangeCounters, warmUp } from "./decoders.js";
 import { encodePositional } from "./encoders.js";
 import {
-  BadTag, ChecksumMismatch, CorruptPayload, Incomplete, MissingTag, TrailingBytes,
+  BadTag, ChecksumMismatch, CorruptPayload, Incomplete, LimitExceeded, MissingTag, TrailingBytes,
 } from "./errors.js";
 import { BloomFilter, CountingFilter, type Shape, unpackCounters } from "./filter.js";
 import { type Header, type Limits, parseHeader } from "./header.js";
@@ -79,9 +79,19 @@ export function payloadOf(data: Uint8Array, header: Header): Uint8Array {
 }
 
 /** Decodes the payload of a Bloom frame (filter types 0 to 2) into packed bits. */
+/** A zeroed array of n bytes; a filter larger than this machine can hold is LimitExceeded, not a crash. */
+export function allocate(n: number): Uint8Array {
+  try {
+    return new Uint8Array(n);
+  } catch (e) {
+    if (e instanceof RangeError) throw new LimitExceeded("filter bytes", n, n - 1);
+    throw e;
+  }
+}
+
 export function decodeBloomPayload(header: Header, payload: Uint8Array): Uint8Array {
   if (header.payloadLength > 4096) warmUp(header.coding, encodePositional);
-  const out = new Uint8Array(Math.ceil(header.m / 8));
+  const out = allocate(Math.ceil(header.m / 8));
   if (header.chunkShift !== null) decodeChunked(header.coding, payload, header.m, header.q0 ?? 0, header.chunkShift, out);
   else decodeBits(header.coding, payload, header.m, header.q0 ?? 0, out);
   return out;
@@ -89,7 +99,7 @@ export function decodeBloomPayload(header: Header, payload: Uint8Array): Uint8Ar
 
 /** Decodes the payload of a counting frame into a byte a counter. */
 export function decodeCounterPayload(header: Header, payload: Uint8Array): Uint8Array {
-  const counters = new Uint8Array(header.m);
+  const counters = allocate(header.m);
   if (header.coding === 0) {
     if (!unpackCounters(payload, header.m, header.counterWidth, counters)) {
       throw new CorruptPayload("packed counters: a bit past m * b is set");

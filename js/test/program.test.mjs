@@ -133,6 +133,15 @@ for (const width of [1, 4, 8]) {
   });
 }
 
+test("program frame: the default chunking of a filter of 2^26 bits or more (spec 4.10)", { skip }, () => {
+  keys("big.txt", 0, 400000);
+  run("build", "--keys", file("big.txt"), "-o", file("big.blwr"), "-f", "--m", "67108865", "--k", "1", "--coding", "positional");
+  const frame = bytes("big.blwr");
+  const f = bw.decodeFrame(frame);
+  assert.notEqual(f.header.chunkShift, null);
+  assert.deepEqual(bw.encodeFrame(f.filter, { coding: "positional" }), frame);
+});
+
 test("program frame: keyed, metadata, restart, generation", { skip }, () => {
   const name = "keyed.blwr";
   const frame = build(name, ["--m", "30000", "--k", "3", "--coding", "known-p", "--key-file", file("key.bin"),

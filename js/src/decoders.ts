@@ -355,23 +355,21 @@ export function decodePositional(p: Uint8Array, m: number, out: Uint8Array | nul
   const lanes = c >= 16384 ? 2 : 1;
   if (S % 4 || S < 8 * lanes || c > 8 * S) corrupt("positional: bad stream length for the count");
   const W = S >>> 2;
-  // the words, little-endian, from offset cl: a view when aligned, else a copy
-  let words: Uint32Array;
-  if (LITTLE_ENDIAN && (p.byteOffset + cl) % 4 === 0) words = new Uint32Array(p.buffer, p.byteOffset + cl, W);
+  // the words, little-endian, from offset cl: a view when aligned, else a copy (as int32)
+  let words: Int32Array;
+  if (LITTLE_ENDIAN && (p.byteOffset + cl) % 4 === 0) words = new Int32Array(p.buffer, p.byteOffset + cl, W);
   else {
-    words = new Uint32Array(W);
+    words = new Int32Array(W);
     for (let i = 0; i < W; i++) {
       const o = cl + 4 * i;
-      words[i] = (p[o] | (p[o + 1] << 8) | (p[o + 2] << 16) | (p[o + 3] << 24)) >>> 0;
+      words[i] = p[o] | (p[o + 1] << 8) | (p[o + 2] << 16) | (p[o + 3] << 24);
     }
   }
-  const word = (i: number) => words[i];
-  // each lane's state as hi and lo halves, kept in a typed array between its gaps (so that
-  // no number is boxed in the loop)
-  const st = new Float64Array(4);
+  // each lane's state as xh and xl (int32), between its gaps
+  const st = new Int32Array(4);
   for (let j = 0; j < lanes; j++) {
-    const lo = word(2 * j), hi = word(2 * j + 1);
-    if ((hi === 0 && lo < TWO31) || hi >= TWO31) corrupt("positional: an initial state is out of range");
+    const lo = words[2 * j], hi = words[2 * j + 1];
+    if ((hi === 0 && lo >= 0) || hi < 0) corrupt("positional: an initial state is out of range");
     st[2 * j] = hi;
     st[2 * j + 1] = lo;
   }
@@ -381,7 +379,7 @@ export function decodePositional(p: Uint8Array, m: number, out: Uint8Array | nul
   const RJ = Math.min(r, 15), K = r - RJ;
   pos = positionalGaps(words, W, pos, m, c, lanes - 1, st, r, RJ, K, Q, f, cum, lut, out, positions);
   for (let j = 0; j < lanes; j++) {
-    if (st[2 * j] !== 0 || st[2 * j + 1] !== TWO31) corrupt("positional: the stream does not end where the last gap does");
+    if (st[2 * j] !== 0 || st[2 * j + 1] !== -2147483648) corrupt("positional: the stream does not end where the last gap does");
   }
   if (pos !== W) corrupt("positional: the stream does not end where the last gap does");
   return c;
@@ -391,10 +389,16 @@ export function decodePositional(p: Uint8Array, m: number, out: Uint8Array | nul
  * The loop of coding 7 (spec 4.11 decoder) on its own, so that V8 compiles it without the
  * checks after it (code a hot loop's compilation has never seen running is compiled as a
  * deoptimization, and a function deoptimized there runs its next call in the interpreter).
- * Lane states in st (hi, lo per lane); returns the words read.
+ *
+ * A lane's 64-bit state x (2^31 <= x < 2^63 between gaps) is two int32: xh = x >> 32
+ * (below 2^31) and xl, the low 32 bits as a signed int32, so that every step is integer
+ * arithmetic: with y = x >> 16 = yh 2^32 + y1 2^16 + y0 (yh = xh >> 16, y1 = xh & 0xFFFF,
+ * y0 = xl >>> 16), f(v) y + d = c 2^32 + b 2^16 + a, a = f y0 + d, b = f y1, c = f yh,
+ * each below 2^31 because f <= 30720. Lane states in st (xh, xl per lane); returns the
+ * words read.
  */
 function positionalGaps(
-  words: Uint32Array, W: number, pos: number, m: number, c: number, laneMask: number, st: Float64Array,
+  words: Int32Array, W: number, pos: number, m: number, c: number, laneMask: number, st: Int32Array,
   r: number, RJ: number, K: number, Q: number, f: Int32Array, cum: Int32Array, lut: Uint8Array,
   out: Uint8Array | null, positions: Float64Array | null,
 ): number {
@@ -407,24 +411,19 @@ function positionalGaps(
     const avail = m - next;
     if (avail === 0) corrupt("positional: a one beyond m");
     let q = 0;
-    let v: number;
+    let v = 0;
     for (;;) {
-      // symbol: x = f(v) * (x >> 16) + (slot - cum(v))
+      // x = f(v) * (x >> 16) + (slot - cum(v))
       const slot = xl & 0xffff;
       v = lut[slot];
       const fv = f[v];
-      const A = fv * xh;
-      const hiPart = Math.floor(A * INV65536);
-      let lo = (A - hiPart * 65536) * 65536 + fv * (xl >>> 16) + slot - cum[v];
-      let hi = hiPart;
-      if (lo >= TWO32) {
-        lo -= TWO32;
-        hi++;
-      }
-      xh = hi;
+      const a = Math.imul(fv, xl >>> 16) + (slot - cum[v]);
+      const b = Math.imul(fv, xh & 0xffff);
+      const lo = (((b & 0xffff) << 16) + a) | 0;
+      xh = Math.imul(fv, xh >>> 16) + (b >>> 16) + ((lo >>> 0) < a ? 1 : 0);
       xl = lo;
       if (v !== Q) break;
-      if (xh === 0 && xl < TWO31) {
+      if (xh === 0 && xl >= 0) {
         if (pos === W) corrupt("positional: the payload ends before the last gap");
         xh = xl;
         xl = words[pos++];
@@ -435,19 +434,19 @@ function positionalGaps(
     let rem = 0;
     if (RJ > 0) {
       rem = xl & maskJ;
-      xl = ((xl >>> RJ) | (xh << (32 - RJ))) >>> 0;
+      xl = (xl >>> RJ) | (xh << (32 - RJ));
       xh = xh >>> RJ;
     }
-    if (xh === 0 && xl < TWO31) {
+    if (xh === 0 && xl >= 0) {
       if (pos === W) corrupt("positional: the payload ends before the last gap");
       xh = xl;
       xl = words[pos++];
     }
     if (K > 0) {
       rem += (xl & maskK) * pow2RJ;
-      xl = ((xl >>> K) | (xh << (32 - K))) >>> 0;
+      xl = (xl >>> K) | (xh << (32 - K));
       xh = xh >>> K;
-      if (xh === 0 && xl < TWO31) {
+      if (xh === 0 && xl >= 0) {
         if (pos === W) corrupt("positional: the payload ends before the last gap");
         xh = xl;
         xl = words[pos++];

@@ -11,6 +11,7 @@ import {
 import { mul32 } from "./u64.js";
 import * as r64 from "./u64.js";
 import { wideHalf0, wideHalf1 } from "./wide-rounds.js";
+import { wasmAvailable, wasmGaps } from "./positional-wasm.js";
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
@@ -231,6 +232,10 @@ export function decodeRangeCounters(
 // ---------------------------------------------------------------------------
 // 4.5 / 4.9 precision-24 symbols
 
+function le32(p: Uint8Array, o: number): number {
+  return (p[o] | (p[o + 1] << 8) | (p[o + 2] << 16) | (p[o + 3] << 24)) >>> 0;
+}
+
 function leWord(p: Uint8Array, i: number): number {
   const o = 4 * i;
   return (p[o] | (p[o + 1] << 8) | (p[o + 2] << 16) | (p[o + 3] << 24)) >>> 0;
@@ -355,6 +360,39 @@ export function decodePositional(p: Uint8Array, m: number, out: Uint8Array | nul
   const lanes = c >= 16384 ? 2 : 1;
   if (S % 4 || S < 8 * lanes || c > 8 * S) corrupt("positional: bad stream length for the count");
   const W = S >>> 2;
+  if (wasmAvailable()) {
+    const lo0 = BigInt(le32(p, cl)), hi0 = BigInt(le32(p, cl + 4));
+    const lo1 = lanes === 2 ? BigInt(le32(p, cl + 8)) : 0n, hi1 = lanes === 2 ? BigInt(le32(p, cl + 12)) : 0n;
+    const x0 = (hi0 << 32n) | lo0, x1 = (hi1 << 32n) | lo1;
+    if (x0 < 1n << 31n || x0 >= 1n << 63n || (lanes === 2 && (x1 < 1n << 31n || x1 >= 1n << 63n))) {
+      corrupt("positional: an initial state is out of range");
+    }
+    const { r, a } = gapParams(m, c);
+    const { Q, f, cum, lut } = gapModel(a);
+    const RJ = Math.min(r, 15);
+    const fin = new BigUint64Array(2);
+    // a sparse array: the positions (8 bytes a one) rather than the whole array out of the
+    // kernel's memory, and its bits set here
+    const sparse = !positions && 16 * c <= out!.length && m <= TWO31;
+    const at = sparse ? new Float64Array(c) : positions;
+    const pos = wasmGaps(p, cl, W, m, c, lanes, x0, x1, r, RJ, r - RJ, Q, f, cum, lut, sparse ? null : out, at, fin);
+    if (sparse && pos === W) {
+      const o = out!;
+      for (let i = 0; i < c; i++) {
+        const b = at![i];
+        o[b >>> 3] |= 1 << (b & 7);
+      }
+    }
+    if (pos !== null) {
+      if (pos === -1) corrupt("positional: a one beyond m");
+      if (pos === -2) corrupt("positional: the payload ends before the last gap");
+      if (pos === -3) corrupt("positional: a gap past m");
+      if (fin[0] !== 1n << 31n || (lanes === 2 && fin[1] !== 1n << 31n) || pos !== W) {
+        corrupt("positional: the stream does not end where the last gap does");
+      }
+      return c;
+    }
+  }
   // the words, little-endian, from offset cl: a view when aligned, else a copy (as int32)
   let words: Int32Array;
   if (LITTLE_ENDIAN && (p.byteOffset + cl) % 4 === 0) words = new Int32Array(p.buffer, p.byteOffset + cl, W);

@@ -106,28 +106,73 @@ export function crc32cZeros(r: number, count: number): number {
   return r;
 }
 
+// C[8 o + j]: the register (from 0) after a block of BLOCK bytes whose only one bit is bit j
+// of byte o, that is Z^(BLOCK - 1 - o) of the register after that byte alone.
+const BLOCK = 1024;
+let blockBits: Int32Array | null = null;
+
+function buildBlockBits(): Int32Array {
+  const c = new Int32Array(8 * BLOCK);
+  for (let j = 0; j < 8; j++) {
+    let r = T[1 << j];
+    for (let o = BLOCK - 1; o >= 0; o--) {
+      c[8 * o + j] = r;
+      r = T[r & 0xff] ^ (r >>> 8);
+    }
+  }
+  return c;
+}
+
 /**
  * The change of the CRC-32C of an array of `length` bytes when the bits at `positions`
  * (increasing, distinct, bit i of byte i >> 3) flip: digest(after) = digest(before) ^ result.
+ *
+ * CRC-32C without its initial value and final XOR is linear, and zero bytes in front of a
+ * message do not change it: the array is read as blocks of 1 KiB aligned on its end (the
+ * first one padded in front), a flip adds one table entry to its block's register, and
+ * the registers of the blocks that hold flips are joined by advancing over the blocks in
+ * between (a table step or two, crc32cZeros).
  */
 export function crc32cFlipDelta(positions: ArrayLike<number>, count: number, length: number): number {
-  let r = 0;
-  let last = -1; // byte index of the register's last byte
-  let i = 0;
-  while (i < count) {
-    const p0 = positions[i];
-    const byte = Math.floor(p0 / 8);
-    let v = 1 << (p0 - 8 * byte);
-    i++;
-    while (i < count && positions[i] < 8 * byte + 8) {
-      v |= 1 << (positions[i] - 8 * byte);
-      i++;
+  const bb = (blockBits ??= buildBlockBits());
+  const pad = (BLOCK - (length % BLOCK)) % BLOCK;
+  const blocks = (length + pad) / BLOCK;
+  let r = 0, last = -1, cur = -1, acc = 0;
+  if (8 * (length + pad) <= 2 ** 31) {
+    // the same with int32 arithmetic
+    for (let i = 0; i < count; i++) {
+      const p = positions[i] | 0;
+      const byte = (p >>> 3) + pad;
+      const blk = byte >>> 10;
+      if (blk !== cur) {
+        if (cur >= 0) {
+          r = crc32cZeros(r, BLOCK * (cur - last)) ^ acc;
+          last = cur;
+        }
+        cur = blk;
+        acc = 0;
+      }
+      acc ^= bb[((byte & (BLOCK - 1)) << 3) | (p & 7)];
     }
-    // Advance over the zero bytes between, then take byte v.
-    if (last >= 0) r = crc32cZeros(r, byte - last - 1);
-    r = T[(r ^ v) & 0xff] ^ (r >>> 8);
-    last = byte;
+    count = 0;
   }
-  if (last >= 0) r = crc32cZeros(r, length - last - 1);
-  return r >>> 0;
+  for (let i = 0; i < count; i++) {
+    const p = positions[i];
+    const byte = Math.floor(p / 8) + pad;
+    const blk = Math.floor(byte / BLOCK);
+    if (blk !== cur) {
+      if (cur >= 0) {
+        r = crc32cZeros(r, BLOCK * (cur - last)) ^ acc;
+        last = cur;
+      }
+      cur = blk;
+      acc = 0;
+    }
+    acc ^= bb[8 * (byte - blk * BLOCK) + (p % 8)];
+  }
+  if (cur >= 0) {
+    r = crc32cZeros(r, BLOCK * (cur - last)) ^ acc;
+    last = cur;
+  }
+  return crc32cZeros(r, BLOCK * (blocks - 1 - last)) >>> 0;
 }

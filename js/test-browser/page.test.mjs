@@ -25,7 +25,13 @@ const PAGE = `<!doctype html>
     const key = Uint8Array.from(params.get("key").match(/../g), (h) => parseInt(h, 16));
     const f = decodeFrame(frame, { key });
     const keys = JSON.parse(params.get("keys"));
-    window.result = { verified: f.verified, m: f.header.m, ones: f.filter.countOnes(), answers: keys.map((k) => f.filter.contains(k)) };
+    const sparse = decodeFrame(new Uint8Array(await (await fetch("/sparse.blwr")).arrayBuffer()));
+    window.result = {
+      verified: f.verified, m: f.header.m, ones: f.filter.countOnes(), answers: keys.map((k) => f.filter.contains(k)),
+      sparseCoding: sparse.header.coding, sparseOnes: sparse.filter.countOnes(),
+      sparseAnswers: keys.map((k) => sparse.filter.contains(k)),
+      wasm: (await import("/dist/positional-wasm.js")).wasmAvailable(),
+    };
   } catch (e) {
     window.result = { error: String(e) };
   }
@@ -40,12 +46,18 @@ test("a page decodes a frame with the ES module and answers queries", { skip }, 
   const members = Array.from({ length: 5000 }, (_, i) => `word-${i}-ü`);
   for (const k of members) filter.insert(k);
   const frame = bw.encodeFrame(filter, { key, metadata: new TextEncoder().encode("page test") });
+  // a sparse filter in positional frames (coding 7, decoded by the WebAssembly loop)
+  const sparse = new bw.BloomFilter({ m: 4_000_000, k: 3, seed: 9n });
+  for (const k of members) sparse.insert(k);
+  const sparseFrame = bw.encodeFrame(sparse, { coding: "positional" });
   const asked = [...members.slice(0, 50), ...Array.from({ length: 200 }, (_, i) => `absent-${i}`)];
 
   const server = createServer((req, res) => {
     const path = new URL(req.url, "http://x").pathname;
     if (path === "/" || path === "/index.html") {
       res.writeHead(200, { "content-type": "text/html" }).end(PAGE);
+    } else if (path === "/sparse.blwr") {
+      res.writeHead(200, { "content-type": "application/octet-stream" }).end(sparseFrame);
     } else if (path === "/frame.blwr") {
       res.writeHead(200, { "content-type": "application/octet-stream" }).end(frame);
     } else if (path.startsWith("/dist/") || path.startsWith("/node_modules/@noble/hashes/")) {
@@ -74,6 +86,10 @@ test("a page decodes a frame with the ES module and answers queries", { skip }, 
     assert.equal(result.ones, filter.countOnes());
     assert.deepEqual(result.answers, asked.map((k) => filter.contains(k)));
     assert.ok(result.answers.slice(0, 50).every(Boolean));
+    assert.equal(result.sparseCoding, 7);
+    assert.equal(result.wasm, true, "the WebAssembly loop runs in the page");
+    assert.equal(result.sparseOnes, sparse.countOnes());
+    assert.deepEqual(result.sparseAnswers, asked.map((k) => sparse.contains(k)));
   } finally {
     await browser.close();
     server.close();

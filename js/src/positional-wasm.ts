@@ -57,7 +57,13 @@ export function wasmGaps(
   let k = need <= SHARED_LIMIT ? (shared ??= instance()) : instance();
   if (!k) return null;
   const grow = Math.ceil(need / PAGE) - k.memory.buffer.byteLength / PAGE;
-  if (grow > 0) k.memory.grow(grow);
+  if (grow > 0) {
+    try {
+      k.memory.grow(grow);
+    } catch {
+      return null; // no memory for the kernel: the JavaScript loop decodes in place
+    }
+  }
   let mem = new Uint8Array(k.memory.buffer);
   // the model (kept while the same model decodes again)
   if (k !== shared || sharedModel !== f) {

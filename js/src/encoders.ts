@@ -78,8 +78,33 @@ export function varintLength(v: number): number {
 
 /** Spec 4.4: q0 from the measured fraction of zeros, rounded, ties up, clamped to 1..=65535. */
 export function measuredQ0(zeros: number, m: number): number {
-  const q = Number((BigInt(zeros) * 65536n + BigInt(Math.floor(m / 2))) / BigInt(m));
+  const q =
+    zeros * 65536 + m < 2 ** 53
+      ? Math.floor((zeros * 65536 + Math.floor(m / 2)) / m)
+      : Number((BigInt(zeros) * 65536n + BigInt(Math.floor(m / 2))) / BigInt(m));
   return Math.min(65535, Math.max(1, q));
+}
+
+/** The one bits of a packed array (32 bits a step where the array is aligned). */
+export function countOnes(bits: Uint8Array): number {
+  let c = 0, i = 0;
+  const n = bits.length;
+  while (i < n && (bits.byteOffset + i) & 3) {
+    for (let b = bits[i++]; b; b &= b - 1) c++;
+  }
+  const words = (n - i) >>> 2;
+  if (words > 0) {
+    const w = new Int32Array(bits.buffer, bits.byteOffset + i, words);
+    for (let k = 0; k < words; k++) {
+      let v = w[k];
+      v = v - ((v >>> 1) & 0x55555555);
+      v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+      c += Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
+    }
+    i += 4 * words;
+  }
+  while (i < n) for (let b = bits[i++]; b; b &= b - 1) c++;
+  return c;
 }
 
 /** Spec 4.2's encoder: words of `lower` emitted at renormalizations, a carry propagated into them. */

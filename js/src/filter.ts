@@ -5,6 +5,7 @@
 import { OpaqueHashFamily, InvalidField } from "./errors.js";
 import { reduce, siphash24, stream, xxh64 } from "./hash.js";
 import { split64 } from "./u64.js";
+import { countOnes } from "./encoders.js";
 
 /** What fixes where a key's bits are (spec 3), and the size of the array. */
 export interface Shape {
@@ -154,11 +155,6 @@ export class Indexer {
   }
 }
 
-function popcount8(b: number): number {
-  b = b - ((b >> 1) & 0x55);
-  b = (b & 0x33) + ((b >> 2) & 0x33);
-  return (b + (b >> 4)) & 0x0f;
-}
 
 function sameShape(a: Shape, b: Shape): boolean {
   return (
@@ -292,10 +288,7 @@ export class BloomFilter {
 
   /** Number of one bits. */
   countOnes(): number {
-    let c = 0;
-    const b = this.bits;
-    for (let i = 0; i < b.length; i++) c += popcount8(b[i]);
-    return c;
+    return countOnes(this.bits);
   }
 
   /** A copy (bits not shared). */

@@ -4,7 +4,7 @@
 import { blake2b } from "@noble/hashes/blake2.js";
 import { crc32c } from "./crc32c.js";
 import { decodeBits, decodeChunked, decodeRangeCounters, warmUp } from "./decoders.js";
-import { encodePositional } from "./encoders.js";
+import { countOnes, encodePositional, measuredQ0 } from "./encoders.js";
 import {
   BadTag, ChecksumMismatch, CorruptPayload, Incomplete, LimitExceeded, MissingTag, TrailingBytes,
 } from "./errors.js";
@@ -94,6 +94,13 @@ export function decodeBloomPayload(header: Header, payload: Uint8Array): Uint8Ar
   const out = allocate(Math.ceil(header.m / 8));
   if (header.chunkShift !== null) decodeChunked(header.coding, payload, header.m, header.q0 ?? 0, header.chunkShift, out);
   else decodeBits(header.coding, payload, header.m, header.q0 ?? 0, out);
+  // codings 9, 10 and 11 carry the measured q0 of the whole array (spec 4.4)
+  if (header.coding >= 9) {
+    const zeros = header.m - countOnes(out);
+    if (measuredQ0(zeros, header.m) !== header.q0) {
+      throw new CorruptPayload(`q0 ${header.q0} is not the array's measured fraction of zeros (${measuredQ0(zeros, header.m)})`);
+    }
+  }
   return out;
 }
 

@@ -6,7 +6,6 @@
 import {
   BadMagic, BadVarint, Incomplete, InvalidField, LimitExceeded, UnsupportedCoding, UnsupportedVersion,
 } from "./errors.js";
-import { isCanonicalQ0 } from "./models.js";
 
 /** A decoder's limits (spec 2.3); every field is optional, the defaults are the spec's. */
 export interface Limits {
@@ -244,9 +243,6 @@ export function parseHeader(data: Uint8Array, limits: Limits = {}): Header {
   if (Q0_CODINGS.has(coding)) {
     q0 = r.u16();
     if (q0 === 0) throw new InvalidField("q0", "0");
-    if ((coding === 9 || coding === 10 || coding === 11) && !isCanonicalQ0(coding, q0)) {
-      throw new InvalidField("q0", `${q0} is not the least q0 of its model`);
-    }
   }
   let counterTable: number[] | null = null;
   if (coding === 4) {

@@ -9,7 +9,6 @@ export { crc32c } from "./crc32c.js";
 export { xxh64, siphash24 } from "./hash.js";
 export { Receiver } from "./receiver.js";
 export type { Received } from "./receiver.js";
-export { isCanonicalQ0, leastQ0 } from "./models.js";
 export { encodeFrame, encodeDelta, defaultChunkShift, Sender, CODING_IDS } from "./writer.js";
 export type { EncodeOptions } from "./writer.js";
 export { measuredQ0 } from "./encoders.js";

@@ -303,29 +303,3 @@ export function gapModel(a: number): GapModel {
     return { Q, f, cum, lut };
   });
 }
-
-function sameArray(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-/**
- * The 1.0 rule that q0 is canonical for codings 9, 10 and 11: q0 is the least q0 of its
- * model (q0 == 1, or model(q0 - 1) != model(q0)).
- */
-export function isCanonicalQ0(coding: number, q0: number): boolean {
-  if (q0 === 1) return true;
-  if (coding === 9) return !sameArray(nibbleFrequencies(q0 - 1, 12), nibbleFrequencies(q0, 12));
-  if (coding === 10) return !sameArray(nibbleFrequencies(q0 - 1, 13), nibbleFrequencies(q0, 13));
-  if (coding === 11) {
-    const [a1, a2] = escapeFrequencies(q0 - 1), [b1, b2] = escapeFrequencies(q0);
-    return !(sameArray(a1, b1) && sameArray(a2, b2));
-  }
-  return true;
-}
-
-/** The least q0 with the same model as q0, for codings 9, 10 and 11 (binary search over a run). */
-export function leastQ0(coding: number, q0: number): number {
-  while (!isCanonicalQ0(coding, q0)) q0--; // runs are at most a few hundred values
-  return q0;
-}

@@ -5,7 +5,7 @@
  */
 import { crc32c } from "./crc32c.js";
 import {
-  ByteWriter, counterTable, encodePositional, encodeRangeBits, encodeRangeCounters, measuredQ0, onePositions,
+  ByteWriter, counterTable, countOnes, encodePositional, encodeRangeBits, encodeRangeCounters, measuredQ0, onePositions,
 } from "./encoders.js";
 import { BloomFilter, CountingFilter, sameShape } from "./filter.js";
 import { frameTag } from "./frame.js";
@@ -57,11 +57,6 @@ export function defaultChunkShift(m: number, p0: number): number | null {
   return null;
 }
 
-function countOnes(bits: Uint8Array): number {
-  let c = 0;
-  for (let i = 0; i < bits.length; i++) for (let b = bits[i]; b; b &= b - 1) c++;
-  return c;
-}
 
 /** The payload of m bits with a Core coding (and its chunks). */
 function bitPayload(bits: Uint8Array, m: number, coding: number, q0: number, shift: number | null): Uint8Array {

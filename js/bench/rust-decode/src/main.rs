@@ -5,15 +5,19 @@
 use std::hint::black_box;
 
 fn thread_cpu_ns() -> u64 {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: clock_gettime writes the timespec we pass and reads nothing else.
     unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
 fn decode(bytes: &[u8]) {
-    let decoded = bloomwire::decode::<bloomwire::Decoded>(black_box(bytes), &bloomwire::Limits::default())
-        .expect("decode");
+    let decoded =
+        bloomwire::decode::<bloomwire::Decoded>(black_box(bytes), &bloomwire::Limits::default())
+            .expect("decode");
     black_box(&decoded);
 }
 

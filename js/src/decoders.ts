@@ -5,7 +5,7 @@
  */
 import { CorruptPayload } from "./errors.js";
 import {
-  aliasTable, ansModel, ESCAPE_BYTES, escapeModel, gapModel, gapParams, smallTable,
+  aliasTable, ansModel, escapeModel, gapModel, gapParams, smallTable,
   type SymbolModel,
 } from "./models.js";
 import { mul32 } from "./u64.js";
@@ -690,7 +690,6 @@ export function decodeEscape(p: Uint8Array, m: number, q0: number, out: Uint8Arr
   const buf = paddedCopy(p);
   const total = 8 * p.length;
   const { t1, t2 } = escapeModel(q0);
-  const Y = ESCAPE_BYTES;
   // 4 x 12 + 11 bits of states (L >= 8)
   let bb = buf[0] | (buf[1] << 8) | (buf[2] << 16);
   let u0 = bb & 4095, u1 = (bb >>> 12) & 4095;
@@ -705,34 +704,34 @@ export function decodeEscape(p: Uint8Array, m: number, q0: number, out: Uint8Arr
   let e = 0, nb = 0;
   for (let t = 0; t < T4; t += 4) {
     while (bc <= 24) { bb |= buf[bp++] << bc; bc += 8; }
-    e = tab1(t1, u0); nb = (e >>> 8) & 15; u0 = (e >>> 12) + (bb & ((1 << nb) - 1)); bb = (bb >>> nb) | 0; bc -= nb;
-    const v0 = e & 255;
-    e = t1[u1]; nb = (e >>> 8) & 15; u1 = (e >>> 12) + (bb & ((1 << nb) - 1)); bb = (bb >>> nb) | 0; bc -= nb;
-    const v1 = e & 255;
+    e = t1[u0]; nb = (e >>> 9) & 15; u0 = (e >>> 13) + (bb & ((1 << nb) - 1)); bb = (bb >>> nb) | 0; bc -= nb;
+    const v0 = e & 511;
+    e = t1[u1]; nb = (e >>> 9) & 15; u1 = (e >>> 13) + (bb & ((1 << nb) - 1)); bb = (bb >>> nb) | 0; bc -= nb;
+    const v1 = e & 511;
     while (bc <= 24) { bb |= buf[bp++] << bc; bc += 8; }
-    e = t1[u2]; nb = (e >>> 8) & 15; u2 = (e >>> 12) + (bb & ((1 << nb) - 1)); bb = (bb >>> nb) | 0; bc -= nb;
-    const v2 = e & 255;
-    e = t1[u3]; nb = (e >>> 8) & 15; u3 = (e >>> 12) + (bb & ((1 << nb) - 1)); bb = (bb >>> nb) | 0; bc -= nb;
-    const v3 = e & 255;
-    if (v0 === 93 || v1 === 93 || v2 === 93 || v3 === 93) {
+    e = t1[u2]; nb = (e >>> 9) & 15; u2 = (e >>> 13) + (bb & ((1 << nb) - 1)); bb = (bb >>> nb) | 0; bc -= nb;
+    const v2 = e & 511;
+    e = t1[u3]; nb = (e >>> 9) & 15; u3 = (e >>> 13) + (bb & ((1 << nb) - 1)); bb = (bb >>> nb) | 0; bc -= nb;
+    const v3 = e & 511;
+    if ((v0 | v1 | v2 | v3) & 256) {
       // the escaped bytes of the group, in order, from the secondary state
       const vs = [v0, v1, v2, v3];
       for (let k = 0; k < 4; k++) {
-        if (vs[k] === 93) {
+        if (vs[k] === 256) {
           while (bc <= 24) { bb |= buf[bp++] << bc; bc += 8; }
           e = t2[y];
-          out[t + k] = Y[93 + (e & 255)];
-          nb = (e >>> 8) & 15;
-          y = (e >>> 12) + (bb & ((1 << nb) - 1));
+          out[t + k] = e & 255;
+          nb = (e >>> 9) & 15;
+          y = (e >>> 13) + (bb & ((1 << nb) - 1));
           bb = (bb >>> nb) | 0;
           bc -= nb;
-        } else out[t + k] = Y[vs[k]];
+        } else out[t + k] = vs[k];
       }
     } else {
-      out[t] = Y[v0];
-      out[t + 1] = Y[v1];
-      out[t + 2] = Y[v2];
-      out[t + 3] = Y[v3];
+      out[t] = v0;
+      out[t + 1] = v1;
+      out[t + 2] = v2;
+      out[t + 3] = v3;
     }
     if (8 * bp - bc > total) corrupt("escape: a read past the end of the payload");
   }
@@ -743,23 +742,23 @@ export function decodeEscape(p: Uint8Array, m: number, q0: number, out: Uint8Arr
       while (bc <= 24) { bb |= buf[bp++] << bc; bc += 8; }
       const s = t & 3;
       e = t1[u[s]];
-      nb = (e >>> 8) & 15;
-      u[s] = (e >>> 12) + (bb & ((1 << nb) - 1));
+      nb = (e >>> 9) & 15;
+      u[s] = (e >>> 13) + (bb & ((1 << nb) - 1));
       bb = (bb >>> nb) | 0;
       bc -= nb;
-      vs[s] = e & 255;
+      vs[s] = e & 511;
     }
     for (let t = T4; t < T; t++) {
       const s = t & 3;
-      if (vs[s] === 93) {
+      if (vs[s] === 256) {
         while (bc <= 24) { bb |= buf[bp++] << bc; bc += 8; }
         e = t2[y];
-        out[t] = Y[93 + (e & 255)];
-        nb = (e >>> 8) & 15;
-        y = (e >>> 12) + (bb & ((1 << nb) - 1));
+        out[t] = e & 255;
+        nb = (e >>> 9) & 15;
+        y = (e >>> 13) + (bb & ((1 << nb) - 1));
         bb = (bb >>> nb) | 0;
         bc -= nb;
-      } else out[t] = Y[vs[s]];
+      } else out[t] = vs[s];
     }
   }
   const j = 8 * bp - bc;
@@ -777,9 +776,6 @@ export function decodeEscape(p: Uint8Array, m: number, q0: number, out: Uint8Arr
   checkTail(out, m, "escape");
 }
 
-function tab1(t: Int32Array, u: number): number {
-  return t[u];
-}
 
 // ---------------------------------------------------------------------------
 // 2.2 length rules per (chunk) payload, and dispatch

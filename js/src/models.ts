@@ -234,10 +234,25 @@ function escapeSpread(f: Int32Array, precision: number): { sym: Int32Array; k: I
   return { sym, k };
 }
 
+/**
+ * Coding 11's tables name the byte a position decodes to, not its symbol: an entry is
+ * `byte | nb << 9 | base << 13`, byte 256 standing for the primary alphabet's escape.
+ */
+function byteEntries(size: number, precision: number, sym: ArrayLike<number>, k: ArrayLike<number>, byteOf: (v: number) => number): TansTable {
+  const tab = new Int32Array(size);
+  for (let u = 0; u < size; u++) {
+    const nb = precision - (31 - Math.clz32(k[u]));
+    tab[u] = byteOf(sym[u]) | (nb << 9) | ((k[u] * (1 << nb) - size) << 13);
+  }
+  return tab;
+}
+
 export interface EscapeModel {
   f1: Int32Array;
   f2: Int32Array;
+  /** primary: byte (256: escape) | nb << 9 | base << 13 */
   t1: TansTable;
+  /** secondary: byte | nb << 9 | base << 13 */
   t2: TansTable;
   /** position of pair (v, i): pos1[v][i] */
   pos1: Int32Array[];
@@ -255,8 +270,8 @@ export function escapeModel(q0: number): EscapeModel {
     };
     return {
       f1, f2,
-      t1: tansEntries(4096, 12, s1.sym, f1, s1.k),
-      t2: tansEntries(2048, 11, s2.sym, f2, s2.k),
+      t1: byteEntries(4096, 12, s1.sym, s1.k, (v) => (v === 93 ? 256 : ESCAPE_BYTES[v])),
+      t2: byteEntries(2048, 11, s2.sym, s2.k, (v) => ESCAPE_BYTES[93 + v]),
       pos1: positions(f1, s1),
       pos2: positions(f2, s2),
     };

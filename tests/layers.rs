@@ -25,6 +25,7 @@ const LAYERS: &[&[&str]] = &[
 /// folder each, none importing another), the table of codings, chunked payloads.
 const ENTROPY: &[&[&str]] = &[
     &[
+        "bmi2_twins",
         "codec",
         "counter_table",
         "model",

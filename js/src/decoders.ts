@@ -853,12 +853,13 @@ const warmed = new Set<number>();
  * two lanes, remainders of more than 15 bits), for the others pseudo-random payloads (which
  * end in CorruptPayload, after the loop has run).
  */
-export function warmUp(coding: number, encodePositions: (positions: ArrayLike<number>, m: number) => Uint8Array): void {
+export function warmUp(coding: number, q0: number, encodePositions: (positions: ArrayLike<number>, m: number) => Uint8Array): void {
   if (warmed.has(coding)) return;
   warmed.add(coding);
   let seed = 7;
   const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296);
   if (coding === 7) {
+    if (wasmAvailable()) return; // the WebAssembly loop decodes, not the JavaScript one
     const cases: [number, number][] = [[4096, 40], [1 << 16, 20000], [2 ** 33, 30], [200000, 500]];
     for (let rep = 0; rep < 3; rep++) {
       for (const [m, c] of cases) {
@@ -879,7 +880,7 @@ export function warmUp(coding: number, encodePositions: (positions: ArrayLike<nu
     // valid initial states for coding 10 (each in [2^15, 2^31))
     if (coding === 10) for (let k = 0; k < 64; k++) p[4 * k + 3] = 0x01;
     try {
-      decodeBits(coding, p, m, 40000, new Uint8Array(Math.ceil(m / 8)));
+      decodeBits(coding, p, m, q0, new Uint8Array(Math.ceil(m / 8)));
     } catch (e) {
       if (!(e instanceof CorruptPayload)) throw e;
     }

@@ -90,7 +90,7 @@ export function allocate(n: number): Uint8Array {
 }
 
 export function decodeBloomPayload(header: Header, payload: Uint8Array): Uint8Array {
-  if (header.payloadLength > 4096) warmUp(header.coding, encodePositional);
+  if (header.payloadLength > 4096) warmUp(header.coding, header.q0 ?? 1, encodePositional);
   const out = allocate(Math.ceil(header.m / 8));
   if (header.chunkShift !== null) decodeChunked(header.coding, payload, header.m, header.q0 ?? 0, header.chunkShift, out);
   else decodeBits(header.coding, payload, header.m, header.q0 ?? 0, out);

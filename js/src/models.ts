@@ -217,19 +217,28 @@ export function escapeFrequencies(q0: number): [Int32Array, Int32Array] {
 
 /** Spec 4.15 Tables: the precise spread of frequencies f summing to 2^precision. */
 function escapeSpread(f: Int32Array, precision: number): { sym: Int32Array; k: Int32Array } {
-  const pairs: number[] = []; // v << 16 | i
-  for (let v = 0; v < f.length; v++) for (let i = 0; i < f[v]; i++) pairs.push((v << 16) | i);
-  pairs.sort((a, b) => {
-    const v = a >>> 16, i = a & 0xffff, w = b >>> 16, j = b & 0xffff;
-    const left = (2 * i + 1) * f[w], right = (2 * j + 1) * f[v];
-    return left !== right ? left - right : v - w;
-  });
+  // Pairs (v, i) ordered by (2i + 1) / f(v), then v. The quotients are compared as doubles:
+  // two equal fractions give the same double, and two different ones (denominators at most
+  // 2^12, values below 2^13) differ by at least 2^-24, far above a double's rounding, so
+  // the order is the spec's exact one.
   const size = 1 << precision;
+  const key = new Float64Array(size), pv = new Int32Array(size), pi = new Int32Array(size);
+  let n = 0;
+  for (let v = 0; v < f.length; v++) {
+    for (let i = 0; i < f[v]; i++) {
+      key[n] = (2 * i + 1) / f[v];
+      pv[n] = v;
+      pi[n] = i;
+      n++;
+    }
+  }
+  const order = Array.from({ length: size }, (_, x) => x);
+  order.sort((a, b) => key[a] - key[b] || pv[a] - pv[b]);
   const sym = new Int32Array(size), k = new Int32Array(size);
   for (let u = 0; u < size; u++) {
-    const v = pairs[u] >>> 16;
-    sym[u] = v;
-    k[u] = f[v] + (pairs[u] & 0xffff);
+    const x = order[u];
+    sym[u] = pv[x];
+    k[u] = f[pv[x]] + pi[x];
   }
   return { sym, k };
 }
@@ -254,26 +263,16 @@ export interface EscapeModel {
   t1: TansTable;
   /** secondary: byte | nb << 9 | base << 13 */
   t2: TansTable;
-  /** position of pair (v, i): pos1[v][i] */
-  pos1: Int32Array[];
-  pos2: Int32Array[];
 }
 
 export function escapeModel(q0: number): EscapeModel {
   return cached(`esc${q0}`, () => {
     const [f1, f2] = escapeFrequencies(q0);
     const s1 = escapeSpread(f1, 12), s2 = escapeSpread(f2, 11);
-    const positions = (f: Int32Array, s: { sym: Int32Array; k: Int32Array }) => {
-      const p = Array.from(f, (fv) => new Int32Array(fv));
-      for (let u = 0; u < s.sym.length; u++) p[s.sym[u]][s.k[u] - f[s.sym[u]]] = u;
-      return p;
-    };
     return {
       f1, f2,
       t1: byteEntries(4096, 12, s1.sym, s1.k, (v) => (v === 93 ? 256 : ESCAPE_BYTES[v])),
       t2: byteEntries(2048, 11, s2.sym, s2.k, (v) => ESCAPE_BYTES[93 + v]),
-      pos1: positions(f1, s1),
-      pos2: positions(f2, s2),
     };
   });
 }

@@ -138,7 +138,7 @@ export class Receiver {
 
   /** A positional delta: positions collected (memory bounded by the payload), checked, then flipped. */
   private applyPositional(held: BloomFilter, h: Header, payload: Uint8Array): void {
-    if (payload.length > 4096) warmUp(7, encodePositional);
+    if (payload.length > 4096) warmUp(7, 1, encodePositional);
     let positions: Float64Array;
     let count = 0;
     if (h.chunkShift === null) {

@@ -4,6 +4,10 @@
 # browser test in Debian's headless Chromium, and `npm pack` installed in a fresh
 # directory. Exits non-zero on any failure; the last line is "N passed, N failed".
 set -uo pipefail
+# a BLOOMWIRE_CLI relative to the caller's directory stays right after the cd below
+if [ -n "${BLOOMWIRE_CLI:-}" ] && [ "${BLOOMWIRE_CLI#/}" = "$BLOOMWIRE_CLI" ]; then
+  BLOOMWIRE_CLI="$(pwd)/$BLOOMWIRE_CLI"
+fi
 cd "$(dirname "$0")"
 here=$(pwd)
 export BLOOMWIRE_CLI="${BLOOMWIRE_CLI:-$here/../target/debug/bloomwire}"

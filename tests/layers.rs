@@ -301,6 +301,30 @@ fn no_module_names_a_higher_layer_or_forms_a_cycle() {
 }
 
 #[test]
+fn above_the_entropy_layer_only_the_table_of_codings_is_named() {
+    // The frame layer, the streams and the optimizer ask the table of codings
+    // (`entropy::coding`, spec 4.0's registry), never a coding's own room: the policy and
+    // the mechanisms above name no coding's code.
+    let mut bad = Vec::new();
+    for dir in ["format", "stream", "optimizer"] {
+        let mut files = Vec::new();
+        rust_files(&src().join(dir), &mut files);
+        for file in files {
+            let code = without_tests(&code_only(&std::fs::read_to_string(&file).unwrap()));
+            for room in ENTROPY[ROOMS] {
+                if code.contains(&format!("entropy::{room}::"))
+                    || code.contains(&format!("entropy::{{{room}"))
+                    || code.contains(&format!(", {room}}}")) && code.contains("entropy::{")
+                {
+                    bad.push(format!("{} names entropy::{room}", file.display()));
+                }
+            }
+        }
+    }
+    assert!(bad.is_empty(), "\n{}", bad.join("\n"));
+}
+
+#[test]
 fn the_module_map_lists_the_layers_in_order() {
     let lib = std::fs::read_to_string(src().join("lib.rs")).unwrap();
     let rows: Vec<String> = lib

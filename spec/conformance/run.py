@@ -689,7 +689,7 @@ def run_corpus(judge, corpus, impl_hello, oracle_codings, args, rng, results):
                 contents = random_counters(rng, filt["m"], filt["counter_width"])
             else:
                 contents = random_bits(rng, filt["m"], rng.choice(densities))
-            keyed = os.urandom(32).hex() if rng.random() < 0.2 else None
+            keyed = random_key(rng) if rng.random() < 0.2 else None
             generation = rng.choice((0, rng.randrange(1, 1000), 2 ** 64 - 1))
             request = encode_request(filt, contents, coding, generation, rng, keyed,
                                      restart=rng.random() < 0.2)
@@ -707,7 +707,7 @@ def run_corpus(judge, corpus, impl_hello, oracle_codings, args, rng, results):
         filt = random_filter(rng, args.max_m if not counting else min(args.max_m, 4000),
                              counting)
         m = filt["m"]
-        keyed = os.urandom(32).hex() if rng.random() < 0.3 else None
+        keyed = random_key(rng) if rng.random() < 0.3 else None
         session = judge.open(keyed)
         if counting:
             gens = [random_counters(rng, m, filt["counter_width"])]
@@ -751,6 +751,10 @@ def run_corpus(judge, corpus, impl_hello, oracle_codings, args, rng, results):
         send(gens[4], g0 + 5, label=f"full g{g0 + 5}")
         send(gens[1], 1, label="full g1 (stale)")
         send(gens[1], 1, restart=True, label="restart g1")
+
+
+def random_key(rng):
+    return bytes(rng.getrandbits(8) for _ in range(32)).hex()
 
 
 def counting_allowed(oracle_codings):
@@ -850,9 +854,9 @@ def main(argv):
                          "`--profile core|full` appended")
     ap.add_argument("--vectors", default=os.path.join(REPO, "spec", "vectors"))
     ap.add_argument("--seed", type=int, default=1, help="seed of the corpus and mutants")
-    ap.add_argument("--frames", type=int, default=120, help="corpus frames to write")
-    ap.add_argument("--mutants", type=int, default=1500, help="mutants to judge")
-    ap.add_argument("--max-m", type=int, default=20000, help="largest m of the corpus")
+    ap.add_argument("--frames", type=int, default=200, help="corpus frames to write")
+    ap.add_argument("--mutants", type=int, default=3000, help="mutants to judge")
+    ap.add_argument("--max-m", type=int, default=40000, help="largest m of the corpus")
     ap.add_argument("--skip", default="", help="categories to skip: vectors,corpus,mutants")
     ap.add_argument("--show", type=int, default=5, help="failures shown per category")
     ap.add_argument("--failures", default=None,

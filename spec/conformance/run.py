@@ -636,8 +636,8 @@ def run_corpus(judge, corpus, impl_hello, oracle_codings, args, rng, results):
             h = decoded["header"]
             limits = {"max_m": 1 << 28, "max_k": 64, "max_payload": 1 << 26,
                       "max_metadata": 4096, "max_filter_bytes": None}
-            name = rng.choice(("max_m", "max_k", "max_payload", "max_metadata",
-                               "max_filter_bytes"))
+            name = rng.choice(("max_m", "max_k", "max_payload", "max_filter_bytes")
+                              + (("max_metadata",) if h["metadata"] else ()))
             value = {"max_m": h["m"] - 1, "max_k": max(0, -(-sum(h["k_raw"]) // 65536) - 1),
                      "max_payload": h["payload_len"] - 1,
                      "max_metadata": len(h["metadata"] or "") // 2 - 1,

@@ -317,7 +317,7 @@ fn a_frame_assembled_from_chunks_is_the_frame_one_process_writes() {
         BitCoding::KnownPSymbols,
         BitCoding::KnownPInterleaved,
         BitCoding::Positional,
-        BitCoding::Dense,
+        BitCoding::Wide,
     ];
     let key = FrameKey::new([3; 32]);
     for coding in codings {
@@ -374,7 +374,7 @@ fn a_frame_assembled_from_chunks_is_the_frame_one_process_writes() {
         .chunked_frame(params.clone(), whole.n(), ones, shift)
         .is_err());
     assert!(Encoder::new()
-        .coding(BitCoding::Dense)
+        .coding(BitCoding::Wide)
         .chunked_frame(params, whole.n(), ones, 19)
         .is_err());
 }

@@ -2379,7 +2379,7 @@ fn range_of(py: Python<'_>, r: std::ops::Range<u64>) -> PyResult<Bound<'_, PyRan
 /// parameters of `params` (a `Plan`, `BloomFilter` or `Indexer`) holding `n` keys and `ones`
 /// one bits (the sum of its chunks' `count_ones()`), in chunks of `2**shift` bits, coded
 /// with `coding` (named, and chunkable: adaptive, known-p, known-p-symbols,
-/// known-p-interleaved, positional, dense or wide); `metadata`, `key` and `budget` as in
+/// known-p-interleaved, positional or wide); `metadata`, `key` and `budget` as in
 /// `encode`. Pickled with everything it was made with (the key too); a chunk's payload does
 /// not depend on n, the metadata or the key.
 #[pyclass(module = "bloomwire", frozen)]

@@ -384,8 +384,8 @@ BASE_HASHES = {0: "opaque", 1: "xxh64", 2: "siphash24"}
 INDEX_SCHEMES = {0: "double", 1: "enhanced"}
 CODINGS = {0: "raw", 1: "adaptive", 2: "known-p", 3: "known-p-symbols",
            4: "known-counters", 5: "adaptive-counters", 6: "known-p-interleaved", 7: "positional",
-           8: "dense", 9: "small", 10: "wide", 11: "escape"}
-BIT_CODINGS = (0, 1, 2, 3, 6, 7, 8, 9, 10, 11)  # valid with filter types 0, 1, 2 (§2)
+           9: "small", 10: "wide", 11: "escape"}      # 8: withdrawn before 1.0 (§4.0)
+BIT_CODINGS = (0, 1, 2, 3, 6, 7, 9, 10, 11)  # valid with filter types 0, 1, 2 (§2)
 COUNTER_CODINGS = (0, 4, 5)          # valid with filter type 3 (§2)
 CORE_CODINGS = (0, 1, 2, 4, 5, 7)    # the Core profile's codings (with chunked payloads)
 
@@ -462,11 +462,11 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
     if profile == "core" and hdr["coding"] not in CORE_CODINGS:
         raise UnsupportedCoding(f"coding {hdr['coding']} is not in the Core profile")
     hdr["flags"] = r.u8()
-    # bit 0: chunked payload (§4.10), for codings 1, 2, 3, 6, 7, 8 and 10 (never 9 or 11); bit 1:
+    # bit 0: chunked payload (§4.10), for codings 1, 2, 3, 6, 7 and 10 (never 9 or 11); bit 1:
     # restart (§5.2), on full frames only; bit 2: authentication tag (§2.5); bit 3: application
     # metadata (§2.6); bits 4-7 reserved
     flags = hdr["flags"]
-    if (flags & ~0b1111 or (flags & 1 and hdr["coding"] not in (1, 2, 3, 6, 7, 8, 10))
+    if (flags & ~0b1111 or (flags & 1 and hdr["coding"] not in (1, 2, 3, 6, 7, 10))
             or (flags & 2 and hdr["frame_kind"] != 0)):
         raise InvalidField(F_FLAGS, hex(flags))
     hdr["restart"] = bool(flags & 2)
@@ -545,7 +545,7 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
         hdr["metadata_hex"] = r.take(length).hex()
 
     hdr["q0"] = None
-    if hdr["coding"] in (2, 3, 6, 8, 9, 10, 11):
+    if hdr["coding"] in (2, 3, 6, 9, 10, 11):
         (hdr["q0"],) = struct.unpack("<H", r.take(2))
         if hdr["q0"] == 0:
             raise InvalidField(F_Q0, "0")
@@ -589,9 +589,6 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
     elif coding == 6:
         if length % 4 or length < 32:
             raise InvalidField(F_PAYLOAD_LENGTH, f"{length} (must be a multiple of 4, >= 32)")
-    elif coding == 8:
-        if length % 2 or length < DENSE_STATE_BYTES:
-            raise InvalidField(F_PAYLOAD_LENGTH, f"{length} (must be even, >= 128)")
     elif coding == 9:
         if length < SMALL_MIN_LEN:
             raise InvalidField(F_PAYLOAD_LENGTH, f"{length} (must be >= 6)")
@@ -608,7 +605,7 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
         if length % 4:
             raise InvalidField(F_PAYLOAD_LENGTH, f"{length} (must be a multiple of 4)")
 
-    # the work bound (§2.2): at most 2^12 (L + 64) symbols for codings 1 to 6 and 8 to 11; raw has a
+    # the work bound (§2.2): at most 2^12 (L + 64) symbols for codings 1 to 6 and 9 to 11; raw has a
     # fixed length, positional its own bound (§4.11), and a known-counters table of one value
     # decodes by filling
     table = hdr.get("counter_table")
@@ -988,8 +985,9 @@ def decode_positional(payload, m):
 
 
 # ---------------------------------------------------------------------------
-# §4.12 Coding 8: dense (nibbles, precision 13, 16-bucket alias table; 32 lanes of
-# 32-bit rANS, states in [2^15, 2^31), 16-bit little-endian words after the 32 states)
+# §4.12 Nibble lanes (nibbles, precision 13, 16-bucket alias table; 32 lanes of 32-bit
+# rANS, states in [2^15, 2^31)): the model and steps of coding 10 (coding 8, which used them
+# alone, was withdrawn before 1.0)
 # ---------------------------------------------------------------------------
 
 DENSE_LANES = 32
@@ -1001,7 +999,7 @@ DENSE_UPPER = 1 << 31
 
 
 def nibble_frequencies(q0, precision):
-    """§4.12 and §4.13: f(v) of the 16 nibbles at `precision` bits (13 for coding 8, 12 for 9)."""
+    """§4.12 and §4.13: f(v) of the 16 nibbles at `precision` bits (13 for coding 10, 12 for 9)."""
     q1 = 65536 - q0
     f = []
     for v in range(16):
@@ -1059,38 +1057,6 @@ def dense_step(state, f, div, alias, second):
     else:
         v, i = alias[b], second[b] + r - div[b]
     return v, f[v] * (state >> DENSE_PRECISION) + i
-
-
-def decode_dense(payload, m, q0):
-    """§4.12: the packed bits (ceil(m/8) bytes) of a dense payload (length checked, §2.2)."""
-    if len(payload) % 2 or len(payload) < DENSE_STATE_BYTES:
-        raise CorruptPayload(f"dense: bad payload length {len(payload)}")
-    x = list(struct.unpack(f"<{DENSE_LANES}I", payload[:DENSE_STATE_BYTES]))
-    if any(not DENSE_LOWER <= state < DENSE_UPPER for state in x):
-        raise CorruptPayload("dense: an initial state is outside [2^15, 2^31)")
-    rest = payload[DENSE_STATE_BYTES:]
-    w = struct.unpack(f"<{len(rest) // 2}H", rest)
-    pos = 0
-    model = dense_model(q0)
-    n = (m + 3) // 4                                       # nibbles
-    bits = bytearray((m + 7) // 8)
-    for r0 in range(0, n, DENSE_LANES):                    # round r: nibbles 32r .. 32r+31
-        for l in range(DENSE_LANES):
-            t = r0 + 4 * (l % 8) + l // 8
-            if t >= n:
-                continue                                   # last round: lane idle
-            v, x[l] = dense_step(x[l], *model)
-            if x[l] < DENSE_LOWER:
-                if pos == len(w):
-                    raise CorruptPayload("dense: payload ends before the last nibble")
-                x[l] = (x[l] << 16) | w[pos]
-                pos += 1
-            bits[t >> 1] |= v << (4 * (t & 1))             # even t: low nibble, odd: high
-    if any(state != DENSE_LOWER for state in x) or pos != len(w):
-        raise CorruptPayload("dense: states not at 2^15 or words left")
-    if m % 8 and bits[-1] >> (m % 8):
-        raise CorruptPayload("dense: bits past m are set")
-    return bits
 
 
 # ---------------------------------------------------------------------------
@@ -1167,7 +1133,7 @@ def decode_small(payload, m, q0):
 
 
 # ---------------------------------------------------------------------------
-# §4.14 Coding 10: wide (coding 8 over two halves, one stream from the front and one
+# §4.14 Coding 10: wide (the lanes of 4.12 over two halves, one stream from the front and one
 # from the back, each half's states carrying its last four rounds)
 # ---------------------------------------------------------------------------
 
@@ -1436,8 +1402,6 @@ def _payload_length_ok(coding, length):
         return length % 4 == 0 and length >= 32
     if coding == 7:
         return length >= 1
-    if coding == 8:
-        return length % 2 == 0 and length >= DENSE_STATE_BYTES
     if coding == 10:
         return length % 2 == 0 and length >= WIDE_STATE_BYTES
     if coding == 11:
@@ -1459,8 +1423,6 @@ def decode_payload(coding, payload, m, q0):
         return decode_ans(payload, m, q0)
     if coding == 7:
         return decode_positional(payload, m)
-    if coding == 8:
-        return decode_dense(payload, m, q0)
     if coding == 9:
         return decode_small(payload, m, q0)
     if coding == 10:

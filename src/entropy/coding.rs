@@ -7,25 +7,25 @@ use crate::entropy::codec::{BitCodec, BitDecoder, Codec};
 use crate::entropy::counter_table::CounterTable;
 use crate::entropy::model::Counts;
 use crate::entropy::{
-    arithmetic, counters, dense, escape, interleaved, positional, raw, small, symbols, wide,
-    PayloadError,
+    arithmetic, counters, escape, interleaved, positional, raw, small, symbols, wide, PayloadError,
 };
 use crate::error::{invalid, Error, Result};
 
-/// The table of codings, in wire id order: row `i` is coding `i`.
-static CODINGS: [&Codec; 12] = [
-    &raw::CODEC,
-    &arithmetic::ADAPTIVE,
-    &arithmetic::KNOWN_P,
-    &symbols::CODEC,
-    &counters::KNOWN,
-    &counters::ADAPTIVE,
-    &interleaved::CODEC,
-    &positional::CODEC,
-    &dense::CODEC,
-    &small::CODEC,
-    &wide::CODEC,
-    &escape::CODEC,
+/// The table of codings by wire id: row `i` is coding `i`, `None` where an id is withdrawn
+/// (8: spec §4.0). The spec's registry lists the same rows.
+static CODINGS: [Option<&Codec>; 12] = [
+    Some(&raw::CODEC),
+    Some(&arithmetic::ADAPTIVE),
+    Some(&arithmetic::KNOWN_P),
+    Some(&symbols::CODEC),
+    Some(&counters::KNOWN),
+    Some(&counters::ADAPTIVE),
+    Some(&interleaved::CODEC),
+    Some(&positional::CODEC),
+    None,
+    Some(&small::CODEC),
+    Some(&wide::CODEC),
+    Some(&escape::CODEC),
 ];
 
 /// How a frame's payload is coded (the header's `coding` field, spec §4). The wire id is the
@@ -57,18 +57,15 @@ pub enum Coding {
     /// proportional to the ones plus writing the array: the coding for sparse filters and
     /// deltas.
     Positional = 7,
-    /// The bits as nibbles with a binomial model at precision 13, coded by 32 interleaved
-    /// 32-bit rANS states decoded through a 16-bucket alias table (spec 4.12): the fastest
-    /// coding of large dense filters (p0 from 0.5 to 0.95), 128 bytes of final states.
-    Dense = 8,
     /// The bits as nibbles with a binomial model at precision 12, coded by four interleaved
     /// tANS states over one bit stream (spec 4.13): the fastest coding of small dense
     /// arrays, a few bytes of final states.
     Small = 9,
-    /// Coding 8's nibbles, model and lanes over the array's two halves, each with its own 32
-    /// states and its own stream of words (one read from the front, one from the back), the
-    /// states carrying the last four rounds (spec 4.14): two chains in flight, the fastest
-    /// coding of large dense filters, about 100 bytes larger than coding 8.
+    /// The bits as nibbles with a binomial model at precision 13 (spec 4.12), coded by 32
+    /// interleaved 32-bit rANS lanes over each of the array's two halves, each half with
+    /// its own stream of words (one read from the front, one from the back), the states
+    /// carrying the last four rounds (spec 4.14): two chains in flight, the fastest coding
+    /// of large dense filters, 256 bytes of final states.
     Wide = 10,
     /// The bytes with at most three ones and an escape coded by four interleaved tANS
     /// states, the escaped bytes by a fifth, over one bit stream (spec 4.15): a byte a step,
@@ -77,8 +74,8 @@ pub enum Coding {
 }
 
 impl Coding {
-    /// Every coding, in wire id order.
-    pub const ALL: [Coding; 12] = [
+    /// Every coding of the registry, in wire id order (id 8 is withdrawn).
+    pub const ALL: [Coding; 11] = [
         Coding::Raw,
         Coding::Adaptive,
         Coding::KnownP,
@@ -87,7 +84,6 @@ impl Coding {
         Coding::AdaptiveCounters,
         Coding::KnownPInterleaved,
         Coding::Positional,
-        Coding::Dense,
         Coding::Small,
         Coding::Wide,
         Coding::Escape,
@@ -97,13 +93,14 @@ impl Coding {
     ///
     /// ```
     /// use bloomwire::Coding;
-    /// assert_eq!(Coding::from_id(8), Some(Coding::Dense));
+    /// assert_eq!(Coding::from_id(7), Some(Coding::Positional));
+    /// assert_eq!(Coding::from_id(8), None); // withdrawn before 1.0
     /// assert_eq!(Coding::from_id(10), Some(Coding::Wide));
     /// assert_eq!(Coding::from_id(11), Some(Coding::Escape));
     /// assert_eq!(Coding::from_id(12), None);
     /// ```
     pub fn from_id(id: u8) -> Option<Coding> {
-        Coding::ALL.get(usize::from(id)).copied()
+        Coding::ALL.into_iter().find(|c| c.id() == id)
     }
 
     /// The wire id.
@@ -148,8 +145,8 @@ impl Coding {
     ///
     /// ```
     /// use bloomwire::Coding;
-    /// assert!(Coding::Dense.within_work_bound(1 << 20, None, 192));
-    /// assert!(!Coding::Dense.within_work_bound(1 << 30, None, 192));
+    /// assert!(Coding::Wide.within_work_bound(1 << 20, None, 256));
+    /// assert!(!Coding::Wide.within_work_bound(1 << 30, None, 256));
     /// assert!(Coding::Positional.within_work_bound(1 << 30, None, 1));
     /// ```
     pub fn within_work_bound(self, m: u64, table_len: Option<usize>, payload_len: u64) -> bool {
@@ -158,7 +155,7 @@ impl Coding {
 
     /// The coding's row of the table.
     pub(crate) fn codec(self) -> &'static Codec {
-        let codec = CODINGS[self as usize];
+        let codec = CODINGS[self as usize].expect("every coding has its row");
         debug_assert_eq!(codec.id, self as u8, "the table is in wire id order");
         codec
     }
@@ -212,14 +209,11 @@ pub enum BitCoding {
     /// remainder bits, parameters derived from the count of ones. For sparse filters and
     /// deltas, at the cost of their ones.
     Positional = 7,
-    /// Nibbles at precision 13 coded by 32 interleaved 32-bit rANS states with a 16-bucket
-    /// alias table (coding 8): the fastest to decode for large dense filters.
-    Dense = 8,
     /// Nibbles at precision 12 coded by four interleaved tANS states (coding 9): the
     /// fastest to decode for small dense filters, a few bytes over the bound.
     Small = 9,
-    /// Coding 8's nibbles and lanes over two halves, two streams and 64 states (coding 10):
-    /// the fastest to decode for large dense filters, about 100 bytes over coding 8.
+    /// Nibbles at precision 13 by 32 rANS lanes over each half of the array, two streams
+    /// and 64 states (coding 10): the fastest to decode for large dense filters.
     Wide = 10,
     /// Bytes with at most three ones and an escape by four interleaved tANS states, the
     /// escaped bytes by a fifth (coding 11): the fastest to decode for small filters of the
@@ -229,14 +223,13 @@ pub enum BitCoding {
 
 impl BitCoding {
     /// Every bit coding, in wire id order.
-    pub const ALL: [BitCoding; 10] = [
+    pub const ALL: [BitCoding; 9] = [
         BitCoding::Raw,
         BitCoding::Adaptive,
         BitCoding::KnownP,
         BitCoding::KnownPSymbols,
         BitCoding::KnownPInterleaved,
         BitCoding::Positional,
-        BitCoding::Dense,
         BitCoding::Small,
         BitCoding::Wide,
         BitCoding::Escape,
@@ -245,7 +238,7 @@ impl BitCoding {
 
 impl From<BitCoding> for Coding {
     fn from(c: BitCoding) -> Coding {
-        Coding::ALL[c as usize]
+        Coding::from_id(c as u8).expect("a bit coding is a coding")
     }
 }
 
@@ -267,7 +260,7 @@ impl core::fmt::Display for BitCoding {
     }
 }
 
-/// The bit coding of a name (`"dense"`); another name is [`Error::InvalidParameter`].
+/// The bit coding of a name (`"wide"`); another name is [`Error::InvalidParameter`].
 impl core::str::FromStr for BitCoding {
     type Err = Error;
 
@@ -302,7 +295,7 @@ impl CounterCoding {
 
 impl From<CounterCoding> for Coding {
     fn from(c: CounterCoding) -> Coding {
-        Coding::ALL[c as usize]
+        Coding::from_id(c as u8).expect("a counter coding is a coding")
     }
 }
 
@@ -468,6 +461,10 @@ mod tests {
     #[test]
     fn every_row_is_its_coding() {
         for (i, codec) in CODINGS.iter().enumerate() {
+            let Some(codec) = codec else {
+                assert_eq!(Coding::from_id(i as u8), None);
+                continue;
+            };
             assert_eq!(usize::from(codec.id), i, "{}", codec.name);
             let coding = Coding::from_id(codec.id).unwrap();
             assert_eq!(coding.id(), codec.id);
@@ -482,12 +479,13 @@ mod tests {
             assert!(Coding::from(c).codes_counters(), "{c}");
             assert_eq!(c.to_string().parse::<CounterCoding>().unwrap(), c);
         }
-        assert!("dense".parse::<CounterCoding>().is_err());
+        assert!("wide".parse::<CounterCoding>().is_err());
+        assert!("dense".parse::<Coding>().is_err(), "coding 8 is withdrawn");
         assert!("none".parse::<Coding>().is_err());
     }
 
     #[test]
-    fn dense_fixed_cost_is_measured() {
+    fn wide_fixed_cost_is_measured() {
         // Print with `cargo test --lib dense_fixed_cost -- --nocapture`.
         for (m, p1) in [
             (8_000_000u64, 0.5),
@@ -506,7 +504,7 @@ mod tests {
                 }
             }
             let q0 = crate::entropy::model::KnownP::measured(bits.count_zeros(), m);
-            for c in [Coding::Dense, Coding::Wide] {
+            for c in [Coding::Wide] {
                 let mut payload = Vec::new();
                 encode_bits(c, Some(q0), bits.words(), m, &mut payload);
                 let predicted = predicted_len(c, Some(q0), m, bits.count_ones());

@@ -6,7 +6,7 @@
 //! size model with its own fixed costs, its well-formed lengths and its work-bound rule, and
 //! the one row it adds to the table of codings (`coding.rs`), which is all the frame layer
 //! and the encoder see of it. What codings share sits below them (`model.rs`, the range
-//! coder, the byte model's lookup, the nibble rANS lanes of codings 8 and 10 with their
+//! coder, the byte model's lookup, the nibble rANS lanes of coding 10 with their
 //! encoder, the row type, the scratch memory they reuse); chunked payloads sit above them.
 //!
 //! | id | coding | folder | spec | kernels | the default encoder picks it |
@@ -19,7 +19,7 @@
 //! | 5 | adaptive-counters | `counters/` | §4.8 | | counting filters: the smaller of 4 and 5 |
 //! | 6 | known-p-interleaved | `interleaved/` | §4.9 | | dense arrays whose coding-8 states (128 bytes) and coding-11 tables' loss are over the margin |
 //! | 7 | positional | `positional/` | §4.11 | | sparse arrays and deltas (at most one bit in 40 set): first in speed order |
-//! | 8 | dense | `dense/` | §4.12 | AVX2, AVX-512 | large dense arrays whose coding-10 states are over the margin |
+//! | 8 | (withdrawn before 1.0: coding 10 decodes the same model faster; spec §4.0) | | | | never |
 //! | 9 | small | `small/` | §4.13 | BMI2 | small unchunked arrays where codings 11 and 6 are over the margin |
 //! | 10 | wide | `wide/` | §4.14 | AVX-512 (encoder: AVX2, AVX-512) | the largest dense arrays: first in speed order |
 //! | 11 | escape | `escape/` | §4.15 | BMI2 | unchunked arrays near the paper's density whose coding-8 and coding-10 states are over the margin |
@@ -43,7 +43,6 @@ pub(crate) mod tans_stream;
 // The codings, one folder each, in wire id order.
 pub(crate) mod arithmetic;
 pub(crate) mod counters;
-pub(crate) mod dense;
 pub(crate) mod escape;
 pub(crate) mod interleaved;
 // Public only to the fuzz checks, benchmarks and vector generator (feature `internals`).

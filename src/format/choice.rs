@@ -29,10 +29,9 @@ use super::ids::Coding;
 /// tables cost more than coding 9's, though: on an array too small to repay them
 /// (`escape::repays_its_tables`: below about 20 000 bits at the paper's density) it comes
 /// after coding 9 instead.
-const SPARSE_ORDER: [Coding; 9] = [
+const SPARSE_ORDER: [Coding; 8] = [
     Coding::Positional,
     Coding::Wide,
-    Coding::Dense,
     Coding::Escape,
     Coding::KnownPInterleaved,
     Coding::Small,
@@ -42,9 +41,8 @@ const SPARSE_ORDER: [Coding; 9] = [
 ];
 
 /// The codings of bits in order of decoding speed where more than 1 bit in 40 is one.
-const DENSE_ORDER: [Coding; 9] = [
+const DENSE_ORDER: [Coding; 8] = [
     Coding::Wide,
-    Coding::Dense,
     Coding::Escape,
     Coding::KnownPInterleaved,
     Coding::Small,

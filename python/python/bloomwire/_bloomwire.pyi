@@ -100,7 +100,7 @@ DEFAULT_MAX_METADATA: Final[int]
 """Largest application metadata field a decoder accepts by default (4096 bytes)."""
 CODINGS: Final[list[str]]
 """The coding names: raw, adaptive, known-p, known-p-symbols, known-p-interleaved,
-positional, dense, small, wide (Bloom filters), known-counters, adaptive-counters (counting
+positional, small, wide, escape (Bloom filters), known-counters, adaptive-counters (counting
 filters; raw is the packed counters)."""
 
 @final

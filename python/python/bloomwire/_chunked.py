@@ -172,10 +172,10 @@ def build_chunk(job: ChunkJob, index: int, pieces: Iterable[Any]) -> Chunk:
 def choose_coding(coding: str, m: int, ones: int) -> str:
     """The coding of the frame: `coding`, or for "auto" the library's first choice for a
     filter of m bits and `ones` one bits (positional while at most one bit in 40 is one,
-    dense above)."""
+    wide above)."""
     if coding != AUTO:
         return coding
-    return "positional" if ones <= m // 40 else "dense"
+    return "positional" if ones <= m // 40 else "wide"
 
 
 def needs_ones(job: ChunkJob, coding: str) -> bool:

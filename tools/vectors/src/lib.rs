@@ -167,7 +167,6 @@ fn accept_cases() -> Vec<AcceptCase> {
         ("std_1000_symbols", Coding::KnownPSymbols),
         ("std_1000_interleaved", Coding::KnownPInterleaved),
         ("std_1000_positional", Coding::Positional),
-        ("std_1000_dense", Coding::Dense),
         ("std_1000_small", Coding::Small),
         ("std_1000_wide", Coding::Wide),
         ("std_1000_escape", Coding::Escape),
@@ -219,13 +218,6 @@ fn accept_cases() -> Vec<AcceptCase> {
         PSource::Measured,
     );
     add(
-        "m13_dense",
-        std(13, 2.0, f0),
-        3,
-        Coding::Dense,
-        PSource::Measured,
-    );
-    add(
         "m13_small",
         std(13, 2.0, f0),
         3,
@@ -274,20 +266,6 @@ fn accept_cases() -> Vec<AcceptCase> {
         std(4000, 1.0, f0),
         2800,
         Coding::Escape,
-        PSource::Measured,
-    );
-    add(
-        "empty_dense",
-        std(4093, 4.0, f0),
-        0,
-        Coding::Dense,
-        PSource::Measured,
-    );
-    add(
-        "std_dense_half",
-        std(4000, 1.0, f0),
-        2800,
-        Coding::Dense,
         PSource::Measured,
     );
     // Coding 10 (4.14): arrays of 32 rounds (twelve coded in each half) and of 80, the
@@ -619,7 +597,6 @@ fn accept_vectors() -> Vec<VectorFile> {
         ("chunked_known_p", 200, 20, Coding::KnownP, 6),
         ("chunked_symbols", 3001, 250, Coding::KnownPSymbols, 9),
         ("chunked_positional", 5003, 100, Coding::Positional, 10),
-        ("chunked_dense", 5003, 400, Coding::Dense, 10),
         ("chunked_wide", 9001, 700, Coding::Wide, 12),
     ] {
         let params = Params::standard(m, 3, f0).expect("valid");
@@ -1036,6 +1013,13 @@ fn reject_vectors() -> Vec<VectorFile> {
             field("index scheme"),
         ),
         ("coding_4", with(&|r| r.fixed[9] = 4), field("coding")),
+        // Coding 8 was withdrawn before 1.0 (spec 4.0): its id is defined by no revision,
+        // here on a well-formed coding-10 payload.
+        (
+            "coding_8_withdrawn",
+            coded_with(Coding::Wide, &|r| r.fixed[9] = 8),
+            field("coding"),
+        ),
         ("coding_255", with(&|r| r.fixed[9] = 255), field("coding")),
         ("flags_set", with(&|r| r.fixed[10] = 0x80), field("flags")),
         ("m_zero", with(&|r| r.varints[0] = varint(0)), field("m")),
@@ -1287,7 +1271,7 @@ fn reject_vectors() -> Vec<VectorFile> {
         ),
     ];
     cases.extend(interleaved);
-    // A filter of 102 bits whose payload, in a nibble coding (8 or 9), codes 104 with bit
+    // A filter of 102 bits whose payload, in a nibble coding (9 or 10), codes 104 with bit
     // 103 set: the last nibble's bits past m.
     let bit_past_m = |coding: BitCoding| -> Truncated {
         let xh = xxh(0, IndexScheme::DoubleHashing);
@@ -1311,73 +1295,6 @@ fn reject_vectors() -> Vec<VectorFile> {
         r.len = varint(r.payload.len() as u64);
         r.into()
     };
-    // Coding 8 (section 4.12): each check of the decoder, on the small filter's payload.
-    let dense = [
-        (
-            "dense_length_odd",
-            coded_with(Coding::Dense, &|r| {
-                r.payload.push(1);
-            }),
-            field("payload length"),
-        ),
-        (
-            "dense_shorter_than_states",
-            coded_with(Coding::Dense, &|r| {
-                r.payload.truncate(126);
-            }),
-            field("payload length"),
-        ),
-        (
-            "dense_state_below_2_15",
-            coded_with(Coding::Dense, &|r| {
-                r.payload[8..12].copy_from_slice(&0x7FFFu32.to_le_bytes());
-            }),
-            plain("CorruptPayload"),
-        ),
-        (
-            "dense_state_at_2_31",
-            coded_with(Coding::Dense, &|r| {
-                r.payload[8..12].copy_from_slice(&0x8000_0000u32.to_le_bytes());
-            }),
-            plain("CorruptPayload"),
-        ),
-        (
-            "dense_word_left",
-            coded_with(Coding::Dense, &|r| {
-                r.payload.extend_from_slice(&[1, 0]);
-            }),
-            plain("CorruptPayload"),
-        ),
-        (
-            "dense_ends_early",
-            {
-                // The small filter's payload is only its states; this one has words after.
-                let mut f = BloomFilter::new(
-                    Params::standard(1000, 3, xxh(0, IndexScheme::DoubleHashing)).expect("valid"),
-                );
-                (0..100).for_each(|i| f.insert(key(i)));
-                let mut r = RawFrame::from_frame(&f, Coding::Dense);
-                assert!(r.payload.len() > 130, "words after the states");
-                r.payload.truncate(r.payload.len() - 2);
-                r.len = varint(r.payload.len() as u64);
-                r.into()
-            },
-            plain("CorruptPayload"),
-        ),
-        (
-            "dense_final_state_off",
-            coded_with(Coding::Dense, &|r| {
-                r.payload[1] ^= 1;
-            }),
-            plain("CorruptPayload"),
-        ),
-        (
-            "dense_bit_past_m",
-            bit_past_m(BitCoding::Dense),
-            plain("CorruptPayload"),
-        ),
-    ];
-    cases.extend(dense);
     // Coding 10 (section 4.14): each check of the decoder. The small filter's 25 nibbles
     // are one round, which the first half's states carry; the second half is empty.
     let wider = || {

@@ -31,7 +31,7 @@ CORE_CODINGS = {0, 1, 2, 4, 5, 7}
 COUNTER_CODING_NAMES = {"raw", "known-counters", "adaptive-counters"}
 CODING_IDS = {"raw": 0, "adaptive": 1, "known-p": 2, "known-p-symbols": 3,
               "known-counters": 4, "adaptive-counters": 5, "known-p-interleaved": 6,
-              "positional": 7, "dense": 8, "small": 9, "wide": 10, "escape": 11}
+              "positional": 7, "small": 9, "wide": 10, "escape": 11}
 HEADER_MEMBERS = ("kind", "filter_type", "base_hash", "index_scheme", "coding", "flags",
                   "seed", "k0", "k1", "m", "counted_type", "counter_width", "k_raw", "n",
                   "generation", "base_generation", "base_digest", "result_digest",
@@ -532,6 +532,7 @@ class Corpus:
         self.rng = rng
         self.frames = []             # (frame bytes, key hex or None, oracle's decode answer)
         self.coverage = collections.Counter()
+        self.forged = collections.Counter()    # the oracle's answers to forged deltas
 
     def write(self, request, digest_of):
         """Ask the oracle for a frame; fall back to its own choice of coding and chunks
@@ -739,7 +740,7 @@ def run_corpus(judge, corpus, impl_hello, oracle_codings, args, rng, results):
                 judge.receive("sessions", session, written[0], f"{what} {label}")
             return written
 
-        send(gens[0], g0, restart=True, label=f"full g{g0}")
+        f0 = send(gens[0], g0, restart=True, label=f"full g{g0}")
         d1 = send(gens[1], g0 + 1, base=(gens[0], g0), label=f"delta g{g0}->{g0 + 1}")
         send(gens[2], g0 + 2, base=(gens[1], g0 + 1), label=f"delta g{g0 + 1}->{g0 + 2}")
         if d1:                                     # a duplicate: StaleGeneration
@@ -751,6 +752,21 @@ def run_corpus(judge, corpus, impl_hello, oracle_codings, args, rng, results):
         send(gens[4], g0 + 5, label=f"full g{g0 + 5}")
         send(gens[1], 1, label="full g1 (stale)")
         send(gens[1], 1, restart=True, label="restart g1")
+        # forged deltas: the first delta with a header bit flipped and the checksum
+        # recomputed (a keyless peer can do this; 5.2 and 2.5), given to a receiver that
+        # holds its base, when the frame still decodes
+        for t in range(3 if f0 and d1 else 0):
+            tagged = d1[1]["header"]["tag"] != "absent"
+            mutant, how = mutate(rng, d1[0], d1[1], tagged, kinds=("flip header",))
+            decoded = corpus.oracle.request({"op": "decode", "frame": mutant.hex(),
+                                             "key": keyed, "limits": None})
+            if not decoded.get("ok"):
+                results.skip("forged deltas")
+                continue
+            forged = judge.open(keyed)
+            judge.receive("forged deltas", forged, f0[0], f"{what} forged {t}: its base")
+            want = judge.receive("forged deltas", forged, mutant, f"{what} forged {t}: {how}")
+            corpus.forged["applied" if want.get("ok") else want.get("error", "?")] += 1
 
 
 def random_key(rng):
@@ -765,7 +781,11 @@ def counting_allowed(oracle_codings):
 # (c) Mutants
 # ---------------------------------------------------------------------------
 
-def mutate(rng, frame, decoded, tagged):
+MUTATIONS = ("flip header", "flip header", "flip payload", "flip payload", "set byte",
+             "delete", "insert", "payload length fixed", "truncate", "append")
+
+
+def mutate(rng, frame, decoded, tagged, kinds=MUTATIONS):
     """A changed frame with its checksum recomputed (the tag, if any, left stale), or a
     frame cut short or with bytes after it; returns (bytes, what was done)."""
     tag_len = 16 if tagged else 0
@@ -773,9 +793,7 @@ def mutate(rng, frame, decoded, tagged):
     tag = frame[len(frame) - tag_len:] if tag_len else b""
     h = decoded["header"]
     header_len, payload_len = h["header_len"], h["payload_len"]
-    kind = rng.choice(("flip header", "flip header", "flip payload", "flip payload",
-                       "set byte", "delete", "insert", "payload length fixed",
-                       "truncate", "append"))
+    kind = rng.choice(kinds)
     if kind == "truncate":
         cut = rng.randrange(0, len(frame))
         return frame[:cut], f"cut to {cut} bytes"
@@ -913,6 +931,8 @@ def main(argv):
             names = {i: n for n, i in CODING_IDS.items()}
             notes.append("corpus codings: " + ", ".join(
                 f"{names.get(c, c)} {n}" for c, n in sorted(corpus.coverage.items())))
+            notes.append("forged deltas (the oracle's answers): " + ", ".join(
+                f"{k} {v}" for k, v in corpus.forged.most_common()))
             if "encode" not in hello.get("ops", []):
                 notes.append("encode: the adapter does not encode; its checks are skipped")
     if "mutants" not in skip:

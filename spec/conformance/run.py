@@ -475,9 +475,9 @@ def random_bits(rng, m, density):
 
 
 def flip_some(rng, bits, m, count):
+    """`bits` with `count` distinct bits flipped (at least one: the result differs)."""
     out = bytearray(bits)
-    for _ in range(count):
-        i = rng.randrange(m)
+    for i in rng.sample(range(m), max(1, min(m, count))):
         out[i >> 3] ^= 1 << (i & 7)
     return bytes(out)
 
@@ -721,9 +721,11 @@ def run_corpus(judge, corpus, impl_hello, oracle_codings, args, rng, results, pr
             if counting:
                 top = (1 << filt["counter_width"]) - 1
                 nxt = bytearray(prev)
-                for _ in range(rng.randint(1, 5)):
+                for _ in range(rng.randint(1, 5)):       # each a counter changed
                     i = rng.randrange(m)
-                    nxt[i] = rng.randint(0, top)
+                    nxt[i] = rng.choice([v for v in range(top + 1) if v != nxt[i]])
+                if nxt == prev:                           # the changes undid each other
+                    nxt[0] = top - nxt[0] if top != 2 * nxt[0] else 0
                 gens.append(bytes(nxt))
             else:
                 gens.append(flip_some(rng, prev, m, rng.randint(1, 8)))

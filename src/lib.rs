@@ -77,6 +77,7 @@ pub mod theory;
 mod wire;
 
 pub use entropy::counter_table::CounterTable;
+pub use entropy::profile::{Profile, Status};
 pub use entropy::scratch::{release_thread_scratch, thread_scratch_bytes};
 pub use error::{Error, Result};
 pub use filter::any::AnyFilter;

@@ -1525,7 +1525,17 @@ def decode_frame_prefix(data, key=None, **limits):
     else:
         bits = decode_chunked(hdr["coding"], payload, m, hdr["q0"], hdr["chunk_shift"])
     assert len(bits) == (m + 7) // 8
+    if coding in (9, 10, 11) and hdr["q0"] != measured_q0(bits, m):
+        # §4.4: codings 9 to 11 carry the measured fraction of zeros (their tables are
+        # shared by neighbouring q0), so one array has one frame per coding
+        raise CorruptPayload(f"q0 {hdr['q0']} is not the measured {measured_q0(bits, m)}")
     return Frame(hdr, bits, total), total
+
+
+def measured_q0(bits, m):
+    """§4.4: round(zeros * 65536 / m) in integers (a tie rounds up), clamped to 1..=65535."""
+    zeros = m - sum(bin(b).count("1") for b in bits)
+    return min(max((zeros * 65536 + m // 2) // m, 1), 65535)
 
 
 def decode_frame(data, key=None, **limits):
@@ -1669,10 +1679,6 @@ def _self_tests(t):
                 bits[i >> 3] |= 1 << (i & 7)
         return bits
 
-    def measured_q0(bits, m):                              # §4.4, in integers
-        zeros = m - sum(bin(b).count("1") for b in bits)
-        return min(65535, max(1, (zeros * 65536 + m // 2) // m))
-
     cases = [(m, random_bits(m, 133), None) for m in (1, 7, 8, 9, 33, 1000, 4099, 140000)]
     cases += [(m, random_bits(m, ones), None) for m in (33, 1000) for ones in (30, 300, 500, 900)]
     cases += [(4099, random_bits(4099, 0), None), (4099, random_bits(4099, 1000), None),
@@ -1752,7 +1758,9 @@ def _self_tests(t):
             (frame(8, 65535, bytes(8)), None, "L = 8, all zero"),
             (frame(8, 65535, bytes(7) + b"\x80"), ("CorruptPayload", None), "a padding bit set"),
             (frame(7, 65535, b"\x80" + bytes(7)), ("CorruptPayload", None), "a bit past m set"),
-            (frame(8, 65535, b"\1" + bytes(7)), None, "L = 8, the one byte carried, 1"),
+            (frame(8, 57344, b"\1" + bytes(7)), None, "L = 8, the one byte carried, 1"),
+            (frame(8, 65535, b"\1" + bytes(7)), ("CorruptPayload", None),
+             "L = 8, the one byte carried, 1, q0 not measured"),
             (frame(8, 65535, b"\0\x10" + bytes(6)), ("CorruptPayload", None), "u[1] = 1, n = 1"),
             (frame(8, 65535, bytes(6) + b"\1\0"), ("CorruptPayload", None), "y = 1"),
             (frame((8 + 64) << 12, 65535, bytes(8)), ("CorruptPayload", None), "at the work bound"),

@@ -6,6 +6,7 @@
 use crate::entropy::codec::{BitCodec, BitDecoder, Codec};
 use crate::entropy::counter_table::CounterTable;
 use crate::entropy::model::Counts;
+use crate::entropy::profile::{Profile, Status};
 use crate::entropy::{
     arithmetic, counters, escape, interleaved, positional, raw, small, symbols, wide, PayloadError,
 };
@@ -114,9 +115,39 @@ impl Coding {
         self.codec().name
     }
 
+    /// The smallest profile whose decoders implement it (spec §4.0).
+    ///
+    /// ```
+    /// use bloomwire::{Coding, Profile};
+    /// assert_eq!(Coding::Positional.profile(), Profile::Core);
+    /// assert_eq!(Coding::Escape.profile(), Profile::Full);
+    /// ```
+    pub fn profile(self) -> Profile {
+        self.codec().profile
+    }
+
+    /// Whether encoders write it (spec §4.0): a deprecated coding is read, not written,
+    /// unless an encoder is asked for it by name.
+    pub fn status(self) -> Status {
+        self.codec().status
+    }
+
     /// Whether the header carries a quantized zero probability `q0` for this coding.
     pub fn has_q0(self) -> bool {
         self.codec().has_q0
+    }
+
+    /// Whether its q0 must be the array's measured fraction of zeros (spec §4.4: codings 9,
+    /// 10 and 11, whose models neighbouring q0 share), which a decoder checks; the other
+    /// codings with a q0 take the sender's ([`PSource`](crate::PSource)).
+    ///
+    /// ```
+    /// use bloomwire::Coding;
+    /// assert!(Coding::Wide.q0_is_measured());
+    /// assert!(!Coding::KnownP.q0_is_measured());
+    /// ```
+    pub fn q0_is_measured(self) -> bool {
+        self.codec().q0_measured
     }
 
     /// Whether it codes the bit arrays of filter types 0 to 2.
@@ -158,6 +189,13 @@ impl Coding {
         let codec = CODINGS[self as usize].expect("every coding has its row");
         debug_assert_eq!(codec.id, self as u8, "the table is in wire id order");
         codec
+    }
+}
+
+impl Profile {
+    /// Whether a decoder of this profile implements `coding` (spec §4.0).
+    pub fn includes(self, coding: Coding) -> bool {
+        coding.profile() <= self
     }
 }
 
@@ -346,6 +384,12 @@ pub(crate) fn well_formed_len(
     (coding.codec().well_formed)(m, counter_width, payload_len)
 }
 
+/// The place of `coding` in the order of decoding speed for an array of `counts` (lower
+/// decodes faster; the row's [`Codec::speed_rank`]).
+pub(crate) fn speed_rank(coding: Coding, counts: &Counts) -> u8 {
+    (coding.codec().speed_rank)(counts)
+}
+
 /// Predicted payload bytes of `len` bits holding `ones` one bits, unchunked, in `coding`
 /// (with `q0` for the codings that send one): see [`BitCodec::predict`].
 pub(crate) fn predicted_len(coding: Coding, q0: Option<u16>, len: u64, ones: u64) -> u64 {
@@ -504,20 +548,19 @@ mod tests {
                 }
             }
             let q0 = crate::entropy::model::KnownP::measured(bits.count_zeros(), m);
-            for c in [Coding::Wide] {
-                let mut payload = Vec::new();
-                encode_bits(c, Some(q0), bits.words(), m, &mut payload);
-                let predicted = predicted_len(c, Some(q0), m, bits.count_ones());
-                let d = payload.len() as i64 - predicted as i64;
-                println!(
-                    "{c} m {m} p1 {p1}: {} B, predicted {predicted} B",
-                    payload.len()
-                );
-                assert!(
-                    d.abs() < 40 + (m / 40_000) as i64,
-                    "{c} m {m} p1 {p1}: off by {d}"
-                );
-            }
+            let c = Coding::Wide;
+            let mut payload = Vec::new();
+            encode_bits(c, Some(q0), bits.words(), m, &mut payload);
+            let predicted = predicted_len(c, Some(q0), m, bits.count_ones());
+            let d = payload.len() as i64 - predicted as i64;
+            println!(
+                "{c} m {m} p1 {p1}: {} B, predicted {predicted} B",
+                payload.len()
+            );
+            assert!(
+                d.abs() < 40 + (m / 40_000) as i64,
+                "{c} m {m} p1 {p1}: off by {d}"
+            );
         }
     }
 

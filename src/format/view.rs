@@ -1,5 +1,6 @@
 //! A parsed frame whose payload is decoded on demand, chunk by chunk.
 
+use crate::entropy::model::KnownP;
 use crate::error::{Error, Result};
 use crate::filter::bits::BitArray;
 
@@ -299,6 +300,16 @@ impl<'a> FrameView<'a> {
                 threads.max(1),
             ),
         };
+        // One array, one frame per coding (spec 4.4): codings 9 to 11 carry the measured
+        // fraction of zeros, a q0 that only the decoded bits can check.
+        let result = result.and_then(|()| match h.q0 {
+            Some(q0)
+                if h.coding.q0_is_measured() && KnownP::measured(out.count_zeros(), m) != q0 =>
+            {
+                Err("q0 is not the array's measured fraction of zeros")
+            }
+            _ => Ok(()),
+        });
         if let Err(reason) = result {
             out.reset(m);
             return Err(self.corrupt(0)(reason));

@@ -526,7 +526,8 @@ pub fn round_trip(data: &[u8], meter: &dyn Meter) {
         assert_eq!(bytes.len(), frame.encoded_len());
         if let Some(c) = coding {
             assert_eq!(frame.coding(), Coding::from(c));
-            if let (PSource::Fixed(q0), true) = (p_source, Coding::from(c).has_q0()) {
+            let chosen_q0 = Coding::from(c).has_q0() && !Coding::from(c).q0_is_measured();
+            if let (PSource::Fixed(q0), true) = (p_source, chosen_q0) {
                 assert_eq!(frame.header().q0, Some(q0.max(1)));
             }
         }

@@ -31,6 +31,7 @@ __all__ = [
     "Incomplete",
     "Indexer",
     "InvalidField",
+    "UnsupportedCoding",
     "InvalidParameter",
     "LimitExceeded",
     "MissingTag",
@@ -851,6 +852,12 @@ class InvalidField(FrameError):
     """A header field holds a reserved or undefined value."""
     field: str
     value: int
+    offset: int
+
+class UnsupportedCoding(FrameError):
+    """A coding of the registry outside the profile the decoder implements: the frame may
+    be valid; send this receiver the core profile."""
+    coding: int
     offset: int
 
 class BadVarint(FrameError):

@@ -10,8 +10,8 @@ use bloomwire::filter::counting::pack_counters;
 use bloomwire::{
     decode, AnyFilter, BaseHash, BitArray, BitCoding, BloomFilter, Chunking, Coding, CounterCoding,
     CounterTable, CountingBloomFilter, Encoder, Error, Frame, FrameHeader, FrameKey, FrameKind,
-    HashCount, HashFamily, IndexScheme, Layout, Limits, Message, PSource, Params, Receiver, Tag,
-    Update, Verifier,
+    HashCount, HashFamily, IndexScheme, Layout, Limits, Message, PSource, Params, Profile,
+    Receiver, Tag, Update, Verifier,
 };
 use serde_json::{json, Map, Value};
 
@@ -24,29 +24,14 @@ use crate::{parse_hex, to_hex, Failure, Result};
 /// library's answers that other implementations are judged against.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The decoder's profile: `full` decodes every coding, `core` only the Core profile's.
-    #[arg(long, value_enum, default_value_t = ProfileArg::Full)]
-    profile: ProfileArg,
-}
-
-/// The profiles of spec/conformance/README.md section 5.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum ProfileArg {
-    /// Codings 0, 1, 2, 4, 5, 7 and chunked payloads.
-    Core,
-    /// Every coding.
-    Full,
+    /// The profile (spec 4.0) the adapter decodes and encodes: `full`, every coding of the
+    /// registry, or `core`, UnsupportedCoding for the others.
+    #[arg(long, default_value_t = Profile::Full)]
+    profile: Profile,
 }
 
 /// Answer requests until stdin ends.
 pub fn run(args: &Args) -> Result<()> {
-    if args.profile == ProfileArg::Core {
-        // TODO(format 1.0): a Core decoder through the library's `Limits::profile`, once it
-        // is on this branch.
-        return Err(Failure::new(
-            "--profile core: this build's library has no Core profile yet",
-        ));
-    }
     let mut adapter = Adapter {
         profile: args.profile,
         sessions: HashMap::new(),
@@ -71,7 +56,7 @@ pub fn run(args: &Args) -> Result<()> {
 
 /// The adapter's state: its profile and its receivers by session name.
 struct Adapter {
-    profile: ProfileArg,
+    profile: Profile,
     sessions: HashMap<String, Receiver<AnyFilter>>,
 }
 
@@ -82,8 +67,8 @@ impl Adapter {
     fn answer(&mut self, request: &Value) -> Value {
         let result = match request.get("op").and_then(Value::as_str) {
             Some("hello") => Ok(self.hello()),
-            Some("decode") => decode_op(request),
-            Some("encode") => encode_op(request),
+            Some("decode") => decode_op(request, self.profile),
+            Some("encode") => encode_op(request, self.profile),
             Some("open") => self.open(request),
             Some("receive") => self.receive(request),
             Some(_) => Err(json!({"ok": false, "error": "UnsupportedOp"})),
@@ -93,14 +78,15 @@ impl Adapter {
     }
 
     fn hello(&self) -> Value {
-        let codings: Vec<&str> = Coding::ALL.iter().map(|c| c.name()).collect();
+        let codings: Vec<&str> = Coding::ALL
+            .iter()
+            .filter(|&&c| self.profile.includes(c))
+            .map(|c| c.name())
+            .collect();
         json!({
             "ok": true,
             "name": concat!("bloomwire ", env!("CARGO_PKG_VERSION")),
-            "profile": match self.profile {
-                ProfileArg::Core => "core",
-                ProfileArg::Full => "full",
-            },
+            "profile": self.profile.name(),
             "ops": ["decode", "receive", "encode"],
             "codings": codings,
         })
@@ -108,7 +94,8 @@ impl Adapter {
 
     fn open(&mut self, request: &Value) -> Answer<Value> {
         let name = session_name(request)?;
-        let mut receiver = Receiver::<AnyFilter>::with_limits(limits_of(request)?);
+        let limits = limits_of(request)?.profile(self.profile);
+        let mut receiver = Receiver::<AnyFilter>::with_limits(limits);
         if let Some(key) = key_of(request)? {
             receiver = receiver.with_key(key);
         }
@@ -145,9 +132,9 @@ impl Adapter {
     }
 }
 
-fn decode_op(request: &Value) -> Answer<Value> {
+fn decode_op(request: &Value, profile: Profile) -> Answer<Value> {
     let frame = hex_member(request, "frame")?;
-    let limits = limits_of(request)?;
+    let limits = limits_of(request)?.profile(profile);
     let decoded: bloomwire::Result<Message> = match key_of(request)? {
         Some(key) => decode(&frame, &Verifier::new(key, limits)),
         None => decode(&frame, &limits),
@@ -259,6 +246,7 @@ fn error_answer(e: &Error) -> Value {
         Error::BadTag { .. } => ("BadTag", None),
         Error::TrailingBytes { .. } => ("TrailingBytes", None),
         Error::CorruptPayload { .. } => ("CorruptPayload", None),
+        Error::UnsupportedCoding { .. } => ("UnsupportedCoding", None),
         Error::StaleGeneration { .. } => ("StaleGeneration", None),
         Error::GenerationGap { .. } => ("GenerationGap", None),
         Error::Incompatible(_) => ("Incompatible", None),
@@ -274,7 +262,7 @@ fn error_answer(e: &Error) -> Value {
     Value::Object(answer)
 }
 
-fn encode_op(request: &Value) -> Answer<Value> {
+fn encode_op(request: &Value, profile: Profile) -> Answer<Value> {
     let spec = request
         .get("filter")
         .filter(|f| f.is_object())
@@ -309,6 +297,12 @@ fn encode_op(request: &Value) -> Answer<Value> {
     let metadata = opt_hex_member(request, "metadata")?;
     let key = key_of(request)?;
     let base = request.get("base").filter(|b| !b.is_null());
+    if let Some(name) = coding {
+        match Coding::from_str(name) {
+            Ok(c) if profile.includes(c) => {}
+            _ => return Ok(unsupported(name)),
+        }
+    }
 
     let frame = if let Some(width) = spec.get("counter_width").and_then(Value::as_u64) {
         let width = u8::try_from(width).map_err(|_| bad_request("counter_width"))?;
@@ -318,7 +312,9 @@ fn encode_op(request: &Value) -> Answer<Value> {
                 .map_err(|e| bad_request(format!("counters: {e}")))
         };
         let filter = counting(request, n)?;
-        let mut encoder = Encoder::<CountingBloomFilter>::new().p_source(q0_source(q0));
+        let mut encoder = Encoder::<CountingBloomFilter>::new()
+            .profile(profile)
+            .p_source(q0_source(q0));
         if let Some(name) = coding {
             match CounterCoding::from_str(name) {
                 Ok(c) => encoder = encoder.coding(c),
@@ -357,6 +353,7 @@ fn encode_op(request: &Value) -> Answer<Value> {
         };
         let filter = bloom(request, n)?;
         let mut encoder = Encoder::new()
+            .profile(profile)
             .p_source(q0_source(q0))
             .chunking(chunking)
             .threads(1);

@@ -60,6 +60,21 @@ fn the_program_passes_the_kit_in_the_full_profile() {
 }
 
 #[test]
+fn the_program_passes_the_kit_in_the_core_profile() {
+    let out = kit("core");
+    // a Core decoder refuses the vectors of the other codings, as the Core oracle does
+    assert!(
+        out.lines()
+            .any(|l| l.trim_start().starts_with("vectors (full)") && l.contains(" 0 failed")),
+        "{out}"
+    );
+    assert!(
+        out.contains("UnsupportedCoding"),
+        "no UnsupportedCoding:\n{out}"
+    );
+}
+
+#[test]
 fn the_kit_catches_an_adapter_that_lies() {
     // The program's adapter behind a proxy that changes a digest, an error's field, an
     // error's class and an encoded frame: each is a failure of its category.

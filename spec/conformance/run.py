@@ -658,7 +658,8 @@ def run_corpus(judge, corpus, impl_hello, oracle_codings, args, rng, results, pr
                        counter_table=h["counter_table"])
             got = judge.impl.request(ask)
             if not got.get("ok") and got.get("error") in ("EncoderDeclined",
-                                                          "UnsupportedCoding"):
+                                                          "UnsupportedCoding",
+                                                          "UnsupportedOp"):
                 results.skip("encode")
                 return
             why = None

@@ -21,7 +21,8 @@ use crate::{parse_hex, to_hex, Failure, Result};
 /// until stdin ends: decode frames, write them, and run receivers, as the library does.
 ///
 /// The kit's runner (`spec/conformance/run.py`) starts this command as its oracle, the
-/// library's answers that other implementations are judged against.
+/// library's answers that other implementations are judged against. The global limits do
+/// not apply: each request carries its own (null: the spec's recommended defaults).
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The profile (spec 4.0) the adapter decodes and encodes: `full`, every coding of the

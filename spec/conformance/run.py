@@ -952,6 +952,10 @@ def main(argv):
             names = {i: n for n, i in CODING_IDS.items()}
             notes.append("corpus codings: " + ", ".join(
                 f"{names.get(c, c)} {n}" for c, n in sorted(corpus.coverage.items())))
+            missing = [c for c in oracle_codings if CODING_IDS.get(c) not in corpus.coverage]
+            if missing:
+                notes.append("codings the oracle lists and the corpus lacks (raise --frames): "
+                             + ", ".join(missing))
             notes.append("forged deltas (the oracle's answers): " + ", ".join(
                 f"{k} {v}" for k, v in corpus.forged.most_common()))
             if "encode" not in hello.get("ops", []):

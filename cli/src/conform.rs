@@ -78,6 +78,7 @@ impl Adapter {
         result.unwrap_or_else(|answer| answer)
     }
 
+    /// `hello`: the profile, the ops, and the codings the encoder writes in the profile.
     fn hello(&self) -> Value {
         let codings: Vec<&str> = Coding::ALL
             .iter()
@@ -93,6 +94,7 @@ impl Adapter {
         })
     }
 
+    /// `open`: a receiver holding nothing, with the request's key and limits.
     fn open(&mut self, request: &Value) -> Answer<Value> {
         let name = session_name(request)?;
         let limits = limits_of(request)?.profile(self.profile);
@@ -104,6 +106,7 @@ impl Adapter {
         Ok(json!({"ok": true}))
     }
 
+    /// `receive`: the frame given to the session's receiver, and what it holds afterwards.
     fn receive(&mut self, request: &Value) -> Answer<Value> {
         let name = session_name(request)?;
         let frame = hex_member(request, "frame")?;
@@ -133,6 +136,7 @@ impl Adapter {
     }
 }
 
+/// `decode`: the header members and the digest of what the frame decodes to, or the error.
 fn decode_op(request: &Value, profile: Profile) -> Answer<Value> {
     let frame = hex_member(request, "frame")?;
     let limits = limits_of(request)?.profile(profile);
@@ -263,6 +267,8 @@ fn error_answer(e: &Error) -> Value {
     Value::Object(answer)
 }
 
+/// `encode`: the frame of the filter (or the delta from `base`) in the coding, q0 and chunk
+/// shift asked, or `EncoderDeclined` where the library's encoder would write another.
 fn encode_op(request: &Value, profile: Profile) -> Answer<Value> {
     let spec = request
         .get("filter")

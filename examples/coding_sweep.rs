@@ -34,7 +34,10 @@ fn main() {
         let f = BloomFilter::from_parts(params, bits, 0).expect("valid");
         let smallest = Encoder::new().smallest().encode(&f).expect("no budget");
         for profile in [Profile::Full, Profile::Core] {
-            let frame = Encoder::new().profile(profile).encode(&f).expect("no budget");
+            let frame = Encoder::new()
+                .profile(profile)
+                .encode(&f)
+                .expect("no budget");
             *emitted
                 .entry((profile, frame.coding().to_string()))
                 .or_default() += 1;

@@ -1,5 +1,5 @@
 //! What the rest of the crate knows of a coding: one row of the table of codings
-//! ([`CODINGS`](super::coding::CODINGS)), exported by the coding's own folder.
+//! (`CODINGS` in `coding.rs`), exported by the coding's own folder.
 //!
 //! A row holds the coding's facts (wire id, name, whether the header sends q0, how its
 //! payloads chunk), its rules (which payload lengths are well formed, the work bound of spec

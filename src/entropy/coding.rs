@@ -274,38 +274,47 @@ impl BitCoding {
     ];
 }
 
-impl From<BitCoding> for Coding {
-    fn from(c: BitCoding) -> Coding {
-        Coding::from_id(c as u8).expect("a bit coding is a coding")
-    }
+/// The conversions and names of a subset of the codings (`$sub`, whose discriminants are
+/// wire ids and whose `ALL` lists them), written once for [`BitCoding`] and
+/// [`CounterCoding`]: into [`Coding`], back from it (a coding of the other kind is returned
+/// as the error), `Display` and `FromStr` by the coding's name (another name is
+/// [`Error::InvalidParameter`] listing the names).
+macro_rules! codings_of_one_kind {
+    ($sub:ident, $what:literal) => {
+        impl From<$sub> for Coding {
+            fn from(c: $sub) -> Coding {
+                Coding::from_id(c as u8).expect("every variant is a coding")
+            }
+        }
+
+        impl TryFrom<Coding> for $sub {
+            type Error = Coding;
+
+            fn try_from(c: Coding) -> core::result::Result<$sub, Coding> {
+                $sub::ALL
+                    .into_iter()
+                    .find(|&b| Coding::from(b) == c)
+                    .ok_or(c)
+            }
+        }
+
+        impl core::fmt::Display for $sub {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                Coding::from(*self).fmt(f)
+            }
+        }
+
+        impl core::str::FromStr for $sub {
+            type Err = Error;
+
+            fn from_str(s: &str) -> Result<$sub> {
+                parse(s, &$sub::ALL, $what)
+            }
+        }
+    };
 }
 
-impl TryFrom<Coding> for BitCoding {
-    type Error = Coding;
-
-    /// The bit coding of a wire coding; a counter coding is returned as the error.
-    fn try_from(c: Coding) -> core::result::Result<BitCoding, Coding> {
-        BitCoding::ALL
-            .into_iter()
-            .find(|&b| Coding::from(b) == c)
-            .ok_or(c)
-    }
-}
-
-impl core::fmt::Display for BitCoding {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        Coding::from(*self).fmt(f)
-    }
-}
-
-/// The bit coding of a name (`"wide"`); another name is [`Error::InvalidParameter`].
-impl core::str::FromStr for BitCoding {
-    type Err = Error;
-
-    fn from_str(s: &str) -> Result<BitCoding> {
-        parse(s, &BitCoding::ALL, "bit coding")
-    }
-}
+codings_of_one_kind!(BitCoding, "bit coding");
 
 /// A coding of a counting filter's counters (filter type 3), for the
 /// [`Encoder`](crate::Encoder) of a [`CountingBloomFilter`](crate::CountingBloomFilter). The
@@ -331,40 +340,7 @@ impl CounterCoding {
     ];
 }
 
-impl From<CounterCoding> for Coding {
-    fn from(c: CounterCoding) -> Coding {
-        Coding::from_id(c as u8).expect("a counter coding is a coding")
-    }
-}
-
-impl TryFrom<Coding> for CounterCoding {
-    type Error = Coding;
-
-    /// The counter coding of a wire coding; a bit coding (other than raw) is returned as
-    /// the error.
-    fn try_from(c: Coding) -> core::result::Result<CounterCoding, Coding> {
-        CounterCoding::ALL
-            .into_iter()
-            .find(|&b| Coding::from(b) == c)
-            .ok_or(c)
-    }
-}
-
-impl core::fmt::Display for CounterCoding {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        Coding::from(*self).fmt(f)
-    }
-}
-
-/// The counter coding of a name (`"known-counters"`); another name is
-/// [`Error::InvalidParameter`].
-impl core::str::FromStr for CounterCoding {
-    type Err = Error;
-
-    fn from_str(s: &str) -> Result<CounterCoding> {
-        parse(s, &CounterCoding::ALL, "counter coding")
-    }
-}
+codings_of_one_kind!(CounterCoding, "counter coding");
 
 /// The coder of bits of `coding`; raw for a coding of counters (which the frame layer never
 /// asks of a bit array: the header and the encoder refuse them first).
@@ -382,6 +358,37 @@ pub(crate) fn well_formed_len(
     payload_len: u64,
 ) -> bool {
     (coding.codec().well_formed)(m, counter_width, payload_len)
+}
+
+/// Check a raw payload of `m` bits (spec §4.1): its length and no bit set past m. The frame
+/// layer's one-pass raw decoder copies the words itself and asks this of the bytes.
+pub(crate) fn check_raw(payload: &[u8], m: u64) -> core::result::Result<(), PayloadError> {
+    raw::check(payload, m)
+}
+
+/// Call `f` with each one bit of a positional payload (coding 7) of `m` bits, increasing,
+/// as it is decoded (a receiver applies a positional delta this way, without building the
+/// XOR array); returns the count of ones.
+pub(crate) fn for_each_position(
+    payload: &[u8],
+    m: u64,
+    f: impl FnMut(u64),
+) -> core::result::Result<u64, PayloadError> {
+    positional::for_each_one(payload, m, f)
+}
+
+/// Append the positional payload (coding 7) of an array of `m` bits whose one bits are at
+/// `positions` (increasing, each once) to `out`: a sender that knows its flips codes them
+/// without building the array.
+pub(crate) fn encode_positions(positions: &[u64], m: u64, out: &mut Vec<u8>) {
+    let params = positional::GapParams::of(m, positions.len() as u64);
+    positional::encode_positions(positions, params, out)
+}
+
+/// The positional payload's length for `ones` one bits in `m`, estimated (a sender's
+/// choice between a delta and a full frame).
+pub(crate) fn estimate_positions_len(m: u64, ones: u64) -> u64 {
+    positional::estimate_len(m, ones)
 }
 
 /// The place of `coding` in the order of decoding speed for an array of `counts` (lower

@@ -21,6 +21,7 @@
 //! of the spec's registry under its rule for new ids.
 
 // Below the codings: what they share.
+pub(crate) mod bmi2_twins;
 pub(crate) mod codec;
 pub(crate) mod counter_table;
 pub(crate) mod model;

@@ -68,7 +68,7 @@ pub(crate) struct Settings {
 ///
 /// One encoder codes one kind of filter, `F`: a [`BloomFilter`] (the default) with the
 /// [`BitCoding`](super::BitCoding)s, or a
-/// [`CountingBloomFilter`](crate::filter::counting::CountingBloomFilter) with the
+/// [`CountingBloomFilter`] with the
 /// [`CounterCoding`](super::CounterCoding)s, so that a coding of one kind cannot be asked of
 /// the other.
 ///
@@ -224,7 +224,7 @@ impl<F: Filter> Encoder<F> {
     }
 
     /// Tag every frame with `key` (flags bit 2, spec §2.5): a keyed BLAKE2b tag of
-    /// [`TAG_LEN`](crate::format::TAG_LEN) bytes after the checksum, which receivers
+    /// [`TAG_LEN`] bytes after the checksum, which receivers
     /// holding the key check before they decode the payload. The budget counts the tag.
     ///
     /// ```
@@ -538,13 +538,8 @@ impl Settings {
         };
         let m = step.params.m();
         if matches!(self.coding, None | Some(Coding::Positional)) {
-            use crate::entropy::positional::{encode_positions, GapParams};
             let mut payload = Vec::new();
-            encode_positions(
-                positions,
-                GapParams::of(m, positions.len() as u64),
-                &mut payload,
-            );
+            coding::encode_positions(positions, m, &mut payload);
             if (payload.len() as u64) < m.div_ceil(8) {
                 let header = FrameHeader::new(
                     kind,

@@ -110,7 +110,7 @@ impl<'a> FrameView<'a> {
     }
 
     /// The decoding models for chunks of the lengths `lens`; a counting frame's payload is
-    /// counters, not bits ([`Error::UnexpectedFilterType`]: use [`decode`](super::decode)).
+    /// counters, not bits ([`Error::UnexpectedFilterType`]: use [`decode`](fn@super::decode)).
     fn models(&self, lens: &[u64]) -> Result<crate::entropy::coding::Models> {
         let h = &self.header;
         if h.is_counting() {
@@ -219,7 +219,7 @@ impl<'a> FrameView<'a> {
         Some((0..self.chunks.len()).try_for_each(|i| {
             let range = self.chunks.range(i).expect("a chunk of the table");
             let bits = self.chunk_bits(i);
-            crate::entropy::positional::for_each_one(
+            crate::entropy::coding::for_each_position(
                 &self.payload[range],
                 bits.end - bits.start,
                 |p| f(bits.start + p),
@@ -273,7 +273,7 @@ impl<'a> FrameView<'a> {
         let m = h.params.m();
         if h.coding == Coding::Raw && h.counter_width.is_none() {
             // One pass: the words straight from the payload, no zero fill first.
-            if let Err(reason) = crate::entropy::raw::check(self.payload, m) {
+            if let Err(reason) = crate::entropy::coding::check_raw(self.payload, m) {
                 out.reset(m);
                 return Err(self.corrupt(0)(reason));
             }

@@ -9,7 +9,7 @@
 //! decoding step is three lookups, a mask of the bit buffer and an add, with no multiply:
 //!
 //! * **Nibble symbols** with the binomial model of coding 8 at precision 12
-//!   ([`nibble_frequencies`](super::model::nibble_frequencies)), dealt to the 4096
+//!   ([`nibble_frequencies`]), dealt to the 4096
 //!   positions with a stride of 2563 (zstd's FSE spreads its tables the same way).
 //! * **Four states**, nibble `t` on state `t mod 4`: four independent chains, and four
 //!   nibbles (at most 48 bits) read from one 64-bit load of the stream.

@@ -17,6 +17,7 @@ use bloomwire::{
 use clap::{Parser, Subcommand};
 
 mod build;
+mod conform;
 mod delta;
 mod frames;
 mod inspect;
@@ -84,6 +85,7 @@ enum Command {
     Plan(plan::Args),
     Diff(delta::DiffArgs),
     Apply(delta::ApplyArgs),
+    Conform(conform::Args),
 }
 
 fn main() -> ExitCode {
@@ -111,6 +113,7 @@ fn main() -> ExitCode {
         Command::Plan(args) => plan::run(args),
         Command::Diff(args) => delta::diff(args),
         Command::Apply(args) => delta::apply(args),
+        Command::Conform(args) => conform::run(args),
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -10,6 +10,9 @@ Command line (run from the repository root):
     python3 spec/reference/bloomwire_ref.py check spec/vectors
     python3 spec/reference/bloomwire_ref.py inspect FRAME
     python3 spec/reference/bloomwire_ref.py query FRAME KEY...     (KEY: text, or hex:0a0b..)
+    python3 spec/reference/bloomwire_ref.py conform [--profile core|full]
+        (an adapter of the conformance kit, spec/conformance/README.md: JSON requests
+        on stdin, one answer a line on stdout)
 
 As a module:
 
@@ -114,6 +117,11 @@ class ResultMismatch(BloomwireError):
 
 class CorruptPayload(BloomwireError):
     pass
+
+
+class UnsupportedCoding(BloomwireError):
+    """A coding the registry defines that this decoder's profile does not implement (a Core
+    decoder meeting coding 3, 6, 9, 10 or 11), reported where InvalidField(coding) would be."""
 
 
 class OpaqueHashFamily(BloomwireError):
@@ -379,6 +387,7 @@ CODINGS = {0: "raw", 1: "adaptive", 2: "known-p", 3: "known-p-symbols",
            9: "small", 10: "wide", 11: "escape"}      # 8: withdrawn before 1.0 (§4.0)
 BIT_CODINGS = (0, 1, 2, 3, 6, 7, 9, 10, 11)  # valid with filter types 0, 1, 2 (§2)
 COUNTER_CODINGS = (0, 4, 5)          # valid with filter type 3 (§2)
+CORE_CODINGS = (0, 1, 2, 4, 5, 7)    # the Core profile's codings (with chunked payloads)
 
 
 class _Reader:
@@ -416,13 +425,14 @@ class _Reader:
 
 def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
                  max_payload=DEFAULT_MAX_PAYLOAD, max_metadata=DEFAULT_MAX_METADATA,
-                 max_filter_bytes=None):
+                 max_filter_bytes=None, profile="full"):
     """§2, checks in the order of the table (§2.3).  Returns (header dict, header length).
 
     Nothing here allocates or loops in proportion to m, k, n or L (type 2 reads
     popcount(m) <= 48 varints).  max_filter_bytes (§2.3) bounds the decoded filter's
     memory: ceil(m / 8) bytes for a Bloom filter, m for a counting filter; by default
-    ceil(max_m / 8), the memory of a Bloom filter of max_m bits."""
+    ceil(max_m / 8), the memory of a Bloom filter of max_m bits.  profile "core" decodes
+    the Core profile's codings only (UnsupportedCoding for the others)."""
     if max_filter_bytes is None:
         max_filter_bytes = -(-max_m // 8)
     r = _Reader(data)
@@ -449,6 +459,8 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
     counting = hdr["filter_type"] == 3
     if hdr["coding"] not in (COUNTER_CODINGS if counting else BIT_CODINGS):
         raise InvalidField(F_CODING, f"{hdr['coding']} with filter type {hdr['filter_type']}")
+    if profile == "core" and hdr["coding"] not in CORE_CODINGS:
+        raise UnsupportedCoding(f"coding {hdr['coding']} is not in the Core profile")
     hdr["flags"] = r.u8()
     # bit 0: chunked payload (§4.10), for codings 1, 2, 3, 6, 7 and 10 (never 9 or 11); bit 1:
     # restart (§5.2), on full frames only; bit 2: authentication tag (§2.5); bit 3: application
@@ -1978,7 +1990,118 @@ def query(path, keys):
     return 0
 
 
+# ---------------------------------------------------------------------------
+# Conformance kit adapter (spec/conformance/README.md): decode and receive
+# ---------------------------------------------------------------------------
+
+def _conform_header(hdr):
+    """The protocol's HEADER members from a parsed header."""
+    dec = lambda name: None if hdr.get(name) is None else str(hdr[name])
+    crc = lambda name: None if hdr.get(name) is None else f"{hdr[name]:08x}"
+    return {
+        "kind": hdr["frame_kind"], "filter_type": hdr["filter_type"],
+        "base_hash": hdr["base_hash"], "index_scheme": hdr["index_scheme"],
+        "coding": hdr["coding"], "flags": hdr["flags"],
+        "seed": dec("seed"), "k0": dec("k0"), "k1": dec("k1"), "m": hdr["m"],
+        "counted_type": hdr.get("counted_type"), "counter_width": hdr.get("counter_width"),
+        "k_raw": hdr.get("block_k_raw", [hdr["k_raw"]]),
+        "n": str(hdr["n"]), "generation": str(hdr["generation"]),
+        "base_generation": dec("base_generation"),
+        "base_digest": crc("base_digest"), "result_digest": crc("result_digest"),
+        "metadata": hdr.get("metadata_hex"), "q0": hdr["q0"],
+        "counter_table": hdr["counter_table"], "chunk_shift": hdr["chunk_shift"],
+        "header_len": hdr["header_len"], "payload_len": hdr["payload_len"],
+        "tag": ("verified" if hdr["verified"] else "unverified") if hdr["tagged"] else "absent",
+    }
+
+
+def _conform_digest(frame):
+    """§5.1: the CRC-32C of the packed bits, or of the packed counters."""
+    packed = frame.packed() if isinstance(frame, CountingFrame) else frame.bits
+    return f"{crc32c(packed):08x}"
+
+
+def _conform_error(e):
+    answer = {"ok": False, "error": type(e).__name__, "detail": str(e)}
+    if isinstance(e, (InvalidField, LimitExceeded)):
+        answer["field"] = e.field
+    if isinstance(e, Incomplete):
+        answer["needed"] = e.needed
+    return answer
+
+
+def _conform_limits(request, profile):
+    limits = request.get("limits")
+    out = {"profile": profile}
+    if limits:
+        out.update(max_m=limits["max_m"], max_k=limits["max_k"],
+                   max_payload=limits["max_payload"], max_metadata=limits["max_metadata"],
+                   max_filter_bytes=limits.get("max_filter_bytes"))
+    return out
+
+
+def _conform_answer(request, profile, sessions):
+    op = request.get("op")
+    if op == "hello":
+        return {"ok": True, "name": "bloomwire_ref.py", "profile": profile,
+                "ops": ["decode", "receive"], "codings": []}
+    key = bytes.fromhex(request["key"]) if request.get("key") else None
+    if op == "decode":
+        try:
+            frame = decode_frame(bytes.fromhex(request["frame"]), key,
+                                 **_conform_limits(request, profile))
+        except BloomwireError as e:
+            return _conform_error(e)
+        return {"ok": True, "header": _conform_header(frame.header),
+                "digest": _conform_digest(frame)}
+    if op == "open":
+        sessions[request["session"]] = {"key": key, "limits": _conform_limits(request, profile),
+                                        "held": None}
+        return {"ok": True}
+    if op == "receive":
+        if request.get("session") not in sessions:
+            return {"ok": False, "error": "BadRequest", "detail": "session never opened"}
+        session = sessions[request["session"]]
+        try:
+            frame = decode_frame(bytes.fromhex(request["frame"]), session["key"],
+                                 **session["limits"])
+            session["held"] = receive(session["held"], frame)
+            answer = {"ok": True, "update": "delta" if frame.header["frame_kind"] else "full"}
+        except BloomwireError as e:
+            answer = _conform_error(e)
+        held = session["held"]
+        answer["held"] = None if held is None else {
+            "generation": str(held.header["generation"]), "digest": _conform_digest(held)}
+        return answer
+    return {"ok": False, "error": "UnsupportedOp"}
+
+
+def conform(profile):
+    """Answer the kit's requests, one JSON object a line, until stdin ends."""
+    sessions = {}
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        try:
+            request = json.loads(line)
+        except ValueError as e:
+            request = None
+            answer = {"ok": False, "error": "BadRequest", "detail": repr(e)}
+        if isinstance(request, dict):
+            try:
+                answer = _conform_answer(request, profile, sessions)
+            except Exception as e:               # a bad request, or a bug the kit reports
+                answer = {"ok": False, "error": "InternalError", "detail": repr(e)}
+        elif request is not None:
+            answer = {"ok": False, "error": "BadRequest", "detail": "not a JSON object"}
+        sys.stdout.write(json.dumps(answer) + "\n")
+        sys.stdout.flush()
+    return 0
+
+
 def main(argv):
+    if argv[:1] == ["conform"] and argv[1:] in ([], ["--profile", "core"], ["--profile", "full"]):
+        return conform(argv[2] if len(argv) == 3 else "full")
     if len(argv) >= 2 and argv[0] == "check":
         return check(argv[1])
     if len(argv) == 2 and argv[0] == "inspect":

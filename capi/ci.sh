@@ -116,6 +116,33 @@ if [ -f capi/examples/exchange.c ]; then
     cat "$work/example-exchange.log" 2>/dev/null | sed 's/^/      /'
 fi
 
+# The README's page of C, as written there.
+readme() {
+    python3 -c "import sys; print(open('capi/README.md').read().split('\`\`\`c\n')[1].split('\`\`\`')[0])" \
+        >"$work/readme.c" &&
+        $CC -std=c99 "${warn[@]}" -Icapi/include "$work/readme.c" "$lib" "${libs[@]}" \
+            -o "$work/readme" && "$work/readme"
+}
+step readme-example readme
+
+# The install step and its pkg-config file: the example built against the installed static
+# library, and against the shared one.
+installed() {
+    local prefix=$PWD/$work/prefix
+    rm -rf "$prefix"
+    PROFILE=debug capi/install.sh "$prefix" &&
+        export PKG_CONFIG_PATH=$prefix/lib/pkgconfig &&
+        # shellcheck disable=SC2046
+        $CC -std=c99 "${warn[@]}" capi/examples/exchange.c -o "$work/exchange_pc" \
+            $(pkg-config --cflags bloomwire) "$prefix/lib/libbloomwire_capi.a" \
+            $(pkg-config --libs-only-l --static bloomwire | sed 's/-lbloomwire_capi//') &&
+        # shellcheck disable=SC2046
+        $CC -std=c99 "${warn[@]}" capi/examples/exchange.c -o "$work/exchange_so" \
+            $(pkg-config --cflags --libs bloomwire) &&
+        LD_LIBRARY_PATH=$prefix/lib "$work/exchange_so"
+}
+step install-pkg-config installed
+
 for t in tests-asan-ubsan tests-valgrind; do
     grep -E '^[0-9]+ passed, [0-9]+ failed' "$work/$t.log" 2>/dev/null | sed "s/^/      $t: /"
 done

@@ -113,3 +113,18 @@ pub extern "C" fn bw_release_thread_scratch() -> usize {
     error::guard_void(|| released = bloomwire::release_thread_scratch());
     released
 }
+
+/// The header's thread-safety promise, checked by the compiler: every handle may move to
+/// another thread (`Send`), and calls that only read one may run on several threads at
+/// once (`Sync`).
+const _: () = {
+    const fn shareable<T: Send + Sync>() {}
+    shareable::<Limits>();
+    shareable::<Optimizer>();
+    shareable::<Plan>();
+    shareable::<Filter>();
+    shareable::<Encoder>();
+    shareable::<FrameInfo>();
+    shareable::<Sender>();
+    shareable::<Receiver>();
+};

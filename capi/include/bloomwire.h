@@ -354,8 +354,9 @@ typedef struct bw_frame_desc {
     size_t metadata_len;
     bool decoded;              /* the payload decoded: ones holds */
     uint64_t ones;             /* one bits (a delta's changed bits; non-zero counters) */
-    bw_status problem;         /* the first check failed (BW_OK: none), as bw_decode
-                                * reports it, or BW_ERR_TRAILING_BYTES */
+    bw_status problem;         /* the first check the frame fails as a decoder checks it
+                                * (BW_OK: none; a sound delta is BW_OK here, where bw_decode
+                                * says BW_ERR_UNEXPECTED_DELTA), or BW_ERR_TRAILING_BYTES */
     const char *problem_message; /* NULL when none */
     const char *problem_field;   /* NULL when none */
 } bw_frame_desc;

@@ -123,8 +123,9 @@ pub struct FrameDesc {
     pub decoded: bool,
     /// One bits (a delta: bits that change; counting: non-zero counters).
     pub ones: u64,
-    /// The first check the frame fails (`BW_OK` when none): the error `bw_decode` (or a
-    /// decode of a delta) gives, or `BW_ERR_TRAILING_BYTES`.
+    /// The first check the frame fails as a decoder checks it (`BW_OK` when none; a sound
+    /// delta is `BW_OK` here, where `bw_decode` says `BW_ERR_UNEXPECTED_DELTA`), or
+    /// `BW_ERR_TRAILING_BYTES`.
     pub problem: Status,
     /// The problem's message (NULL when none).
     pub problem_message: *const c_char,

@@ -39,7 +39,7 @@ if ! cargo build -p bloomwire-capi -p bloomwire-cli >"$work/build.log" 2>&1; the
     exit 1
 fi
 lib=target/debug/libbloomwire_capi.a
-libs=(-lpthread -ldl -lm)
+libs=(-pthread -ldl -lm)
 inc=(-Icapi/include -Icapi/tests)
 warn=(-Wall -Wextra -Werror)
 

@@ -9,6 +9,7 @@
  * check and a closing "N passed, N failed"; exits 1 on any failure.
  */
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -650,6 +651,76 @@ static void test_deltas(void) {
     bw_filter_free(f);
 }
 
+/* ---- threads: shared const handles, errors per thread ------------------------------------ */
+
+struct shared {
+    const bw_filter *filter;
+    const bw_encoder *encoder;
+    int hits;
+    bw_status own_error;
+};
+
+static void *reader(void *arg) {
+    struct shared *s = (struct shared *)arg;
+    int i;
+    for (i = 0; i < 2000; i++) {
+        char key[16];
+        bool yes = false;
+        int n = snprintf(key, sizeof key, "t%d", i % 100);
+        if (bw_filter_contains(s->filter, key, (size_t)n, &yes) == BW_OK && yes) s->hits++;
+    }
+    {
+        uint8_t *frame = NULL;
+        size_t len = 0;
+        if (bw_encode_alloc(s->encoder, s->filter, 0, &frame, &len) != BW_OK) s->hits = -1;
+        bw_bytes_free(frame);
+    }
+    /* This thread's failure is this thread's last error. */
+    s->own_error = bw_filter_new_bloom(0, 1, 0, NULL);
+    {
+        bw_error e;
+        bw_last_error(&e);
+        if (e.code != BW_ERR_NULL_POINTER) s->own_error = BW_ERR_OTHER;
+    }
+    bw_release_thread_scratch();
+    return NULL;
+}
+
+static void test_threads(void) {
+    bw_filter *f = NULL;
+    bw_encoder *e = NULL;
+    struct shared s[4];
+    pthread_t t[4];
+    bw_error before, after;
+    int i;
+    OK(bw_filter_new_bloom(10000, 3, 0, &f));
+    for (i = 0; i < 100; i++) {
+        char key[16];
+        int n = snprintf(key, sizeof key, "t%d", i);
+        OK(bw_filter_insert(f, key, (size_t)n));
+    }
+    OK(bw_encoder_new(BW_KIND_BLOOM, &e));
+    {
+        bw_encoder *bad = NULL;
+        FAILS(BW_ERR_INVALID_ARGUMENT, bw_encoder_new(42, &bad));
+    }
+    bw_last_error(&before);
+    for (i = 0; i < 4; i++) {
+        s[i].filter = f, s[i].encoder = e, s[i].hits = 0, s[i].own_error = BW_OK;
+        CHECK(pthread_create(&t[i], NULL, reader, &s[i]) == 0, "thread %d", i);
+    }
+    for (i = 0; i < 4; i++) {
+        pthread_join(t[i], NULL);
+        CHECK(s[i].hits == 2000 && s[i].own_error == BW_ERR_NULL_POINTER, "thread %d: %d hits",
+              i, s[i].hits);
+    }
+    bw_last_error(&after);
+    CHECK(after.code == BW_ERR_INVALID_ARGUMENT && before.code == after.code,
+          "the main thread's last error is its own");
+    bw_encoder_free(e);
+    bw_filter_free(f);
+}
+
 /* ---- the spec's vectors and the program's frames ---------------------------------------- */
 
 /* The keys of the case starting at cases[*at], checked against contains. */
@@ -883,6 +954,7 @@ int main(int argc, char **argv) {
     test_filters();
     test_codec();
     test_deltas();
+    test_threads();
     if (argc >= 3) test_cases(argv[1], argv[2]);
     else CHECK(0, "usage: test_capi VECTORS_DIR CASES_FILE");
     bw_release_thread_scratch();

@@ -89,9 +89,22 @@ sanitized() {
         -fno-omit-frame-pointer "${inc[@]}" capi/tests/test_capi.c "$lib" "${libs[@]}" \
         -o "$work/test_capi_asan" &&
         ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-            "$work/test_capi_asan" spec/vectors "$work/cases.txt"
+            "$work/test_capi_asan" spec/vectors "$work/cases.txt" "$work/program"
 }
 step tests-asan-ubsan sanitized
+
+# The program reads what the C library wrote: inspect checks each frame whole, query finds
+# every key (exit status 0).
+program_reads() {
+    local bin=target/debug/bloomwire dir=$work/program f
+    for f in c_default c_positional c_counting; do
+        "$bin" inspect "$dir/$f.blwr" >/dev/null &&
+            "$bin" query "$dir/$f.blwr" --keys "$dir/c_keys.txt" --count || return 1
+    done
+    "$bin" inspect --key-file "$dir/c_key.bin" "$dir/c_keyed.blwr" | grep -E 'verified|metadata' &&
+        "$bin" query --key-file "$dir/c_key.bin" "$dir/c_keyed.blwr" --keys "$dir/c_keys.txt" --count
+}
+step program-reads-c-frames program_reads
 
 # Once under valgrind's memcheck: no leak, no invalid access (a plain build).
 memcheck() {

@@ -3,9 +3,10 @@
  * lengths, the spec's vectors (accept and reject, read from their manifests) and frames
  * the program made.
  *
- *     test_capi VECTORS_DIR CASES_FILE
+ *     test_capi VECTORS_DIR CASES_FILE [OUT_DIR]
  *
- * CASES_FILE is what tests/cases.py makes of the manifests. Prints one line per failed
+ * CASES_FILE is what tests/cases.py makes of the manifests. With OUT_DIR, frames made
+ * here are written there for the program to read. Prints one line per failed
  * check and a closing "N passed, N failed"; exits 1 on any failure.
  */
 #include <inttypes.h>
@@ -948,6 +949,58 @@ static void test_cases(const char *dir, const char *cases_path) {
     free(text);
 }
 
+/* Frames made here, for the program to read (capi/ci.sh runs its inspect and query on
+ * them): OUT/c_*.blwr, the keys they hold in OUT/c_keys.txt, the key in OUT/c_key.bin. */
+static void write_file(const char *dir, const char *name, const uint8_t *bytes, size_t len) {
+    char path[4096];
+    FILE *f;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    f = fopen(path, "wb");
+    CHECK(f != NULL && fwrite(bytes, 1, len, f) == len, "write %s", path);
+    if (f) fclose(f);
+}
+
+static void write_frames(const char *dir) {
+    bw_filter *bloom = NULL, *counting = NULL;
+    bw_encoder *e = NULL, *ce = NULL;
+    uint8_t *frame = NULL;
+    size_t len = 0, keys_len = 0;
+    char keys[16384];
+    int i;
+    OK(bw_filter_new_bloom(50000, 3, 11, &bloom));
+    OK(bw_filter_new_counting(50000, 3, 4, 11, &counting));
+    for (i = 0; i < 1000; i++) {
+        int n = snprintf(keys + keys_len, sizeof keys - keys_len, "c-%d\n", i);
+        OK(bw_filter_insert(bloom, keys + keys_len, (size_t)n - 1));
+        OK(bw_filter_insert(counting, keys + keys_len, (size_t)n - 1));
+        keys_len += (size_t)n;
+    }
+    write_file(dir, "c_keys.txt", (const uint8_t *)keys, keys_len);
+    write_file(dir, "c_key.bin", KEY, sizeof KEY);
+    OK(bw_encoder_new(BW_KIND_BLOOM, &e));
+    OK(bw_encode_alloc(e, bloom, 0, &frame, &len));
+    write_file(dir, "c_default.blwr", frame, len);
+    bw_bytes_free(frame);
+    OK(bw_encoder_set_coding(e, "positional"));
+    OK(bw_encode_alloc(e, bloom, 5, &frame, &len));
+    write_file(dir, "c_positional.blwr", frame, len);
+    bw_bytes_free(frame);
+    OK(bw_encoder_set_coding(e, NULL));
+    OK(bw_encoder_set_key(e, KEY, sizeof KEY));
+    OK(bw_encoder_set_metadata(e, (const uint8_t *)"from C", 6));
+    OK(bw_encode_alloc(e, bloom, 1, &frame, &len));
+    write_file(dir, "c_keyed.blwr", frame, len);
+    bw_bytes_free(frame);
+    OK(bw_encoder_new(BW_KIND_COUNTING, &ce));
+    OK(bw_encode_alloc(ce, counting, 0, &frame, &len));
+    write_file(dir, "c_counting.blwr", frame, len);
+    bw_bytes_free(frame);
+    bw_encoder_free(ce);
+    bw_encoder_free(e);
+    bw_filter_free(counting);
+    bw_filter_free(bloom);
+}
+
 int main(int argc, char **argv) {
     test_errors();
     test_plans();
@@ -956,7 +1009,8 @@ int main(int argc, char **argv) {
     test_deltas();
     test_threads();
     if (argc >= 3) test_cases(argv[1], argv[2]);
-    else CHECK(0, "usage: test_capi VECTORS_DIR CASES_FILE");
+    else CHECK(0, "usage: test_capi VECTORS_DIR CASES_FILE [OUT_DIR]");
+    if (argc >= 4) write_frames(argv[3]);
     bw_release_thread_scratch();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;

@@ -297,6 +297,12 @@ void bw_bytes_free(uint8_t *bytes);
 bw_status bw_decode(const uint8_t *frame, size_t len, const bw_limits *limits,
                     const uint8_t *key, size_t key_len, bw_filter **out);
 
+/* The length of the whole frame that starts input[0..len), from its header alone (checked
+ * within limits): how many bytes a stream reader waits for before bw_decode or
+ * bw_receiver_receive. BW_ERR_INCOMPLETE while the header itself is cut (bw_error.needed:
+ * more bytes at least). Nothing past the header is checked. */
+bw_status bw_frame_len(const uint8_t *input, size_t len, const bw_limits *limits, size_t *out);
+
 typedef struct bw_frame_info bw_frame_info;
 
 typedef enum bw_tag_status {

@@ -6,7 +6,7 @@ use bloomwire::{decode, decode_prefix, AnyFilter, Decodable, Decoded, FrameKey, 
 use crate::error::{guard, Fail};
 use crate::filter::Filter;
 use crate::limits::{limits_or_default, Limits as CLimits};
-use crate::ptr::{bytes_in, key_in, OutHandle};
+use crate::ptr::{bytes_in, key_in, Out, OutHandle};
 use crate::status::Status;
 
 /// The checks of a decoder: its limits, and the key frames must be tagged with.
@@ -88,6 +88,38 @@ pub unsafe extern "C" fn bw_decode(
         };
         let decoded: Decoded<AnyFilter> = checks.decode(frame)?;
         out.put(Filter(decoded.filter));
+        Ok(())
+    })
+}
+
+/// `bw_status bw_frame_len(const uint8_t *input, size_t len, const bw_limits *limits,
+/// size_t *out)`: the length of the whole frame that starts `input`, read from its header
+/// alone (checked within `limits`), for a stream reader that must know how many bytes to
+/// wait for: `BW_ERR_INCOMPLETE` while the header itself is cut (`bw_error.needed` more
+/// bytes at least). Nothing past the header is checked.
+///
+/// # Safety
+///
+/// `input` is NULL or `len` readable bytes; `limits` NULL or a live `bw_limits`; `out` NULL
+/// or a writable `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn bw_frame_len(
+    input: *const u8,
+    len: usize,
+    limits: *const CLimits,
+    out: *mut usize,
+) -> Status {
+    guard(|| {
+        // SAFETY: the caller's guarantees, passed on.
+        let (out, input, limits) = unsafe {
+            (
+                Out::new(out, "out")?,
+                bytes_in(input, len, "input")?,
+                limits_or_default(limits)?,
+            )
+        };
+        out.put(0);
+        out.put(bloomwire::FrameHeader::parse(input, &limits)?.frame_len());
         Ok(())
     })
 }

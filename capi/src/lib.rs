@@ -52,7 +52,7 @@ mod sender;
 mod status;
 
 pub use bytes::bw_bytes_free;
-pub use decode::bw_decode;
+pub use decode::{bw_decode, bw_frame_len};
 pub use encoder::{
     bw_encode, bw_encode_alloc, bw_encoder_free, bw_encoder_new, bw_encoder_set_budget,
     bw_encoder_set_chunking, bw_encoder_set_coding, bw_encoder_set_key, bw_encoder_set_metadata,

@@ -370,6 +370,11 @@ static void test_codec(void) {
         bw_last_error(&err);
         CHECK(err.needed >= 1, "incomplete needs %" PRIu64, err.needed);
     }
+    /* The frame's length from its header, for a stream reader; a cut header is Incomplete. */
+    OK(bw_frame_len(frame, len - 1, NULL, &len2));
+    CHECK(len2 == len, "frame length %zu of %zu", len2, len);
+    FAILS(BW_ERR_INCOMPLETE, bw_frame_len(frame, 5, NULL, &len2));
+    FAILS(BW_ERR_NULL_POINTER, bw_frame_len(frame, len, NULL, NULL));
     FAILS(BW_ERR_INCOMPLETE, bw_decode(NULL, 0, NULL, NULL, 0, &back));
     FAILS(BW_ERR_NULL_POINTER, bw_decode(NULL, 10, NULL, NULL, 0, &back));
     big[0] ^= 0xff;

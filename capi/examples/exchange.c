@@ -1,9 +1,10 @@
 /*
  * Two processes on 127.0.0.1: a sender keeps a filter of its keys and sends it to a
  * receiver over TCP, whole and then as two deltas, every frame tagged with a shared key;
- * each side prints what it holds. Frames go length-prefixed (4 bytes, big-endian); the
- * receiver answers each with one byte, so that the output reads in order. Stops by itself:
- * three frames, and a 10 s timeout on every socket.
+ * each side prints what it holds. Frames delimit themselves: the receiver reads a header,
+ * asks bw_frame_len how long the frame is, and reads the rest (never past it). It answers
+ * each frame with one byte, so that the output reads in order. Stops by itself: three
+ * frames, and a 10 s timeout on every socket.
  *
  *     cc -Icapi/include capi/examples/exchange.c target/release/libbloomwire_capi.a \
  *        -lpthread -ldl -lm -o exchange && ./exchange
@@ -43,6 +44,24 @@ static int io_all(int fd, void *buf, size_t len, int writing) {
     return 0;
 }
 
+/* The next frame on the stream: read as far as the header says, never past the frame. */
+static uint8_t *read_frame(int fd, size_t *len) {
+    uint8_t *buf = NULL;
+    size_t have = 0, want = 0;
+    for (;;) {
+        bw_error e;
+        bw_status s = bw_frame_len(buf, have, NULL, &want);
+        if (s == BW_ERR_INCOMPLETE) bw_last_error(&e), want = have + (size_t)e.needed;
+        else if (s != BW_OK) die("bw_frame_len", s);
+        if (have == want) break;
+        if (want > (1u << 24) || !(buf = realloc(buf, want))) die("frame too long", s); /* ours */
+        if (io_all(fd, buf + have, want - have, 0) != 0) return free(buf), NULL;
+        have = want;
+    }
+    *len = have;
+    return buf;
+}
+
 static void show(const char *who, uint64_t generation, const bw_filter *f) {
     uint64_t ones = 0;
     TRY(bw_filter_count_ones(f, &ones));
@@ -69,15 +88,12 @@ static int receiver(int port) {
     if (connect(fd, (struct sockaddr *)&addr, sizeof addr) != 0) return perror("connect"), 1;
     TRY(bw_receiver_new(BW_KIND_BLOOM, NULL, KEY, sizeof KEY, &r));
     for (int g = 0; g < GENERATIONS; g++) {
-        uint8_t head[4], ack = 1, *frame;
-        uint32_t len;
+        uint8_t ack = 1, *frame;
+        size_t len = 0;
         bw_update u;
         bw_filter *held = NULL;
         char who[64];
-        if (io_all(fd, head, 4, 0) != 0) return fprintf(stderr, "receiver: no frame\n"), 1;
-        len = (uint32_t)head[0] << 24 | (uint32_t)head[1] << 16 | (uint32_t)head[2] << 8 | head[3];
-        if (len > (1u << 24) || !(frame = malloc(len ? len : 1))) return 1; /* our bound */
-        if (io_all(fd, frame, len, 0) != 0) return fprintf(stderr, "receiver: cut\n"), 1;
+        if (!(frame = read_frame(fd, &len))) return fprintf(stderr, "receiver: no frame\n"), 1;
         TRY(bw_receiver_receive(r, frame, len, &u));
         TRY(bw_receiver_filter(r, &held));
         snprintf(who, sizeof who, "receiver: %u-byte %s", (unsigned)len,
@@ -113,15 +129,12 @@ static int sender(int listener) {
     for (int g = 1; g <= GENERATIONS; g++) {
         const uint8_t *frame;
         size_t len;
-        uint8_t head[4], ack;
+        uint8_t ack;
         for (int i = 0; g > 1 && i < 50; i++) /* 50 new keys a generation */
             TRY(bw_filter_insert(f, key, (size_t)snprintf(key, sizeof key, "new-%d-%d", g, i)));
         TRY(bw_sender_next_frame(s, f, &frame, &len));
         show("sender:", (uint64_t)g, f);
-        head[0] = (uint8_t)(len >> 24), head[1] = (uint8_t)(len >> 16);
-        head[2] = (uint8_t)(len >> 8), head[3] = (uint8_t)len;
-        if (io_all(fd, head, 4, 1) != 0 || io_all(fd, (void *)frame, len, 1) != 0 ||
-            io_all(fd, &ack, 1, 0) != 0)
+        if (io_all(fd, (void *)frame, len, 1) != 0 || io_all(fd, &ack, 1, 0) != 0)
             return fprintf(stderr, "sender: connection lost\n"), 1;
     }
     bw_sender_free(s);

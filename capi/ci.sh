@@ -2,7 +2,9 @@
 # The C library's checks: the header compiled as C99 and as C++ at -Wall -Wextra -Werror;
 # the C tests (every function, the spec's vectors read from their manifests, frames the
 # program makes) under AddressSanitizer and UndefinedBehaviorSanitizer, then once under
-# valgrind's memcheck; the socket example. Installs valgrind with apt-get when missing.
+# valgrind's memcheck; the program reading the frames the library writes; the install
+# step with its pkg-config file; the socket example. Installs valgrind, g++ and pkg-config
+# with apt-get when missing.
 #
 #   capi/ci.sh            (from anywhere; builds in the workspace's target/)
 #
@@ -31,6 +33,13 @@ step() { # step NAME COMMAND...: run, log to $work/NAME.log, count
     fi
 }
 
+need() { # need COMMAND PACKAGE: install the Debian package when the command is missing
+    command -v "$1" >/dev/null && return 0
+    { apt-get update && apt-get install -y "$2"; } >/dev/null 2>&1 ||
+        sudo sh -c "apt-get update && apt-get install -y $2" >/dev/null 2>&1
+    command -v "$1" >/dev/null
+}
+
 # The static library (debug: the checks' speed is not the point), and the program whose
 # frames the tests read.
 if ! cargo build -p bloomwire-capi -p bloomwire-cli >"$work/build.log" 2>&1; then
@@ -51,6 +60,7 @@ header_c() {
         "$work/header_c"
 }
 header_cxx() {
+    need "$CXX" g++ || return 1
     $CXX -std=c++11 -pedantic "${warn[@]}" "${inc[@]}" -x c++ "$work/header.c" -x none "$lib" \
         "${libs[@]}" -o "$work/header_cxx" && "$work/header_cxx" &&
         $CXX -std=c++11 "${warn[@]}" -Wno-missing-field-initializers "${inc[@]}" -x c++ \
@@ -108,10 +118,7 @@ step program-reads-c-frames program_reads
 
 # Once under valgrind's memcheck: no leak, no invalid access (a plain build).
 memcheck() {
-    if ! command -v valgrind >/dev/null; then
-        (apt-get update && apt-get install -y valgrind) >/dev/null 2>&1 ||
-            sudo sh -c 'apt-get update && apt-get install -y valgrind' >/dev/null 2>&1 || return 1
-    fi
+    need valgrind valgrind || return 1
     $CC -std=c99 -g -O1 "${warn[@]}" "${inc[@]}" capi/tests/test_capi.c "$lib" "${libs[@]}" \
         -o "$work/test_capi" &&
         valgrind --leak-check=full --errors-for-leak-kinds=definite,indirect,possible \
@@ -143,6 +150,7 @@ step readme-example readme
 installed() {
     local prefix=$PWD/$work/prefix
     rm -rf "$prefix"
+    need pkg-config pkg-config || return 1
     PROFILE=debug capi/install.sh "$prefix" &&
         export PKG_CONFIG_PATH=$prefix/lib/pkgconfig &&
         # shellcheck disable=SC2046

@@ -37,7 +37,6 @@ use std::time::Duration;
 
 use arcode::bitbit::{BitReader, BitWriter, MSB};
 use arcode::{ArithmeticDecoder, ArithmeticEncoder, Model};
-use bloomwire::internals::dense;
 use bloomwire::theory::entropy;
 use bloomwire::{
     BitArray, BitCoding, BloomFilter, Chunking, Coding, Decoded, Encoder, FrameView, HashFamily,
@@ -149,8 +148,6 @@ struct Case {
     zstd19: Vec<u8>,
     brotli11: Vec<u8>,
     arcode: Vec<u8>,
-    /// The coding-8 payload alone (its frame is raw where the payload is not smaller).
-    dense: (u16, Vec<u8>),
 }
 
 impl Case {
@@ -181,14 +178,6 @@ impl Case {
         assert_eq!(zstd_decompress(&zstd19, packed.len()), packed);
         assert_eq!(brotli_decompress(&brotli11, packed.len()), packed);
         assert_eq!(arcode_decode(&arcode, m), packed);
-        // The encoder's measured q0: round(zeros * 2^16 / m).
-        let zeros = u128::from(filter.bits().count_zeros());
-        let q0 = ((zeros * 65536 + u128::from(m / 2)) / u128::from(m)).clamp(1, 65535) as u16;
-        let dense = (q0, dense::encode_payload(filter.bits().words(), m, q0));
-        assert_eq!(
-            dense::decode_payload(&dense.1, m, q0).as_deref(),
-            Ok(filter.bits().words())
-        );
         Case {
             m,
             label,
@@ -200,7 +189,6 @@ impl Case {
             zstd19,
             brotli11,
             arcode,
-            dense,
         }
     }
 
@@ -212,7 +200,6 @@ impl Case {
             .collect();
         let raw = self.frames.iter().find(|(c, _)| *c == BitCoding::Raw);
         rows.push(("raw-two-passes".into(), raw.map_or(0, |(_, b)| b.len())));
-        rows.push(("dense-payload".into(), self.dense.1.len()));
         rows.push(("default".into(), self.default.len()));
         rows.push(("zstd-3".into(), self.zstd3.len()));
         rows.push(("zstd-19".into(), self.zstd19.len()));
@@ -360,13 +347,6 @@ fn bench_codec(c: &mut Criterion<CpuTime>) {
             })
         });
         let packed = &case.packed;
-        let (q0, dense_payload) = (case.dense.0, &case.dense.1);
-        g.bench_function("encode/dense-payload", |b| {
-            b.iter(|| dense::encode_payload(black_box(case.filter.bits().words()), m, q0))
-        });
-        g.bench_function("decode/dense-payload", |b| {
-            b.iter(|| dense::decode_payload(black_box(dense_payload), m, q0).expect("decode"))
-        });
         g.bench_function("encode/zstd-3", |b| {
             b.iter(|| zstd_compress(black_box(packed), 3))
         });

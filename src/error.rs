@@ -56,6 +56,18 @@ pub enum Error {
         offset: usize,
     },
 
+    /// The frame's coding is one the registry defines (spec §4.0) but the decoder does not
+    /// implement: it decodes a smaller profile ([`Limits::profile`](crate::Limits::profile)).
+    /// The frame may be valid; the sender should send this receiver the Core profile. (An
+    /// id the registry does not define is [`Error::InvalidField`].)
+    #[error("coding {coding} at offset {offset} is not in the profile this decoder implements")]
+    UnsupportedCoding {
+        /// The coding's wire id.
+        coding: u8,
+        /// Byte offset of the coding field.
+        offset: usize,
+    },
+
     /// A varint is longer than 10 bytes, overflows 64 bits, or is not in its minimal form.
     #[error("malformed varint for {field} at offset {offset}")]
     BadVarint {

@@ -77,6 +77,7 @@ pub mod theory;
 mod wire;
 
 pub use entropy::counter_table::CounterTable;
+pub use entropy::profile::{Profile, Status};
 pub use entropy::scratch::{release_thread_scratch, thread_scratch_bytes};
 pub use error::{Error, Result};
 pub use filter::any::AnyFilter;
@@ -102,17 +103,10 @@ pub use stream::{Receiver, Sender, SummarySender, Update};
 #[cfg(feature = "internals")]
 #[doc(hidden)]
 pub mod internals {
-    pub use crate::entropy::{ByKernel, Decoded};
-    /// Coding 8's payload functions (spec 4.12), and its scalar and SIMD decoders side by
-    /// side; frames reach it through `BitCoding::Dense`.
-    pub mod dense {
-        pub use crate::entropy::dense::{
-            decode_kernels, decode_payload, encode_kernels, encode_payload,
-        };
-    }
     /// The positional coding's payload functions (spec 4.11); frames reach it through
     /// `BitCoding::Positional`.
     pub use crate::entropy::positional;
+    pub use crate::entropy::{ByKernel, Decoded};
     /// Coding 9's portable and BMI2 encoders and decoders (spec 4.13) side by side; frames
     /// reach it through `BitCoding::Small`.
     pub mod small {

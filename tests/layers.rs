@@ -25,10 +25,12 @@ const LAYERS: &[&[&str]] = &[
 /// folder each, none importing another), the table of codings, chunked payloads.
 const ENTROPY: &[&[&str]] = &[
     &[
+        "bmi2_twins",
         "codec",
         "counter_table",
         "model",
         "nibble_rans",
+        "profile",
         "range_coder",
         "scratch",
         "symbol_lookup",
@@ -41,7 +43,6 @@ const ENTROPY: &[&[&str]] = &[
         "counters",
         "interleaved",
         "positional",
-        "dense",
         "small",
         "wide",
         "escape",
@@ -294,6 +295,30 @@ fn no_module_names_a_higher_layer_or_forms_a_cycle() {
     for (g, place) in [(&top, ""), (&entropy, "entropy::")] {
         if let Some(c) = cycle(g) {
             bad.push(format!("a cycle: {place}{}", c.join(" -> ")));
+        }
+    }
+    assert!(bad.is_empty(), "\n{}", bad.join("\n"));
+}
+
+#[test]
+fn above_the_entropy_layer_only_the_table_of_codings_is_named() {
+    // The frame layer, the streams and the optimizer ask the table of codings
+    // (`entropy::coding`, spec 4.0's registry), never a coding's own room: the policy and
+    // the mechanisms above name no coding's code.
+    let mut bad = Vec::new();
+    for dir in ["format", "stream", "optimizer"] {
+        let mut files = Vec::new();
+        rust_files(&src().join(dir), &mut files);
+        for file in files {
+            let code = without_tests(&code_only(&std::fs::read_to_string(&file).unwrap()));
+            for room in ENTROPY[ROOMS] {
+                if code.contains(&format!("entropy::{room}::"))
+                    || code.contains(&format!("entropy::{{{room}"))
+                    || code.contains(&format!(", {room}}}")) && code.contains("entropy::{")
+                {
+                    bad.push(format!("{} names entropy::{room}", file.display()));
+                }
+            }
         }
     }
     assert!(bad.is_empty(), "\n{}", bad.join("\n"));

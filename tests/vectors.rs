@@ -2,7 +2,8 @@
 //! decodes every accept vector and rejects every reject vector with the named error.
 
 use bloomwire::{
-    decode, CountingBloomFilter, Decoded, Error, FrameKey, Limits, Message, Receiver, Tag, Verifier,
+    decode, Coding, CountingBloomFilter, Decoded, Error, FrameKey, Limits, Message, Profile,
+    Receiver, Tag, Verifier,
 };
 use bloomwire_vectors as generator;
 use serde_json::Value;
@@ -231,6 +232,55 @@ fn reject_vectors_fail_with_the_named_error() {
             assert_eq!(err, bloomwire::Error::Incomplete { needed }, "{file}");
         }
     }
+}
+
+#[test]
+fn a_core_decoder_reads_every_core_vector_and_refuses_the_others() {
+    // Spec 4.0 and 6: a decoder restricted to the Core profile decodes every vector whose
+    // coding is Core exactly as a Full one does, and answers UnsupportedCoding for the
+    // others, accept and reject vectors alike, where the frame gets as far as its coding.
+    let core = Limits::default().profile(Profile::Core);
+    let full = Limits::default();
+    let (mut same, mut unsupported) = (0, 0);
+    for sub in ["accept", "reject"] {
+        for entry in std::fs::read_dir(generator::vectors_dir().join(sub)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "bin") {
+                continue;
+            }
+            let frame = std::fs::read(&path).unwrap();
+            let name = path.display().to_string();
+            let outside = frame.len() > 9
+                && frame[..4] == *b"BLWR"
+                && Coding::from_id(frame[9]).is_some_and(|c| !Profile::Core.includes(c));
+            let (a, b) = (
+                decode::<Message>(&frame, &core),
+                decode::<Message>(&frame, &full),
+            );
+            match a {
+                Err(Error::UnsupportedCoding { coding, offset: 9 }) => {
+                    assert!(outside, "{name}");
+                    assert_eq!(coding, frame[9], "{name}");
+                    unsupported += 1;
+                }
+                a => {
+                    // Only a frame refused before its coding byte is read (a wrong magic,
+                    // version, kind, filter type, base hash or index scheme, or too short)
+                    // gets past the profile with a coding outside it.
+                    assert!(!outside || a.is_err(), "{name}");
+                    assert_eq!(a.is_ok(), b.is_ok(), "{name}");
+                    if let (Ok(a), Ok(b)) = (&a, &b) {
+                        assert_eq!(a.to_frame().unwrap(), b.to_frame().unwrap(), "{name}");
+                    }
+                    same += 1;
+                }
+            }
+        }
+    }
+    assert!(
+        same > 150 && unsupported > 60,
+        "{same} same, {unsupported} unsupported"
+    );
 }
 
 /// The first hex block after `heading` in the spec.

@@ -180,12 +180,10 @@ pub enum CodingArg {
     KnownPInterleaved,
     /// Coding 7: the positions of the one bits (sparse filters, deltas).
     Positional,
-    /// Coding 8: nibbles, 32 interleaved rANS states (large dense filters).
-    Dense,
     /// Coding 9: nibbles, four tANS states (small dense filters).
     Small,
-    /// Coding 10: coding 8 over two halves, two streams (the fastest for large dense
-    /// filters).
+    /// Coding 10: nibbles, 32 rANS lanes over each half, two streams (the fastest for
+    /// large dense filters).
     Wide,
     /// Coding 11: bytes, four tANS states and an escape (the fastest for small filters of
     /// the paper's densities).
@@ -540,7 +538,6 @@ impl CodingArg {
             CodingArg::KnownPSymbols => Some(BitCoding::KnownPSymbols),
             CodingArg::KnownPInterleaved => Some(BitCoding::KnownPInterleaved),
             CodingArg::Positional => Some(BitCoding::Positional),
-            CodingArg::Dense => Some(BitCoding::Dense),
             CodingArg::Small => Some(BitCoding::Small),
             CodingArg::Wide => Some(BitCoding::Wide),
             CodingArg::Escape => Some(BitCoding::Escape),

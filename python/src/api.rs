@@ -112,6 +112,10 @@ impl From<Error> for Failure {
                     ("offset", int(offset)),
                 ],
             ),
+            Error::UnsupportedCoding { coding, offset } => (
+                "UnsupportedCoding",
+                vec![("coding", int(coding)), ("offset", int(offset))],
+            ),
             Error::BadVarint { field, offset } => (
                 "BadVarint",
                 vec![("field", text(field)), ("offset", int(offset))],
@@ -269,6 +273,14 @@ pub fn limits(
         Some(bytes) => limits.max_filter_bytes(bytes),
         None => limits,
     }
+}
+
+/// `limits` decoding only the codings of the named profile ("core" or "full"; None: full).
+pub fn limits_of_profile(limits: DecodeLimits, profile: Option<&str>) -> Res<DecodeLimits> {
+    Ok(match profile {
+        Some(name) => limits.profile(name.parse()?),
+        None => limits,
+    })
 }
 
 /// The key of these 32 bytes.
@@ -869,6 +881,7 @@ pub struct EncoderSettings {
     metadata: Option<Vec<u8>>,
     key: Option<Key>,
     chunk_shift: Option<u8>,
+    profile: Option<bloomwire::Profile>,
 }
 
 impl EncoderSettings {
@@ -884,6 +897,9 @@ impl EncoderSettings {
         }
         if let Some(k) = &self.key {
             e = e.key(k.clone());
+        }
+        if let Some(p) = self.profile {
+            e = e.profile(p);
         }
         e
     }
@@ -914,6 +930,13 @@ impl EncoderSettings {
     pub fn key(mut self, key: Option<Key>) -> Self {
         self.key = key;
         self
+    }
+
+    /// The same settings writing only the codings of the named profile ("core" or "full";
+    /// None: the library's default, full).
+    pub fn profile(mut self, profile: Option<&str>) -> Res<Self> {
+        self.profile = profile.map(str::parse).transpose()?;
+        Ok(self)
     }
 
     /// The same settings with payloads in chunks of `2^shift` bits (None: the library's

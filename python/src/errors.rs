@@ -9,8 +9,8 @@
 //! │   ├── Incomplete (read more and try again), LimitExceeded
 //! │   ├── MissingTag, BadTag (a decoder with a key: no tag, a wrong tag)
 //! │   ├── TagNotVerified (a receiver with a key: a message not decoded with it)
-//! │   └── BadMagic, UnsupportedVersion, InvalidField, BadVarint, ChecksumMismatch,
-//! │       TrailingBytes, CorruptPayload
+//! │   └── BadMagic, UnsupportedVersion, InvalidField, UnsupportedCoding, BadVarint,
+//! │       ChecksumMismatch, TrailingBytes, CorruptPayload
 //! └── SequenceError: a frame out of a receiver's order, nothing changed
 //!     ├── StaleGeneration (a duplicate or late frame)
 //!     └── ResyncNeeded (ask the sender for a full frame)
@@ -110,6 +110,13 @@ create_exception!(
     InvalidField,
     FrameError,
     "A header field holds a reserved or undefined value (attributes field, value, offset)."
+);
+create_exception!(
+    bloomwire,
+    UnsupportedCoding,
+    FrameError,
+    "A coding of the registry outside the profile the decoder implements (attributes \
+     coding, offset): the frame may be valid; send this receiver the core profile."
 );
 create_exception!(
     bloomwire,
@@ -242,6 +249,7 @@ fn class<'py>(py: Python<'py>, kind: &str) -> PyResult<Bound<'py, PyType>> {
         "BadMagic" => py.get_type::<BadMagic>(),
         "UnsupportedVersion" => py.get_type::<UnsupportedVersion>(),
         "InvalidField" => py.get_type::<InvalidField>(),
+        "UnsupportedCoding" => py.get_type::<UnsupportedCoding>(),
         "BadVarint" => py.get_type::<BadVarint>(),
         "ChecksumMismatch" => py.get_type::<ChecksumMismatch>(),
         "MissingTag" => py.get_type::<MissingTag>(),
@@ -311,6 +319,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         "BadMagic",
         "UnsupportedVersion",
         "InvalidField",
+        "UnsupportedCoding",
         "BadVarint",
         "ChecksumMismatch",
         "MissingTag",

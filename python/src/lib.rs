@@ -155,8 +155,11 @@ fn encoder_settings(
     budget: Option<usize>,
     metadata: Option<&Bound<'_, PyAny>>,
     key: Option<&Bound<'_, PyAny>>,
+    profile: Option<&str>,
 ) -> PyResult<api::EncoderSettings> {
     Ok(api::encoder(coding, budget)
+        .into_py()?
+        .profile(profile)
         .into_py()?
         .metadata(metadata_bytes(metadata)?)
         .key(frame_key(key)?))
@@ -170,9 +173,11 @@ fn checks(
     max_payload: u64,
     max_metadata: u64,
     max_filter_bytes: Option<u64>,
+    profile: Option<&str>,
 ) -> PyResult<api::DecodeChecks> {
+    let limits = api::limits(max_m, max_k, max_payload, max_metadata, max_filter_bytes);
     Ok(api::DecodeChecks::new(
-        api::limits(max_m, max_k, max_payload, max_metadata, max_filter_bytes),
+        api::limits_of_profile(limits, profile).into_py()?,
         frame_key(key)?,
     ))
 }
@@ -544,7 +549,7 @@ impl BloomFilter {
 
     /// The frame a pickle carries: the default coding, untagged, generation 0.
     fn pickle_frame<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        self.encode(py, None, None, 0, None, None, false, None)
+        self.encode(py, None, None, 0, None, None, false, None, None)
     }
 }
 
@@ -789,7 +794,7 @@ impl BloomFilter {
     }
 
     /// The full frame of this filter, as `bytes`; see `encode`.
-    #[pyo3(signature = (coding = None, *, budget = None, generation = 0, metadata = None, key = None, restart = false, chunk_shift = None))]
+    #[pyo3(signature = (coding = None, *, budget = None, generation = 0, metadata = None, key = None, restart = false, chunk_shift = None, profile = None))]
     #[allow(clippy::too_many_arguments)]
     fn encode<'py>(
         &self,
@@ -801,8 +806,10 @@ impl BloomFilter {
         key: Option<&Bound<'py, PyAny>>,
         restart: bool,
         chunk_shift: Option<u8>,
+        profile: Option<&str>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let settings = encoder_settings(coding, budget, metadata, key)?.chunk_shift(chunk_shift);
+        let settings =
+            encoder_settings(coding, budget, metadata, key, profile)?.chunk_shift(chunk_shift);
         let inner = &self.inner;
         let big = self.bits_m() >= DETACH_FILTER_BITS;
         let frame = maybe_detach(py, big, || {
@@ -1047,7 +1054,7 @@ impl CountingFilter {
 
     /// Pickled as its frame, checked on load against the unpickling limits.
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        let frame = self.encode(py, None, None, 0, None, None, false)?;
+        let frame = self.encode(py, None, None, 0, None, None, false, None)?;
         PyTuple::new(
             py,
             [
@@ -1058,7 +1065,7 @@ impl CountingFilter {
     }
 
     /// The full frame of this counting filter, as `bytes`; see `encode`.
-    #[pyo3(signature = (coding = None, *, budget = None, generation = 0, metadata = None, key = None, restart = false))]
+    #[pyo3(signature = (coding = None, *, budget = None, generation = 0, metadata = None, key = None, restart = false, profile = None))]
     #[allow(clippy::too_many_arguments)]
     fn encode<'py>(
         &self,
@@ -1069,8 +1076,9 @@ impl CountingFilter {
         metadata: Option<&Bound<'py, PyAny>>,
         key: Option<&Bound<'py, PyAny>>,
         restart: bool,
+        profile: Option<&str>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let settings = encoder_settings(coding, budget, metadata, key)?;
+        let settings = encoder_settings(coding, budget, metadata, key, profile)?;
         let inner = &self.inner;
         let big = self.counters_m() >= DETACH_FILTER_BITS / 8;
         let frame = maybe_detach(py, big, || {
@@ -1147,7 +1155,7 @@ fn with_filter<T>(obj: &Bound<'_, PyAny>, f: impl FnOnce(FilterRef<'_>, u64) -> 
 /// (`ChunkedFrame`) assembles for the same coding and shift; None: the library's choice
 /// (filters of 2**26 bits or more are chunked).
 #[pyfunction]
-#[pyo3(signature = (filter, coding = None, *, budget = None, generation = 0, metadata = None, key = None, restart = false, chunk_shift = None))]
+#[pyo3(signature = (filter, coding = None, *, budget = None, generation = 0, metadata = None, key = None, restart = false, chunk_shift = None, profile = None))]
 #[allow(clippy::too_many_arguments)]
 fn encode<'py>(
     py: Python<'py>,
@@ -1159,6 +1167,7 @@ fn encode<'py>(
     key: Option<&Bound<'py, PyAny>>,
     restart: bool,
     chunk_shift: Option<u8>,
+    profile: Option<&str>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     match filter_ref(filter)? {
         FilterBorrow::Bloom(f) => f.encode(
@@ -1170,6 +1179,7 @@ fn encode<'py>(
             key,
             restart,
             chunk_shift,
+            profile,
         ),
         FilterBorrow::Counting(f) => {
             if chunk_shift.is_some() {
@@ -1177,7 +1187,9 @@ fn encode<'py>(
                     "chunk_shift is for Bloom filters: counting filters' codings are not chunked",
                 ));
             }
-            f.encode(py, coding, budget, generation, metadata, key, restart)
+            f.encode(
+                py, coding, budget, generation, metadata, key, restart, profile,
+            )
         }
     }
 }
@@ -1196,7 +1208,7 @@ fn encode<'py>(
 /// malformed frame, `Incomplete` when the input ends early, `UnexpectedDelta` for a delta
 /// and `UnexpectedFilterType` for a counting filter. The filter's `header` is the frame's.
 #[pyfunction]
-#[pyo3(signature = (frame, *, key = None, max_m = DEFAULT_MAX_M, max_k = DEFAULT_MAX_K, max_payload = DEFAULT_MAX_PAYLOAD, max_metadata = DEFAULT_MAX_METADATA, max_filter_bytes = None))]
+#[pyo3(signature = (frame, *, key = None, max_m = DEFAULT_MAX_M, max_k = DEFAULT_MAX_K, max_payload = DEFAULT_MAX_PAYLOAD, max_metadata = DEFAULT_MAX_METADATA, max_filter_bytes = None, profile = None))]
 #[allow(clippy::too_many_arguments)]
 fn decode(
     py: Python<'_>,
@@ -1207,6 +1219,7 @@ fn decode(
     max_payload: u64,
     max_metadata: u64,
     max_filter_bytes: Option<u64>,
+    profile: Option<&str>,
 ) -> PyResult<BloomFilter> {
     let checks = checks(
         key,
@@ -1215,6 +1228,7 @@ fn decode(
         max_payload,
         max_metadata,
         max_filter_bytes,
+        profile,
     )?;
     let input = frame_bytes(frame)?;
     let bytes = input.as_slice();
@@ -1229,7 +1243,7 @@ fn decode(
 /// Decode the one full counting filter frame `frame` holds; keys, limits and errors as
 /// `decode`.
 #[pyfunction]
-#[pyo3(signature = (frame, *, key = None, max_m = DEFAULT_MAX_M, max_k = DEFAULT_MAX_K, max_payload = DEFAULT_MAX_PAYLOAD, max_metadata = DEFAULT_MAX_METADATA, max_filter_bytes = None))]
+#[pyo3(signature = (frame, *, key = None, max_m = DEFAULT_MAX_M, max_k = DEFAULT_MAX_K, max_payload = DEFAULT_MAX_PAYLOAD, max_metadata = DEFAULT_MAX_METADATA, max_filter_bytes = None, profile = None))]
 #[allow(clippy::too_many_arguments)]
 fn decode_counting(
     py: Python<'_>,
@@ -1240,6 +1254,7 @@ fn decode_counting(
     max_payload: u64,
     max_metadata: u64,
     max_filter_bytes: Option<u64>,
+    profile: Option<&str>,
 ) -> PyResult<CountingFilter> {
     let checks = checks(
         key,
@@ -1248,6 +1263,7 @@ fn decode_counting(
         max_payload,
         max_metadata,
         max_filter_bytes,
+        profile,
     )?;
     let input = frame_bytes(frame)?;
     let bytes = input.as_slice();
@@ -1263,7 +1279,7 @@ fn decode_counting(
 /// Decode any one frame: a `BloomFilter`, a `CountingFilter` or a `Delta`; keys, limits
 /// and errors as `decode`.
 #[pyfunction]
-#[pyo3(signature = (frame, *, key = None, max_m = DEFAULT_MAX_M, max_k = DEFAULT_MAX_K, max_payload = DEFAULT_MAX_PAYLOAD, max_metadata = DEFAULT_MAX_METADATA, max_filter_bytes = None))]
+#[pyo3(signature = (frame, *, key = None, max_m = DEFAULT_MAX_M, max_k = DEFAULT_MAX_K, max_payload = DEFAULT_MAX_PAYLOAD, max_metadata = DEFAULT_MAX_METADATA, max_filter_bytes = None, profile = None))]
 #[allow(clippy::too_many_arguments)]
 fn decode_message(
     py: Python<'_>,
@@ -1274,6 +1290,7 @@ fn decode_message(
     max_payload: u64,
     max_metadata: u64,
     max_filter_bytes: Option<u64>,
+    profile: Option<&str>,
 ) -> PyResult<Py<PyAny>> {
     let checks = checks(
         key,
@@ -1282,6 +1299,7 @@ fn decode_message(
         max_payload,
         max_metadata,
         max_filter_bytes,
+        profile,
     )?;
     let input = frame_bytes(frame)?;
     let bytes = input.as_slice();
@@ -1314,7 +1332,8 @@ fn release_thread_scratch() -> usize {
 /// With a key the whole frame must be there: its length, checksum and tag are checked
 /// (`MissingTag`, `BadTag`), not its payload, and `tag` is "verified".
 #[pyfunction]
-#[pyo3(signature = (frame, *, key = None, max_m = DEFAULT_MAX_M, max_k = DEFAULT_MAX_K, max_payload = DEFAULT_MAX_PAYLOAD, max_metadata = DEFAULT_MAX_METADATA, max_filter_bytes = None))]
+#[pyo3(signature = (frame, *, key = None, max_m = DEFAULT_MAX_M, max_k = DEFAULT_MAX_K, max_payload = DEFAULT_MAX_PAYLOAD, max_metadata = DEFAULT_MAX_METADATA, max_filter_bytes = None, profile = None))]
+#[allow(clippy::too_many_arguments)]
 fn frame_info(
     frame: &Bound<'_, PyAny>,
     key: Option<&Bound<'_, PyAny>>,
@@ -1323,6 +1342,7 @@ fn frame_info(
     max_payload: u64,
     max_metadata: u64,
     max_filter_bytes: Option<u64>,
+    profile: Option<&str>,
 ) -> PyResult<FrameInfo> {
     let checks = checks(
         key,
@@ -1331,6 +1351,7 @@ fn frame_info(
         max_payload,
         max_metadata,
         max_filter_bytes,
+        profile,
     )?;
     let input = frame_bytes(frame)?;
     let info = api::frame_info(input.as_slice(), &checks).into_py()?;
@@ -1628,15 +1649,16 @@ impl Sender {
     /// `encode`. The first frame, periodic full frames and the one after `request_full()`
     /// carry the restart flag.
     #[new]
-    #[pyo3(signature = (full_every = 100, *, coding = None, budget = None, metadata = None, key = None))]
+    #[pyo3(signature = (full_every = 100, *, coding = None, budget = None, metadata = None, key = None, profile = None))]
     fn new(
         full_every: u64,
         coding: Option<&str>,
         budget: Option<usize>,
         metadata: Option<&Bound<'_, PyAny>>,
         key: Option<&Bound<'_, PyAny>>,
+        profile: Option<&str>,
     ) -> PyResult<Self> {
-        let settings = encoder_settings(coding, budget, metadata, key)?;
+        let settings = encoder_settings(coding, budget, metadata, key, profile)?;
         Ok(Sender {
             inner: api::Sender::new(settings, full_every),
         })
@@ -1762,7 +1784,7 @@ struct SummarySender {
 #[pymethods]
 impl SummarySender {
     #[new]
-    #[pyo3(signature = (counting, full_every = 100, *, coding = None, budget = None, metadata = None, key = None))]
+    #[pyo3(signature = (counting, full_every = 100, *, coding = None, budget = None, metadata = None, key = None, profile = None))]
     fn new(
         counting: &CountingFilter,
         full_every: u64,
@@ -1770,8 +1792,9 @@ impl SummarySender {
         budget: Option<usize>,
         metadata: Option<&Bound<'_, PyAny>>,
         key: Option<&Bound<'_, PyAny>>,
+        profile: Option<&str>,
     ) -> PyResult<Self> {
-        let settings = encoder_settings(coding, budget, metadata, key)?;
+        let settings = encoder_settings(coding, budget, metadata, key, profile)?;
         Ok(SummarySender {
             inner: api::SummarySender::new(counting.inner.clone(), &settings, full_every)
                 .into_py()?,
@@ -1899,7 +1922,7 @@ impl Receiver {
     /// `MissingTag`, a forged or altered one `BadTag`, both refused before the payload is
     /// read and before any generation rule.
     #[new]
-    #[pyo3(signature = (*, key = None, max_m = DEFAULT_MAX_M, max_k = DEFAULT_MAX_K, max_payload = DEFAULT_MAX_PAYLOAD, max_metadata = DEFAULT_MAX_METADATA, max_filter_bytes = None))]
+    #[pyo3(signature = (*, key = None, max_m = DEFAULT_MAX_M, max_k = DEFAULT_MAX_K, max_payload = DEFAULT_MAX_PAYLOAD, max_metadata = DEFAULT_MAX_METADATA, max_filter_bytes = None, profile = None))]
     fn new(
         key: Option<&Bound<'_, PyAny>>,
         max_m: u64,
@@ -1907,8 +1930,10 @@ impl Receiver {
         max_payload: u64,
         max_metadata: u64,
         max_filter_bytes: Option<u64>,
+        profile: Option<&str>,
     ) -> PyResult<Self> {
         let limits = api::limits(max_m, max_k, max_payload, max_metadata, max_filter_bytes);
+        let limits = api::limits_of_profile(limits, profile).into_py()?;
         Ok(Receiver {
             inner: api::Receiver::new(limits, frame_key(key)?),
         })
@@ -2378,9 +2403,10 @@ fn range_of(py: Python<'_>, r: std::ops::Range<u64>) -> PyResult<Bound<'_, PyRan
 /// `ChunkedFrame(params, n, ones, shift, coding)`: the frame-wide choices of a filter of the
 /// parameters of `params` (a `Plan`, `BloomFilter` or `Indexer`) holding `n` keys and `ones`
 /// one bits (the sum of its chunks' `count_ones()`), in chunks of `2**shift` bits, coded
-/// with `coding` (named, and chunkable: adaptive, known-p, known-p-symbols,
-/// known-p-interleaved, positional, dense or wide); `metadata`, `key` and `budget` as in
-/// `encode`. Pickled with everything it was made with (the key too); a chunk's payload does
+/// with `coding` (chunkable: adaptive, known-p, known-p-symbols, known-p-interleaved,
+/// positional or wide; or "auto", the library's choice from n and ones, the one
+/// `encode(chunk_shift=shift)` of the whole filter makes); `metadata`, `key`, `budget` and
+/// `profile` as in `encode`. Pickled with everything it was made with (the key too); a chunk's payload does
 /// not depend on n, the metadata or the key.
 #[pyclass(module = "bloomwire", frozen)]
 struct ChunkedFrame {
@@ -2389,10 +2415,10 @@ struct ChunkedFrame {
 
 #[pymethods]
 impl ChunkedFrame {
-    /// Raises `InvalidParameter` for no coding or one that is not chunked, a shift outside
-    /// 6 to 47 or not below m, or more ones than bits.
+    /// Raises `InvalidParameter` for a coding that is not chunked or not in the profile, a
+    /// shift outside 6 to 47 or not below m, or more ones than bits.
     #[new]
-    #[pyo3(signature = (params, n, ones, shift, coding, *, metadata = None, key = None, budget = None, generation = 0))]
+    #[pyo3(signature = (params, n, ones, shift, coding, *, metadata = None, key = None, budget = None, generation = 0, profile = None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         params: &Bound<'_, PyAny>,
@@ -2404,8 +2430,11 @@ impl ChunkedFrame {
         key: Option<&Bound<'_, PyAny>>,
         budget: Option<usize>,
         generation: u64,
+        profile: Option<&str>,
     ) -> PyResult<Self> {
-        let settings = encoder_settings(Some(coding), budget, metadata, key)?;
+        // "auto": the library's choice from n and ones, as one process would choose.
+        let coding = (coding != "auto").then_some(coding);
+        let settings = encoder_settings(coding, budget, metadata, key, profile)?;
         let params = params_of(params)?;
         Ok(ChunkedFrame {
             inner: api::chunked_frame(settings, params, n, ones, shift, generation).into_py()?,
@@ -2579,7 +2608,7 @@ impl ChunkedFrame {
         budget: Option<usize>,
         generation: u64,
     ) -> PyResult<Self> {
-        let settings = encoder_settings(Some(coding), budget, metadata, key)?;
+        let settings = encoder_settings(Some(coding), budget, metadata, key, None)?;
         let params = api::params_from_parts(params).into_py()?;
         Ok(ChunkedFrame {
             inner: api::chunked_frame(settings, params, n, ones, shift, generation).into_py()?,

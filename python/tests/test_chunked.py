@@ -16,7 +16,7 @@ M, K, SHIFT = 300_007, 2, 14
 KEYS = [f"key-{i}" for i in range(9000)]
 KEY = bytes(range(32))
 CHUNKED = ["adaptive", "known-p", "known-p-symbols", "known-p-interleaved", "positional",
-           "dense", "wide"]
+           "wide"]
 
 
 @pytest.fixture(scope="module")
@@ -111,7 +111,7 @@ def test_assembled_frame_is_the_one_process_frame(whole, coding, shift):
 
 
 def test_chunks_from_absolute_unsorted_repeated_positions(whole):
-    frame = bloomwire.ChunkedFrame(whole, whole.n, whole.count_ones(), SHIFT, "dense")
+    frame = bloomwire.ChunkedFrame(whole, whole.n, whole.count_ones(), SHIFT, "wide")
     positions = bloomwire.Indexer(whole).positions(KEYS)
     rng = np.random.default_rng(5)
     payloads = []
@@ -128,7 +128,7 @@ def test_chunks_from_absolute_unsorted_repeated_positions(whole):
         chunk.add(mine)
         assert chunk.encode(frame) == payloads[-1]
         assert chunk.range == frame.chunk_bits(i)
-    assert frame.assemble(payloads) == whole.encode("dense", chunk_shift=SHIFT)
+    assert frame.assemble(payloads) == whole.encode("wide", chunk_shift=SHIFT)
 
 
 def test_a_large_chunk_sets_its_bits_region_by_region():
@@ -146,11 +146,11 @@ def test_a_large_chunk_sets_its_bits_region_by_region():
 
 
 def test_chunked_frame_fields_and_pickles(whole):
-    frame = bloomwire.ChunkedFrame(bloomwire.Indexer(whole), 9000, 17000, SHIFT, "dense",
+    frame = bloomwire.ChunkedFrame(bloomwire.Indexer(whole), 9000, 17000, SHIFT, "wide",
                                    metadata=b"x", key=KEY, generation=3)
     assert (frame.m, frame.n, frame.ones, frame.shift, frame.generation) == (M, 9000, 17000,
                                                                               SHIFT, 3)
-    assert frame.chunk_count == 19 and frame.coding == "dense" and frame.q0 is not None
+    assert frame.chunk_count == 19 and frame.coding == "wide" and frame.q0 is not None
     assert frame.metadata == b"x" and frame.keyed
     assert frame.chunk_bits(18) == range(18 << SHIFT, M)
     assert frame.chunk_of(0) == 0 and frame.chunk_of(M - 1) == 18
@@ -179,7 +179,7 @@ def test_plans_say_when_to_build_by_chunk():
 
 
 def test_errors(whole):
-    frame = bloomwire.ChunkedFrame(whole, whole.n, whole.count_ones(), SHIFT, "dense")
+    frame = bloomwire.ChunkedFrame(whole, whole.n, whole.count_ones(), SHIFT, "wide")
     with pytest.raises(bloomwire.InvalidParameter) as e:
         frame.encode_chunk(19, [])  # chunks 0 to 18
     assert e.value.name == "chunk"
@@ -207,18 +207,18 @@ def test_errors(whole):
     with pytest.raises(bloomwire.InvalidParameter):
         chunk.add(np.array([5, 1 << SHIFT], dtype="<u8"))
     assert chunk.count_ones() == 0  # the array that held a bad position set nothing
-    other = bloomwire.ChunkedFrame(bloomwire.BloomFilter(M + 64, K), 1, 1, SHIFT, "dense")
+    other = bloomwire.ChunkedFrame(bloomwire.BloomFilter(M + 64, K), 1, 1, SHIFT, "wide")
     with pytest.raises(bloomwire.InvalidParameter):
         chunk.encode(other)  # a chunk of another filter
-    for coding, shift in [("raw", SHIFT), ("small", SHIFT), ("dense", 19), ("dense", 5)]:
+    for coding, shift in [("raw", SHIFT), ("small", SHIFT), ("wide", 19), ("wide", 5)]:
         with pytest.raises(bloomwire.InvalidParameter):
             bloomwire.ChunkedFrame(whole, 1, 1, shift, coding)
     with pytest.raises(bloomwire.InvalidParameter):
-        bloomwire.ChunkedFrame(whole, 1, M + 1, SHIFT, "dense")  # more ones than bits
+        bloomwire.ChunkedFrame(whole, 1, M + 1, SHIFT, "wide")  # more ones than bits
     with pytest.raises(bloomwire.InvalidParameter):
         bloomwire.Chunk(M, SHIFT, 19)
     with pytest.raises(TypeError):
-        bloomwire.ChunkedFrame("plan", 1, 1, SHIFT, "dense")
+        bloomwire.ChunkedFrame("plan", 1, 1, SHIFT, "wide")
     opaque = bloomwire.BloomFilter.from_bits(bytes(128), 1024, 3, opaque=True)
     with pytest.raises(bloomwire.OpaqueHashFamily):
         bloomwire.Indexer(opaque)
@@ -231,7 +231,7 @@ def test_errors(whole):
     with pytest.raises(bloomwire.CorruptPayload):
         bloomwire.decode(frame.assemble([b"\x00"] * 19))
     # One process would not write a payload under the work bound (spec 2.2): refused.
-    big = bloomwire.ChunkedFrame(bloomwire.BloomFilter(1 << 24, 2), 1, 1, SHIFT, "dense")
+    big = bloomwire.ChunkedFrame(bloomwire.BloomFilter(1 << 24, 2), 1, 1, SHIFT, "wide")
     with pytest.raises(bloomwire.InvalidParameter):
         big.assemble([b""] * big.chunk_count)
 
@@ -245,15 +245,18 @@ def test_the_engine_neutral_steps(whole):
               zip(rows["chunk"], rows["positions"])]
     ones = sum(c.count_ones() for c in chunks)
     assert ones == whole.count_ones()
-    assert _chunked.choose_coding("auto", M, ones) == "dense"
-    assert _chunked.choose_coding("auto", 1 << 30, ones) == "positional"
-    assert _chunked.needs_ones(job, "dense") and not _chunked.needs_ones(job, "positional")
-    frame = _chunked.worker_frame(job, "dense", n, ones)
+    # "auto" is the library's choice from the summed counts: the coding one process
+    # encoding the whole filter in these chunks chooses.
+    auto = _chunked.choose_coding(job, "auto", n, ones)
+    assert auto == bloomwire.decode(whole.encode(chunk_shift=SHIFT)).header.coding
+    assert _chunked.choose_coding(job, "known-p", n, ones) == "known-p"
+    assert _chunked.needs_ones(job, "wide") and not _chunked.needs_ones(job, "positional")
+    frame = _chunked.worker_frame(job, "wide", n, ones)
     payloads = {c.index: _chunked.encode(c, frame) for c in chunks}
-    assembled = _chunked.assemble(job, "dense", n, ones, payloads, metadata=b"m", key=KEY)
-    assert assembled == whole.encode("dense", chunk_shift=SHIFT, metadata=b"m", key=KEY)
+    assembled = _chunked.assemble(job, "wide", n, ones, payloads, metadata=b"m", key=KEY)
+    assert assembled == whole.encode("wide", chunk_shift=SHIFT, metadata=b"m", key=KEY)
     with pytest.raises(RuntimeError):
-        _chunked.assemble(job, "dense", n, ones, {0: payloads[0]})
+        _chunked.assemble(job, "wide", n, ones, {0: payloads[0]})
     # Spark's batches: the rows, and the count of keys in the pseudo-chunk's row.
     batches = list(_chunked.position_batches(job, iter([pa.record_batch([pa.array(KEYS)],
                                                                         names=["k"])])))

@@ -122,11 +122,12 @@ def test_by_chunk_is_the_frame_one_process_encodes(client, coding):
     info = bloomwire.frame_info(frame, key=KEY)
     assert info.chunk_shift == 16 and info.n == N and info.generation == 4
     one = single_process(plan, pa.array(pdf["user"]))
-    # "auto": positional for this sparse filter (at most one bit in 40 is one).
-    assert one.count_ones() <= plan.m // 40
-    assert info.coding == ("positional" if coding == "auto" else coding)
-    assert frame == one.encode(info.coding, chunk_shift=16, metadata=b"by chunk", key=KEY,
-                               generation=4)
+    # "auto": the library's choice, the coding one process chooses for the whole filter in
+    # the same chunks.
+    whole = one.encode(None if coding == "auto" else coding, chunk_shift=16,
+                       metadata=b"by chunk", key=KEY, generation=4)
+    assert frame == whole
+    assert coding == "auto" or info.coding == coding
 
 
 def test_by_chunk_from_a_bag_and_integers_with_empty_chunks(client):
@@ -141,12 +142,13 @@ def test_by_chunk_from_a_bag_and_integers_with_empty_chunks(client):
     assert frame == one.encode("positional", chunk_shift=10)
     pdf = frame_of_keys(5000)
     ddf = dd.from_pandas(pdf, npartitions=3)
-    # m held to 100 000 bits: one bit in ten is one, and "auto" codes it dense.
+    # m held to 100 000 bits: one bit in ten is one, and "auto" codes it as one process
+    # does in the same chunks.
     plan = bloomwire.plan_for_fpr(5000, 0.01, max_m=100_000)
     frame = bloomwire.dask.build_chunked(ddf, plan, column="id", chunk_shift=13)
     one = single_process(plan, pdf["id"].to_numpy())
     assert one.count_ones() > plan.m // 40
-    assert frame == one.encode("dense", chunk_shift=13)
+    assert frame == one.encode(chunk_shift=13)
     frame = bloomwire.dask.build_chunked(ddf, column="id", n="count", fpr=0.001,
                                          chunk_shift=17, coding="known-p")
     plan = bloomwire.plan_for_fpr(5000, 0.001)
@@ -215,5 +217,5 @@ def test_worker_processes_plans_and_filters_travel_pickled():
         # The route by chunk too: P2P's shuffle between the processes, chunks persisted
         # where they were built.
         frame = bloomwire.dask.build_chunked(ddf["user"], bloomwire.plan_for_fpr(N, 0.01),
-                                             chunk_shift=15, coding="dense")
-        assert frame == one.encode("dense", chunk_shift=15)
+                                             chunk_shift=15, coding="wide")
+        assert frame == one.encode("wide", chunk_shift=15)

@@ -376,8 +376,8 @@ BASE_HASHES = {0: "opaque", 1: "xxh64", 2: "siphash24"}
 INDEX_SCHEMES = {0: "double", 1: "enhanced"}
 CODINGS = {0: "raw", 1: "adaptive", 2: "known-p", 3: "known-p-symbols",
            4: "known-counters", 5: "adaptive-counters", 6: "known-p-interleaved", 7: "positional",
-           8: "dense", 9: "small", 10: "wide", 11: "escape"}
-BIT_CODINGS = (0, 1, 2, 3, 6, 7, 8, 9, 10, 11)  # valid with filter types 0, 1, 2 (§2)
+           9: "small", 10: "wide", 11: "escape"}      # 8: withdrawn before 1.0 (§4.0)
+BIT_CODINGS = (0, 1, 2, 3, 6, 7, 9, 10, 11)  # valid with filter types 0, 1, 2 (§2)
 COUNTER_CODINGS = (0, 4, 5)          # valid with filter type 3 (§2)
 
 
@@ -450,11 +450,11 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
     if hdr["coding"] not in (COUNTER_CODINGS if counting else BIT_CODINGS):
         raise InvalidField(F_CODING, f"{hdr['coding']} with filter type {hdr['filter_type']}")
     hdr["flags"] = r.u8()
-    # bit 0: chunked payload (§4.10), for codings 1, 2, 3, 6, 7, 8 and 10 (never 9 or 11); bit 1:
+    # bit 0: chunked payload (§4.10), for codings 1, 2, 3, 6, 7 and 10 (never 9 or 11); bit 1:
     # restart (§5.2), on full frames only; bit 2: authentication tag (§2.5); bit 3: application
     # metadata (§2.6); bits 4-7 reserved
     flags = hdr["flags"]
-    if (flags & ~0b1111 or (flags & 1 and hdr["coding"] not in (1, 2, 3, 6, 7, 8, 10))
+    if (flags & ~0b1111 or (flags & 1 and hdr["coding"] not in (1, 2, 3, 6, 7, 10))
             or (flags & 2 and hdr["frame_kind"] != 0)):
         raise InvalidField(F_FLAGS, hex(flags))
     hdr["restart"] = bool(flags & 2)
@@ -533,7 +533,7 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
         hdr["metadata_hex"] = r.take(length).hex()
 
     hdr["q0"] = None
-    if hdr["coding"] in (2, 3, 6, 8, 9, 10, 11):
+    if hdr["coding"] in (2, 3, 6, 9, 10, 11):
         (hdr["q0"],) = struct.unpack("<H", r.take(2))
         if hdr["q0"] == 0:
             raise InvalidField(F_Q0, "0")
@@ -577,9 +577,6 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
     elif coding == 6:
         if length % 4 or length < 32:
             raise InvalidField(F_PAYLOAD_LENGTH, f"{length} (must be a multiple of 4, >= 32)")
-    elif coding == 8:
-        if length % 2 or length < DENSE_STATE_BYTES:
-            raise InvalidField(F_PAYLOAD_LENGTH, f"{length} (must be even, >= 128)")
     elif coding == 9:
         if length < SMALL_MIN_LEN:
             raise InvalidField(F_PAYLOAD_LENGTH, f"{length} (must be >= 6)")
@@ -596,7 +593,7 @@ def parse_header(data, max_m=DEFAULT_MAX_M, max_k=DEFAULT_MAX_K,
         if length % 4:
             raise InvalidField(F_PAYLOAD_LENGTH, f"{length} (must be a multiple of 4)")
 
-    # the work bound (§2.2): at most 2^12 (L + 64) symbols for codings 1 to 6 and 8 to 11; raw has a
+    # the work bound (§2.2): at most 2^12 (L + 64) symbols for codings 1 to 6 and 9 to 11; raw has a
     # fixed length, positional its own bound (§4.11), and a known-counters table of one value
     # decodes by filling
     table = hdr.get("counter_table")
@@ -976,8 +973,9 @@ def decode_positional(payload, m):
 
 
 # ---------------------------------------------------------------------------
-# §4.12 Coding 8: dense (nibbles, precision 13, 16-bucket alias table; 32 lanes of
-# 32-bit rANS, states in [2^15, 2^31), 16-bit little-endian words after the 32 states)
+# §4.12 Nibble lanes (nibbles, precision 13, 16-bucket alias table; 32 lanes of 32-bit
+# rANS, states in [2^15, 2^31)): the model and steps of coding 10 (coding 8, which used them
+# alone, was withdrawn before 1.0)
 # ---------------------------------------------------------------------------
 
 DENSE_LANES = 32
@@ -989,7 +987,7 @@ DENSE_UPPER = 1 << 31
 
 
 def nibble_frequencies(q0, precision):
-    """§4.12 and §4.13: f(v) of the 16 nibbles at `precision` bits (13 for coding 8, 12 for 9)."""
+    """§4.12 and §4.13: f(v) of the 16 nibbles at `precision` bits (13 for coding 10, 12 for 9)."""
     q1 = 65536 - q0
     f = []
     for v in range(16):
@@ -1047,38 +1045,6 @@ def dense_step(state, f, div, alias, second):
     else:
         v, i = alias[b], second[b] + r - div[b]
     return v, f[v] * (state >> DENSE_PRECISION) + i
-
-
-def decode_dense(payload, m, q0):
-    """§4.12: the packed bits (ceil(m/8) bytes) of a dense payload (length checked, §2.2)."""
-    if len(payload) % 2 or len(payload) < DENSE_STATE_BYTES:
-        raise CorruptPayload(f"dense: bad payload length {len(payload)}")
-    x = list(struct.unpack(f"<{DENSE_LANES}I", payload[:DENSE_STATE_BYTES]))
-    if any(not DENSE_LOWER <= state < DENSE_UPPER for state in x):
-        raise CorruptPayload("dense: an initial state is outside [2^15, 2^31)")
-    rest = payload[DENSE_STATE_BYTES:]
-    w = struct.unpack(f"<{len(rest) // 2}H", rest)
-    pos = 0
-    model = dense_model(q0)
-    n = (m + 3) // 4                                       # nibbles
-    bits = bytearray((m + 7) // 8)
-    for r0 in range(0, n, DENSE_LANES):                    # round r: nibbles 32r .. 32r+31
-        for l in range(DENSE_LANES):
-            t = r0 + 4 * (l % 8) + l // 8
-            if t >= n:
-                continue                                   # last round: lane idle
-            v, x[l] = dense_step(x[l], *model)
-            if x[l] < DENSE_LOWER:
-                if pos == len(w):
-                    raise CorruptPayload("dense: payload ends before the last nibble")
-                x[l] = (x[l] << 16) | w[pos]
-                pos += 1
-            bits[t >> 1] |= v << (4 * (t & 1))             # even t: low nibble, odd: high
-    if any(state != DENSE_LOWER for state in x) or pos != len(w):
-        raise CorruptPayload("dense: states not at 2^15 or words left")
-    if m % 8 and bits[-1] >> (m % 8):
-        raise CorruptPayload("dense: bits past m are set")
-    return bits
 
 
 # ---------------------------------------------------------------------------
@@ -1155,7 +1121,7 @@ def decode_small(payload, m, q0):
 
 
 # ---------------------------------------------------------------------------
-# §4.14 Coding 10: wide (coding 8 over two halves, one stream from the front and one
+# §4.14 Coding 10: wide (the lanes of 4.12 over two halves, one stream from the front and one
 # from the back, each half's states carrying its last four rounds)
 # ---------------------------------------------------------------------------
 
@@ -1424,8 +1390,6 @@ def _payload_length_ok(coding, length):
         return length % 4 == 0 and length >= 32
     if coding == 7:
         return length >= 1
-    if coding == 8:
-        return length % 2 == 0 and length >= DENSE_STATE_BYTES
     if coding == 10:
         return length % 2 == 0 and length >= WIDE_STATE_BYTES
     if coding == 11:
@@ -1447,8 +1411,6 @@ def decode_payload(coding, payload, m, q0):
         return decode_ans(payload, m, q0)
     if coding == 7:
         return decode_positional(payload, m)
-    if coding == 8:
-        return decode_dense(payload, m, q0)
     if coding == 9:
         return decode_small(payload, m, q0)
     if coding == 10:
@@ -1551,7 +1513,17 @@ def decode_frame_prefix(data, key=None, **limits):
     else:
         bits = decode_chunked(hdr["coding"], payload, m, hdr["q0"], hdr["chunk_shift"])
     assert len(bits) == (m + 7) // 8
+    if coding in (9, 10, 11) and hdr["q0"] != measured_q0(bits, m):
+        # §4.4: codings 9 to 11 carry the measured fraction of zeros (their tables are
+        # shared by neighbouring q0), so one array has one frame per coding
+        raise CorruptPayload(f"q0 {hdr['q0']} is not the measured {measured_q0(bits, m)}")
     return Frame(hdr, bits, total), total
+
+
+def measured_q0(bits, m):
+    """§4.4: round(zeros * 65536 / m) in integers (a tie rounds up), clamped to 1..=65535."""
+    zeros = m - sum(bin(b).count("1") for b in bits)
+    return min(max((zeros * 65536 + m // 2) // m, 1), 65535)
 
 
 def decode_frame(data, key=None, **limits):
@@ -1695,10 +1667,6 @@ def _self_tests(t):
                 bits[i >> 3] |= 1 << (i & 7)
         return bits
 
-    def measured_q0(bits, m):                              # §4.4, in integers
-        zeros = m - sum(bin(b).count("1") for b in bits)
-        return min(65535, max(1, (zeros * 65536 + m // 2) // m))
-
     cases = [(m, random_bits(m, 133), None) for m in (1, 7, 8, 9, 33, 1000, 4099, 140000)]
     cases += [(m, random_bits(m, ones), None) for m in (33, 1000) for ones in (30, 300, 500, 900)]
     cases += [(4099, random_bits(4099, 0), None), (4099, random_bits(4099, 1000), None),
@@ -1778,7 +1746,9 @@ def _self_tests(t):
             (frame(8, 65535, bytes(8)), None, "L = 8, all zero"),
             (frame(8, 65535, bytes(7) + b"\x80"), ("CorruptPayload", None), "a padding bit set"),
             (frame(7, 65535, b"\x80" + bytes(7)), ("CorruptPayload", None), "a bit past m set"),
-            (frame(8, 65535, b"\1" + bytes(7)), None, "L = 8, the one byte carried, 1"),
+            (frame(8, 57344, b"\1" + bytes(7)), None, "L = 8, the one byte carried, 1"),
+            (frame(8, 65535, b"\1" + bytes(7)), ("CorruptPayload", None),
+             "L = 8, the one byte carried, 1, q0 not measured"),
             (frame(8, 65535, b"\0\x10" + bytes(6)), ("CorruptPayload", None), "u[1] = 1, n = 1"),
             (frame(8, 65535, bytes(6) + b"\1\0"), ("CorruptPayload", None), "y = 1"),
             (frame((8 + 64) << 12, 65535, bytes(8)), ("CorruptPayload", None), "at the work bound"),

@@ -65,32 +65,25 @@ fn chunk_shift_for(m: u64, p0: f64, bytes: u32) -> Option<u8> {
     (1u64 << shift < m).then_some(shift)
 }
 
-/// Predicted payload bytes of `bits` in `coding` (with `counts.q0` for the codings that
-/// have one), chunked with `shift` or not, from the counts of ones (per chunk) alone: the
-/// prediction of `counts` (the whole array's), or each chunk's ([`predicted_len`]) and its
-/// length varint. Floats; for choosing a coding, never for decoding.
-pub(crate) fn predicted_payload_len(
-    coding: Coding,
-    counts: &Counts,
-    bits: &BitArray,
-    shift: Option<u8>,
-) -> u64 {
-    let m = bits.len();
-    let words = bits.words();
+/// Predicted payload bytes of an array of `counts.len` bits holding `counts.ones` one bits in
+/// `coding` (with `counts.q0` for the codings that have one), chunked with `shift` or not,
+/// from the counts alone: the whole array's prediction, or each chunk's ([`predicted_len`])
+/// and its length varint, the ones spread evenly over the chunks. So a frame assembled from
+/// chunks coded apart, whose builder knows only the summed counts, is chosen as one process
+/// chooses it (spec §4.10). Floats; for choosing a coding, never for decoding.
+pub(crate) fn predicted_payload_len(coding: Coding, counts: &Counts, shift: Option<u8>) -> u64 {
+    let m = counts.len;
     match shift {
         None => predicted_len_of(coding, counts),
         Some(s) => {
             let size = 1u64 << s;
-            (0..m.div_ceil(size))
-                .map(|i| {
-                    let (from, to) = (i * size, ((i + 1) * size).min(m));
-                    let chunk_ones = crate::filter::popcount::count_ones(
-                        &words[(from / 64) as usize..to.div_ceil(64) as usize],
-                    );
-                    let len = predicted_len(coding, Some(counts.q0), to - from, chunk_ones);
-                    len + crate::wire::varint_len(len) as u64
-                })
-                .sum()
+            let chunk = |bits: u64| {
+                let ones = (u128::from(counts.ones) * u128::from(bits) / u128::from(m)) as u64;
+                let len = predicted_len(coding, Some(counts.q0), bits, ones);
+                len + crate::wire::varint_len(len) as u64
+            };
+            let (whole, last) = (m / size, m % size);
+            whole * chunk(size) + if last > 0 { chunk(last) } else { 0 }
         }
     }
 }

@@ -1,5 +1,5 @@
 //! What the rest of the crate knows of a coding: one row of the table of codings
-//! ([`CODINGS`](super::coding::CODINGS)), exported by the coding's own folder.
+//! (`CODINGS` in `coding.rs`), exported by the coding's own folder.
 //!
 //! A row holds the coding's facts (wire id, name, whether the header sends q0, how its
 //! payloads chunk), its rules (which payload lengths are well formed, the work bound of spec
@@ -8,6 +8,7 @@
 
 use crate::entropy::counter_table::CounterTable;
 use crate::entropy::model::Counts;
+use crate::entropy::profile::{Profile, Status};
 use crate::entropy::PayloadError;
 use crate::error::Result;
 
@@ -17,8 +18,20 @@ pub(crate) struct Codec {
     pub(crate) id: u8,
     /// Its name in the spec, the program and the Python package.
     pub(crate) name: &'static str,
+    /// The smallest profile whose decoders implement it (spec §4.0).
+    pub(crate) profile: Profile,
+    /// Whether encoders write it (spec §4.0): the default encoder chooses only active ones.
+    pub(crate) status: Status,
+    /// Its place in the order of decoding speed for an array of these counts, lower first:
+    /// the default encoder takes the first coding, in this order, whose predicted frame is
+    /// within its margin of the smallest prediction (equal places by wire id). Each row says
+    /// what its place was measured on, and holds its own setup cost (coding 11's tables).
+    pub(crate) speed_rank: fn(&Counts) -> u8,
     /// Whether the header carries a quantized zero probability `q0` for it.
     pub(crate) has_q0: bool,
+    /// Whether that q0 must be the array's measured fraction of zeros, checked by decoders
+    /// (spec §4.4): codings whose models many neighbouring q0 share.
+    pub(crate) q0_measured: bool,
     /// For a coding that may be chunked (spec §4.10), the coded bytes a chunk of the default
     /// chunk size should reach, so that its fixed costs stay small beside it.
     pub(crate) chunk_bytes: Option<u32>,

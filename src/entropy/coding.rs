@@ -6,26 +6,27 @@
 use crate::entropy::codec::{BitCodec, BitDecoder, Codec};
 use crate::entropy::counter_table::CounterTable;
 use crate::entropy::model::Counts;
+use crate::entropy::profile::{Profile, Status};
 use crate::entropy::{
-    arithmetic, counters, dense, escape, interleaved, positional, raw, small, symbols, wide,
-    PayloadError,
+    arithmetic, counters, escape, interleaved, positional, raw, small, symbols, wide, PayloadError,
 };
 use crate::error::{invalid, Error, Result};
 
-/// The table of codings, in wire id order: row `i` is coding `i`.
-static CODINGS: [&Codec; 12] = [
-    &raw::CODEC,
-    &arithmetic::ADAPTIVE,
-    &arithmetic::KNOWN_P,
-    &symbols::CODEC,
-    &counters::KNOWN,
-    &counters::ADAPTIVE,
-    &interleaved::CODEC,
-    &positional::CODEC,
-    &dense::CODEC,
-    &small::CODEC,
-    &wide::CODEC,
-    &escape::CODEC,
+/// The table of codings by wire id: row `i` is coding `i`, `None` where an id is withdrawn
+/// (8: spec §4.0). The spec's registry lists the same rows.
+static CODINGS: [Option<&Codec>; 12] = [
+    Some(&raw::CODEC),
+    Some(&arithmetic::ADAPTIVE),
+    Some(&arithmetic::KNOWN_P),
+    Some(&symbols::CODEC),
+    Some(&counters::KNOWN),
+    Some(&counters::ADAPTIVE),
+    Some(&interleaved::CODEC),
+    Some(&positional::CODEC),
+    None,
+    Some(&small::CODEC),
+    Some(&wide::CODEC),
+    Some(&escape::CODEC),
 ];
 
 /// How a frame's payload is coded (the header's `coding` field, spec §4). The wire id is the
@@ -57,18 +58,15 @@ pub enum Coding {
     /// proportional to the ones plus writing the array: the coding for sparse filters and
     /// deltas.
     Positional = 7,
-    /// The bits as nibbles with a binomial model at precision 13, coded by 32 interleaved
-    /// 32-bit rANS states decoded through a 16-bucket alias table (spec 4.12): the fastest
-    /// coding of large dense filters (p0 from 0.5 to 0.95), 128 bytes of final states.
-    Dense = 8,
     /// The bits as nibbles with a binomial model at precision 12, coded by four interleaved
     /// tANS states over one bit stream (spec 4.13): the fastest coding of small dense
     /// arrays, a few bytes of final states.
     Small = 9,
-    /// Coding 8's nibbles, model and lanes over the array's two halves, each with its own 32
-    /// states and its own stream of words (one read from the front, one from the back), the
-    /// states carrying the last four rounds (spec 4.14): two chains in flight, the fastest
-    /// coding of large dense filters, about 100 bytes larger than coding 8.
+    /// The bits as nibbles with a binomial model at precision 13 (spec 4.12), coded by 32
+    /// interleaved 32-bit rANS lanes over each of the array's two halves, each half with
+    /// its own stream of words (one read from the front, one from the back), the states
+    /// carrying the last four rounds (spec 4.14): two chains in flight, the fastest coding
+    /// of large dense filters, 256 bytes of final states.
     Wide = 10,
     /// The bytes with at most three ones and an escape coded by four interleaved tANS
     /// states, the escaped bytes by a fifth, over one bit stream (spec 4.15): a byte a step,
@@ -77,8 +75,8 @@ pub enum Coding {
 }
 
 impl Coding {
-    /// Every coding, in wire id order.
-    pub const ALL: [Coding; 12] = [
+    /// Every coding of the registry, in wire id order (id 8 is withdrawn).
+    pub const ALL: [Coding; 11] = [
         Coding::Raw,
         Coding::Adaptive,
         Coding::KnownP,
@@ -87,7 +85,6 @@ impl Coding {
         Coding::AdaptiveCounters,
         Coding::KnownPInterleaved,
         Coding::Positional,
-        Coding::Dense,
         Coding::Small,
         Coding::Wide,
         Coding::Escape,
@@ -97,13 +94,14 @@ impl Coding {
     ///
     /// ```
     /// use bloomwire::Coding;
-    /// assert_eq!(Coding::from_id(8), Some(Coding::Dense));
+    /// assert_eq!(Coding::from_id(7), Some(Coding::Positional));
+    /// assert_eq!(Coding::from_id(8), None); // withdrawn before 1.0
     /// assert_eq!(Coding::from_id(10), Some(Coding::Wide));
     /// assert_eq!(Coding::from_id(11), Some(Coding::Escape));
     /// assert_eq!(Coding::from_id(12), None);
     /// ```
     pub fn from_id(id: u8) -> Option<Coding> {
-        Coding::ALL.get(usize::from(id)).copied()
+        Coding::ALL.into_iter().find(|c| c.id() == id)
     }
 
     /// The wire id.
@@ -117,9 +115,39 @@ impl Coding {
         self.codec().name
     }
 
+    /// The smallest profile whose decoders implement it (spec §4.0).
+    ///
+    /// ```
+    /// use bloomwire::{Coding, Profile};
+    /// assert_eq!(Coding::Positional.profile(), Profile::Core);
+    /// assert_eq!(Coding::Escape.profile(), Profile::Full);
+    /// ```
+    pub fn profile(self) -> Profile {
+        self.codec().profile
+    }
+
+    /// Whether encoders write it (spec §4.0): a deprecated coding is read, not written,
+    /// unless an encoder is asked for it by name.
+    pub fn status(self) -> Status {
+        self.codec().status
+    }
+
     /// Whether the header carries a quantized zero probability `q0` for this coding.
     pub fn has_q0(self) -> bool {
         self.codec().has_q0
+    }
+
+    /// Whether its q0 must be the array's measured fraction of zeros (spec §4.4: codings 9,
+    /// 10 and 11, whose models neighbouring q0 share), which a decoder checks; the other
+    /// codings with a q0 take the sender's ([`PSource`](crate::PSource)).
+    ///
+    /// ```
+    /// use bloomwire::Coding;
+    /// assert!(Coding::Wide.q0_is_measured());
+    /// assert!(!Coding::KnownP.q0_is_measured());
+    /// ```
+    pub fn q0_is_measured(self) -> bool {
+        self.codec().q0_measured
     }
 
     /// Whether it codes the bit arrays of filter types 0 to 2.
@@ -148,8 +176,8 @@ impl Coding {
     ///
     /// ```
     /// use bloomwire::Coding;
-    /// assert!(Coding::Dense.within_work_bound(1 << 20, None, 192));
-    /// assert!(!Coding::Dense.within_work_bound(1 << 30, None, 192));
+    /// assert!(Coding::Wide.within_work_bound(1 << 20, None, 256));
+    /// assert!(!Coding::Wide.within_work_bound(1 << 30, None, 256));
     /// assert!(Coding::Positional.within_work_bound(1 << 30, None, 1));
     /// ```
     pub fn within_work_bound(self, m: u64, table_len: Option<usize>, payload_len: u64) -> bool {
@@ -158,9 +186,16 @@ impl Coding {
 
     /// The coding's row of the table.
     pub(crate) fn codec(self) -> &'static Codec {
-        let codec = CODINGS[self as usize];
+        let codec = CODINGS[self as usize].expect("every coding has its row");
         debug_assert_eq!(codec.id, self as u8, "the table is in wire id order");
         codec
+    }
+}
+
+impl Profile {
+    /// Whether a decoder of this profile implements `coding` (spec §4.0).
+    pub fn includes(self, coding: Coding) -> bool {
+        coding.profile() <= self
     }
 }
 
@@ -212,14 +247,11 @@ pub enum BitCoding {
     /// remainder bits, parameters derived from the count of ones. For sparse filters and
     /// deltas, at the cost of their ones.
     Positional = 7,
-    /// Nibbles at precision 13 coded by 32 interleaved 32-bit rANS states with a 16-bucket
-    /// alias table (coding 8): the fastest to decode for large dense filters.
-    Dense = 8,
     /// Nibbles at precision 12 coded by four interleaved tANS states (coding 9): the
     /// fastest to decode for small dense filters, a few bytes over the bound.
     Small = 9,
-    /// Coding 8's nibbles and lanes over two halves, two streams and 64 states (coding 10):
-    /// the fastest to decode for large dense filters, about 100 bytes over coding 8.
+    /// Nibbles at precision 13 by 32 rANS lanes over each half of the array, two streams
+    /// and 64 states (coding 10): the fastest to decode for large dense filters.
     Wide = 10,
     /// Bytes with at most three ones and an escape by four interleaved tANS states, the
     /// escaped bytes by a fifth (coding 11): the fastest to decode for small filters of the
@@ -229,52 +261,60 @@ pub enum BitCoding {
 
 impl BitCoding {
     /// Every bit coding, in wire id order.
-    pub const ALL: [BitCoding; 10] = [
+    pub const ALL: [BitCoding; 9] = [
         BitCoding::Raw,
         BitCoding::Adaptive,
         BitCoding::KnownP,
         BitCoding::KnownPSymbols,
         BitCoding::KnownPInterleaved,
         BitCoding::Positional,
-        BitCoding::Dense,
         BitCoding::Small,
         BitCoding::Wide,
         BitCoding::Escape,
     ];
 }
 
-impl From<BitCoding> for Coding {
-    fn from(c: BitCoding) -> Coding {
-        Coding::ALL[c as usize]
-    }
+/// The conversions and names of a subset of the codings (`$sub`, whose discriminants are
+/// wire ids and whose `ALL` lists them), written once for [`BitCoding`] and
+/// [`CounterCoding`]: into [`Coding`], back from it (a coding of the other kind is returned
+/// as the error), `Display` and `FromStr` by the coding's name (another name is
+/// [`Error::InvalidParameter`] listing the names).
+macro_rules! codings_of_one_kind {
+    ($sub:ident, $what:literal) => {
+        impl From<$sub> for Coding {
+            fn from(c: $sub) -> Coding {
+                Coding::from_id(c as u8).expect("every variant is a coding")
+            }
+        }
+
+        impl TryFrom<Coding> for $sub {
+            type Error = Coding;
+
+            fn try_from(c: Coding) -> core::result::Result<$sub, Coding> {
+                $sub::ALL
+                    .into_iter()
+                    .find(|&b| Coding::from(b) == c)
+                    .ok_or(c)
+            }
+        }
+
+        impl core::fmt::Display for $sub {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                Coding::from(*self).fmt(f)
+            }
+        }
+
+        impl core::str::FromStr for $sub {
+            type Err = Error;
+
+            fn from_str(s: &str) -> Result<$sub> {
+                parse(s, &$sub::ALL, $what)
+            }
+        }
+    };
 }
 
-impl TryFrom<Coding> for BitCoding {
-    type Error = Coding;
-
-    /// The bit coding of a wire coding; a counter coding is returned as the error.
-    fn try_from(c: Coding) -> core::result::Result<BitCoding, Coding> {
-        BitCoding::ALL
-            .into_iter()
-            .find(|&b| Coding::from(b) == c)
-            .ok_or(c)
-    }
-}
-
-impl core::fmt::Display for BitCoding {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        Coding::from(*self).fmt(f)
-    }
-}
-
-/// The bit coding of a name (`"dense"`); another name is [`Error::InvalidParameter`].
-impl core::str::FromStr for BitCoding {
-    type Err = Error;
-
-    fn from_str(s: &str) -> Result<BitCoding> {
-        parse(s, &BitCoding::ALL, "bit coding")
-    }
-}
+codings_of_one_kind!(BitCoding, "bit coding");
 
 /// A coding of a counting filter's counters (filter type 3), for the
 /// [`Encoder`](crate::Encoder) of a [`CountingBloomFilter`](crate::CountingBloomFilter). The
@@ -300,40 +340,7 @@ impl CounterCoding {
     ];
 }
 
-impl From<CounterCoding> for Coding {
-    fn from(c: CounterCoding) -> Coding {
-        Coding::ALL[c as usize]
-    }
-}
-
-impl TryFrom<Coding> for CounterCoding {
-    type Error = Coding;
-
-    /// The counter coding of a wire coding; a bit coding (other than raw) is returned as
-    /// the error.
-    fn try_from(c: Coding) -> core::result::Result<CounterCoding, Coding> {
-        CounterCoding::ALL
-            .into_iter()
-            .find(|&b| Coding::from(b) == c)
-            .ok_or(c)
-    }
-}
-
-impl core::fmt::Display for CounterCoding {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        Coding::from(*self).fmt(f)
-    }
-}
-
-/// The counter coding of a name (`"known-counters"`); another name is
-/// [`Error::InvalidParameter`].
-impl core::str::FromStr for CounterCoding {
-    type Err = Error;
-
-    fn from_str(s: &str) -> Result<CounterCoding> {
-        parse(s, &CounterCoding::ALL, "counter coding")
-    }
-}
+codings_of_one_kind!(CounterCoding, "counter coding");
 
 /// The coder of bits of `coding`; raw for a coding of counters (which the frame layer never
 /// asks of a bit array: the header and the encoder refuse them first).
@@ -351,6 +358,43 @@ pub(crate) fn well_formed_len(
     payload_len: u64,
 ) -> bool {
     (coding.codec().well_formed)(m, counter_width, payload_len)
+}
+
+/// Check a raw payload of `m` bits (spec §4.1): its length and no bit set past m. The frame
+/// layer's one-pass raw decoder copies the words itself and asks this of the bytes.
+pub(crate) fn check_raw(payload: &[u8], m: u64) -> core::result::Result<(), PayloadError> {
+    raw::check(payload, m)
+}
+
+/// Call `f` with each one bit of a positional payload (coding 7) of `m` bits, increasing,
+/// as it is decoded (a receiver applies a positional delta this way, without building the
+/// XOR array); returns the count of ones.
+pub(crate) fn for_each_position(
+    payload: &[u8],
+    m: u64,
+    f: impl FnMut(u64),
+) -> core::result::Result<u64, PayloadError> {
+    positional::for_each_one(payload, m, f)
+}
+
+/// Append the positional payload (coding 7) of an array of `m` bits whose one bits are at
+/// `positions` (increasing, each once) to `out`: a sender that knows its flips codes them
+/// without building the array.
+pub(crate) fn encode_positions(positions: &[u64], m: u64, out: &mut Vec<u8>) {
+    let params = positional::GapParams::of(m, positions.len() as u64);
+    positional::encode_positions(positions, params, out)
+}
+
+/// The positional payload's length for `ones` one bits in `m`, estimated (a sender's
+/// choice between a delta and a full frame).
+pub(crate) fn estimate_positions_len(m: u64, ones: u64) -> u64 {
+    positional::estimate_len(m, ones)
+}
+
+/// The place of `coding` in the order of decoding speed for an array of `counts` (lower
+/// decodes faster; the row's [`Codec::speed_rank`]).
+pub(crate) fn speed_rank(coding: Coding, counts: &Counts) -> u8 {
+    (coding.codec().speed_rank)(counts)
 }
 
 /// Predicted payload bytes of `len` bits holding `ones` one bits, unchunked, in `coding`
@@ -468,6 +512,10 @@ mod tests {
     #[test]
     fn every_row_is_its_coding() {
         for (i, codec) in CODINGS.iter().enumerate() {
+            let Some(codec) = codec else {
+                assert_eq!(Coding::from_id(i as u8), None);
+                continue;
+            };
             assert_eq!(usize::from(codec.id), i, "{}", codec.name);
             let coding = Coding::from_id(codec.id).unwrap();
             assert_eq!(coding.id(), codec.id);
@@ -482,12 +530,13 @@ mod tests {
             assert!(Coding::from(c).codes_counters(), "{c}");
             assert_eq!(c.to_string().parse::<CounterCoding>().unwrap(), c);
         }
-        assert!("dense".parse::<CounterCoding>().is_err());
+        assert!("wide".parse::<CounterCoding>().is_err());
+        assert!("dense".parse::<Coding>().is_err(), "coding 8 is withdrawn");
         assert!("none".parse::<Coding>().is_err());
     }
 
     #[test]
-    fn dense_fixed_cost_is_measured() {
+    fn wide_fixed_cost_is_measured() {
         // Print with `cargo test --lib dense_fixed_cost -- --nocapture`.
         for (m, p1) in [
             (8_000_000u64, 0.5),
@@ -506,20 +555,19 @@ mod tests {
                 }
             }
             let q0 = crate::entropy::model::KnownP::measured(bits.count_zeros(), m);
-            for c in [Coding::Dense, Coding::Wide] {
-                let mut payload = Vec::new();
-                encode_bits(c, Some(q0), bits.words(), m, &mut payload);
-                let predicted = predicted_len(c, Some(q0), m, bits.count_ones());
-                let d = payload.len() as i64 - predicted as i64;
-                println!(
-                    "{c} m {m} p1 {p1}: {} B, predicted {predicted} B",
-                    payload.len()
-                );
-                assert!(
-                    d.abs() < 40 + (m / 40_000) as i64,
-                    "{c} m {m} p1 {p1}: off by {d}"
-                );
-            }
+            let c = Coding::Wide;
+            let mut payload = Vec::new();
+            encode_bits(c, Some(q0), bits.words(), m, &mut payload);
+            let predicted = predicted_len(c, Some(q0), m, bits.count_ones());
+            let d = payload.len() as i64 - predicted as i64;
+            println!(
+                "{c} m {m} p1 {p1}: {} B, predicted {predicted} B",
+                payload.len()
+            );
+            assert!(
+                d.abs() < 40 + (m / 40_000) as i64,
+                "{c} m {m} p1 {p1}: off by {d}"
+            );
         }
     }
 

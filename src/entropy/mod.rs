@@ -6,35 +6,27 @@
 //! size model with its own fixed costs, its well-formed lengths and its work-bound rule, and
 //! the one row it adds to the table of codings (`coding.rs`), which is all the frame layer
 //! and the encoder see of it. What codings share sits below them (`model.rs`, the range
-//! coder, the byte model's lookup, the nibble rANS lanes of codings 8 and 10 with their
+//! coder, the byte model's lookup, the nibble rANS lanes of coding 10 with their
 //! encoder, the row type, the scratch memory they reuse); chunked payloads sit above them.
 //!
-//! | id | coding | folder | spec | kernels | the default encoder picks it |
-//! |---:|---|---|---|---|---|
-//! | 0 | raw | `raw/` | §4.1, §4.6 | | when no prediction is smaller (random-looking bits) |
-//! | 1 | adaptive | `arithmetic/` | §4.3 | | last in speed order: when only it is within the margin |
-//! | 2 | known-p | `arithmetic/` | §4.4 | | when the faster codings are over the margin |
-//! | 3 | known-p-symbols | `symbols/` | §4.5 | | when codings 8, 11, 6 and 9 are over the margin |
-//! | 4 | known-counters | `counters/` | §4.7 | | counting filters: the smaller of 4 and 5 |
-//! | 5 | adaptive-counters | `counters/` | §4.8 | | counting filters: the smaller of 4 and 5 |
-//! | 6 | known-p-interleaved | `interleaved/` | §4.9 | | dense arrays whose coding-8 states (128 bytes) and coding-11 tables' loss are over the margin |
-//! | 7 | positional | `positional/` | §4.11 | | sparse arrays and deltas (at most one bit in 40 set): first in speed order |
-//! | 8 | dense | `dense/` | §4.12 | AVX2, AVX-512 | large dense arrays whose coding-10 states are over the margin |
-//! | 9 | small | `small/` | §4.13 | BMI2 | small unchunked arrays where codings 11 and 6 are over the margin |
-//! | 10 | wide | `wide/` | §4.14 | AVX-512 (encoder: AVX2, AVX-512) | the largest dense arrays: first in speed order |
-//! | 11 | escape | `escape/` | §4.15 | BMI2 | unchunked arrays near the paper's density whose coding-8 and coding-10 states are over the margin |
-//!
-//! The default encoder predicts every coding's size from counts (each row's size model) and
-//! codes once, with the fastest coding within 0.08% + 6 bytes of the smallest prediction, in
-//! the speed order it keeps as policy (`format/encoder.rs`). Adding a coding is a folder, a
-//! row of the table, a variant of [`Coding`](coding::Coding) (and of `BitCoding` or
-//! `CounterCoding`), and its place in that order.
+//! The table of codings is `coding.rs` (its rows mirror the spec's registry, §4.0: id,
+//! name, profile, status, q0, chunking, work bound); each row comes from the folder named
+//! like the coding (`raw/`, `arithmetic/` for codings 1 and 2, `symbols/`, `counters/` for 4
+//! and 5, `interleaved/`, `positional/`, `small/`, `wide/`, `escape/`). The default encoder
+//! (`format/choice.rs`) predicts the size of every active coding of its profile from counts
+//! (each row's size model) and codes once, with the first coding, in the order of the rows'
+//! places in decoding speed, whose prediction is within 0.08% + 6 bytes of the smallest.
+//! Adding a coding is a folder, a row of the table (with its profile, status and place), a
+//! variant of [`Coding`](coding::Coding) (and of `BitCoding` or `CounterCoding`), and a row
+//! of the spec's registry under its rule for new ids.
 
 // Below the codings: what they share.
+pub(crate) mod bmi2_twins;
 pub(crate) mod codec;
 pub(crate) mod counter_table;
 pub(crate) mod model;
 pub(crate) mod nibble_rans;
+pub(crate) mod profile;
 pub(crate) mod range_coder;
 pub(crate) mod scratch;
 pub(crate) mod symbol_lookup;
@@ -43,7 +35,6 @@ pub(crate) mod tans_stream;
 // The codings, one folder each, in wire id order.
 pub(crate) mod arithmetic;
 pub(crate) mod counters;
-pub(crate) mod dense;
 pub(crate) mod escape;
 pub(crate) mod interleaved;
 // Public only to the fuzz checks, benchmarks and vector generator (feature `internals`).

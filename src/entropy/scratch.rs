@@ -61,7 +61,7 @@ macro_rules! pool {
             v
         }
 
-        /// Keep `v` for a later [`$take`] on this thread (unless the thread keeps enough
+        /// Keep `v` for a later `take` on this thread (unless the thread keeps enough
         /// of them, or its budget has no room for `v`).
         pub(crate) fn $give(v: Vec<$t>) {
             if v.capacity() == 0 {

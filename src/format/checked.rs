@@ -137,13 +137,13 @@ impl<'a> Checked<'a> {
         // A raw bit array, its words copied in the checksum's pass: what is left of its
         // decoding is the payload's one rule (spec §4.1).
         let (m, at) = (self.header.params.m(), self.header.header_len);
-        crate::entropy::raw::check(self.payload(), m)
+        crate::entropy::coding::check_raw(self.payload(), m)
             .map_err(|reason| Error::CorruptPayload { reason, offset: at })?;
         Message::of_bits(self.header, BitArray::from_words(words, m)?)
     }
 }
 
-/// One whole frame, its header checked against the receiver's [`Limits`](crate::Limits), its
+/// One whole frame, its header checked against the receiver's [`Limits`], its
 /// checksum verified and, when the checks hold a key ([`Verifier`](crate::Verifier)), its
 /// authentication tag too; the payload is decoded on demand with [`CheckedFrame::decode`] or
 /// [`CheckedFrame::view`]. Cloning it is cheap (the bytes are shared), so one frame can be
@@ -175,8 +175,8 @@ pub struct CheckedFrame {
 
 impl CheckedFrame {
     /// Check `input`, which holds exactly one frame (bytes after it are
-    /// [`Error::TrailingBytes`](crate::Error::TrailingBytes)), against `checks`
-    /// ([`Limits`](crate::Limits), or a [`Verifier`](crate::Verifier) with a key).
+    /// [`Error::TrailingBytes`]), against `checks`
+    /// ([`Limits`], or a [`Verifier`](crate::Verifier) with a key).
     pub fn new(input: Bytes, checks: &impl Checks) -> Result<CheckedFrame> {
         let header = Checked::new(&input, checks.limits(), checks.key())?.header;
         whole(&input, header.frame_len())?;
@@ -187,7 +187,7 @@ impl CheckedFrame {
     }
 
     /// Check the frame at the start of `buf` and split it off (without copying). On
-    /// [`Error::Incomplete`](crate::Error::Incomplete) and on every other error `buf` is
+    /// [`Error::Incomplete`] and on every other error `buf` is
     /// left as it was; the header's fields are checked against `limits` as soon as they
     /// have arrived, so `needed` is never more than the limits allow.
     pub fn split_from(buf: &mut BytesMut, checks: &impl Checks) -> Result<CheckedFrame> {
@@ -216,7 +216,7 @@ impl CheckedFrame {
         FrameView::of_checked(self.borrowed())
     }
 
-    /// Decode the payload into a [`Message`](crate::Message) or a
+    /// Decode the payload into a [`Message`] or a
     /// [`Decoded<F>`](crate::Decoded), as [`decode`](crate::decode) does; the cost is the
     /// payload's decoding, the checks are done.
     pub fn decode<T: Decodable>(&self) -> Result<T> {

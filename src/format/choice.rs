@@ -1,64 +1,46 @@
-//! The default encoder's choice of a coding for a bit array: the policy. Every coding's
-//! frame size is predicted from counts (each coding's size model, in the table of codings),
-//! and the array is coded once, with the fastest coding whose predicted frame is within the
-//! margin of the smallest prediction, in the order of decoding speed kept here.
+//! The default encoder's choice of a coding for a bit array: the policy. Every candidate
+//! coding's frame size is predicted from counts (each coding's size model, in the table of
+//! codings), and the array is coded once, with the fastest coding whose predicted frame is
+//! within the margin of the smallest prediction. The candidates and their order come from
+//! the table's rows (spec §4.0): the active codings of the encoder's profile, in the order
+//! of each row's place in decoding speed for these counts.
 
-use crate::entropy::model::Counts;
-use crate::entropy::{chunks, escape};
-use crate::error::{Error, Result};
+use crate::entropy::chunks;
+use crate::entropy::coding::speed_rank;
+use crate::entropy::model::{Counts, KnownP};
+use crate::entropy::profile::Status;
+use crate::error::{invalid, Error, Result};
 
 use super::encoder::{counters_not_bits, Body, Chunking, Settings};
 use super::frame::Frame;
 use super::header::FrameHeader;
 use super::ids::Coding;
 
-/// The codings of bits in order of decoding speed where at most 1 bit in 40 is one, and
-/// [`DENSE_ORDER`] where more are. Positional's work grows with the ones, and at 1 in 40
-/// it decodes about as fast as coding 8 (measured: 216 MB/s at 5% ones against coding 8's
-/// 505, 1 140 MB/s at 1%). Coding 9 decodes about as fast as coding 6 and encodes at half
-/// its speed: it comes after it, for the small frames whose 32 bytes of coding-6 states
-/// are more than the margin (measured at m = 10^6, p0 = 0.9: 281 against 298 MB/s
-/// decoding, 147 against 305 encoding). Known-p, the binary coder, is about as small as
-/// adaptive and twice as fast (46 against 25 MB/s decoding in the README's table): it
-/// comes before it. Coding 10 decodes large dense arrays 1.5 times as fast as coding 8 (two
-/// chains in flight) for about 100 bytes more: it comes first where those bytes are within
-/// the margin. Coding 11 decodes a byte a step where coding 9 decodes a nibble (the paper's
-/// frame in 27.1 µs against 40.6, `cargo bench -p bloomwire-benches --bench codec --
-/// 'm=140000/paper/decode'`) for a few bytes more and no 32 bytes of states: it comes
-/// after coding 8, whose states are over the margin wherever coding 11 is within it. Its
-/// tables cost more than coding 9's, though: on an array too small to repay them
-/// (`escape::repays_its_tables`: below about 20 000 bits at the paper's density) it comes
-/// after coding 9 instead.
-const SPARSE_ORDER: [Coding; 9] = [
-    Coding::Positional,
-    Coding::Wide,
-    Coding::Dense,
-    Coding::Escape,
-    Coding::KnownPInterleaved,
-    Coding::Small,
-    Coding::KnownPSymbols,
-    Coding::KnownP,
-    Coding::Adaptive,
-];
-
-/// The codings of bits in order of decoding speed where more than 1 bit in 40 is one.
-const DENSE_ORDER: [Coding; 9] = [
-    Coding::Wide,
-    Coding::Dense,
-    Coding::Escape,
-    Coding::KnownPInterleaved,
-    Coding::Small,
-    Coding::KnownPSymbols,
-    Coding::Positional,
-    Coding::KnownP,
-    Coding::Adaptive,
-];
+/// The codings of bits the default encoder may write (active, in `settings`' profile, not
+/// raw, which is the fallback), fastest to decode first for an array of `counts` (equal
+/// places by wire id).
+pub(crate) fn candidates(settings: &Settings, counts: &Counts) -> Vec<Coding> {
+    let mut order: Vec<Coding> = Coding::ALL
+        .into_iter()
+        .filter(|&c| {
+            c.codes_bits()
+                && c != Coding::Raw
+                && c.status() == Status::Active
+                && settings.profile.includes(c)
+        })
+        .collect();
+    order.sort_by_key(|&c| (speed_rank(c, counts), c.id()));
+    order
+}
 
 impl Settings {
     /// The requested or smallest coding, raw when that is not smaller, budget checked.
     pub(super) fn choose(&self, body: &Body<'_>) -> Result<Frame> {
         if let Some(c) = self.coding.filter(|c| !c.codes_bits()) {
             return Err(counters_not_bits(c));
+        }
+        if let Some(c) = self.coding {
+            self.check_profile(c)?;
         }
         // The raw frame's length without building it (a copy of the whole filter).
         let raw_len = FrameHeader::new(
@@ -76,8 +58,10 @@ impl Settings {
             Some(Coding::Raw) => None,
             Some(c) => Some(self.frame(body, c)),
             None if self.try_all => {
-                // Every coding, the smallest frame; of equal ones the earliest (fastest).
-                SPARSE_ORDER
+                // Every coding it may write, the smallest frame; of equal ones the earliest
+                // (fastest).
+                let (m, ones) = (body.bits.len(), body.bits.count_ones());
+                candidates(self, &Counts::new(m, ones, KnownP::measured(m - ones, m)))
                     .into_iter()
                     .map(|c| self.frame(body, c))
                     .min_by_key(Frame::encoded_len)
@@ -101,6 +85,116 @@ impl Settings {
         })
     }
 
+    /// Every coding this encoder may write, with its predicted frame length for an array of
+    /// `m` bits holding `ones` one bits, fastest to decode first: `header` (the frame's
+    /// fields) recoded for each, without the metadata and the tag (the same bytes in every
+    /// coding, which the choice does not depend on). `theory_p` is the filter's theoretical
+    /// fraction of zeros, for a [`PSource::Theory`](super::PSource::Theory) encoder.
+    pub(super) fn predictions(
+        &self,
+        header: &mut FrameHeader,
+        m: u64,
+        ones: u64,
+        theory_p: Option<f64>,
+    ) -> Vec<(Coding, usize)> {
+        let zeros = m - ones;
+        let measured_q0 = KnownP::measured(zeros, m);
+        // A frame the caller wants in chunks (or large enough for them by default) gets a
+        // coding that chunks (codings 9 and 11 do not).
+        let chunks_wanted = match self.chunking {
+            Chunking::Never => false,
+            Chunking::Shift(_) => true,
+            Chunking::Auto => m >= chunks::CHUNK_FROM_BITS,
+        };
+        // The counts every prediction starts from, the figures they share computed once
+        // (the codings without a q0 ignore it).
+        let counts = Counts::new(m, ones, measured_q0);
+        candidates(self, &counts)
+            .into_iter()
+            .filter(|&c| c.is_chunkable() || !chunks_wanted)
+            .map(|c| {
+                let q0 = c.has_q0().then(|| self.q0(m, zeros, theory_p, c));
+                let shift = self.chunk_shift(m, c, zeros);
+                // Codings 2, 3 and 6 may be told another q0 (`PSource`): its own counts.
+                let other;
+                let counts = match q0 {
+                    Some(q0) if q0 != measured_q0 => {
+                        other = Counts::new(m, ones, q0);
+                        &other
+                    }
+                    _ => &counts,
+                };
+                let len = chunks::predicted_payload_len(c, counts, shift);
+                header.recode((c, q0, shift), len as usize);
+                (c, header.frame_len())
+            })
+            .collect()
+    }
+
+    /// Of `predicted` (fastest first), the codings within the margin of the smallest
+    /// prediction (0.08% + 6 bytes) whose frame with `extra` bytes (metadata and tag) fits
+    /// the budget, fastest first, then the smallest; `None` for no candidate.
+    pub(super) fn within_margin(
+        &self,
+        predicted: &[(Coding, usize)],
+        extra: usize,
+    ) -> Option<(Vec<Coding>, (Coding, usize))> {
+        let smallest = predicted.iter().copied().min_by_key(|&(_, len)| len)?;
+        let margin = smallest.1 / 1250 + 6;
+        let fits = |len: usize| self.budget.is_none_or(|b| len <= b);
+        let within = predicted
+            .iter()
+            .filter(|&&(_, len)| len <= smallest.1 + margin && fits(len + extra))
+            .map(|&(c, _)| c)
+            .collect();
+        Some((within, smallest))
+    }
+
+    /// The coding one process would choose for a whole filter of `params` holding `n` keys
+    /// and `ones` one bits in chunks of `2^shift` bits, from those counts alone (spec
+    /// §4.10): the first choice of the default encoder, for a frame assembled from chunks
+    /// coded apart. Where the single process would then fall back (raw, or positional past
+    /// the work bound), the assembly refuses instead.
+    pub(super) fn chunked_choice(
+        &self,
+        params: &crate::filter::Params,
+        n: u64,
+        ones: u64,
+        shift: u8,
+    ) -> Result<Coding> {
+        let settings = Settings {
+            chunking: Chunking::Shift(shift),
+            ..self.clone()
+        };
+        let kind = super::ids::FrameKind::Full;
+        let mut header = FrameHeader::new(kind, params.clone(), n, 0, (Coding::Raw, None, None), 0);
+        let theory_p = crate::theory::zero_fraction(params, n as f64);
+        let predicted = settings.predictions(&mut header, params.m(), ones, Some(theory_p));
+        let extra = settings.extra_len();
+        let (within, (smallest_coding, smallest)) = settings
+            .within_margin(&predicted, extra)
+            .ok_or_else(|| invalid("coding", "no coding of the profile is chunked"))?;
+        // Where one process sends the raw array (no coding smaller by the margin), no
+        // assembly of coded chunks is its frame.
+        header.recode((Coding::Raw, None, None), params.m().div_ceil(8) as usize);
+        if header.frame_len() <= smallest + smallest / 1250 + 6 {
+            return Err(invalid(
+                "coding",
+                "one process sends this filter raw (no coding is smaller): send it whole",
+            ));
+        }
+        Ok(within.first().copied().unwrap_or(smallest_coding))
+    }
+
+    /// The bytes of the metadata field and the tag this encoder adds to every frame.
+    pub(super) fn extra_len(&self) -> usize {
+        self.metadata
+            .as_deref()
+            .filter(|m| !m.is_empty())
+            .map_or(0, crate::format::header::metadata_len)
+            + self.tag_len()
+    }
+
     /// The frame of the fastest coding whose predicted frame is within 0.08% + 6 bytes of
     /// the smallest prediction (raw: `None`); coded once.
     fn predicted_choice(&self, body: &Body<'_>, raw_len: usize) -> Option<Frame> {
@@ -109,28 +203,6 @@ impl Settings {
         // shift come from this count.
         let (m, ones) = (bits.len(), bits.count_ones());
         let zeros = Some(m - ones);
-        let mut order = if ones <= m / 40 {
-            SPARSE_ORDER
-        } else {
-            DENSE_ORDER
-        };
-        let measured_q0 = self.q0(body, zeros);
-        // Coding 11's tables cost more to build than coding 9's: on an array too small to
-        // repay them it decodes the slower of the two, and comes after coding 9.
-        if !escape::repays_its_tables(m, measured_q0) {
-            let at = |c| order.iter().position(|&o| o == c).expect("in both orders");
-            let (escape, small) = (at(Coding::Escape), at(Coding::Small));
-            if escape < small {
-                order[escape..=small].rotate_left(1);
-            }
-        }
-        // A frame the caller wants in chunks (or large enough for them by default) gets a
-        // coding that chunks (coding 9 does not).
-        let chunks_wanted = match self.chunking {
-            Chunking::Never => false,
-            Chunking::Shift(_) => true,
-            Chunking::Auto => m >= chunks::CHUNK_FROM_BITS,
-        };
         // One header, recoded for each prediction.
         let mut header = FrameHeader::new(
             body.kind,
@@ -140,41 +212,16 @@ impl Settings {
             (Coding::Raw, None, None),
             0,
         );
-        // The counts every prediction starts from, the figures they share computed once
-        // (the codings without a q0 ignore it).
-        let counts = Counts::new(m, ones, measured_q0);
-        let predicted: Vec<(Coding, usize)> = order
-            .into_iter()
-            .filter(|&c| c.is_chunkable() || !chunks_wanted)
-            .map(|c| {
-                let q0 = c.has_q0().then_some(measured_q0);
-                let shift = self.chunk_shift(bits, c, zeros);
-                let len = chunks::predicted_payload_len(c, &counts, bits, shift);
-                header.recode((c, q0, shift), len as usize);
-                (c, header.frame_len())
-            })
-            .collect();
-        // The frames without the metadata and the tag, the same bytes in every coding: the
-        // choice does not depend on them.
-        let extra = self
-            .metadata
-            .as_deref()
-            .filter(|m| !m.is_empty())
-            .map_or(0, crate::format::header::metadata_len)
-            + self.tag_len();
-        let (smallest_coding, smallest) = predicted.iter().copied().min_by_key(|&(_, len)| len)?;
+        let predicted = self.predictions(&mut header, m, ones, body.theory_p);
+        let extra = self.extra_len();
+        let (within, (smallest_coding, smallest)) = self.within_margin(&predicted, extra)?;
         let margin = smallest / 1250 + 6;
         if raw_len <= smallest + extra + margin {
             return None;
         }
-        let fits = |len: usize| self.budget.is_none_or(|b| len <= b);
         // The codings within the margin, fastest first; the smallest if none is.
-        let mut within = predicted
-            .iter()
-            .filter(|&&(_, len)| len <= smallest + margin && fits(len + extra))
-            .map(|&(c, _)| c);
-        let coding = within.next().unwrap_or(smallest_coding);
-        let second = within.next().unwrap_or(smallest_coding);
+        let coding = within.first().copied().unwrap_or(smallest_coding);
+        let second = within.get(1).copied().unwrap_or(smallest_coding);
         // The chosen coding, then the others from the smallest prediction up: a payload
         // that breaks the work bound (spec 2.2) comes back in another coding (an all-ones
         // array codes to a few bytes that may not carry its m bits), and the next one is
@@ -215,6 +262,18 @@ impl Settings {
             return Some(frame);
         }
         fallback
+    }
+
+    /// A named coding outside the encoder's profile is refused: its receivers may not read it.
+    pub(super) fn check_profile(&self, coding: Coding) -> Result<()> {
+        if self.profile.includes(coding) {
+            Ok(())
+        } else {
+            Err(invalid(
+                "coding",
+                format!("{coding} is not in the {} profile", self.profile),
+            ))
+        }
     }
 }
 

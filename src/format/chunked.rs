@@ -7,12 +7,11 @@
 
 use crate::entropy::chunks::{self, chunk_count, MAX_CHUNK_SHIFT, MIN_CHUNK_SHIFT};
 use crate::entropy::coding;
-use crate::entropy::model::KnownP;
 use crate::error::{invalid, Error, Result};
 use crate::filter::bits::BitArray;
 use crate::filter::{BloomFilter, Params};
 
-use super::encoder::{Encoder, PSource, Settings};
+use super::encoder::{Encoder, Settings};
 use super::frame::Frame;
 use super::header::FrameHeader;
 use super::ids::{Coding, FrameKind};
@@ -62,11 +61,14 @@ impl Encoder<BloomFilter> {
     /// sum of its chunks' counts of ones), in chunks of `2^shift` bits coded apart: the
     /// frame this encoder writes for the whole filter with
     /// [`Chunking::Shift(shift)`](super::Chunking::Shift), its [`coding`](Encoder::coding)
-    /// (which must be named, and chunkable), its [`p_source`](Encoder::p_source) (q0 from
-    /// `ones`, by default), metadata, key and budget.
+    /// (which must be chunkable), its [`p_source`](Encoder::p_source) (q0 from `ones`, by
+    /// default), profile, metadata, key and budget. Without a named coding it chooses from
+    /// `n` and `ones` exactly as the default encoder chooses for the whole filter in chunks
+    /// of `2^shift` bits (spec §4.10); where that encoder would then send raw or positional
+    /// instead, [`assemble`](ChunkedFrame::assemble) refuses.
     ///
-    /// Errors: [`Error::InvalidParameter`] for no coding, a coding that is not chunked, a
-    /// shift outside `6..=47` or not below m, or more ones than bits.
+    /// Errors: [`Error::InvalidParameter`] for a coding that is not chunked or not in the
+    /// profile, a shift outside `6..=47` or not below m, or more ones than bits.
     pub fn chunked_frame(
         &self,
         params: Params,
@@ -76,12 +78,6 @@ impl Encoder<BloomFilter> {
     ) -> Result<ChunkedFrame> {
         let settings = self.settings().clone();
         let m = params.m();
-        let coding = settings
-            .coding
-            .ok_or_else(|| invalid("coding", "a frame built by chunks needs its coding named"))?;
-        if !coding.codes_bits() || !coding.is_chunkable() {
-            return Err(invalid("coding", format!("{coding} is not chunked")));
-        }
         if !(MIN_CHUNK_SHIFT..=MAX_CHUNK_SHIFT).contains(&shift) || 1u64 << shift >= m {
             return Err(invalid(
                 "shift",
@@ -91,11 +87,20 @@ impl Encoder<BloomFilter> {
         if ones > m {
             return Err(invalid("ones", format!("{ones} one bits of {m}")));
         }
-        let q0 = coding.has_q0().then(|| match settings.p_source {
-            PSource::Measured => KnownP::measured(m - ones, m),
-            PSource::Theory => KnownP::quantize(crate::theory::zero_fraction(&params, n as f64)),
-            PSource::Fixed(q0) => q0.max(1),
-        });
+        let coding = match settings.coding {
+            Some(coding) => {
+                settings.check_profile(coding)?;
+                coding
+            }
+            None => settings.chunked_choice(&params, n, ones, shift)?,
+        };
+        if !coding.codes_bits() || !coding.is_chunkable() {
+            return Err(invalid("coding", format!("{coding} is not chunked")));
+        }
+        let theory_p = crate::theory::zero_fraction(&params, n as f64);
+        let q0 = coding
+            .has_q0()
+            .then(|| settings.q0(m, m - ones, Some(theory_p), coding));
         Ok(ChunkedFrame {
             settings,
             params,

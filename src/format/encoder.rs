@@ -31,6 +31,10 @@ pub(super) fn payloads_coded() -> u64 {
 }
 
 /// Where the known-p codings take their probability from.
+///
+/// Codings 2, 3 and 6 take it from here; codings 9, 10 and 11 always send the measured
+/// fraction of zeros, which their decoders check (spec §4.4: their models are shared by
+/// neighbouring q0, and one filter has one frame per coding).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum PSource {
     /// The measured fraction of zero bits (smallest payload).
@@ -55,6 +59,7 @@ pub(crate) struct Settings {
     pub(super) chunking: Chunking,
     pub(super) threads: Option<usize>,
     pub(super) try_all: bool,
+    pub(super) profile: crate::Profile,
     pub(super) metadata: Option<Vec<u8>>,
     pub(super) key: Option<FrameKey>,
 }
@@ -63,22 +68,23 @@ pub(crate) struct Settings {
 ///
 /// One encoder codes one kind of filter, `F`: a [`BloomFilter`] (the default) with the
 /// [`BitCoding`](super::BitCoding)s, or a
-/// [`CountingBloomFilter`](crate::filter::counting::CountingBloomFilter) with the
+/// [`CountingBloomFilter`] with the
 /// [`CounterCoding`](super::CounterCoding)s, so that a coding of one kind cannot be asked of
 /// the other.
 ///
-/// For a Bloom filter it predicts by default the frame size of every coding of bits from
-/// counts alone (the ones, m, q0 and the chunking; see `predicted_payload_len`) and codes
-/// once, with the fastest coding whose predicted frame is within 0.08% + 6 bytes of the
-/// smallest prediction: raw, then positional, dense, known-p interleaved, small and known-p
-/// symbols for sparse arrays (at most one bit in 40 set; for denser ones positional after
-/// the four table-driven codings), then known-p and adaptive. A frame that comes out more
-/// than 0.1% + 6 bytes over the smallest prediction (a near tie and two errors) is coded
-/// once more in the next coding within the margin (then, if still over, in the coding
-/// predicted smallest), and the smallest kept, so that the frame is within 0.1% + 8 bytes
-/// of the smallest the crate makes. [`Encoder::smallest`] instead codes with every coding
-/// and keeps the smallest frame. Whatever the coding asked for, it sends the raw bit array
-/// instead when compression would not be smaller.
+/// For a Bloom filter it predicts by default the frame size of every coding it may write
+/// (the active codings of its [`profile`](Encoder::profile), spec §4.0) from counts alone
+/// (the ones, m, q0 and the chunking) and codes once, with the fastest coding to decode
+/// whose predicted frame is within 0.08% + 6 bytes of the smallest prediction. The order of
+/// speed is each coding's row of the table of codings (its place for these counts: the
+/// positional coding first where at most one bit in 40 is one, the table-driven codings of
+/// dense arrays next, the range coder last), so this type names no coding. A frame that
+/// comes out more than 0.1% + 6 bytes over the smallest prediction (a near tie and two
+/// errors) is coded once more in the next coding within the margin (then, if still over,
+/// in the coding predicted smallest), and the smallest kept, so that the frame is within
+/// 0.1% + 8 bytes of the smallest the crate makes. [`Encoder::smallest`] instead codes with
+/// every coding it may write and keeps the smallest frame. Whatever the coding asked for,
+/// it sends the raw bit array instead when compression would not be smaller.
 ///
 /// For a counting filter it picks among [`CounterCoding::Known`](super::CounterCoding::Known)
 /// and [`CounterCoding::Adaptive`](super::CounterCoding::Adaptive) by coding both, the packed
@@ -158,6 +164,27 @@ impl<F: Filter> Encoder<F> {
         self
     }
 
+    /// Write only the codings of `profile` (spec §4.0; default [`Profile::Full`]): a sender
+    /// that does not know what its receivers implement sends [`Profile::Core`], which every
+    /// conforming decoder reads. A coding named with [`Encoder::coding`] outside the profile
+    /// is refused ([`Error::InvalidParameter`]).
+    ///
+    /// ```
+    /// use bloomwire::{BitCoding, BloomFilter, Encoder, HashFamily, Params, Profile};
+    /// let mut f = BloomFilter::new(Params::standard(140_000, 2, HashFamily::default()).unwrap());
+    /// (0..10_000u32).for_each(|i| f.insert(i.to_le_bytes()));
+    /// let frame = Encoder::new().profile(Profile::Core).encode(&f).unwrap();
+    /// assert!(Profile::Core.includes(frame.coding()));
+    /// assert!(Encoder::new().profile(Profile::Core).coding(BitCoding::Escape).encode(&f).is_err());
+    /// ```
+    ///
+    /// [`Profile::Full`]: crate::Profile::Full
+    /// [`Profile::Core`]: crate::Profile::Core
+    pub fn profile(mut self, profile: crate::Profile) -> Self {
+        self.settings.profile = profile;
+        self
+    }
+
     /// Where known-p codings take `p` from.
     pub fn p_source(mut self, source: PSource) -> Self {
         self.settings.p_source = source;
@@ -197,7 +224,7 @@ impl<F: Filter> Encoder<F> {
     }
 
     /// Tag every frame with `key` (flags bit 2, spec §2.5): a keyed BLAKE2b tag of
-    /// [`TAG_LEN`](crate::format::TAG_LEN) bytes after the checksum, which receivers
+    /// [`TAG_LEN`] bytes after the checksum, which receivers
     /// holding the key check before they decode the payload. The budget counts the tag.
     ///
     /// ```
@@ -304,15 +331,10 @@ impl Encoder<CountingBloomFilter> {
 }
 
 impl Settings {
-    /// The chunk shift this encoder uses for `bits` coded with `coding`, if it chunks
-    /// (`zeros`: the count of zero bits, counted once by the caller, or `None`).
-    pub(super) fn chunk_shift(
-        &self,
-        bits: &BitArray,
-        coding: Coding,
-        zeros: Option<u64>,
-    ) -> Option<u8> {
-        let m = bits.len();
+    /// The chunk shift this encoder uses for an array of `m` bits holding `zeros` zero bits
+    /// coded with `coding`, if it chunks (the count matters only to the default chunk size,
+    /// spec §4.10).
+    pub(super) fn chunk_shift(&self, m: u64, coding: Coding, zeros: u64) -> Option<u8> {
         if !coding.is_chunkable() {
             return None;
         }
@@ -323,21 +345,20 @@ impl Settings {
                 (range.contains(&s) && 1u64 << s < m).then_some(s)
             }
             Chunking::Auto if m < chunks::CHUNK_FROM_BITS => None,
-            Chunking::Auto => {
-                let zeros = zeros.unwrap_or_else(|| bits.count_zeros());
-                chunks::coding_chunk_shift(coding, m, zeros as f64 / m as f64)
-            }
+            Chunking::Auto => chunks::coding_chunk_shift(coding, m, zeros as f64 / m as f64),
         }
     }
 
-    pub(super) fn q0(&self, body: &Body<'_>, zeros: Option<u64>) -> u16 {
-        let measured = || {
-            let zeros = zeros.unwrap_or_else(|| body.bits.count_zeros());
-            KnownP::measured(zeros, body.bits.len())
-        };
+    /// The q0 of an array of `m` bits holding `zeros` zero bits in `coding`: the measured
+    /// fraction of zeros where the coding requires it (codings 9 to 11, spec §4.4), else
+    /// from the encoder's [`PSource`] (`theory_p`: the filter's theoretical fraction, for
+    /// full frames).
+    pub(super) fn q0(&self, m: u64, zeros: u64, theory_p: Option<f64>, coding: Coding) -> u16 {
+        let measured = || KnownP::measured(zeros, m);
         match self.p_source {
+            _ if coding.q0_is_measured() => measured(),
             PSource::Measured => measured(),
-            PSource::Theory => body.theory_p.map_or_else(measured, KnownP::quantize),
+            PSource::Theory => theory_p.map_or_else(measured, KnownP::quantize),
             PSource::Fixed(q0) => q0.max(1),
         }
     }
@@ -354,9 +375,21 @@ impl Settings {
         coding: Coding,
         zeros: Option<u64>,
     ) -> Frame {
-        let bits = body.bits;
-        let q0 = coding.has_q0().then(|| self.q0(body, zeros));
-        let shift = self.chunk_shift(bits, coding, zeros);
+        let (bits, m) = (body.bits, body.bits.len());
+        // The array is counted (once) only where q0 or the default chunk size need it.
+        let counted = coding.has_q0()
+            || (self.chunking == Chunking::Auto
+                && coding.is_chunkable()
+                && m >= chunks::CHUNK_FROM_BITS);
+        let zeros = match zeros {
+            Some(zeros) => zeros,
+            None if counted => bits.count_zeros(),
+            None => 0,
+        };
+        let q0 = coding
+            .has_q0()
+            .then(|| self.q0(m, zeros, body.theory_p, coding));
+        let shift = self.chunk_shift(m, coding, zeros);
         #[cfg(test)]
         FRAMES_CODED.with(|c| c.set(c.get() + 1));
         let payload = match shift {
@@ -376,7 +409,7 @@ impl Settings {
         // bound allows (spec §2.2) is sent with the positional coding, which has a bound of
         // its own and is the small coding of such arrays (the usual raw fallback follows).
         if !coding.within_work_bound(bits.len(), None, payload.len() as u64) {
-            return self.frame_counted(body, Coding::Positional, zeros);
+            return self.frame_counted(body, Coding::Positional, counted.then_some(zeros));
         }
         let header = FrameHeader::new(
             body.kind,
@@ -436,6 +469,7 @@ impl Settings {
 
     /// The full frame of `filter` in `coding`, no fallback, no budget, generation 0.
     fn encode_with(&self, filter: FilterRef<'_>, coding: Coding) -> Result<Frame> {
+        self.check_profile(coding)?;
         match filter {
             FilterRef::Bloom(f) => {
                 if !coding.codes_bits() {
@@ -504,13 +538,8 @@ impl Settings {
         };
         let m = step.params.m();
         if matches!(self.coding, None | Some(Coding::Positional)) {
-            use crate::entropy::positional::{encode_positions, GapParams};
             let mut payload = Vec::new();
-            encode_positions(
-                positions,
-                GapParams::of(m, positions.len() as u64),
-                &mut payload,
-            );
+            coding::encode_positions(positions, m, &mut payload);
             if (payload.len() as u64) < m.div_ceil(8) {
                 let header = FrameHeader::new(
                     kind,

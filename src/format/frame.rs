@@ -54,7 +54,7 @@ impl Frame {
     }
 
     /// Tag the frame with `key` (flags bit 2, spec §2.5), or with `None` send it untagged:
-    /// the frame grows or shrinks by [`TAG_LEN`](crate::format::TAG_LEN) bytes. An
+    /// the frame grows or shrinks by [`TAG_LEN`] bytes. An
     /// [`Encoder`](crate::Encoder) with a [`key`](crate::Encoder::key) tags its frames itself; this is for a frame
     /// made otherwise, such as [`Message::to_frame`](crate::Message::to_frame)'s.
     ///

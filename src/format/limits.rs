@@ -1,5 +1,6 @@
 //! What a decoder accepts.
 
+use crate::entropy::profile::Profile;
 use crate::filter::rational::MAX_K;
 use crate::filter::MAX_M;
 
@@ -42,6 +43,12 @@ pub struct Limits {
     /// then costs a receiver no more than a Bloom frame does (spec §2.3), and raising
     /// `max_m` raises both.
     pub max_filter_bytes: Option<u64>,
+    /// The codings decoded (spec §4.0): [`Profile::Full`], every coding of the registry, by
+    /// default. A frame in a coding of the registry outside it is refused with
+    /// [`Error::UnsupportedCoding`](crate::Error::UnsupportedCoding), as a decoder that
+    /// implements only that profile would refuse it: a sender tests what such receivers
+    /// read, and a receiver may narrow what its peers make it run.
+    pub profile: Profile,
 }
 
 impl Default for Limits {
@@ -59,6 +66,7 @@ impl Limits {
             max_payload: 1 << 26,
             max_metadata: 1 << 12,
             max_filter_bytes: None,
+            profile: Profile::Full,
         }
     }
 
@@ -70,6 +78,7 @@ impl Limits {
             max_payload: u64::MAX,
             max_metadata: u64::MAX,
             max_filter_bytes: Some(u64::MAX),
+            profile: Profile::Full,
         }
     }
 
@@ -100,6 +109,25 @@ impl Limits {
     /// These limits with the largest decoded filter accepted, in bytes of memory.
     pub const fn max_filter_bytes(mut self, max_filter_bytes: u64) -> Self {
         self.max_filter_bytes = Some(max_filter_bytes);
+        self
+    }
+
+    /// These limits decoding only the codings of `profile`.
+    ///
+    /// ```
+    /// use bloomwire::{decode, BitCoding, BloomFilter, Encoder, Error, HashFamily, Limits};
+    /// use bloomwire::{Message, Params, Profile};
+    /// let mut f = BloomFilter::new(Params::standard(140_000, 2, HashFamily::default()).unwrap());
+    /// (0..10_000u32).for_each(|i| f.insert(i.to_le_bytes()));
+    /// let wire = Encoder::new().encode_with(&f, BitCoding::Escape).unwrap().to_bytes();
+    /// let core = Limits::new().profile(Profile::Core);
+    /// assert!(matches!(
+    ///     decode::<Message>(&wire, &core),
+    ///     Err(Error::UnsupportedCoding { coding: 11, .. })
+    /// ));
+    /// ```
+    pub const fn profile(mut self, profile: Profile) -> Self {
+        self.profile = profile;
         self
     }
 

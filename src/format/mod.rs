@@ -3,7 +3,7 @@
 //! A frame is a header that says everything a receiver needs to query the filter (layout,
 //! hash family and seed, m, k, n, the payload coding and its parameters), the coded bit
 //! array, and a CRC-32C of both; a frame of filter type 3 carries a counting filter's
-//! counters instead (an [`Encoder`] of a counting filter; [`decode`] into a
+//! counters instead (an [`Encoder`] of a counting filter; [`decode()`] into a
 //! [`Decoded<CountingBloomFilter>`](Decoded)). `spec/FORMAT.md` is
 //! the normative description; this module implements it.
 //!

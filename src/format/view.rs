@@ -1,5 +1,6 @@
 //! A parsed frame whose payload is decoded on demand, chunk by chunk.
 
+use crate::entropy::model::KnownP;
 use crate::error::{Error, Result};
 use crate::filter::bits::BitArray;
 
@@ -109,7 +110,7 @@ impl<'a> FrameView<'a> {
     }
 
     /// The decoding models for chunks of the lengths `lens`; a counting frame's payload is
-    /// counters, not bits ([`Error::UnexpectedFilterType`]: use [`decode`](super::decode)).
+    /// counters, not bits ([`Error::UnexpectedFilterType`]: use [`decode`](fn@super::decode)).
     fn models(&self, lens: &[u64]) -> Result<crate::entropy::coding::Models> {
         let h = &self.header;
         if h.is_counting() {
@@ -218,7 +219,7 @@ impl<'a> FrameView<'a> {
         Some((0..self.chunks.len()).try_for_each(|i| {
             let range = self.chunks.range(i).expect("a chunk of the table");
             let bits = self.chunk_bits(i);
-            crate::entropy::positional::for_each_one(
+            crate::entropy::coding::for_each_position(
                 &self.payload[range],
                 bits.end - bits.start,
                 |p| f(bits.start + p),
@@ -272,7 +273,7 @@ impl<'a> FrameView<'a> {
         let m = h.params.m();
         if h.coding == Coding::Raw && h.counter_width.is_none() {
             // One pass: the words straight from the payload, no zero fill first.
-            if let Err(reason) = crate::entropy::raw::check(self.payload, m) {
+            if let Err(reason) = crate::entropy::coding::check_raw(self.payload, m) {
                 out.reset(m);
                 return Err(self.corrupt(0)(reason));
             }
@@ -299,6 +300,16 @@ impl<'a> FrameView<'a> {
                 threads.max(1),
             ),
         };
+        // One array, one frame per coding (spec 4.4): codings 9 to 11 carry the measured
+        // fraction of zeros, a q0 that only the decoded bits can check.
+        let result = result.and_then(|()| match h.q0 {
+            Some(q0)
+                if h.coding.q0_is_measured() && KnownP::measured(out.count_zeros(), m) != q0 =>
+            {
+                Err("q0 is not the array's measured fraction of zeros")
+            }
+            _ => Ok(()),
+        });
         if let Err(reason) = result {
             out.reset(m);
             return Err(self.corrupt(0)(reason));

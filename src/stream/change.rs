@@ -209,7 +209,7 @@ const DELTA_HEADER: u64 = 10 + 8;
 /// The predicted size of a delta that changes `changes` of `m` bits (the positional
 /// coding's estimate), beyond what a full frame's header costs.
 pub(crate) fn predict_delta(m: u64, changes: u64) -> u64 {
-    crate::entropy::positional::estimate_len(m, changes) + DELTA_HEADER
+    crate::entropy::coding::estimate_positions_len(m, changes) + DELTA_HEADER
 }
 
 /// The predicted payload of a full frame of `m` bits holding `ones` one bits: the
@@ -217,7 +217,7 @@ pub(crate) fn predict_delta(m: u64, changes: u64) -> u64 {
 /// codings' (the information plus their final states).
 pub(crate) fn predict_full(m: u64, ones: u64) -> u64 {
     let table_driven = information_bytes(m, ones) + 28;
-    crate::entropy::positional::estimate_len(m, ones)
+    crate::entropy::coding::estimate_positions_len(m, ones)
         .min(table_driven)
         .min(m.div_ceil(8))
 }

@@ -526,7 +526,8 @@ pub fn round_trip(data: &[u8], meter: &dyn Meter) {
         assert_eq!(bytes.len(), frame.encoded_len());
         if let Some(c) = coding {
             assert_eq!(frame.coding(), Coding::from(c));
-            if let (PSource::Fixed(q0), true) = (p_source, Coding::from(c).has_q0()) {
+            let chosen_q0 = Coding::from(c).has_q0() && !Coding::from(c).q0_is_measured();
+            if let (PSource::Fixed(q0), true) = (p_source, chosen_q0) {
                 assert_eq!(frame.header().q0, Some(q0.max(1)));
             }
         }
@@ -1431,8 +1432,8 @@ pub fn seeds(vectors: &std::path::Path) -> std::io::Result<Vec<(&'static str, St
     Ok(out)
 }
 
-/// Each kernel against its portable twin on the same input: coding 8's scalar, AVX2 and
-/// AVX-512 encoders and decoders (spec 4.12), coding 9's portable and BMI2 ones (spec
+/// Each kernel against its portable twin on the same input: coding 10's scalar, AVX2 and
+/// AVX-512 encoders and decoders (spec 4.14), coding 9's portable and BMI2 ones (spec
 /// 4.13) and coding 11's (spec 4.15), those this CPU runs: equal payloads, and equal words or equal errors. The input
 /// is q0 (2 bytes), m (3 bytes, at most 2^21 bits) and a mode byte, then either a payload
 /// (mode even) or bits that are coded (each coding's encoders must agree) and then have
@@ -1440,20 +1441,19 @@ pub fn seeds(vectors: &std::path::Path) -> std::io::Result<Vec<(&'static str, St
 /// decoders. In mode odd, too, the digest brought forward by flips (PCLMULQDQ where the CPU
 /// has it) against the CRC of the flipped bits.
 pub fn kernel_twins(data: &[u8], meter: &dyn Meter) {
-    use bloomwire::internals::{dense, escape, small, wide};
+    use bloomwire::internals::{escape, small, wide};
     let [q0a, q0b, m0, m1, m2, mode, rest @ ..] = data else {
         return;
     };
     let q0 = u16::from_le_bytes([*q0a, *q0b]).max(1);
     let m = 1 + (u64::from(*m0) | u64::from(*m1) << 8 | u64::from(*m2 & 0x1F) << 16);
     // Each coding's encoders and decoders, and the payload its decoders get.
-    let codings: [(&str, Encoders, Decoders); 4] = [
-        ("8", dense::encode_kernels, dense::decode_kernels),
+    let codings: [(&str, Encoders, Decoders); 3] = [
         ("9", small::encode_kernels, small::decode_kernels),
         ("10", wide::encode_kernels, wide::decode_kernels),
         ("11", escape::encode_kernels, escape::decode_kernels),
     ];
-    let mut payloads = [(); 4].map(|()| rest.to_vec());
+    let mut payloads = [(); 3].map(|()| rest.to_vec());
     if mode % 2 == 1 {
         let mut words = vec![0u64; m.div_ceil(64) as usize];
         for (i, b) in rest.iter().enumerate().take(m.div_ceil(8) as usize) {

@@ -31,6 +31,7 @@ __all__ = [
     "Incomplete",
     "Indexer",
     "InvalidField",
+    "UnsupportedCoding",
     "InvalidParameter",
     "LimitExceeded",
     "MissingTag",
@@ -100,7 +101,7 @@ DEFAULT_MAX_METADATA: Final[int]
 """Largest application metadata field a decoder accepts by default (4096 bytes)."""
 CODINGS: Final[list[str]]
 """The coding names: raw, adaptive, known-p, known-p-symbols, known-p-interleaved,
-positional, dense, small, wide (Bloom filters), known-counters, adaptive-counters (counting
+positional, small, wide, escape (Bloom filters), known-counters, adaptive-counters (counting
 filters; raw is the packed counters)."""
 
 @final
@@ -271,6 +272,7 @@ class BloomFilter:
         key: Optional[_Buffer] = None,
         restart: bool = False,
         chunk_shift: Optional[int] = None,
+        profile: Optional[str] = None,
     ) -> bytes:
         """The full frame of this filter; see `encode`."""
 
@@ -356,6 +358,7 @@ class CountingFilter:
         metadata: Optional[_Buffer] = None,
         key: Optional[_Buffer] = None,
         restart: bool = False,
+        profile: Optional[str] = None,
     ) -> bytes:
         """The full frame of this counting filter; see `encode`."""
 
@@ -369,6 +372,7 @@ def encode(
     key: Optional[_Buffer] = None,
     restart: bool = False,
     chunk_shift: Optional[int] = None,
+    profile: Optional[str] = None,
 ) -> bytes:
     """The full frame of a filter: the smallest coding, or the named one (raw when that is
     not smaller); `OverBudget` when it exceeds `budget` bytes. `metadata` rides in the
@@ -384,6 +388,7 @@ def decode(
     max_payload: int = ...,
     max_metadata: int = ...,
     max_filter_bytes: Optional[int] = None,
+    profile: Optional[str] = None,
 ) -> BloomFilter:
     """Decode one full Bloom filter frame; limits are checked before anything is allocated
     (`max_filter_bytes`, the decoded filter's memory, is `ceil(max_m / 8)` when None)."""
@@ -397,6 +402,7 @@ def decode_counting(
     max_payload: int = ...,
     max_metadata: int = ...,
     max_filter_bytes: Optional[int] = None,
+    profile: Optional[str] = None,
 ) -> CountingFilter:
     """Decode one full counting filter frame."""
 
@@ -409,6 +415,7 @@ def decode_message(
     max_payload: int = ...,
     max_metadata: int = ...,
     max_filter_bytes: Optional[int] = None,
+    profile: Optional[str] = None,
 ) -> Union[BloomFilter, CountingFilter, Delta]:
     """Decode any one frame."""
 
@@ -421,6 +428,7 @@ def frame_info(
     max_payload: int = ...,
     max_metadata: int = ...,
     max_filter_bytes: Optional[int] = None,
+    profile: Optional[str] = None,
 ) -> FrameInfo:
     """The header of the frame at the start of `frame` (payload and checksum not checked)."""
 
@@ -543,6 +551,7 @@ class Sender:
         budget: Optional[int] = None,
         metadata: Optional[_Buffer] = None,
         key: Optional[_Buffer] = None,
+        profile: Optional[str] = None,
     ) -> Self:
         """A sender with a full frame at least every `full_every` generations; `metadata`
         on every frame, every frame tagged with a 32-byte `key`."""
@@ -581,6 +590,7 @@ class SummarySender:
         budget: Optional[int] = None,
         metadata: Optional[_Buffer] = None,
         key: Optional[_Buffer] = None,
+        profile: Optional[str] = None,
     ) -> Self:
         """A sender of a copy of `counting`'s Bloom filter; the options are `Sender`'s."""
     def insert(self, key: _Key) -> None:
@@ -624,6 +634,7 @@ class Receiver:
         max_payload: int = ...,
         max_metadata: int = ...,
         max_filter_bytes: Optional[int] = None,
+        profile: Optional[str] = None,
     ) -> Self:
         """A receiver with no filter yet, decoding within the limits; with a 32-byte `key`,
         only frames tagged with it."""
@@ -725,9 +736,12 @@ class ChunkedFrame:
         key: Optional[_Buffer] = None,
         budget: Optional[int] = None,
         generation: int = 0,
+        profile: Optional[str] = None,
     ) -> Self:
         """The frame of a filter of `params`' parameters holding `n` keys and `ones` one
-        bits, in chunks of `2**shift` bits coded with `coding` (named and chunkable)."""
+        bits, in chunks of `2**shift` bits coded with `coding` (chunkable; "auto": the library's
+        choice from `n` and `ones`, the one `encode(chunk_shift=shift)` of the whole filter
+        makes)."""
     @property
     def m(self) -> int:
         """Bits of the filter."""
@@ -851,6 +865,12 @@ class InvalidField(FrameError):
     """A header field holds a reserved or undefined value."""
     field: str
     value: int
+    offset: int
+
+class UnsupportedCoding(FrameError):
+    """A coding of the registry outside the profile the decoder implements: the frame may
+    be valid; send this receiver the core profile."""
+    coding: int
     offset: int
 
 class BadVarint(FrameError):

@@ -169,13 +169,16 @@ def build_chunk(job: ChunkJob, index: int, pieces: Iterable[Any]) -> Chunk:
     return chunk
 
 
-def choose_coding(coding: str, m: int, ones: int) -> str:
-    """The coding of the frame: `coding`, or for "auto" the library's first choice for a
-    filter of m bits and `ones` one bits (positional while at most one bit in 40 is one,
-    dense above)."""
+def choose_coding(job: ChunkJob, coding: str, n: int, ones: int, *,
+                  metadata: Optional[bytes] = None, key: Optional[bytes] = None,
+                  budget: Optional[int] = None) -> str:
+    """The coding of the frame: `coding`, or for "auto" the library's choice from the
+    summed counts, the one a single process encoding the whole filter in these chunks makes
+    (`ChunkedFrame` with "auto")."""
     if coding != AUTO:
         return coding
-    return "positional" if ones <= m // 40 else "dense"
+    return ChunkedFrame(job.indexer, n, ones, job.shift, AUTO, metadata=metadata, key=key,
+                        budget=budget).coding
 
 
 def needs_ones(job: ChunkJob, coding: str) -> bool:

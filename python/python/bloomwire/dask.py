@@ -275,7 +275,8 @@ def build_chunked(
         ones_each, keys_each = dask.compute([count_ones(job, i, p) for i, p in enumerate(parts)],
                                             keys)
         ones, n_keys = sum(ones_each), sum(keys_each)
-        coding = _chunked.choose_coding(coding, plan.m, ones)
+        coding = _chunked.choose_coding(job, coding, n_keys, ones, metadata=metadata,
+                                         key=key, budget=budget)
         # Phase 2: each chunk built again where its positions are, and coded.
         frame = _chunked.worker_frame(job, coding, n_keys, ones)
         encode = dask.delayed(_chunk_payload, pure=True)

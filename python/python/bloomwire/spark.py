@@ -226,7 +226,8 @@ def build_chunked(
         found = dict(shuffled.mapPartitionsWithIndex(_chunk_partition(job, None)).collect())
         n_keys = found.pop(-1)
         ones = sum(found.values())
-        coding = _chunked.choose_coding(coding, plan.m, ones)
+        coding = _chunked.choose_coding(job, coding, n_keys, ones, metadata=metadata,
+                                         key=key, budget=budget)
         frame = _chunked.worker_frame(job, coding, n_keys, ones)
         payloads = dict(shuffled.mapPartitionsWithIndex(_chunk_partition(job, frame)).collect())
         payloads.pop(-1)

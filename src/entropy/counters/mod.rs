@@ -26,6 +26,7 @@
 
 use crate::entropy::codec::{per_byte, per_byte_bound, Codec, CounterCodec};
 use crate::entropy::counter_table::{CounterTable, TABLE_TOTAL};
+use crate::entropy::profile::{Profile, Status};
 use crate::entropy::range_coder::{RangeBitDecoder, RangeBitEncoder};
 use crate::entropy::PayloadError;
 use crate::error::{invalid, Result};
@@ -34,7 +35,12 @@ use crate::error::{invalid, Result};
 pub(crate) const KNOWN: Codec = Codec {
     id: 4,
     name: "known-counters",
+    profile: Profile::Core,
+    status: Status::Active,
+    // Counters: the smaller of codings 4 and 5 is sent (no speed order among bit codings).
+    speed_rank: |_| 0,
     has_q0: false,
+    q0_measured: false,
     chunk_bytes: None,
     // Range-coded payloads end at any byte.
     well_formed: |_, _, _| true,
@@ -51,7 +57,12 @@ pub(crate) const KNOWN: Codec = Codec {
 pub(crate) const ADAPTIVE: Codec = Codec {
     id: 5,
     name: "adaptive-counters",
+    profile: Profile::Core,
+    status: Status::Active,
+    // Counters: the smaller of codings 4 and 5 is sent (no speed order among bit codings).
+    speed_rank: |_| 0,
     has_q0: false,
+    q0_measured: false,
     chunk_bytes: None,
     well_formed: |_, _, _| true,
     work_bound: per_byte_bound,

@@ -38,7 +38,7 @@ pub(crate) const PRIMARY_BYTES: [u8; PRIMARY + WIDE] = padded(0, ESCAPE, Some(ES
 /// The bytes the secondary symbols decode to, padded with [`WIDE`] zeros.
 pub(crate) const SECONDARY_BYTES: [u8; SECONDARY + WIDE] = padded(ESCAPE, 256, None);
 
-/// Per byte, its symbol: its index in [`BYTES`], less 93 for a secondary byte.
+/// Per byte, its symbol: its index in `BYTES`, less 93 for a secondary byte.
 pub(crate) const SYMBOL: [u8; 256] = symbols();
 
 /// Per byte, its primary symbol: its [`SYMBOL`] if it is a primary byte, else the escape.

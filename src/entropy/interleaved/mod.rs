@@ -33,6 +33,7 @@
 
 use crate::entropy::codec::{per_byte_bound, BitCodec, BitDecoder, Codec, CHUNK_BYTES};
 use crate::entropy::model::{symbol_tables, SymbolTable, SYMBOL_PRECISION};
+use crate::entropy::profile::{Profile, Status};
 use crate::entropy::symbol_lookup::{DecModel, DecTable};
 use crate::entropy::PayloadError;
 
@@ -40,7 +41,15 @@ use crate::entropy::PayloadError;
 pub(crate) const CODEC: Codec = Codec {
     id: 6,
     name: "known-p-interleaved",
+    profile: Profile::Full,
+    status: Status::Active,
+    // Coding 3's model by four rANS states, table-driven: about as fast as coding 9 to decode
+    // (298 against 281 MB/s at m = 10^6, p0 = 0.9) and twice as fast to encode, for 32
+    // bytes of states: before coding 9, which takes the arrays whose states are over the
+    // margin.
+    speed_rank: |_| 40,
     has_q0: true,
+    q0_measured: false,
     chunk_bytes: Some(CHUNK_BYTES),
     // Four 64-bit final states, then whole words.
     well_formed: |_, _, len| len.is_multiple_of(4) && len >= STATE_BYTES as u64,

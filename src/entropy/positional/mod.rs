@@ -30,12 +30,20 @@
 
 use super::codec::{exempt, BitCodec, BitDecoder, Codec, CHUNK_BYTES};
 use super::PayloadError;
+use crate::entropy::profile::{Profile, Status};
 
 /// The table's row of coding 7.
 pub(crate) const CODEC: Codec = Codec {
     id: 7,
     name: "positional",
+    profile: Profile::Core,
+    status: Status::Active,
+    // Its work grows with the ones: first where at most one bit in 40 is one (at 1 in 40 it
+    // decodes about as fast as 32 rANS lanes: 216 MB/s at 5% ones against 505, 1 140 MB/s
+    // at 1%), after the table-driven codings above that.
+    speed_rank: |c| if c.ones <= c.len / 40 { 0 } else { 65 },
     has_q0: false,
+    q0_measured: false,
     chunk_bytes: Some(CHUNK_BYTES),
     // The count of ones, at least one byte.
     well_formed: |_, _, len| len >= 1,

@@ -4,6 +4,7 @@
 
 use crate::entropy::codec::{exempt, BitCodec, BitDecoder, Codec, CounterCodec};
 use crate::entropy::counter_table::CounterTable;
+use crate::entropy::profile::{Profile, Status};
 use crate::entropy::PayloadError;
 use crate::error::Result;
 use crate::filter::bits::{packed_words, write_packed};
@@ -13,7 +14,12 @@ use crate::filter::counting::{pack_counters, packed_len, unpack_counters_into};
 pub(crate) const CODEC: Codec = Codec {
     id: 0,
     name: "raw",
+    profile: Profile::Core,
+    status: Status::Active,
+    // The fallback, never ranked: the encoder sends it when nothing predicted is smaller.
+    speed_rank: |_| 0,
     has_q0: false,
+    q0_measured: false,
     chunk_bytes: None,
     well_formed,
     // The length is fixed by m: decoding costs a copy of it.

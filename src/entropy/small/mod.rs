@@ -9,7 +9,7 @@
 //! decoding step is three lookups, a mask of the bit buffer and an add, with no multiply:
 //!
 //! * **Nibble symbols** with the binomial model of coding 8 at precision 12
-//!   ([`nibble_frequencies`](super::model::nibble_frequencies)), dealt to the 4096
+//!   ([`nibble_frequencies`]), dealt to the 4096
 //!   positions with a stride of 2563 (zstd's FSE spreads its tables the same way).
 //! * **Four states**, nibble `t` on state `t mod 4`: four independent chains, and four
 //!   nibbles (at most 48 bits) read from one 64-bit load of the stream.
@@ -26,6 +26,7 @@
 
 use crate::entropy::codec::{per_byte_bound, BitCodec, BitDecoder, Codec};
 use crate::entropy::model::{nibble_frequencies, Counts};
+use crate::entropy::profile::{Profile, Status};
 use crate::entropy::tans_stream::{peek, run, write_runs};
 use crate::entropy::PayloadError;
 #[cfg(any(test, feature = "internals"))]
@@ -47,7 +48,13 @@ mod table_avx512;
 pub(crate) const CODEC: Codec = Codec {
     id: 9,
     name: "small",
+    profile: Profile::Full,
+    status: Status::Active,
+    // Nibbles by four tANS states: a few bytes of states, for the small dense arrays whose
+    // coding-6 states are over the margin.
+    speed_rank: |_| 50,
     has_q0: true,
+    q0_measured: true,
     // One stream of bits for the whole array: not chunked.
     chunk_bytes: None,
     // Four 12-bit states, then a stream of bits.

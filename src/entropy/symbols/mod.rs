@@ -12,6 +12,7 @@
 
 use crate::entropy::codec::{per_byte_bound, BitCodec, BitDecoder, Codec, CHUNK_BYTES};
 use crate::entropy::model::{symbol_tables, SymbolTable};
+use crate::entropy::profile::{Profile, Status};
 use crate::entropy::symbol_lookup::{DecModel, DecTable};
 use crate::entropy::PayloadError;
 #[cfg(test)]
@@ -21,7 +22,13 @@ use crate::filter::bits::BitArray;
 pub(crate) const CODEC: Codec = Codec {
     id: 3,
     name: "known-p-symbols",
+    profile: Profile::Full,
+    status: Status::Active,
+    // Coding 2's model by bytes: a byte a step (several times coding 2's speed), a few bytes
+    // over it; for arrays too small for the faster codings' states and tables.
+    speed_rank: |_| 60,
     has_q0: true,
+    q0_measured: false,
     chunk_bytes: Some(CHUNK_BYTES),
     // ANS payloads are whole words (an ANS coder ending in state 0 writes none).
     well_formed: |_, _, len| len.is_multiple_of(4),

@@ -30,6 +30,7 @@ use crate::entropy::nibble_rans::{
     encode_rounds, excess_bits, expected_words, nibble_of_lane, Backwards, DecModel, EncModel,
     Kernel, LANES, LOWER, ROUND,
 };
+use crate::entropy::profile::{Profile, Status};
 use crate::entropy::PayloadError;
 #[cfg(any(test, feature = "internals"))]
 use crate::entropy::{ByKernel, Decoded};
@@ -47,7 +48,14 @@ pub(crate) mod avx512;
 pub(crate) const CODEC: Codec = Codec {
     id: 10,
     name: "wide",
+    profile: Profile::Full,
+    status: Status::Active,
+    // Two chains of 32 lanes in flight: the fastest to decode of large dense arrays (8 * 10^6
+    // bits at p0 = 0.9: 0.55 ms against 0.86 for one chain), first where its 256 bytes of
+    // states are within the margin.
+    speed_rank: |_| 10,
     has_q0: true,
+    q0_measured: true,
     // 70 to 210 bytes a chunk go to the states (less what they carry, at p0 from 0.5 to
     // 0.95): chunks four times the usual size (at least 512 KiB coded) keep that under
     // 0.05%.

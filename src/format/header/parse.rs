@@ -150,6 +150,12 @@ impl Parser<'_, '_> {
         let coding = Coding::from_id(coding_id)
             .filter(|c| c.valid_for(type_id))
             .ok_or(invalid("coding", coding_id.into(), off))?;
+        if !self.limits.profile.includes(coding) {
+            return Err(Error::UnsupportedCoding {
+                coding: coding_id,
+                offset: off,
+            });
+        }
         let off = r.offset();
         let flags = r.u8()?;
         let known = FLAG_CHUNKED | FLAG_RESTART | FLAG_TAGGED | FLAG_METADATA;

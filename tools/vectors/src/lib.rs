@@ -167,7 +167,6 @@ fn accept_cases() -> Vec<AcceptCase> {
         ("std_1000_symbols", Coding::KnownPSymbols),
         ("std_1000_interleaved", Coding::KnownPInterleaved),
         ("std_1000_positional", Coding::Positional),
-        ("std_1000_dense", Coding::Dense),
         ("std_1000_small", Coding::Small),
         ("std_1000_wide", Coding::Wide),
         ("std_1000_escape", Coding::Escape),
@@ -219,13 +218,6 @@ fn accept_cases() -> Vec<AcceptCase> {
         PSource::Measured,
     );
     add(
-        "m13_dense",
-        std(13, 2.0, f0),
-        3,
-        Coding::Dense,
-        PSource::Measured,
-    );
-    add(
         "m13_small",
         std(13, 2.0, f0),
         3,
@@ -274,20 +266,6 @@ fn accept_cases() -> Vec<AcceptCase> {
         std(4000, 1.0, f0),
         2800,
         Coding::Escape,
-        PSource::Measured,
-    );
-    add(
-        "empty_dense",
-        std(4093, 4.0, f0),
-        0,
-        Coding::Dense,
-        PSource::Measured,
-    );
-    add(
-        "std_dense_half",
-        std(4000, 1.0, f0),
-        2800,
-        Coding::Dense,
         PSource::Measured,
     );
     // Coding 10 (4.14): arrays of 32 rounds (twelve coded in each half) and of 80, the
@@ -619,7 +597,6 @@ fn accept_vectors() -> Vec<VectorFile> {
         ("chunked_known_p", 200, 20, Coding::KnownP, 6),
         ("chunked_symbols", 3001, 250, Coding::KnownPSymbols, 9),
         ("chunked_positional", 5003, 100, Coding::Positional, 10),
-        ("chunked_dense", 5003, 400, Coding::Dense, 10),
         ("chunked_wide", 9001, 700, Coding::Wide, 12),
     ] {
         let params = Params::standard(m, 3, f0).expect("valid");
@@ -908,6 +885,33 @@ impl RawFrame {
     }
 }
 
+/// The payload of `bits` in coding 9, 10 or 11, coded with `q0` whatever the array
+/// measures: for reject vectors.
+fn payload_with_q0(coding: Coding, bits: &BitArray, q0: u16) -> Vec<u8> {
+    use bloomwire::internals::{escape, small, wide};
+    let encoders = match coding {
+        Coding::Small => small::encode_kernels,
+        Coding::Wide => wide::encode_kernels,
+        Coding::Escape => escape::encode_kernels,
+        _ => unreachable!("codings 9, 10 and 11"),
+    };
+    encoders(bits.words(), bits.len(), q0).swap_remove(0).1
+}
+
+/// `f`'s frame in coding 9, 10 or 11 with q0 one off the measured value, the neighbour
+/// whose model codes the array to the same payload: the hole a decoder that did not check
+/// q0 would leave open (two accepted frames of one filter).
+fn q0_neighbour(f: &BloomFilter, coding: Coding) -> Truncated {
+    let mut r = RawFrame::from_frame(f, coding);
+    let q0 = u16::from_le_bytes([r.q0[0], r.q0[1]]);
+    let twin = [q0 - 1, q0 + 1]
+        .into_iter()
+        .find(|&other| payload_with_q0(coding, f.bits(), other) == r.payload)
+        .unwrap_or_else(|| panic!("{coding}: no neighbour of q0 {q0} with the same payload"));
+    r.q0 = twin.to_le_bytes().to_vec();
+    r.into()
+}
+
 /// A frame cut after its first `.1` bytes (`usize::MAX`: whole).
 struct Truncated(RawFrame, usize);
 
@@ -1036,6 +1040,31 @@ fn reject_vectors() -> Vec<VectorFile> {
             field("index scheme"),
         ),
         ("coding_4", with(&|r| r.fixed[9] = 4), field("coding")),
+        // Coding 8 was withdrawn before 1.0 (spec 4.0): its id is defined by no revision,
+        // here on a well-formed coding-10 payload.
+        (
+            "coding_8_withdrawn",
+            coded_with(Coding::Wide, &|r| r.fixed[9] = 8),
+            field("coding"),
+        ),
+        // Codings 9 to 11 carry the measured fraction of zeros as q0 (4.4): a neighbour of
+        // it whose model codes the array to the very same payload (their tables quantize
+        // q0 coarsely) is refused.
+        (
+            "q0_not_measured_wide",
+            q0_neighbour(&small, Coding::Wide),
+            plain("CorruptPayload"),
+        ),
+        (
+            "q0_not_measured_small",
+            q0_neighbour(&small, Coding::Small),
+            plain("CorruptPayload"),
+        ),
+        (
+            "q0_not_measured_escape",
+            q0_neighbour(&small, Coding::Escape),
+            plain("CorruptPayload"),
+        ),
         ("coding_255", with(&|r| r.fixed[9] = 255), field("coding")),
         ("flags_set", with(&|r| r.fixed[10] = 0x80), field("flags")),
         ("m_zero", with(&|r| r.varints[0] = varint(0)), field("m")),
@@ -1287,7 +1316,7 @@ fn reject_vectors() -> Vec<VectorFile> {
         ),
     ];
     cases.extend(interleaved);
-    // A filter of 102 bits whose payload, in a nibble coding (8 or 9), codes 104 with bit
+    // A filter of 102 bits whose payload, in a nibble coding (9 or 10), codes 104 with bit
     // 103 set: the last nibble's bits past m.
     let bit_past_m = |coding: BitCoding| -> Truncated {
         let xh = xxh(0, IndexScheme::DoubleHashing);
@@ -1302,82 +1331,10 @@ fn reject_vectors() -> Vec<VectorFile> {
         bits.set(103);
         let params = Params::standard(104, 2, xh).expect("valid");
         let g = BloomFilter::from_parts(params, bits, 10).expect("valid");
-        let frame = Encoder::new()
-            .p_source(PSource::Fixed(q0))
-            .encode_with(&g, coding)
-            .expect("a bit coding");
-        assert_eq!(frame.coding(), Coding::from(coding));
-        r.payload = frame.payload().to_vec();
+        r.payload = payload_with_q0(Coding::from(coding), g.bits(), q0);
         r.len = varint(r.payload.len() as u64);
         r.into()
     };
-    // Coding 8 (section 4.12): each check of the decoder, on the small filter's payload.
-    let dense = [
-        (
-            "dense_length_odd",
-            coded_with(Coding::Dense, &|r| {
-                r.payload.push(1);
-            }),
-            field("payload length"),
-        ),
-        (
-            "dense_shorter_than_states",
-            coded_with(Coding::Dense, &|r| {
-                r.payload.truncate(126);
-            }),
-            field("payload length"),
-        ),
-        (
-            "dense_state_below_2_15",
-            coded_with(Coding::Dense, &|r| {
-                r.payload[8..12].copy_from_slice(&0x7FFFu32.to_le_bytes());
-            }),
-            plain("CorruptPayload"),
-        ),
-        (
-            "dense_state_at_2_31",
-            coded_with(Coding::Dense, &|r| {
-                r.payload[8..12].copy_from_slice(&0x8000_0000u32.to_le_bytes());
-            }),
-            plain("CorruptPayload"),
-        ),
-        (
-            "dense_word_left",
-            coded_with(Coding::Dense, &|r| {
-                r.payload.extend_from_slice(&[1, 0]);
-            }),
-            plain("CorruptPayload"),
-        ),
-        (
-            "dense_ends_early",
-            {
-                // The small filter's payload is only its states; this one has words after.
-                let mut f = BloomFilter::new(
-                    Params::standard(1000, 3, xxh(0, IndexScheme::DoubleHashing)).expect("valid"),
-                );
-                (0..100).for_each(|i| f.insert(key(i)));
-                let mut r = RawFrame::from_frame(&f, Coding::Dense);
-                assert!(r.payload.len() > 130, "words after the states");
-                r.payload.truncate(r.payload.len() - 2);
-                r.len = varint(r.payload.len() as u64);
-                r.into()
-            },
-            plain("CorruptPayload"),
-        ),
-        (
-            "dense_final_state_off",
-            coded_with(Coding::Dense, &|r| {
-                r.payload[1] ^= 1;
-            }),
-            plain("CorruptPayload"),
-        ),
-        (
-            "dense_bit_past_m",
-            bit_past_m(BitCoding::Dense),
-            plain("CorruptPayload"),
-        ),
-    ];
-    cases.extend(dense);
     // Coding 10 (section 4.14): each check of the decoder. The small filter's 25 nibbles
     // are one round, which the first half's states carry; the second half is empty.
     let wider = || {
@@ -1470,13 +1427,9 @@ fn reject_vectors() -> Vec<VectorFile> {
                     .for_each(|i| bits.set(i));
                 let params = Params::standard(4096, 3, xh).expect("valid");
                 let g = BloomFilter::from_parts(params, bits, 300).expect("valid");
-                let frame = Encoder::new()
-                    .p_source(PSource::Fixed(65000))
-                    .encode_with(&g, BitCoding::Wide)
-                    .expect("a bit coding");
                 let mut r = RawFrame::from_frame(&g, Coding::Wide);
                 r.q0 = 65000u16.to_le_bytes().to_vec();
-                r.payload = frame.payload().to_vec();
+                r.payload = payload_with_q0(Coding::Wide, g.bits(), 65000);
                 assert!(r.payload.len() > 256, "the first half's words");
                 r.payload.extend_from_slice(&[1, 0]);
                 r.len = varint(r.payload.len() as u64);
@@ -1611,6 +1564,16 @@ fn reject_vectors() -> Vec<VectorFile> {
                 // State 0's bit 8, above its carried byte.
                 let mut r = states_alone();
                 r.payload[1] ^= 1;
+                r.into()
+            },
+            plain("CorruptPayload"),
+        ),
+        (
+            "escape_idle_state_not_zero",
+            {
+                // State 2 carries no byte (n = 2): u[2], bits 24 .. 35, must be 0.
+                let mut r = states_alone();
+                r.payload[3] ^= 1;
                 r.into()
             },
             plain("CorruptPayload"),
@@ -1833,6 +1796,23 @@ fn reject_vectors() -> Vec<VectorFile> {
                 r.into()
             },
             field("payload length"),
+        ),
+        (
+            // Two coding-10 chunks whose lengths still add up, the first one byte short
+            // of its 256 bytes of states (2.2's rule for each chunk, 4.10).
+            "chunk_length_breaks_wide_rule",
+            {
+                let mut r = RawFrame::chunked(&small, Coding::Wide, 6);
+                let (len0, len1) = (
+                    u64::from(r.payload[0] & 0x7F) | u64::from(r.payload[1]) << 7,
+                    u64::from(r.payload[2] & 0x7F) | u64::from(r.payload[3]) << 7,
+                );
+                assert!(len0 >= 256 && len1 >= 256 && len0 < 1 << 14 && len1 < 1 << 14);
+                r.payload[..2].copy_from_slice(&varint(len0 - 1));
+                r.payload[2..4].copy_from_slice(&varint(len1 + 1));
+                r.into()
+            },
+            plain("CorruptPayload"),
         ),
         (
             "chunk_lengths_short_of_payload",

@@ -61,7 +61,7 @@ extern "C" {
 
 typedef enum bw_status {
     BW_OK = 0,
-    /* The library's errors (the crate's bloomwire::Error), in its order. */
+    /* The library's errors (the crate's bloomwire::Error): 0.1's in its order, then 1.0's. */
     BW_ERR_INVALID_PARAMETER = 1,       /* a parameter outside what the crate supports */
     BW_ERR_INCOMPATIBLE = 2,            /* filters that must agree do not */
     BW_ERR_INCOMPLETE = 3,              /* input ends early: bw_error.needed more bytes */
@@ -86,7 +86,8 @@ typedef enum bw_status {
     BW_ERR_OVER_BUDGET = 22,            /* no encoding fits the encoder's budget */
     BW_ERR_ALLOCATION_FAILED = 23,      /* the machine has not the memory */
     BW_ERR_PLAN_EXCEEDS_LIMITS = 24,    /* a plan above the receiver's limits */
-    BW_ERR_UNSUPPORTED_CODING = 25,     /* a registered coding the decoder's profile lacks */
+    BW_ERR_UNSUPPORTED_CODING = 25,     /* a registry coding the decoder's profile lacks
+                                         * (format 1.0; bw_error.field is "coding") */
     BW_ERR_OTHER = 99,                  /* a later library error: see the message */
     /* The C boundary's. */
     BW_ERR_NULL_POINTER = 100,          /* a pointer the call needs is NULL */
@@ -140,6 +141,11 @@ typedef enum bw_layout {
     BW_LAYOUT_BLOCKS = 2       /* power-of-two blocks from the binary digits of m */
 } bw_layout;
 
+/* Profiles (format 1.0, spec 4.0), by name: Core, codings 0, 1, 2, 4, 5, 7 and chunked
+ * payloads, which every conforming decoder implements; Full, every coding. */
+#define BW_PROFILE_CORE "core"
+#define BW_PROFILE_FULL "full"
+
 #define BW_KEY_LEN 32         /* bytes of a frame key (authentication, spec 2.5) */
 #define BW_CHUNKING_AUTO (-1) /* bw_encoder_set_chunking: chunk large Bloom filters */
 #define BW_CHUNKING_NEVER 0   /* one payload for the whole filter */
@@ -159,6 +165,10 @@ bw_status bw_limits_set_max_k(bw_limits *limits, uint32_t max_k); /* 1 .. 1024 *
 bw_status bw_limits_set_max_payload(bw_limits *limits, uint64_t bytes);
 bw_status bw_limits_set_max_metadata(bw_limits *limits, uint64_t bytes);
 bw_status bw_limits_set_max_filter_bytes(bw_limits *limits, uint64_t bytes);
+/* Decode only the codings of a profile (BW_PROFILE_CORE or BW_PROFILE_FULL, the default;
+ * the name as the library parses it): a frame of another registry coding is
+ * BW_ERR_UNSUPPORTED_CODING. */
+bw_status bw_limits_set_profile(bw_limits *limits, const char *profile);
 void bw_limits_free(bw_limits *limits);
 
 /* ---------------------------------------------------------------------------------------
@@ -261,7 +271,7 @@ bw_status bw_encoder_new(int kind, bw_encoder **out);
 /* Code with the coding of this name, as the library parses it ("raw", "adaptive",
  * "known-p", "known-p-symbols", "known-p-interleaved", "positional", "small", "wide",
  * "escape"; counting: "raw", "known-counters", "adaptive-counters"), or raw when that is
- * not smaller. An unknown name is BW_ERR_INVALID_PARAMETER with the list in the message.
+ * not smaller ("adaptive" is deprecated: read by every decoder, never chosen by default). An unknown name is BW_ERR_INVALID_PARAMETER with the list in the message.
  * NULL: the library's choice again. */
 bw_status bw_encoder_set_coding(bw_encoder *e, const char *name);
 /* BW_CHUNKING_AUTO, BW_CHUNKING_NEVER, or chunks of 2^chunking bits (6 to 47). */
@@ -270,6 +280,10 @@ bw_status bw_encoder_set_chunking(bw_encoder *e, int32_t chunking);
 bw_status bw_encoder_set_metadata(bw_encoder *e, const uint8_t *metadata, size_t len);
 /* Tag every frame with this BW_KEY_LEN-byte key (flags bit 2); NULL with 0: no tag. */
 bw_status bw_encoder_set_key(bw_encoder *e, const uint8_t *key, size_t len);
+/* Write only the codings of a profile: BW_PROFILE_CORE (what every decoder reads, for a
+ * sender that does not know its receivers) or BW_PROFILE_FULL (the default). A coding set
+ * by name outside the profile makes encoding fail with BW_ERR_INVALID_PARAMETER. */
+bw_status bw_encoder_set_profile(bw_encoder *e, const char *profile);
 /* Fail with BW_ERR_OVER_BUDGET unless the frame fits in bytes; 0: no budget. */
 bw_status bw_encoder_set_budget(bw_encoder *e, size_t bytes);
 void bw_encoder_free(bw_encoder *e);
@@ -345,6 +359,8 @@ typedef struct bw_frame_desc {
     uint64_t n;                /* keys the sender inserted */
     uint8_t coding;            /* wire id */
     const char *coding_name;
+    const char *coding_profile; /* "core" or "full": the profile that has the coding */
+    const char *coding_status;  /* "active" or "deprecated" (read, not written) */
     bool has_q0;
     uint16_t q0;               /* p0 * 65536 */
     uint8_t chunk_shift;       /* 0 when not chunked */

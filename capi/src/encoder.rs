@@ -5,6 +5,7 @@ use core::ffi::c_char;
 
 use bloomwire::{
     AnyFilter, BitCoding, BloomFilter, Chunking, CounterCoding, CountingBloomFilter, FrameKey,
+    Profile,
 };
 
 use crate::bytes::Sink;
@@ -37,12 +38,16 @@ pub struct Encoder {
     metadata: Vec<u8>,
     key: Option<FrameKey>,
     budget: Option<usize>,
+    profile: Profile,
 }
 
 impl Encoder {
     /// The library's encoder of a settings' common part.
     fn common<F: bloomwire::Filter>(&self, mut e: bloomwire::Encoder<F>) -> bloomwire::Encoder<F> {
-        e = e.chunking(self.chunking).metadata(self.metadata.clone());
+        e = e
+            .chunking(self.chunking)
+            .metadata(self.metadata.clone())
+            .profile(self.profile);
         if let Some(key) = &self.key {
             e = e.key(key.clone());
         }
@@ -98,7 +103,7 @@ pub(crate) fn kind_mismatch(counting: bool) -> Fail {
 /// `bw_status bw_encoder_new(bw_kind kind, bw_encoder **out)`: an encoder of Bloom filters
 /// (`BW_KIND_BLOOM`) or of counting filters (`BW_KIND_COUNTING`), with the library's
 /// defaults: the coding it predicts smallest and fastest, automatic chunking, no metadata,
-/// no key, no budget.
+/// no key, no budget, the full profile.
 ///
 /// # Safety
 ///
@@ -124,6 +129,7 @@ pub unsafe extern "C" fn bw_encoder_new(kind: core::ffi::c_int, out: *mut *mut E
             metadata: Vec::new(),
             key: None,
             budget: None,
+            profile: Profile::default(),
         });
         Ok(())
     })
@@ -252,6 +258,30 @@ pub unsafe extern "C" fn bw_encoder_set_budget(encoder: *mut Encoder, bytes: usi
     unsafe {
         set(encoder, |e| {
             e.budget = (bytes != 0).then_some(bytes);
+            Ok(())
+        })
+    }
+}
+
+/// `bw_status bw_encoder_set_profile(bw_encoder *e, const char *profile)`: write only the
+/// codings of this profile (`"core"`, which every conforming decoder reads, or `"full"`,
+/// the default), as the library parses its name. A coding named with
+/// `bw_encoder_set_coding` outside the profile makes encoding fail with
+/// `BW_ERR_INVALID_PARAMETER`.
+///
+/// # Safety
+///
+/// `encoder` is NULL or a live `bw_encoder` no other call uses; `profile` NULL or a
+/// NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn bw_encoder_set_profile(
+    encoder: *mut Encoder,
+    profile: *const c_char,
+) -> Status {
+    // SAFETY: the caller's guarantees, passed on.
+    unsafe {
+        set(encoder, |e| {
+            e.profile = str_in(profile, "profile")?.parse()?;
             Ok(())
         })
     }

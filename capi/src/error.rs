@@ -174,6 +174,10 @@ fn details(fail: &Fail) -> Last {
                     last.value = bytes;
                     None
                 }
+                Error::UnsupportedCoding { coding, offset } => {
+                    (last.offset, last.value) = (Some(offset as u64), coding.into());
+                    Some("coding")
+                }
                 Error::PlanExceedsLimits {
                     name,
                     needed,
@@ -242,7 +246,7 @@ pub struct ErrorInfo {
     /// What went wrong, in one line of UTF-8; never NULL.
     pub message: *const c_char,
     /// The header field or the parameter (`InvalidField`, `BadVarint`, `LimitExceeded`,
-    /// `InvalidParameter`, `PlanExceedsLimits`), or NULL.
+    /// `UnsupportedCoding`, `InvalidParameter`, `PlanExceedsLimits`), or NULL.
     pub field: *const c_char,
     /// Whether `offset` is a byte offset in the frame.
     pub has_offset: bool,

@@ -45,6 +45,8 @@ pub struct FrameInfo {
     ones: Option<u64>,
     problem: Option<Error>,
     coding_name: CString,
+    coding_profile: CString,
+    coding_status: CString,
     problem_message: Option<CString>,
     problem_field: Option<CString>,
 }
@@ -93,6 +95,10 @@ pub struct FrameDesc {
     pub coding: u8,
     /// The coding's name.
     pub coding_name: *const c_char,
+    /// The profile that has the coding: `"core"` or `"full"`.
+    pub coding_profile: *const c_char,
+    /// Whether encoders write it: `"active"` or `"deprecated"` (read, not written).
+    pub coding_status: *const c_char,
     /// Whether the header carries q0.
     pub has_q0: bool,
     /// The quantized zero probability, `p0 * 65536`.
@@ -202,10 +208,13 @@ fn describe(bytes: &[u8], checks: &Checks) -> Result<FrameInfo, Fail> {
         Some(Error::InvalidField { field, .. })
         | Some(Error::BadVarint { field, .. })
         | Some(Error::LimitExceeded { field, .. }) => Some(c_string(field)),
+        Some(Error::UnsupportedCoding { .. }) => Some(c_string("coding")),
         _ => None,
     };
     Ok(FrameInfo {
         coding_name: c_string(header.coding.name()),
+        coding_profile: c_string(header.coding.profile().name()),
+        coding_status: c_string(header.coding.status().name()),
         problem_message: problem.as_ref().map(|e| c_string(&e.to_string())),
         problem_field,
         header,
@@ -300,6 +309,8 @@ pub unsafe extern "C" fn bw_frame_info_get(info: *const FrameInfo, out: *mut Fra
             n: h.n,
             coding: h.coding.id(),
             coding_name: info.coding_name.as_ptr(),
+            coding_profile: info.coding_profile.as_ptr(),
+            coding_status: info.coding_status.as_ptr(),
             has_q0: h.q0.is_some(),
             q0: h.q0.unwrap_or(0),
             chunk_shift: h.chunk_shift.unwrap_or(0),

@@ -56,7 +56,7 @@ pub use decode::{bw_decode, bw_frame_len};
 pub use encoder::{
     bw_encode, bw_encode_alloc, bw_encoder_free, bw_encoder_new, bw_encoder_set_budget,
     bw_encoder_set_chunking, bw_encoder_set_coding, bw_encoder_set_key, bw_encoder_set_metadata,
-    Encoder, CHUNKING_AUTO, CHUNKING_NEVER,
+    bw_encoder_set_profile, Encoder, CHUNKING_AUTO, CHUNKING_NEVER,
 };
 pub use error::{bw_last_error, bw_last_error_message, ErrorInfo};
 pub use filter::{
@@ -72,7 +72,8 @@ pub use inspect::{
 };
 pub use limits::{
     bw_limits_free, bw_limits_new, bw_limits_set_max_filter_bytes, bw_limits_set_max_k,
-    bw_limits_set_max_m, bw_limits_set_max_metadata, bw_limits_set_max_payload, Limits,
+    bw_limits_set_max_m, bw_limits_set_max_metadata, bw_limits_set_max_payload,
+    bw_limits_set_profile, Limits,
 };
 pub use plan::{
     bw_optimizer_free, bw_optimizer_new, bw_optimizer_set_coding, bw_optimizer_set_k_range,

@@ -1,10 +1,13 @@
 //! `bw_limits`: what a decoder accepts (the library's `Limits`), NULL meaning the defaults.
 
+use core::ffi::c_char;
+
 use bloomwire::filter::rational::MAX_K;
 use bloomwire::filter::MAX_M;
+use bloomwire::Profile;
 
 use crate::error::{guard, guard_void, Fail};
-use crate::ptr::{free_handle, handle, handle_mut, OutHandle};
+use crate::ptr::{free_handle, handle, handle_mut, str_in, OutHandle};
 use crate::status::Status;
 
 /// A decoder's limits (`bw_limits`): m up to 2^28, k up to 64, payloads up to 2^26 bytes,
@@ -129,6 +132,27 @@ pub unsafe extern "C" fn bw_limits_set_max_metadata(limits: *mut Limits, bytes: 
 pub unsafe extern "C" fn bw_limits_set_max_filter_bytes(limits: *mut Limits, bytes: u64) -> Status {
     // SAFETY: the caller's guarantee, passed on.
     unsafe { set(limits, |l| Ok(l.max_filter_bytes(bytes))) }
+}
+
+/// `bw_status bw_limits_set_profile(bw_limits *limits, const char *profile)`: decode only
+/// the codings of this profile (its name as the library parses it: `"core"` or `"full"`,
+/// the default); a frame of another registry coding is `BW_ERR_UNSUPPORTED_CODING`.
+///
+/// # Safety
+///
+/// `limits` is NULL or a live `bw_limits` no other call uses; `profile` NULL or a
+/// NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn bw_limits_set_profile(
+    limits: *mut Limits,
+    profile: *const c_char,
+) -> Status {
+    // SAFETY: the caller's guarantees, passed on.
+    unsafe {
+        set(limits, |l| {
+            Ok(l.profile(str_in(profile, "profile")?.parse::<Profile>()?))
+        })
+    }
 }
 
 /// `void bw_limits_free(bw_limits *limits)`; NULL does nothing.

@@ -4,8 +4,8 @@
 use bloomwire::Error;
 
 /// What a call did (`bw_status` in the header). `Ok` is 0; the library's errors are
-/// 1 to 25 in the order of [`Error`]'s variants, [`Status::UnsupportedCoding`] included;
-/// a variant of a later library release that this build does not name is
+/// 1 to 24 in the order of [`Error`]'s variants of bloomwire 0.1, then format 1.0's
+/// [`Status::UnsupportedCoding`] (25: a value once given is kept); a variant of a later library release that this build does not name is
 /// [`Status::Other`]; 100 and above are the C boundary's.
 ///
 /// The variant names are the library's (`BadMagic`), as [`bw_status_name`] gives them.
@@ -62,8 +62,8 @@ pub enum Status {
     AllocationFailed = 23,
     /// `BW_ERR_PLAN_EXCEEDS_LIMITS`: [`Error::PlanExceedsLimits`].
     PlanExceedsLimits = 24,
-    /// `BW_ERR_UNSUPPORTED_CODING`: the frame's coding is one the registry defines and the
-    /// decoder's profile does not implement (`Error::UnsupportedCoding`).
+    /// `BW_ERR_UNSUPPORTED_CODING`: [`Error::UnsupportedCoding`], a coding the registry
+    /// defines and the decoder's profile does not implement.
     UnsupportedCoding = 25,
     /// `BW_ERR_OTHER`: an error of a later library release that this build does not name;
     /// the message says what it is.
@@ -145,6 +145,7 @@ impl Status {
             Error::OverBudget { .. } => Status::OverBudget,
             Error::AllocationFailed { .. } => Status::AllocationFailed,
             Error::PlanExceedsLimits { .. } => Status::PlanExceedsLimits,
+            Error::UnsupportedCoding { .. } => Status::UnsupportedCoding,
             // The enum is non-exhaustive: a later release's variant.
             _ => Status::Other,
         }

@@ -421,12 +421,62 @@ static void test_codec(void) {
         bw_bytes_free(frame);
     }
     FAILS(BW_ERR_INVALID_PARAMETER, bw_encoder_set_coding(e, "known-counters"));
-    FAILS(BW_ERR_INVALID_PARAMETER, bw_encoder_set_coding(e, "dense-ish"));
+    /* Coding 8 (dense) is withdrawn: its name is no coding. */
+    FAILS(BW_ERR_INVALID_PARAMETER, bw_encoder_set_coding(e, "dense"));
     OK(bw_encoder_set_coding(e, NULL));
     OK(bw_encoder_set_chunking(e, BW_CHUNKING_NEVER));
     OK(bw_encoder_set_chunking(e, 12));
     FAILS(BW_ERR_INVALID_ARGUMENT, bw_encoder_set_chunking(e, 3));
     OK(bw_encoder_set_chunking(e, BW_CHUNKING_AUTO));
+
+    /* Profiles: a Core encoder writes a Core coding, refuses a Full one by name; a Core
+     * decoder refuses a Full coding's frame as unsupported, naming the coding. */
+    FAILS(BW_ERR_INVALID_PARAMETER, bw_encoder_set_profile(e, "partial"));
+    FAILS(BW_ERR_NULL_POINTER, bw_encoder_set_profile(e, NULL));
+    OK(bw_encoder_set_profile(e, BW_PROFILE_CORE));
+    OK(bw_encode_alloc(e, f, 0, &frame, &len));
+    OK(bw_inspect(frame, len, NULL, NULL, 0, &info));
+    OK(bw_frame_info_get(info, &d));
+    CHECK(strcmp(d.coding_profile, "core") == 0 && strcmp(d.coding_status, "active") == 0,
+          "core encoder wrote %s (%s, %s)", d.coding_name, d.coding_profile, d.coding_status);
+    bw_frame_info_free(info);
+    bw_bytes_free(frame);
+    OK(bw_encoder_set_coding(e, "escape"));
+    FAILS(BW_ERR_INVALID_PARAMETER, bw_encode_alloc(e, f, 0, &frame, &len));
+    OK(bw_encoder_set_coding(e, "adaptive"));
+    OK(bw_encode_alloc(e, f, 0, &frame, &len));
+    OK(bw_inspect(frame, len, NULL, NULL, 0, &info));
+    OK(bw_frame_info_get(info, &d));
+    CHECK(d.coding == 1 && strcmp(d.coding_status, "deprecated") == 0, "adaptive %s",
+          d.coding_status);
+    bw_frame_info_free(info);
+    bw_bytes_free(frame);
+    OK(bw_encoder_set_profile(e, BW_PROFILE_FULL));
+    OK(bw_encoder_set_coding(e, "wide"));
+    OK(bw_encode_alloc(e, f, 0, &frame, &len));
+    {
+        bw_limits *core = NULL;
+        bw_error err;
+        OK(bw_limits_new(&core));
+        FAILS(BW_ERR_INVALID_PARAMETER, bw_limits_set_profile(core, "nope"));
+        OK(bw_limits_set_profile(core, BW_PROFILE_CORE));
+        FAILS(BW_ERR_UNSUPPORTED_CODING, bw_decode(frame, len, core, NULL, 0, &back));
+        bw_last_error(&err);
+        CHECK(err.field && strcmp(err.field, "coding") == 0 && err.value == 10 && err.has_offset,
+              "unsupported coding %" PRIu64, err.value);
+        OK(bw_inspect(frame, len, core, NULL, 0, &info));
+        OK(bw_frame_info_get(info, &d));
+        CHECK(d.problem == BW_ERR_UNSUPPORTED_CODING && strcmp(d.coding_profile, "full") == 0,
+              "inspect with a core decoder");
+        bw_frame_info_free(info);
+        OK(bw_limits_set_profile(core, BW_PROFILE_FULL));
+        OK(bw_decode(frame, len, core, NULL, 0, &back));
+        bw_filter_free(back);
+        back = NULL;
+        bw_limits_free(core);
+    }
+    bw_bytes_free(frame);
+    OK(bw_encoder_set_coding(e, NULL));
 
     /* Metadata and a key: verified with it, unverified without, refused with another. */
     OK(bw_encoder_set_metadata(e, (const uint8_t *)"sender=7", 8));
@@ -763,6 +813,9 @@ static bw_receiver *receiver_holding(const char *dir, const char *base, const ui
     return r;
 }
 
+/* A decoder of the Core profile. */
+static bw_limits *core_limits;
+
 static void accept_case(const char *dir, char **lines, int count, int *at) {
     char line[1024], *x[10];
     const char *name, *kind, *sha, *ones, *base, *result, *keyhex;
@@ -801,6 +854,13 @@ static void accept_case(const char *dir, char **lines, int count, int *at) {
         OK(bw_frame_info_get(info, &d));
         CHECK(d.tag == BW_TAG_UNVERIFIED && d.problem == BW_OK, "%s: unverified", name);
     }
+    bw_frame_info_free(info);
+    /* A Core decoder reads the Core codings and refuses the others as unsupported. */
+    OK(bw_inspect(frame, len, core_limits, key_len ? key : NULL, key_len, &info));
+    OK(bw_frame_info_get(info, &d));
+    CHECK(d.problem == (strcmp(d.coding_profile, "core") == 0 ? BW_OK : BW_ERR_UNSUPPORTED_CODING),
+          "%s: %s coding %s with a core decoder: %s", name, d.coding_profile, d.coding_name,
+          bw_status_name(d.problem));
     bw_frame_info_free(info);
 
     if (strcmp(base, "-") == 0) {
@@ -935,6 +995,8 @@ static void test_cases(const char *dir, const char *cases_path) {
     int count = 0, i, accepts = 0, rejects = 0, programs = 0;
     CHECK(text != NULL, "cases file %s", cases_path);
     if (!text) return;
+    OK(bw_limits_new(&core_limits));
+    OK(bw_limits_set_profile(core_limits, BW_PROFILE_CORE));
     text = (char *)realloc(text, len + 1);
     text[len] = 0;
     lines = (char **)malloc(sizeof(char *) * (len / 2 + 2));
@@ -952,6 +1014,7 @@ static void test_cases(const char *dir, const char *cases_path) {
     CHECK(accepts >= 20 && rejects >= 30, "the manifests list the vectors");
     free(lines);
     free(text);
+    bw_limits_free(core_limits);
 }
 
 /* Frames made here, for the program to read (capi/ci.sh runs its inspect and query on

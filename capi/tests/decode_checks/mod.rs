@@ -43,6 +43,10 @@ pub fn check(data: &[u8]) {
         assert_eq!(bw_limits_new(&mut limits), Status::Ok);
         assert_eq!(bw_limits_set_max_m(limits, 1 << 16), Status::Ok);
         assert_eq!(bw_limits_set_max_payload(limits, 1 << 16), Status::Ok);
+        // Bit 1: a decoder of the Core profile.
+        if mode & 2 != 0 {
+            assert_eq!(bw_limits_set_profile(limits, c"core".as_ptr()), Status::Ok);
+        }
 
         let mut filter = null_mut();
         let decoded = bw_decode(

@@ -3,10 +3,11 @@
 
 use bloomwire::Error;
 
-/// What a call did (`bw_status` in the header). `Ok` is 0; the library's errors are
-/// 1 to 24 in the order of [`Error`]'s variants of bloomwire 0.1, then format 1.0's
-/// [`Status::UnsupportedCoding`] (25: a value once given is kept); a variant of a later library release that this build does not name is
-/// [`Status::Other`]; 100 and above are the C boundary's.
+/// What a call did (`bw_status` in the header). `Ok` is 0; the library's errors are 1 to
+/// 24 in the order of [`Error`]'s variants of bloomwire 0.1, then format 1.0's
+/// [`Status::UnsupportedCoding`] (25: a value once given is kept); a variant of a later
+/// library release that this build does not name is [`Status::Other`]; 100 and above are
+/// the C boundary's.
 ///
 /// The variant names are the library's (`BadMagic`), as [`bw_status_name`] gives them.
 #[repr(C)]

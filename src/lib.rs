@@ -54,7 +54,7 @@
 //! | `entropy/` | integer-only models and one folder per coding (its coder, kernels, size model and rules), the table of codings, chunked payloads | Section III (arithmetic coding of the bit array), Section V (counters) |
 //! | `format/` | [`Encoder`], [`Frame`], [`FrameHeader`], [`decode`], [`FrameView`], [`CheckedFrame`], [`Limits`]: the frame format of `spec/FORMAT.md` | the spec |
 //! | `stream/` | [`Sender`], [`Receiver`], deltas and their application, `FrameCodec` (feature `tokio`) | Section IV (deltas between generations) |
-//! | [`optimizer`] | m and k for a byte budget, the dual, delta and counting plans | Section II-B and Table I, Section IV, Section V |
+//! | [`optimizer`] | m and k for a byte budget, the dual, delta and counting plans; memory caps and the frontier of bytes against memory | Section II-B and Table I, Section IV, Section V |
 //!
 //! One [`Encoder`], [`Sender`], [`Receiver`] and [`Decoded`] serve every kind of filter
 //! through the sealed trait [`Filter`] ([`BloomFilter`], [`CountingBloomFilter`], and

@@ -4,7 +4,7 @@
 //! bits, asymptotic p) through the same search code as real frames. Each printed figure is
 //! asserted to the printed precision after recomputing it from the formulas.
 
-use bloomwire::optimizer::{LayoutKind, Optimizer, SizeModel, TailBound};
+use bloomwire::optimizer::{LayoutKind, Limit, Optimizer, SizeModel, TailBound};
 use bloomwire::BitCoding;
 use bloomwire::{BloomFilter, Encoder, Error, HashCount, Layout, Limits, Plan};
 use bloomwire_testkit::SplitMix64;
@@ -661,4 +661,246 @@ fn plans_do_not_take_the_dense_mirror_solution() {
         let cap = std::f64::consts::LN_2 * plan.m() as f64 / n as f64 + 1.0;
         assert!(plan.k().to_f64() <= cap, "{plan}");
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// What plans cost: memory beside bytes on the wire, memory caps, the frontier, bent plans.
+
+/// The false positive rate of a plan's filter from the theory's formula (exact finite-m
+/// zero probability), independently of the optimizer's evaluation.
+fn theory_fpr(plan: &Plan) -> f64 {
+    bloomwire::theory::false_positive_rate(&plan.params, plan.n as f64)
+}
+
+/// The memory cap holds, in bytes and in bits a key, for budgets, targets and deltas; a cap
+/// that binds is named with the plan it kept the filter from.
+#[test]
+fn the_memory_cap_holds() {
+    for n in [10_000u64, 1_000_000] {
+        for cap in [n * 10 / 8, 2 * n, 4 * n, 8 * n] {
+            let o = Optimizer::new().max_memory(cap);
+            let target = o.plan_for_fpr(n, 0.01).unwrap();
+            let budget = o.plan(n, n).unwrap();
+            let delta = o.plan_delta_for_fpr(n, 0.05, 0.01).unwrap();
+            for plan in [&target, &budget, &delta] {
+                assert!(plan.memory().receiver <= cap, "cap {cap}: {plan}");
+                assert_eq!(plan.memory().receiver, plan.receiver_bytes);
+                assert!(plan.m() <= 8 * cap);
+            }
+            assert!(theory_fpr(&target) <= 0.01 * (1.0 + 1e-9), "{target}");
+            assert!(budget.worst_case_bytes <= n);
+            // The unconstrained plan for 1% takes 99.5 bits a key: every cap here binds.
+            let bent = target.bent.expect("bent by the cap");
+            assert_eq!(bent.limit, Limit::MaxMemory, "{target}");
+            assert_eq!(bent.max_m, 8 * cap);
+            assert!(bent.unconstrained.m > 8 * cap);
+            assert!(bent.unconstrained.worst_case_bytes < target.worst_case_bytes);
+        }
+        for r in [9.6, 12.0, 20.0] {
+            let plan = Optimizer::new()
+                .max_bits_per_element(r)
+                .plan_for_fpr(n, 0.01)
+                .unwrap();
+            assert!(plan.m() as f64 <= r * n as f64, "{plan}");
+            assert!(theory_fpr(&plan) <= 0.01 * (1.0 + 1e-9));
+            assert_eq!(plan.bent.unwrap().limit, Limit::MaxBitsPerElement);
+        }
+    }
+    // The counting planner keeps its counters (a byte each) within the cap.
+    let counting = Optimizer::new()
+        .max_memory(100_000)
+        .plan_counting(10_000, 4, 16_000)
+        .unwrap();
+    assert!(counting.m() <= 100_000);
+    // Caps that leave nothing are refused.
+    for o in [
+        Optimizer::new().max_memory(0),
+        Optimizer::new().max_bits_per_element(f64::NAN),
+        Optimizer::new().max_bits_per_element(1e-9),
+        Optimizer::new().churn(0.0),
+    ] {
+        assert!(
+            matches!(
+                o.plan_for_fpr(1_000, 0.01),
+                Err(Error::InvalidParameter { .. })
+            ),
+            "{o:?}"
+        );
+    }
+    // A target the cap puts out of reach names the cap, not the receiver's limits.
+    match Optimizer::new()
+        .max_memory(1_000)
+        .plan_for_fpr(100_000, 0.01)
+    {
+        Err(Error::InvalidParameter { name, reason }) => {
+            assert_eq!(name, "target_fpr");
+            assert!(reason.contains("max_memory"), "{reason}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+/// Every plan of the frontier meets the target rate (by the theory's formula), keeps within
+/// its memory cap, and trades memory for bytes on the wire.
+#[test]
+fn every_frontier_plan_meets_the_target() {
+    for (n, target) in [
+        (1_000_000u64, 0.01),
+        (10_000, 1e-3),
+        (100_000, 1.0 / 65_536.0),
+        (5_000_000, 0.02),
+    ] {
+        let frontier = Optimizer::new().churn(0.01).frontier(n, target).unwrap();
+        let least = Optimizer::new()
+            .coding(BitCoding::Raw)
+            .plan_for_fpr(n, target)
+            .unwrap();
+        // The memory-optimal point is the standard filter's m: about n ln(1/f) / ln(2)^2.
+        let first = &frontier[0];
+        assert_eq!(first.memory_factor, Some(1));
+        assert_eq!(first.plan.m(), least.m());
+        let standard = n as f64 * (1.0 / target).ln() / std::f64::consts::LN_2.powi(2);
+        assert!((least.m() as f64 / standard - 1.0).abs() < 0.03, "{least}");
+        assert_eq!(frontier.last().unwrap().memory_factor, None);
+        for point in &frontier {
+            let plan = &point.plan;
+            assert!(theory_fpr(plan) <= target * (1.0 + 1e-9), "{plan}");
+            assert!(plan.false_positive_rate <= target);
+            if let Some(factor) = point.memory_factor {
+                assert!(plan.m() <= u64::from(factor) * least.m(), "{plan}");
+            }
+            let delta = plan.delta.unwrap();
+            assert!(delta.worst_case_bytes < plan.worst_case_bytes);
+        }
+        for pair in frontier.windows(2) {
+            let (a, b) = (&pair[0].plan, &pair[1].plan);
+            assert!(a.m() <= b.m() && a.worst_case_bytes >= b.worst_case_bytes);
+        }
+        let most = &frontier.last().unwrap().plan;
+        assert!(most.worst_case_bytes < first.plan.worst_case_bytes);
+    }
+    // 1M keys at 1%: the table of the README. Full frames 16% smaller, deltas half the
+    // size, at 10 times the memory.
+    let frontier = Optimizer::new()
+        .churn(0.01)
+        .frontier(1_000_000, 0.01)
+        .unwrap();
+    let ks: Vec<u32> = frontier.iter().map(|p| p.plan.k().whole()).collect();
+    assert_eq!(ks, [7, 2, 2, 1]);
+    let (least, most) = (&frontier[0].plan, &frontier[3].plan);
+    let wire = most.expected_bytes / least.expected_bytes;
+    let deltas = most.delta.unwrap().expected_bytes / least.delta.unwrap().expected_bytes;
+    let memory = most.memory().receiver as f64 / least.memory().receiver as f64;
+    assert!((0.83..0.85).contains(&wire), "{wire}");
+    assert!((0.45..0.5).contains(&deltas), "{deltas}");
+    assert!((10.0..10.5).contains(&memory), "{memory}");
+    // A memory cap of the optimizer caps the frontier too.
+    let capped = Optimizer::new()
+        .max_memory(2_000_000)
+        .frontier(1_000_000, 0.01)
+        .unwrap();
+    assert!(capped.iter().all(|p| p.plan.memory().receiver <= 2_000_000));
+    assert_eq!(capped.len(), 2);
+}
+
+/// A plan that a limit on m holds away from its optimum says which limit, and the optimum.
+#[test]
+fn a_bent_plan_reports_its_limit() {
+    // The default receiver's 2^28 bits: 10^7 keys at 1%, and 10^6 keys at 2^-16.
+    for (n, target) in [(10_000_000u64, 0.01), (1_000_000, 1.0 / 65_536.0)] {
+        let plan = Optimizer::new().plan_for_fpr(n, target).unwrap();
+        let bent = plan.bent.expect("bent by the receiver's max_m");
+        assert_eq!(bent.limit, Limit::MaxM);
+        assert_eq!(bent.max_m, Limits::default().max_m);
+        let u = bent.unconstrained;
+        assert!(u.m > bent.max_m && u.worst_case_bytes < plan.worst_case_bytes);
+        assert!(u.false_positive_rate <= target);
+        assert_eq!(u.receiver_bytes, u.m.div_ceil(8));
+        // The unconstrained plan is the plan of an optimizer without the limit.
+        let wide = Optimizer::new()
+            .limits(Limits::unlimited().max_k(Limits::default().max_k))
+            .plan_for_fpr(n, target)
+            .unwrap();
+        assert_eq!((wide.m(), wide.k(), wide.coding), (u.m, u.k, u.coding));
+        assert_eq!(wide.worst_case_bytes, u.worst_case_bytes);
+        assert_eq!(wide.bent, None);
+        assert!(plan.to_string().contains("held by max_m"), "{plan}");
+    }
+    // The receiver's memory limit, named as such.
+    let plan = Optimizer::new()
+        .limits(Limits::new().max_filter_bytes(1_500_000))
+        .plan_for_fpr(1_000_000, 0.01)
+        .unwrap();
+    assert!(plan.receiver_bytes <= 1_500_000);
+    assert_eq!(plan.bent.unwrap().limit, Limit::MaxFilterBytes);
+    // The optimizer's own max_m, for a budget: a higher rate than without it.
+    let plan = Optimizer::new()
+        .max_m(14 * 10_000)
+        .plan(10_000, 10_000)
+        .unwrap();
+    let bent = plan.bent.unwrap();
+    assert_eq!((bent.limit, bent.max_m), (Limit::PlanMaxM, 140_000));
+    assert!(bent.unconstrained.false_positive_rate < plan.false_positive_rate);
+    // Plans at their optimum say nothing.
+    for plan in [
+        Optimizer::new().plan_for_fpr(1_000_000, 0.01).unwrap(),
+        Optimizer::new().plan(10_000, 10_000).unwrap(),
+        Optimizer::new()
+            .max_memory(1 << 30)
+            .plan_for_fpr(1_000_000, 0.01)
+            .unwrap(),
+    ] {
+        assert_eq!(plan.bent, None, "{plan}");
+    }
+}
+
+/// The memory a plan reports is what the library's filters hold, and its delta figures
+/// bound a real delta.
+#[test]
+fn reported_memory_and_deltas_match_real_filters() {
+    use bloomwire::{CountingBloomFilter, Sender};
+    let n = 100_000u64;
+    let plan = Optimizer::new().churn(0.01).plan_for_fpr(n, 0.01).unwrap();
+    let memory = plan.memory();
+    let mut filter = BloomFilter::new(plan.params.clone());
+    let counting = CountingBloomFilter::new(plan.params.clone(), 4).unwrap();
+    assert_eq!(
+        counting.counters().len() as u64 + memory.receiver,
+        memory.counting_sender
+    );
+    assert_eq!(filter.bits().byte_len() as u64, memory.receiver);
+    // (held in 64-bit words: at most 7 bytes more)
+    assert!(filter.bits().words().len() as u64 * 8 - memory.receiver < 8);
+    for i in 0..n {
+        filter.insert(i.to_le_bytes());
+    }
+    let mut sender = Sender::new(Encoder::new(), 100);
+    let full = sender.next_frame(&filter).unwrap().to_bytes();
+    assert!(full.len() as u64 <= plan.worst_case_bytes);
+    // 1% of the keys replaced: a fresh filter of the new key set.
+    let mut next = BloomFilter::new(plan.params.clone());
+    for i in n / 100..n + n / 100 {
+        next.insert(i.to_le_bytes());
+    }
+    let delta = sender.next_frame(&next).unwrap().to_bytes();
+    let planned = plan.delta.unwrap();
+    assert!(
+        delta.len() as u64 <= planned.worst_case_bytes,
+        "{}",
+        delta.len()
+    );
+    let off = delta.len() as f64 / planned.expected_bytes - 1.0;
+    assert!(
+        off.abs() < 0.03,
+        "{} vs {}",
+        delta.len(),
+        planned.expected_bytes
+    );
+    // A delta plan reports its own figures as its deltas.
+    let plan = Optimizer::new().plan_delta_for_fpr(n, 0.01, 0.01).unwrap();
+    let d = plan.delta.unwrap();
+    assert_eq!(
+        (d.changed, d.worst_case_bytes),
+        (0.01, plan.worst_case_bytes)
+    );
 }

@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use bloomwire::optimizer::FrontierPlan;
 use bloomwire::BitCoding;
 use bloomwire::{theory, Optimizer, Plan};
 use clap::ValueEnum;
@@ -27,9 +28,22 @@ pub struct Args {
     /// False positive rate at most.
     #[arg(long, value_name = "F")]
     fpr: Option<f64>,
-    /// Largest m/n, the memory the receiver gives the decoded filter per key.
+    /// Largest m/n: the bits of memory a key of the decoded filter (not on the wire).
     #[arg(long, value_name = "R")]
     max_bits_per_element: Option<f64>,
+    /// Largest memory of the decoded filter, `ceil(m/8)` bytes at the receiver (and the
+    /// sender's bits; a sender with a counting filter holds 9 times it).
+    #[arg(long, value_name = "BYTES")]
+    max_memory: Option<u64>,
+    /// Also give the delta frames when this fraction of the keys (in (0, 1]) is replaced
+    /// between generations.
+    #[arg(long, value_name = "C")]
+    churn: Option<f64>,
+    /// Print the frontier of wire bytes against memory for --fpr: the memory-optimal plan
+    /// (the standard uncompressed filter's m), the plans with at most 2 and 4 times its
+    /// memory, and the plan without a memory cap.
+    #[arg(long, requires = "fpr", conflicts_with_all = ["budget_bytes", "plot"])]
+    frontier: bool,
     /// Whether k may be rational.
     #[arg(long, value_enum, default_value_t = KArg::Integer)]
     k: KArg,
@@ -83,6 +97,43 @@ pub fn run(args: &Args) -> Result<()> {
     if let Some(coding) = args.coding {
         optimizer = optimizer.coding(coding.into());
     }
+    if let Some(bytes) = args.max_memory {
+        optimizer = optimizer.max_memory(bytes);
+    }
+    if let Some(c) = args.churn {
+        optimizer = optimizer.churn(c);
+    }
+    if args.frontier {
+        let fpr = args.fpr.expect("clap requires --fpr");
+        let frontier = optimizer
+            .frontier(n, fpr)
+            .map_err(with_option)
+            .context("no frontier")?;
+        let out = if args.json {
+            let plans: Vec<_> = frontier
+                .iter()
+                .map(|p| {
+                    let mut v = plan_json(&p.plan);
+                    v["memory_factor"] = json!(p.memory_factor);
+                    v
+                })
+                .collect();
+            format!(
+                "{}\n",
+                json!({
+                    "n": n.to_string(),
+                    "target_fpr": fpr,
+                    "max_bits_per_element": args.max_bits_per_element,
+                    "max_memory": args.max_memory,
+                    "churn": args.churn,
+                    "plans": plans,
+                })
+            )
+        } else {
+            frontier_table(n, fpr, args.churn, &frontier)
+        };
+        return write_stdout(out.as_bytes());
+    }
     let plan = match (args.budget_bytes, args.fpr) {
         (Some(budget), _) => optimizer.plan(n, budget),
         (None, Some(fpr)) => optimizer.plan_for_fpr(n, fpr),
@@ -108,6 +159,71 @@ pub fn run(args: &Args) -> Result<()> {
     write_stdout(out.as_bytes())
 }
 
+/// The frontier as a table: a row a plan, memory at both sides beside bytes on the wire.
+fn frontier_table(n: u64, fpr: f64, churn: Option<f64>, frontier: &[FrontierPlan]) -> String {
+    let mut out =
+        format!("frontier for n = {n} keys at f <= {fpr}: bytes on the wire against memory\n");
+    let delta = churn.map_or(String::new(), |c| format!("delta at c = {c}"));
+    out += &format!(
+        "{:<14}{:>12}{:>9}{:>4}  {:<9}{:>10}{:>12}{:>12}{:>20}{:>16}{:>20}\n",
+        "memory cap",
+        "m",
+        "m/n",
+        "k",
+        "coding",
+        "f",
+        "wire bytes",
+        "worst case",
+        delta,
+        "receiver bytes",
+        "counting sender"
+    );
+    for point in frontier {
+        let plan = &point.plan;
+        let memory = plan.memory();
+        let cap = match point.memory_factor {
+            Some(1) => "1x (optimal)".to_string(),
+            Some(f) => format!("{f}x"),
+            None => "unbounded".to_string(),
+        };
+        let delta = plan
+            .delta
+            .map_or(String::new(), |d| format!("{:.0}", d.expected_bytes));
+        out += &format!(
+            "{:<14}{:>12}{:>9.3}{:>4}  {:<9}{:>10.6}{:>12.0}{:>12}{:>20}{:>16}{:>20}\n",
+            cap,
+            plan.m(),
+            plan.m() as f64 / n as f64,
+            plan.k().to_string(),
+            plan.coding.to_string(),
+            plan.false_positive_rate,
+            plan.expected_bytes,
+            plan.worst_case_bytes,
+            delta,
+            memory.receiver,
+            memory.counting_sender
+        );
+    }
+    out += "wire bytes: expected frame bytes; worst case: exceeded with probability 1e-6 at \
+            most; receiver bytes: the decoded filter, ceil(m/8), also the sender's bits (twice \
+            that for a sender of deltas, which keeps its last generation); counting sender: m \
+            counters of a byte each and the bits last sent\n";
+    if let Some(bent) = frontier.last().and_then(|p| p.plan.bent) {
+        let u = bent.unconstrained;
+        out += &format!(
+            "the unbounded plan is held by --{} (m <= {}): without it m = {}, k = {}, {} bytes \
+             worst case, {} bytes of receiver memory\n",
+            bent.limit.name().replace('_', "-"),
+            bent.max_m,
+            u.m,
+            u.k,
+            u.worst_case_bytes,
+            u.receiver_bytes
+        );
+    }
+    out
+}
+
 /// The optimizer's error, naming the program's option that raises a limit the plan needs
 /// more of.
 pub fn with_option(e: bloomwire::Error) -> String {
@@ -126,20 +242,13 @@ pub fn with_option(e: bloomwire::Error) -> String {
 }
 
 /// The optimizer for n keys: the program's limits (those of the library unless raised
-/// with `--max-m`, `--max-k` or `--max-payload`) and m at most `--max-bits-per-element` times n.
+/// with `--max-m`, `--max-k`, `--max-payload` or `--max-filter-bytes`) and m at most
+/// `--max-bits-per-element` times n (the library's `Optimizer::max_bits_per_element`).
 pub fn optimizer(n: u64, max_bits_per_element: Option<f64>) -> Result<Optimizer> {
-    Ok(Optimizer::new()
-        .limits(limits())
-        .max_m(max_m(n, max_bits_per_element)?))
-}
-
-/// The largest m for n keys: `--max-bits-per-element` times n, within [`LIMITS`].
-pub fn max_m(n: u64, max_bits_per_element: Option<f64>) -> Result<u64> {
+    let optimizer = Optimizer::new().limits(limits());
     match max_bits_per_element {
-        None => Ok(limits().max_m),
-        Some(r) if r.is_finite() && r * n as f64 >= 1.0 => {
-            Ok(limits().max_m.min((r * n as f64) as u64))
-        }
+        None => Ok(optimizer),
+        Some(r) if r.is_finite() && r * n as f64 >= 1.0 => Ok(optimizer.max_bits_per_element(r)),
         Some(r) => Err(Failure(format!(
             "--max-bits-per-element {r} leaves no bits for {n} keys"
         ))),
@@ -147,7 +256,45 @@ pub fn max_m(n: u64, max_bits_per_element: Option<f64>) -> Result<u64> {
 }
 
 fn to_json(args: &Args, plan: &Plan) -> serde_json::Value {
+    let mut v = plan_json(plan);
+    v["budget_bytes"] = json!(args.budget_bytes);
+    v["target_fpr"] = json!(args.fpr);
+    v["max_bits_per_element"] = json!(args.max_bits_per_element);
+    v["max_memory"] = json!(args.max_memory);
+    v["churn"] = json!(args.churn);
+    v["rational_k"] = json!(args.k == KArg::Rational);
+    v["plot"] = json!(args.plot.as_ref().map(|p| p.display().to_string()));
+    v
+}
+
+/// A plan's figures: m, k, bytes on the wire, memory at both sides, deltas, the limit that
+/// bent it.
+fn plan_json(plan: &Plan) -> serde_json::Value {
     let n = plan.n as f64;
+    let memory = plan.memory();
+    let delta = plan.delta.map(|d| {
+        json!({
+            "changed": d.changed,
+            "expected_bytes": d.expected_bytes,
+            "worst_case_bytes": d.worst_case_bytes,
+        })
+    });
+    let bent = plan.bent.map(|b| {
+        let u = b.unconstrained;
+        json!({
+            "limit": b.limit.name(),
+            "max_m": b.max_m,
+            "unconstrained": {
+                "m": u.m,
+                "k": u.k.to_f64(),
+                "coding": u.coding.to_string(),
+                "expected_bytes": u.expected_bytes,
+                "worst_case_bytes": u.worst_case_bytes,
+                "false_positive_rate": u.false_positive_rate,
+                "receiver_bytes": u.receiver_bytes,
+            },
+        })
+    });
     let uncompressed = plan.uncompressed.map(|raw| {
         json!({
             "m": raw.m,
@@ -160,10 +307,6 @@ fn to_json(args: &Args, plan: &Plan) -> serde_json::Value {
     });
     json!({
         "n": plan.n.to_string(),
-        "budget_bytes": args.budget_bytes,
-        "target_fpr": args.fpr,
-        "max_bits_per_element": args.max_bits_per_element,
-        "rational_k": args.k == KArg::Rational,
         "m": plan.m(),
         "k": plan.k().to_f64(),
         "m_per_n": plan.m() as f64 / n,
@@ -175,7 +318,14 @@ fn to_json(args: &Args, plan: &Plan) -> serde_json::Value {
         "bits_per_element": plan.bits_per_element,
         "false_positive_rate": plan.false_positive_rate,
         "uncompressed": uncompressed,
-        "plot": args.plot.as_ref().map(|p| p.display().to_string()),
+        "memory": {
+            "receiver": memory.receiver,
+            "sender": memory.sender,
+            "delta_sender": memory.delta_sender,
+            "counting_sender": memory.counting_sender,
+        },
+        "delta": delta,
+        "bent": bent,
     })
 }
 

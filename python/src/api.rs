@@ -398,6 +398,33 @@ impl PlanInfo {
     pub fn chunked_build(&self, worker_bytes: u64) -> Option<u8> {
         self.plan.chunked_build(worker_bytes)
     }
+
+    /// The memory at each side (the library's `Plan::memory`).
+    pub fn memory(&self) -> bloomwire::optimizer::Memory {
+        self.plan.memory()
+    }
+
+    /// The delta frames at the churn asked for (the library's `Plan::delta`).
+    pub fn delta(&self) -> Option<bloomwire::optimizer::DeltaCost> {
+        self.plan.delta
+    }
+
+    /// The limit that bent the plan and the plan without it (the library's `Plan::bent`).
+    pub fn bent(&self) -> Option<bloomwire::optimizer::Bent> {
+        self.plan.bent
+    }
+}
+
+/// The optimizer's caps besides `max_m` and `max_filter_bytes`, and the churn to report
+/// deltas at (the library's `Optimizer::max_memory`, `max_bits_per_element`, `churn`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Caps {
+    /// Largest decoded filter, bytes.
+    pub max_memory: Option<u64>,
+    /// Largest m/n.
+    pub max_bits_per_element: Option<f64>,
+    /// Fraction of keys replaced between generations.
+    pub churn: Option<f64>,
 }
 
 /// The optimizer of a hash family with the largest m to plan for: `max_m` is the receiver's
@@ -405,8 +432,22 @@ impl PlanInfo {
 /// of the raw filter) for the plan; the plan's receivers decode with that `max_m`.
 /// `max_filter_bytes` bounds that memory in bytes (`ceil(m / 8)`) as a receiver's limit
 /// does; None derives it from m's limit, as the library does.
-fn optimizer(family: Family, max_m: Option<u64>, max_filter_bytes: Option<u64>) -> Optimizer {
+fn optimizer(
+    family: Family,
+    max_m: Option<u64>,
+    max_filter_bytes: Option<u64>,
+    caps: Caps,
+) -> Optimizer {
     let mut o = Optimizer::new().family(family);
+    if let Some(bytes) = caps.max_memory {
+        o = o.max_memory(bytes);
+    }
+    if let Some(r) = caps.max_bits_per_element {
+        o = o.max_bits_per_element(r);
+    }
+    if let Some(c) = caps.churn {
+        o = o.churn(c);
+    }
     let mut limits = Limits::default();
     if let Some(max_m) = max_m {
         o = o.max_m(max_m);
@@ -520,6 +561,8 @@ pub fn restore_plan(params: Params, figures: PlanFigures) -> PlanInfo {
     plan.bits_per_element = figures.bits_per_element;
     plan.receiver_bytes = params.m().div_ceil(8);
     plan.uncompressed = None;
+    plan.delta = None;
+    plan.bent = None;
     PlanInfo {
         plan,
         n: figures.n,
@@ -557,8 +600,9 @@ pub fn plan(
     family: Family,
     max_m: Option<u64>,
     max_filter_bytes: Option<u64>,
+    caps: Caps,
 ) -> Res<PlanInfo> {
-    let o = optimizer(family, max_m, max_filter_bytes);
+    let o = optimizer(family, max_m, max_filter_bytes, caps);
     Ok(plan_info(o.plan(n, budget)?))
 }
 
@@ -569,9 +613,27 @@ pub fn plan_for_fpr(
     family: Family,
     max_m: Option<u64>,
     max_filter_bytes: Option<u64>,
+    caps: Caps,
 ) -> Res<PlanInfo> {
-    let o = optimizer(family, max_m, max_filter_bytes);
+    let o = optimizer(family, max_m, max_filter_bytes, caps);
     Ok(plan_info(o.plan_for_fpr(n, fpr)?))
+}
+
+/// The frontier of wire bytes against memory at a rate of at most `fpr`: each plan with its
+/// memory cap as a multiple of the memory-optimal m (None: no cap).
+pub fn frontier(
+    n: u64,
+    fpr: f64,
+    family: Family,
+    max_m: Option<u64>,
+    max_filter_bytes: Option<u64>,
+    caps: Caps,
+) -> Res<Vec<(Option<u32>, PlanInfo)>> {
+    let o = optimizer(family, max_m, max_filter_bytes, caps);
+    Ok(o.frontier(n, fpr)?
+        .into_iter()
+        .map(|p| (p.memory_factor, plan_info(p.plan)))
+        .collect())
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyList, PyMemoryView, PyRange, PyString, PyTuple};
+use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyMemoryView, PyRange, PyString, PyTuple};
 
 use api::{AnyFilter, FilterRef};
 use errors::IntoPyResult;
@@ -340,6 +340,70 @@ impl Plan {
         self.info.receiver_bytes
     }
 
+    /// The sender's memory for the filter's bits, `ceil(m/8)` bytes.
+    #[getter]
+    fn sender_bytes(&self) -> u64 {
+        self.info.memory().sender
+    }
+
+    /// The memory of a sender of deltas, which keeps the generation it sent last beside
+    /// its filter: `2 * ceil(m/8)` bytes.
+    #[getter]
+    fn delta_sender_bytes(&self) -> u64 {
+        self.info.memory().delta_sender
+    }
+
+    /// The memory of a sender that keeps a counting filter (m counters of a byte each,
+    /// whatever their width) and the bits it sent last: `m + ceil(m/8)` bytes.
+    #[getter]
+    fn counting_sender_bytes(&self) -> u64 {
+        self.info.memory().counting_sender
+    }
+
+    /// The delta frames at the `churn` the plan was asked for: a dict of `changed`,
+    /// `bytes` (expected) and `worst_case_bytes`; None without a churn (or for a plan
+    /// restored from a pickle).
+    #[getter]
+    fn delta<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let Some(d) = self.info.delta() else {
+            return Ok(None);
+        };
+        let dict = PyDict::new(py);
+        dict.set_item("changed", d.changed)?;
+        dict.set_item("bytes", d.expected_bytes)?;
+        dict.set_item("worst_case_bytes", d.worst_case_bytes)?;
+        Ok(Some(dict))
+    }
+
+    /// The limit on m that held the plan away from its optimum, None when it is its
+    /// optimum (or restored from a pickle): a dict of `limit` ("max_m", "max_payload",
+    /// "max_filter_bytes", "max_memory", "max_bits_per_element"), `max_m` (the largest m
+    /// it allows) and the plan without it: `m`, `k`, `coding`, `bytes`,
+    /// `worst_case_bytes`, `fpr`, `receiver_bytes`.
+    #[getter]
+    fn bent<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let Some(b) = self.info.bent() else {
+            return Ok(None);
+        };
+        let u = b.unconstrained;
+        let dict = PyDict::new(py);
+        // The optimizer's own max_m is this package's `max_m` too.
+        let limit = match b.limit {
+            bloomwire::optimizer::Limit::PlanMaxM => "max_m",
+            limit => limit.name(),
+        };
+        dict.set_item("limit", limit)?;
+        dict.set_item("max_m", b.max_m)?;
+        dict.set_item("m", u.m)?;
+        dict.set_item("k", u.k.to_f64())?;
+        dict.set_item("coding", u.coding.to_string())?;
+        dict.set_item("bytes", u.expected_bytes)?;
+        dict.set_item("worst_case_bytes", u.worst_case_bytes)?;
+        dict.set_item("fpr", u.false_positive_rate)?;
+        dict.set_item("receiver_bytes", u.receiver_bytes)?;
+        Ok(Some(dict))
+    }
+
     /// The chunk shift for building this filter by chunks on workers of `worker_bytes`
     /// bytes of memory each (a chunk of `2**shift` bits is about a quarter of a worker), or
     /// None when one worker holds the whole filter and its frame (`receiver_bytes` plus
@@ -479,10 +543,15 @@ impl Plan {
 /// (`DEFAULT_MAX_M` bits), and a target they cannot meet raises `PlanExceedsLimits`; a
 /// larger `max_m` allows larger filters, whose receivers decode with that `max_m`.
 /// `max_filter_bytes` bounds the receiver's memory for the filter, `ceil(m / 8)` bytes, as
-/// a receiver's limit of that name does (None: `ceil(max_m / 8)`). Raises `OverBudget` when
-/// nothing fits, `InvalidParameter` for n = 0.
+/// a receiver's limit of that name does (None: `ceil(max_m / 8)`). `max_memory` caps the
+/// same memory for the plan alone (the receivers' limits unchanged), `max_bits_per_element`
+/// caps m/n (memory bits a key, not bits on the wire); a plan a limit holds away from its
+/// optimum says so in `bent`. `churn` (a fraction in (0, 1]) has the plan give its delta
+/// frames at that churn in `delta`. Raises `OverBudget` when nothing fits,
+/// `InvalidParameter` for n = 0 or a cap that leaves no bits.
 #[pyfunction]
-#[pyo3(signature = (n, budget_bytes, *, seed = 0, siphash_key = None, max_m = None, max_filter_bytes = None))]
+#[pyo3(signature = (n, budget_bytes, *, seed = 0, siphash_key = None, max_m = None, max_filter_bytes = None, max_memory = None, max_bits_per_element = None, churn = None))]
+#[allow(clippy::too_many_arguments)]
 fn plan(
     n: u64,
     budget_bytes: u64,
@@ -490,10 +559,18 @@ fn plan(
     siphash_key: Option<&Bound<'_, PyAny>>,
     max_m: Option<u64>,
     max_filter_bytes: Option<u64>,
+    max_memory: Option<u64>,
+    max_bits_per_element: Option<f64>,
+    churn: Option<f64>,
 ) -> PyResult<Plan> {
     let family = family(seed, siphash_key)?;
+    let caps = api::Caps {
+        max_memory,
+        max_bits_per_element,
+        churn,
+    };
     Ok(Plan {
-        info: api::plan(n, budget_bytes, family, max_m, max_filter_bytes).into_py()?,
+        info: api::plan(n, budget_bytes, family, max_m, max_filter_bytes, caps).into_py()?,
     })
 }
 
@@ -503,7 +580,8 @@ fn plan(
 /// The keyword arguments are those of `plan`. Raises `InvalidParameter` for n = 0, a rate
 /// outside (0, 1) or a rate that no allowed m reaches.
 #[pyfunction]
-#[pyo3(signature = (n, fpr, *, seed = 0, siphash_key = None, max_m = None, max_filter_bytes = None))]
+#[pyo3(signature = (n, fpr, *, seed = 0, siphash_key = None, max_m = None, max_filter_bytes = None, max_memory = None, max_bits_per_element = None, churn = None))]
+#[allow(clippy::too_many_arguments)]
 fn plan_for_fpr(
     n: u64,
     fpr: f64,
@@ -511,11 +589,52 @@ fn plan_for_fpr(
     siphash_key: Option<&Bound<'_, PyAny>>,
     max_m: Option<u64>,
     max_filter_bytes: Option<u64>,
+    max_memory: Option<u64>,
+    max_bits_per_element: Option<f64>,
+    churn: Option<f64>,
 ) -> PyResult<Plan> {
     let family = family(seed, siphash_key)?;
+    let caps = api::Caps {
+        max_memory,
+        max_bits_per_element,
+        churn,
+    };
     Ok(Plan {
-        info: api::plan_for_fpr(n, fpr, family, max_m, max_filter_bytes).into_py()?,
+        info: api::plan_for_fpr(n, fpr, family, max_m, max_filter_bytes, caps).into_py()?,
     })
+}
+
+/// The plans to choose between for `n` keys at a false positive rate of at most `fpr`,
+/// bytes on the wire against memory: a list of `(memory_factor, plan)`, the memory-optimal
+/// plan first (the standard uncompressed filter's m, factor 1), then the plans with at most
+/// 2 and 4 times its memory, then the plan without a memory cap (factor None). Every plan
+/// meets `fpr`; a capped plan that its cap does not bend is left out. The keyword
+/// arguments are those of `plan_for_fpr` (they bound every plan).
+#[pyfunction]
+#[pyo3(signature = (n, fpr, *, seed = 0, siphash_key = None, max_m = None, max_filter_bytes = None, max_memory = None, max_bits_per_element = None, churn = None))]
+#[allow(clippy::too_many_arguments)]
+fn frontier(
+    n: u64,
+    fpr: f64,
+    seed: u64,
+    siphash_key: Option<&Bound<'_, PyAny>>,
+    max_m: Option<u64>,
+    max_filter_bytes: Option<u64>,
+    max_memory: Option<u64>,
+    max_bits_per_element: Option<f64>,
+    churn: Option<f64>,
+) -> PyResult<Vec<(Option<u32>, Plan)>> {
+    let family = family(seed, siphash_key)?;
+    let caps = api::Caps {
+        max_memory,
+        max_bits_per_element,
+        churn,
+    };
+    let plans = api::frontier(n, fpr, family, max_m, max_filter_bytes, caps).into_py()?;
+    Ok(plans
+        .into_iter()
+        .map(|(factor, info)| (factor, Plan { info }))
+        .collect())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -2669,6 +2788,7 @@ fn _bloomwire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<ChunkedFrame>()?;
     m.add_function(wrap_pyfunction!(plan, m)?)?;
     m.add_function(wrap_pyfunction!(plan_for_fpr, m)?)?;
+    m.add_function(wrap_pyfunction!(frontier, m)?)?;
     m.add_function(wrap_pyfunction!(encode, m)?)?;
     m.add_function(wrap_pyfunction!(decode, m)?)?;
     m.add_function(wrap_pyfunction!(decode_counting, m)?)?;

@@ -122,6 +122,11 @@ impl Optimizer {
         if !(1..=8).contains(&width) {
             return Err(invalid("width", format!("{width} is not in 1..=8")));
         }
+        let this = self.for_n(n);
+        this.counting_within(n, width, budget_bytes)
+    }
+
+    fn counting_within(&self, n: u64, width: u8, budget_bytes: u64) -> Result<CountingPlan> {
         let budget = budget_bytes as f64;
         let mut best: Option<(f64, u64, HashCount)> = None;
         for k in self.integer_ks() {
@@ -172,13 +177,18 @@ impl Optimizer {
     }
 
     /// The optimizer's m grid for k, cut at `m <= 2^10 k n` (see [`MIN_COUNTER_MEAN`]) and
-    /// at the receiver's [`Limits::filter_bytes`](crate::Limits::filter_bytes) counters.
+    /// at the receiver's [`Limits::filter_bytes`](crate::Limits::filter_bytes) counters and
+    /// the memory cap's.
     fn counting_m_range(&self, n: u64, k: HashCount) -> Option<(u64, u64)> {
         let (lo, hi) = self.m_index_range(k)?;
         // A byte a counter in the receiver's memory, within its limit on a filter's bytes.
         let cap = (k.to_f64() * n as f64 / MIN_COUNTER_MEAN)
             .min(u64::MAX as f64)
-            .min(self.limits.filter_bytes() as f64) as u64;
+            .min(self.limits.filter_bytes() as f64)
+            .min(
+                self.max_memory_bits
+                    .map_or(f64::INFINITY, |b| (b / 8) as f64),
+            ) as u64;
         let hi = Self::largest((lo, hi), |i| self.m_at(i) <= cap)?;
         Some((lo, hi))
     }

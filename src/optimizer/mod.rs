@@ -19,6 +19,15 @@
 //! Section IV, where the XOR of two generations has ones with probability
 //! `q = 2p(1 - p^c)` when a fraction c of the keys changed, and costs `m * H(q)` bits.
 //!
+//! # What a plan costs
+//!
+//! A plan for the wire is sparse, and holds more memory than a standard filter: every plan
+//! reports it beside its bytes ([`Plan::memory`], and [`Plan::delta`] for deltas at the
+//! churn of [`Optimizer::churn`]). [`Optimizer::max_memory`] and
+//! [`Optimizer::max_bits_per_element`] cap it, [`Optimizer::frontier`] lists the plans
+//! between the memory-optimal filter and the unbounded one, and [`Plan::bent`] names the
+//! limit that held a plan away from its optimum.
+//!
 //! # From `m H(p)` to bytes that always fit
 //!
 //! The paper plans for `0.99 z` and checks by simulation. Here the frame size is modelled
@@ -114,13 +123,19 @@
 
 use core::fmt;
 
+mod bent;
+mod cost;
 mod counting;
+mod frontier;
 mod occupancy;
 mod options;
 mod search;
 mod size;
 
+pub use bent::{Bent, Limit, Unconstrained};
+pub use cost::{DeltaCost, Memory};
 pub use counting::{CountingPlan, MIN_COUNTER_MEAN};
+pub use frontier::{FrontierPlan, FRONTIER_FACTORS};
 pub use options::Optimizer;
 pub use size::frame_bytes;
 
@@ -216,6 +231,12 @@ pub struct Plan {
     pub receiver_bytes: u64,
     /// The best raw filter for the same budget or target, if there is one.
     pub uncompressed: Option<Uncompressed>,
+    /// The delta frames at the churn of [`Optimizer::churn`] (for a delta plan, its own
+    /// figures); `None` without one.
+    pub delta: Option<DeltaCost>,
+    /// The limit on m that held this plan away from the optimizer's optimum, and that
+    /// optimum; `None` when the plan is its optimum.
+    pub bent: Option<Bent>,
 }
 
 impl Plan {
@@ -232,6 +253,18 @@ impl Plan {
     /// The layout.
     pub fn layout(&self) -> &Layout {
         self.params.layout()
+    }
+
+    /// The memory the filter takes at the receiver and at the sender (with and without the
+    /// base of its deltas, with a counting filter), beside the bytes on the wire.
+    ///
+    /// ```
+    /// use bloomwire::Optimizer;
+    /// let plan = Optimizer::new().plan_for_fpr(10_000, 0.01).unwrap();
+    /// assert_eq!(plan.memory().receiver, plan.receiver_bytes);
+    /// ```
+    pub fn memory(&self) -> Memory {
+        Memory::of_m(self.m())
     }
 
     /// Whether a worker of `worker_bytes` of memory can build this filter whole, and if
@@ -316,7 +349,39 @@ impl fmt::Display for Plan {
         if let Some(c) = self.changed {
             write!(f, ", delta for c = {c}")?;
         }
-        write!(f, "; {} bytes of receiver memory", self.receiver_bytes)
+        write!(f, "; {} bytes of receiver memory", self.receiver_bytes)?;
+        let memory = self.memory();
+        write!(
+            f,
+            "\nsender memory: {} bytes of bits, {} keeping the last generation for deltas, \
+             {} with a counting filter (a byte a counter)",
+            memory.sender, memory.delta_sender, memory.counting_sender
+        )?;
+        if let Some(d) = &self.delta {
+            write!(
+                f,
+                "\ndeltas at c = {}: {:.1} bytes expected, {} bytes worst case",
+                d.changed, d.expected_bytes, d.worst_case_bytes
+            )?;
+        }
+        if let Some(b) = &self.bent {
+            let u = &b.unconstrained;
+            write!(
+                f,
+                "\nheld by {} (m <= {}): without it m = {}, k = {}, coding {}, {:.1} bytes \
+                 expected, {} bytes worst case, f = {:.6}, {} bytes of receiver memory",
+                b.limit,
+                b.max_m,
+                u.m,
+                u.k,
+                u.coding,
+                u.expected_bytes,
+                u.worst_case_bytes,
+                u.false_positive_rate,
+                u.receiver_bytes
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -371,6 +436,49 @@ mod tests {
             assert!(plan.expected_bytes.is_finite() && plan.expected_bytes > 0.0);
             assert!(plan.worst_case_bytes as f64 >= plan.expected_bytes);
             assert!(plan.false_positive_rate <= 1e-6);
+        }
+    }
+
+    #[test]
+    fn the_smallest_limit_binds_and_the_receivers_is_named_on_ties() {
+        let o = Optimizer::new();
+        assert_eq!(o.binding_limit(), (Limit::MaxM, 1 << 28));
+        // The optimizer's max_m equal to the receiver's: the receiver's is named.
+        assert_eq!(o.clone().max_m(1 << 28).binding_limit().0, Limit::MaxM);
+        assert_eq!(
+            o.clone().max_m(1 << 20).binding_limit(),
+            (Limit::PlanMaxM, 1 << 20)
+        );
+        let capped = o.clone().max_m(1 << 20).max_memory(1 << 16);
+        assert_eq!(capped.binding_limit(), (Limit::MaxMemory, 1 << 19));
+        let per_key = capped.max_bits_per_element(4.0).for_n(1000);
+        assert_eq!(per_key.binding_limit(), (Limit::MaxBitsPerElement, 4000));
+        let receiver = o.limits(crate::Limits::new().max_filter_bytes(1000));
+        assert_eq!(receiver.binding_limit(), (Limit::MaxFilterBytes, 8000));
+        // Without a limit below the format's, no plan is bent.
+        let free = Optimizer::new()
+            .limits(crate::Limits::unlimited())
+            .plan_for_fpr(10_000_000, 0.01)
+            .unwrap();
+        assert_eq!(free.bent, None);
+        assert!(free.m() > 1 << 28);
+    }
+
+    #[test]
+    fn frontier_caps_are_multiples_of_the_standard_filter() {
+        let n = 100_000;
+        let frontier = Optimizer::new().frontier(n, 0.001).unwrap();
+        let least = frontier[0].plan.m();
+        for point in &frontier {
+            let plan = &point.plan;
+            assert!(plan.false_positive_rate <= 0.001);
+            match point.memory_factor {
+                Some(f) => {
+                    assert!(plan.m() <= u64::from(f) * least);
+                    assert_eq!(plan.bent.unwrap().limit, Limit::MaxMemory);
+                }
+                None => assert_eq!(plan.bent, None),
+            }
         }
     }
 

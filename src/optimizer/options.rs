@@ -29,6 +29,12 @@ use crate::format::Limits;
 #[derive(Debug, Clone)]
 pub struct Optimizer {
     pub(super) max_m: Option<u64>,
+    /// The memory cap in bits of m ([`Optimizer::max_memory`] times 8).
+    pub(super) max_memory_bits: Option<u64>,
+    pub(super) max_bits_per_element: Option<f64>,
+    /// `max_bits_per_element` times the n of the plan asked for (set while planning).
+    pub(super) per_element_m: Option<u64>,
+    pub(super) churn: Option<f64>,
     pub(super) limits: Limits,
     pub(super) coding: Option<BitCoding>,
     pub(super) mirror_k: bool,
@@ -59,6 +65,10 @@ impl Optimizer {
     pub fn new() -> Self {
         Optimizer {
             max_m: None,
+            max_memory_bits: None,
+            max_bits_per_element: None,
+            per_element_m: None,
+            churn: None,
             limits: Limits::default(),
             coding: None,
             mirror_k: false,
@@ -80,6 +90,67 @@ impl Optimizer {
     /// most the smaller of the two.
     pub fn max_m(mut self, max_m: u64) -> Self {
         self.max_m = Some(max_m);
+        self
+    }
+
+    /// The memory cap: the decoded filter, `ceil(m/8)` bytes at the receiver (and the
+    /// sender's bits, see [`Plan::memory`](crate::Plan::memory)), at most `bytes`, so m is
+    /// at most `8 * bytes`. It holds beside [`Optimizer::max_m`], the receiver's limits and
+    /// [`Optimizer::max_bits_per_element`]: the smallest binds, and a plan it holds away from
+    /// its optimum says so in [`Plan::bent`](crate::Plan::bent). A sender that keeps a
+    /// counting filter ([`SummarySender`](crate::SummarySender)) holds a byte a counter on
+    /// top: cap its memory at `c` bytes with `max_memory(c / 9)`. For a counting plan
+    /// ([`Optimizer::plan_counting`]) the cap bounds the counters, a byte each.
+    ///
+    /// ```
+    /// use bloomwire::optimizer::{Limit, Optimizer};
+    ///
+    /// // 1M keys at 1% in at most 2.4 MB of memory (the default plan takes 12.4 MB).
+    /// let plan = Optimizer::new().max_memory(2_400_000).plan_for_fpr(1_000_000, 0.01).unwrap();
+    /// assert!(plan.memory().receiver <= 2_400_000);
+    /// assert!(plan.false_positive_rate <= 0.01);
+    /// let bent = plan.bent.unwrap();
+    /// assert_eq!(bent.limit, Limit::MaxMemory);
+    /// assert!(bent.unconstrained.worst_case_bytes < plan.worst_case_bytes);
+    /// ```
+    pub fn max_memory(mut self, bytes: u64) -> Self {
+        self.max_memory_bits = Some(bytes.saturating_mul(8));
+        self
+    }
+
+    /// The cap on m/n, the memory bits per key of the decoded filter (not the bits per key
+    /// on the wire, [`Plan::bits_per_element`](crate::Plan::bits_per_element)): m is at most
+    /// `floor(r * n)`. It must be finite and leave at least one bit for the plan's n keys,
+    /// else [`Error::InvalidParameter`](crate::Error::InvalidParameter) when a plan is asked
+    /// for.
+    ///
+    /// ```
+    /// use bloomwire::Optimizer;
+    ///
+    /// let plan = Optimizer::new().max_bits_per_element(14.0).plan(10_000, 10_000).unwrap();
+    /// assert_eq!(plan.m(), 140_000); // the paper's Table I: m/n = 14, k = 2
+    /// ```
+    pub fn max_bits_per_element(mut self, r: f64) -> Self {
+        self.max_bits_per_element = Some(r);
+        self
+    }
+
+    /// Plans of filters also report their delta frames when a fraction `changed` (in
+    /// `(0, 1]`) of the keys is replaced between generations, in
+    /// [`Plan::delta`](crate::Plan::delta). Delta plans ([`Optimizer::plan_delta`]) report
+    /// their own figures there.
+    ///
+    /// ```
+    /// use bloomwire::Optimizer;
+    ///
+    /// let plan = Optimizer::new().churn(0.01).plan_for_fpr(1_000_000, 0.01).unwrap();
+    /// let delta = plan.delta.unwrap();
+    /// assert_eq!(delta.changed, 0.01);
+    /// assert!(delta.expected_bytes < plan.expected_bytes / 10.0);
+    /// assert!(Optimizer::new().plan_for_fpr(1_000_000, 0.01).unwrap().delta.is_none());
+    /// ```
+    pub fn churn(mut self, changed: f64) -> Self {
+        self.churn = Some(changed);
         self
     }
 

@@ -1,6 +1,7 @@
 //! The search over m and k for a budget or a false positive target.
 
 use super::options::Optimizer;
+use super::{Bent, DeltaCost, Limit, Unconstrained};
 use super::{LayoutKind, Plan, SizeModel, TailBound, Uncompressed};
 use crate::error::{invalid, Error, Result};
 use crate::filter::rational::{HashCount, K_FRAC_BITS};
@@ -70,6 +71,20 @@ impl Optimizer {
         if n == 0 {
             return Err(invalid("n", "a plan needs at least one key"));
         }
+        if self.max_memory_bits == Some(0) {
+            return Err(invalid("max_memory", "0 bytes leave no bits"));
+        }
+        if let Some(r) = self.max_bits_per_element {
+            if !(r.is_finite() && r * n as f64 >= 1.0) {
+                return Err(invalid(
+                    "max_bits_per_element",
+                    format!("{r} leaves no bits for {n} keys"),
+                ));
+            }
+        }
+        if let Some(c) = self.churn {
+            check_changed(c)?;
+        }
         if self.limits.max_m == 0 || self.limits.max_m > MAX_M {
             return Err(invalid(
                 "limits.max_m",
@@ -135,13 +150,85 @@ impl Optimizer {
     /// payload of at most `max_payload` bytes, and a decoded filter of at most
     /// [`Limits::filter_bytes`].
     pub(super) fn max_m_allowed(&self) -> u64 {
+        self.binding_limit().1
+    }
+
+    /// The limit on m that binds (the smallest; the first of [`Limit`]'s order on a tie)
+    /// and the largest m it allows: the receiver's `max_m`, `max_payload` (raw payload
+    /// bytes) and `max_filter_bytes`, and the optimizer's `max_m`, memory cap and m/n cap.
+    pub(super) fn binding_limit(&self) -> (Limit, u64) {
         let by_payload = self.limits.max_payload.saturating_mul(8).max(1);
         let by_memory = self.limits.filter_bytes().saturating_mul(8).max(1);
-        self.max_m
-            .unwrap_or(self.limits.max_m)
-            .min(self.limits.max_m)
-            .min(by_payload)
-            .min(by_memory)
+        [
+            (Limit::MaxM, Some(self.limits.max_m)),
+            (Limit::MaxPayload, Some(by_payload)),
+            (Limit::MaxFilterBytes, Some(by_memory)),
+            (Limit::PlanMaxM, self.max_m),
+            (Limit::MaxMemory, self.max_memory_bits.map(|b| b.max(1))),
+            (Limit::MaxBitsPerElement, self.per_element_m),
+        ]
+        .into_iter()
+        .filter_map(|(limit, m)| Some((limit, m?)))
+        .fold((Limit::MaxM, u64::MAX), |best, next| {
+            if next.1 < best.1 {
+                next
+            } else {
+                best
+            }
+        })
+    }
+
+    /// This optimizer for a plan of n keys: the m/n cap turned into a cap on m.
+    pub(super) fn for_n(&self, n: u64) -> Self {
+        let mut o = self.clone();
+        o.per_element_m = self
+            .max_bits_per_element
+            .filter(|r| r.is_finite() && *r > 0.0)
+            .map(|r| (r * n as f64).min(u64::MAX as f64) as u64);
+        o
+    }
+
+    /// This optimizer with no limit on m but the format's (every other setting kept).
+    fn unconstrained(&self) -> Self {
+        let mut wide = self.clone();
+        wide.limits = Limits::unlimited()
+            .max_k(self.limits.max_k)
+            .max_metadata(self.limits.max_metadata);
+        wide.max_m = None;
+        wide.max_memory_bits = None;
+        wide.max_bits_per_element = None;
+        wide.per_element_m = None;
+        wide
+    }
+
+    /// How a limit on m bent the plan `chosen`: the optimum without limits on m, when
+    /// it needs more m than the binding limit allows and is better by `better`.
+    fn bent(
+        &self,
+        chosen: &Candidate,
+        better: impl Fn(&Candidate, &Candidate) -> bool,
+        search: impl Fn(&Self) -> (Option<Candidate>, Option<Candidate>),
+    ) -> Option<Bent> {
+        let (limit, max_m) = self.binding_limit();
+        if max_m >= MAX_M {
+            return None;
+        }
+        let wide = self.unconstrained();
+        let (best, best_raw) = search(&wide);
+        let optimum = wide.choose(best, best_raw, &better)?;
+        (optimum.m > max_m && better(&optimum, chosen)).then(|| Bent {
+            limit,
+            max_m,
+            unconstrained: Unconstrained {
+                m: optimum.m,
+                k: optimum.k,
+                coding: optimum.coding,
+                expected_bytes: optimum.expected,
+                worst_case_bytes: optimum.worst.ceil() as u64,
+                false_positive_rate: optimum.fpr,
+                receiver_bytes: optimum.m.div_ceil(8),
+            },
+        })
     }
 
     /// The largest k allowed: the caller's range within the limits' `ceil(k) <= max_k`.
@@ -464,31 +551,54 @@ impl Optimizer {
         (best, best_raw)
     }
 
-    pub(super) fn plan_budget(&self, n: u64, budget_bytes: u64, sent: Sent) -> Result<Plan> {
-        self.check(n)?;
-        let budget = budget_bytes as f64;
-        let better = |a: &Candidate, b: &Candidate| {
-            a.fpr
-                .total_cmp(&b.fpr)
-                .then(a.expected.total_cmp(&b.expected))
-                .then(a.k.cmp(&b.k))
-                .is_lt()
-        };
-        let (best, best_raw) = self.search(
-            better,
+    /// The best compressed and raw candidates within a budget.
+    fn search_budget(
+        &self,
+        n: u64,
+        budget: f64,
+        sent: Sent,
+    ) -> (Option<Candidate>, Option<Candidate>) {
+        self.search(
+            better_for_budget,
             |k| self.for_k_budget(n, k, budget, sent).0,
             |k| {
                 self.m_index_range_for(n, k)
                     .and_then(|range| self.raw_for_k_budget(n, k, budget, sent, range))
             },
             |c| c.fpr,
-        );
+        )
+    }
+
+    /// The best compressed and raw candidates reaching a target.
+    fn search_target(
+        &self,
+        n: u64,
+        target: f64,
+        sent: Sent,
+    ) -> (Option<Candidate>, Option<Candidate>) {
+        // Expected bytes are a smoother objective than the integer worst case.
+        self.search(
+            better_for_target,
+            |k| self.for_k_target(n, k, target, sent).0,
+            |k| self.for_k_target(n, k, target, sent).1,
+            |c| c.expected,
+        )
+    }
+
+    pub(super) fn plan_budget(&self, n: u64, budget_bytes: u64, sent: Sent) -> Result<Plan> {
+        self.check(n)?;
+        let this = self.for_n(n);
+        let budget = budget_bytes as f64;
+        let (best, best_raw) = this.search_budget(n, budget, sent);
         // The uncompressed filter is always a candidate.
-        let chosen = self.choose(best, best_raw, better);
+        let chosen = this.choose(best, best_raw, better_for_budget);
         let Some(chosen) = chosen else {
-            return Err(self.over_budget(n, budget_bytes, sent));
+            return Err(this.over_budget(n, budget_bytes, sent));
         };
-        self.finish(n, sent, chosen, best_raw)
+        let bent = this.bent(&chosen, better_for_budget, |wide| {
+            wide.search_budget(n, budget, sent)
+        });
+        this.finish(n, sent, chosen, best_raw, bent)
     }
 
     pub(super) fn plan_target(&self, n: u64, target: f64, sent: Sent) -> Result<Plan> {
@@ -496,26 +606,16 @@ impl Optimizer {
         if !(target.is_finite() && target > 0.0 && target < 1.0) {
             return Err(invalid("target_fpr", format!("{target} is not in (0, 1)")));
         }
-        let better = |a: &Candidate, b: &Candidate| {
-            a.worst
-                .total_cmp(&b.worst)
-                .then(a.expected.total_cmp(&b.expected))
-                .then(a.fpr.total_cmp(&b.fpr))
-                .then(a.k.cmp(&b.k))
-                .is_lt()
-        };
-        // Expected bytes are a smoother objective than the integer worst case.
-        let (best, best_raw) = self.search(
-            better,
-            |k| self.for_k_target(n, k, target, sent).0,
-            |k| self.for_k_target(n, k, target, sent).1,
-            |c| c.expected,
-        );
-        let chosen = self.choose(best, best_raw, better);
+        let this = self.for_n(n);
+        let (best, best_raw) = this.search_target(n, target, sent);
+        let chosen = this.choose(best, best_raw, better_for_target);
         let Some(chosen) = chosen else {
-            return Err(self.out_of_reach(n, target, sent));
+            return Err(this.out_of_reach(n, target, sent));
         };
-        self.finish(n, sent, chosen, best_raw)
+        let bent = this.bent(&chosen, better_for_target, |wide| {
+            wide.search_target(n, target, sent)
+        });
+        this.finish(n, sent, chosen, best_raw, bent)
     }
 
     /// The plan: the better of the best compressed and the best raw candidate, or the one
@@ -538,13 +638,15 @@ impl Optimizer {
     /// stops it, [`Error::PlanExceedsLimits`] with the least m (or raw payload) that reaches
     /// the target; otherwise the best false positive rate there is.
     fn out_of_reach(&self, n: u64, target: f64, sent: Sent) -> Error {
-        let by_payload = self.limits.max_payload.saturating_mul(8);
         let by_memory = self.limits.filter_bytes().saturating_mul(8);
-        let limit = self.limits.max_m.min(by_payload).min(by_memory);
-        if limit < MAX_M && self.max_m.is_none_or(|m| m >= limit) {
-            let mut wide = self.clone();
+        let (binding, limit) = self.binding_limit();
+        let receivers = matches!(
+            binding,
+            Limit::MaxM | Limit::MaxPayload | Limit::MaxFilterBytes
+        );
+        if limit < MAX_M && receivers {
+            let mut wide = self.unconstrained();
             wide.limits = Limits::unlimited();
-            wide.max_m = None;
             let mut ks: Vec<HashCount> = wide.integer_ks().collect();
             if wide.rational_k {
                 ks.extend([wide.min_k, wide.max_k_allowed()]);
@@ -581,7 +683,7 @@ impl Optimizer {
                 };
             }
         }
-        let m = self.max_m_allowed();
+        let (binding, m) = self.binding_limit();
         let best_f = self
             .integer_ks()
             .chain([self.min_k, self.max_k_allowed()])
@@ -590,7 +692,10 @@ impl Optimizer {
             .fold(1.0, f64::min);
         invalid(
             "target_fpr",
-            format!("{target} is out of reach with m <= {m}: the best is about {best_f:.3e}"),
+            format!(
+                "{target} is out of reach with m <= {m} ({binding}): the best is about \
+                 {best_f:.3e}"
+            ),
         )
     }
 
@@ -665,8 +770,29 @@ impl Optimizer {
         sent: Sent,
         chosen: Candidate,
         raw: Option<Candidate>,
+        bent: Option<Bent>,
     ) -> Result<Plan> {
         let params = self.params(chosen.m, chosen.k)?;
+        let delta = match sent {
+            Sent::Delta { changed } => Some(DeltaCost {
+                changed,
+                expected_bytes: chosen.expected,
+                worst_case_bytes: chosen.worst.ceil() as u64,
+            }),
+            Sent::Filter => self.churn.map(|changed| {
+                let e = self.eval(n, chosen.m, chosen.k, Sent::Delta { changed });
+                let (_, expected, worst) = e
+                    .sizes
+                    .into_iter()
+                    .min_by(|a, b| a.1.total_cmp(&b.1).then(a.2.total_cmp(&b.2)))
+                    .expect("three codings");
+                DeltaCost {
+                    changed,
+                    expected_bytes: expected,
+                    worst_case_bytes: worst.ceil() as u64,
+                }
+            }),
+        };
         Ok(Plan {
             n,
             params,
@@ -690,6 +816,8 @@ impl Optimizer {
                 false_positive_rate: r.fpr,
                 bytes: r.expected,
             }),
+            delta,
+            bent,
         })
     }
 
@@ -723,6 +851,26 @@ impl Optimizer {
             raw: size(raw),
         }
     }
+}
+
+/// Whether `a` is a better plan for a budget than `b`: a lower rate, then fewer bytes.
+fn better_for_budget(a: &Candidate, b: &Candidate) -> bool {
+    a.fpr
+        .total_cmp(&b.fpr)
+        .then(a.expected.total_cmp(&b.expected))
+        .then(a.k.cmp(&b.k))
+        .is_lt()
+}
+
+/// Whether `a` is a better plan for a target than `b`: fewer worst-case bytes, then fewer
+/// expected bytes, then a lower rate.
+fn better_for_target(a: &Candidate, b: &Candidate) -> bool {
+    a.worst
+        .total_cmp(&b.worst)
+        .then(a.expected.total_cmp(&b.expected))
+        .then(a.fpr.total_cmp(&b.fpr))
+        .then(a.k.cmp(&b.k))
+        .is_lt()
 }
 
 pub(super) fn check_changed(changed: f64) -> Result<()> {

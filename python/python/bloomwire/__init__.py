@@ -13,7 +13,9 @@ peers it does not trust. This package is the Rust crate compiled for Python:
 >>> "key-42" in g, g == f
 (True, True)
 
-Planning: `plan` (a byte budget), `plan_for_fpr` (a target rate), both returning a `Plan`.
+Planning: `plan` (a byte budget), `plan_for_fpr` (a target rate), both returning a `Plan`
+with the memory it takes at each side; `frontier` (the plans to choose between, bytes on
+the wire against memory).
 Filters: `BloomFilter`, `CountingFilter`; keys are `bytes` or `str` (UTF-8), or whole
 Arrow and NumPy columns (`insert_array`, `contains_array`); `|` merges filters of equal
 parameters; filters and plans pickle as frames (`unpickling_limits`).
@@ -83,6 +85,7 @@ from ._bloomwire import (
     decode_message,
     encode,
     frame_info,
+    frontier,
     plan,
     plan_for_fpr,
     release_thread_scratch,
@@ -150,6 +153,7 @@ __all__ = [
     "decode_message",
     "encode",
     "frame_info",
+    "frontier",
     "get_unpickling_limits",
     "plan",
     "plan_for_fpr",

@@ -61,6 +61,7 @@ __all__ = [
     "thread_scratch_bytes",
     "plan",
     "plan_for_fpr",
+    "frontier",
 ]
 
 _Key = Union[bytes, str, bytearray, memoryview]
@@ -144,6 +145,25 @@ class Plan:
     @property
     def receiver_bytes(self) -> int:
         """The receiver's memory for the decoded filter, `ceil(m/8)` bytes."""
+    @property
+    def sender_bytes(self) -> int:
+        """The sender's memory for the filter's bits, `ceil(m/8)` bytes."""
+    @property
+    def delta_sender_bytes(self) -> int:
+        """The memory of a sender of deltas (its filter and the generation it sent last)."""
+    @property
+    def counting_sender_bytes(self) -> int:
+        """The memory of a sender with a counting filter: m counters of a byte each and
+        the bits it sent last."""
+    @property
+    def delta(self) -> Optional[dict[str, Any]]:
+        """The delta frames at the plan's `churn` (`changed`, `bytes`,
+        `worst_case_bytes`), None without one."""
+    @property
+    def bent(self) -> Optional[dict[str, Any]]:
+        """The limit that held the plan away from its optimum (`limit`, `max_m`) and the
+        plan without it (`m`, `k`, `coding`, `bytes`, `worst_case_bytes`, `fpr`,
+        `receiver_bytes`), None when the plan is its optimum."""
     def chunked_build(self, worker_bytes: int) -> Optional[int]:
         """The chunk shift for building this filter by chunks on workers of `worker_bytes`
         bytes each (a chunk about a quarter of a worker), or None when one worker holds the
@@ -165,6 +185,9 @@ def plan(
     siphash_key: Optional[bytes] = None,
     max_m: Optional[int] = None,
     max_filter_bytes: Optional[int] = None,
+    max_memory: Optional[int] = None,
+    max_bits_per_element: Optional[float] = None,
+    churn: Optional[float] = None,
 ) -> Plan:
     """The filter of `n` keys with the lowest false positive rate whose frame fits in
     `budget_bytes`. Raises `OverBudget` when nothing fits."""
@@ -177,10 +200,29 @@ def plan_for_fpr(
     siphash_key: Optional[bytes] = None,
     max_m: Optional[int] = None,
     max_filter_bytes: Optional[int] = None,
+    max_memory: Optional[int] = None,
+    max_bits_per_element: Optional[float] = None,
+    churn: Optional[float] = None,
 ) -> Plan:
     """The filter of `n` keys with the smallest frame whose false positive rate is at most
     `fpr`. Within a default receiver's limits unless `max_m` allows more
     (`PlanExceedsLimits` otherwise)."""
+
+def frontier(
+    n: int,
+    fpr: float,
+    *,
+    seed: int = 0,
+    siphash_key: Optional[bytes] = None,
+    max_m: Optional[int] = None,
+    max_filter_bytes: Optional[int] = None,
+    max_memory: Optional[int] = None,
+    max_bits_per_element: Optional[float] = None,
+    churn: Optional[float] = None,
+) -> list[tuple[Optional[int], Plan]]:
+    """The plans to choose between at a rate of at most `fpr`, bytes on the wire against
+    memory: `(memory_factor, plan)` for the memory-optimal plan (factor 1), at most 2 and 4
+    times its memory, and without a memory cap (None)."""
 
 @final
 class BloomFilter:

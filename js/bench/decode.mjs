@@ -1,0 +1,134 @@
+// Decode speed of the package against the Rust library, on frames the program makes.
+//
+//   cargo build --release -p bloomwire-cli
+//   cargo build --release --manifest-path js/bench/rust-decode/Cargo.toml --target-dir target
+//   node js/bench/decode.mjs [--batches N]
+//
+// Frames (built once into bench/frames/ with the program, its default coding):
+//   - 8 000 000-bit filters (k = 3) at p0 = 0.9, 0.99 and 0.999,
+//   - the paper's filter: m = 140 000, n = 10 000, k = 2,
+//   - a receiver's delta: m = 2^27, k = 2, a million keys then 10 000 more (about
+//     20 000 flipped bits).
+// Both sides are timed in CPU time, in batches of calls of at least 20 ms, the best batch
+// (the machine is shared: time spent waiting for a core is not counted): the package with
+// process.cpuUsage() around decodeFrame in this process after warm-up, the library with
+// the thread's CPU time around bloomwire::decode in bench/rust-decode (same files).
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpus } from "node:os";
+import { join, dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import * as bw from "../dist/index.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const args = process.argv.slice(2);
+const opt = (name, def) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : def;
+};
+const CLI = opt("--cli", process.env.BLOOMWIRE_CLI ?? resolve(here, "..", "..", "target", "release", "bloomwire"));
+const LIB = opt("--lib", resolve(here, "..", "..", "target", "release", "bloomwire-js-bench-decode"));
+const BATCHES = Number(opt("--batches", "10"));
+const dir = join(here, "frames");
+mkdirSync(dir, { recursive: true });
+const f = (n) => join(dir, n);
+
+function keys(name, from, to) {
+  if (existsSync(f(name))) return;
+  const lines = [];
+  for (let i = from; i < to; i++) lines.push(`key-${i}`);
+  writeFileSync(f(name), lines.join("\n") + "\n");
+}
+function build(name, keysName, args) {
+  if (!existsSync(f(name))) execFileSync(CLI, ["-q", "build", "--keys", f(keysName), "-o", f(name), ...args]);
+  return new Uint8Array(readFileSync(f(name)));
+}
+
+const cases = [];
+for (const p0 of [0.9, 0.99, 0.999]) {
+  const n = Math.round((-8e6 * Math.log(p0)) / 3);
+  keys(`keys-${n}.txt`, 0, n);
+  cases.push({ label: `8 Mbit, p0 = ${p0}`, name: `m8M-p${p0}.blwr`, frame: build(`m8M-p${p0}.blwr`, `keys-${n}.txt`, ["--m", "8000000", "--k", "3"]) });
+}
+keys("keys-10000.txt", 0, 10000);
+cases.push({ label: "paper: m = 140 000, n = 10 000, k = 2", name: "paper.blwr", frame: build("paper.blwr", "keys-10000.txt", ["--m", "140000", "--k", "2"]) });
+
+const cpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
+/** Best CPU ms per call over batches of calls of at least 20 ms. */
+function best(fn) {
+  const start = cpuMs();
+  let calls = 0;
+  while (cpuMs() - start < 20 || calls < 3) {
+    fn();
+    calls++;
+  }
+  let t = Infinity;
+  for (let b = 0; b < BATCHES; b++) {
+    const s = cpuMs();
+    for (let i = 0; i < calls; i++) fn();
+    t = Math.min(t, (cpuMs() - s) / calls);
+  }
+  return t;
+}
+
+const CODING = ["raw", "adaptive", "known-p", "known-p-symbols", "known-counters", "adaptive-counters", "known-p-interleaved", "positional", "dense", "small", "wide", "escape"];
+const lib = new Map();
+if (existsSync(LIB)) {
+  const out = execFileSync(LIB, [String(BATCHES), ...cases.map((c) => f(c.name))]).toString();
+  for (const line of out.trim().split("\n")) {
+    const [path, ms] = line.split("\t");
+    lib.set(path, Number(ms));
+  }
+} else console.log(`(the library's timer is not built at ${LIB}: see the command above)`);
+console.log(`node ${process.version}, ${cpus()[0].model} (${cpus().length} cores, shared), CPU time, best of ${BATCHES} batches\n`);
+console.log("| frame | coding | frame bytes | package ms | library ms | package speed / library's |");
+console.log("|---|---|---:|---:|---:|---:|");
+for (const c of cases) {
+  const h = bw.decodeFrame(c.frame).header;
+  const ours = best(() => bw.decodeFrame(c.frame));
+  const theirs = lib.get(f(c.name));
+  const ratio = theirs ? `${(theirs / ours).toFixed(2)}x` : "";
+  console.log(`| ${c.label} | ${h.coding} ${CODING[h.coding]}${h.chunkShift !== null ? ` (chunks of 2^${h.chunkShift})` : ""} | ${c.frame.length} | ${ours.toFixed(3)} | ${theirs?.toFixed(3) ?? "?"} | ${ratio} |`);
+}
+
+// The receiver: a 20 000-flip delta on a 2^27-bit filter.
+keys("keys-1M.txt", 0, 1000000);
+keys("keys-1M+10k.txt", 0, 1010000);
+const old = build("r-old.blwr", "keys-1M.txt", ["--m", String(2 ** 27), "--k", "2", "--generation", "1", "--restart"]);
+build("r-new.blwr", "keys-1M+10k.txt", ["--m", String(2 ** 27), "--k", "2", "--generation", "2"]);
+if (!existsSync(f("r-delta.blwr"))) execFileSync(CLI, ["-q", "diff", f("r-old.blwr"), f("r-new.blwr"), "-o", f("r-delta.blwr")]);
+const delta = new Uint8Array(readFileSync(f("r-delta.blwr")));
+const dh = bw.decodeFrame(delta).header;
+const flips = bw.decodeFrame(delta).filter.countOnes();
+const rx = new bw.Receiver();
+let fullMs = Infinity, deltaMs = Infinity, deltaWall = Infinity;
+for (let i = 0; i < BATCHES; i++) {
+  let s = cpuMs();
+  rx.receive(old);
+  fullMs = Math.min(fullMs, cpuMs() - s);
+  s = cpuMs();
+  const w = process.hrtime.bigint();
+  rx.receive(delta);
+  deltaWall = Math.min(deltaWall, Number(process.hrtime.bigint() - w) / 1e6);
+  deltaMs = Math.min(deltaMs, cpuMs() - s);
+}
+// A receiver in its steady state: the same flips back and forth, as deltas of the same
+// 19 713 positions (the package writes the program's bytes for them), numbered on.
+const a = bw.decodeFrame(old).filter, b = rx.filter.clone();
+let g = rx.generation, steadyMs = Infinity, steadyWall = Infinity;
+const steady = [];
+for (let i = 0; i < 4 * BATCHES; i++) {
+  const frame = bw.encodeDelta(i % 2 ? a : b, i % 2 ? b : a, g, { generation: g + 1n, coding: "positional" });
+  const s = cpuMs(), w = process.hrtime.bigint();
+  rx.receive(frame);
+  steadyWall = Math.min(steadyWall, Number(process.hrtime.bigint() - w) / 1e6);
+  steadyMs = Math.min(steadyMs, cpuMs() - s);
+  g++;
+}
+console.log(`\nreceiver, m = 2^27, k = 2: a full frame of ${old.length} bytes (coding ${bw.decodeFrame(old).header.coding}, chunked) received in ${fullMs.toFixed(1)} ms CPU (decode and digest);`);
+console.log(`the program's delta of ${delta.length} bytes (coding ${dh.coding} ${CODING[dh.coding]}, ${flips} flipped bits) applied in place right after it in ${deltaMs.toFixed(3)} ms CPU (${deltaWall.toFixed(3)} ms wall), best of ${BATCHES};`);
+console.log(`the same flips as a steady stream of deltas: ${steadyMs.toFixed(3)} ms CPU (${steadyWall.toFixed(3)} ms wall) a delta, best of ${4 * BATCHES}`);

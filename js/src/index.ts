@@ -1,0 +1,14 @@
+export * from "./errors.js";
+export { BloomFilter, CountingFilter, Indexer, keyBytes, packCounters, sameShape } from "./filter.js";
+export type { FilterOptions, Shape } from "./filter.js";
+export { parseHeader, DEFAULT_LIMITS } from "./header.js";
+export type { Header, Limits } from "./header.js";
+export { checkFrame, decodeFrame, decodeFramePrefix, frameTag, shapeOf } from "./frame.js";
+export type { DecodeOptions, Frame } from "./frame.js";
+export { crc32c } from "./crc32c.js";
+export { xxh64, siphash24 } from "./hash.js";
+export { Receiver } from "./receiver.js";
+export type { Received } from "./receiver.js";
+export { encodeFrame, encodeDelta, defaultChunkShift, Sender, CODING_IDS } from "./writer.js";
+export type { EncodeOptions } from "./writer.js";
+export { measuredQ0 } from "./encoders.js";

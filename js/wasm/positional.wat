@@ -1,0 +1,111 @@
+;; Coding 7's gap loop (spec 4.11 decoder) with 64-bit states, for the package's decoder.
+;; Memory (set by src/positional-wasm.ts): the quotient symbol of each 16-bit slot at 0
+;; (65536 bytes), f(v) as i32 at 65536, cum(v) at 66560, the two lanes' final states at
+;; 67584 (two i64), the payload's words (i32, little-endian) at $words, the output at $out:
+;; the packed bits (mode 0, zeroed) or the positions as f64 (mode 1).
+;; Returns the words read, or -1 (a one beyond m), -2 (the payload ends early), -3 (a gap
+;; past m).
+(module
+  (memory (export "memory") 2)
+  (func (export "gaps")
+    (param $words i32) (param $W i32) (param $pos i32) (param $m i64) (param $c i32)
+    (param $lanes i32) (param $x0 i64) (param $x1 i64) (param $r i32) (param $RJ i32)
+    (param $K i32) (param $Q i32) (param $out i32) (param $mode i32) (result i32)
+    (local $i i32) (local $x i64) (local $next i64) (local $avail i64) (local $q i64)
+    (local $v i32) (local $slot i32) (local $rem i64) (local $g i64) (local $at i64)
+    (local $r64 i64) (local $rj64 i64) (local $k64 i64)
+    (local.set $r64 (i64.extend_i32_u (local.get $r)))
+    (local.set $rj64 (i64.extend_i32_u (local.get $RJ)))
+    (local.set $k64 (i64.extend_i32_u (local.get $K)))
+    (block $done
+      (loop $gap
+        (br_if $done (i32.ge_u (local.get $i) (local.get $c)))
+        ;; the lane's state: gap i belongs to lane i mod lanes
+        (if (i32.and (local.get $i) (i32.sub (local.get $lanes) (i32.const 1)))
+          (then (local.set $x (local.get $x1)))
+          (else (local.set $x (local.get $x0))))
+        (local.set $avail (i64.sub (local.get $m) (local.get $next)))
+        (if (i64.eqz (local.get $avail)) (then (return (i32.const -1))))
+        (local.set $q (i64.const 0))
+        (block $sym_done
+          (loop $sym
+            ;; x = f(v) * (x >> 16) + (slot - cum(v))
+            (local.set $slot (i32.and (i32.wrap_i64 (local.get $x)) (i32.const 0xffff)))
+            (local.set $v (i32.load8_u (local.get $slot)))
+            (local.set $x
+              (i64.add
+                (i64.mul
+                  (i64.extend_i32_u (i32.load offset=65536 (i32.shl (local.get $v) (i32.const 2))))
+                  (i64.shr_u (local.get $x) (i64.const 16)))
+                (i64.extend_i32_u
+                  (i32.sub (local.get $slot)
+                    (i32.load offset=66560 (i32.shl (local.get $v) (i32.const 2)))))))
+            (br_if $sym_done (i32.ne (local.get $v) (local.get $Q)))
+            ;; an escape: renormalize, Q more, same model
+            (if (i64.lt_u (local.get $x) (i64.const 0x80000000))
+              (then
+                (if (i32.eq (local.get $pos) (local.get $W)) (then (return (i32.const -2))))
+                (local.set $x
+                  (i64.or (i64.shl (local.get $x) (i64.const 32))
+                    (i64.extend_i32_u
+                      (i32.load (i32.add (local.get $words) (i32.shl (local.get $pos) (i32.const 2)))))))
+                (local.set $pos (i32.add (local.get $pos) (i32.const 1)))))
+            (local.set $q (i64.add (local.get $q) (i64.extend_i32_u (local.get $Q))))
+            (if (i64.ge_u (i64.shl (local.get $q) (local.get $r64)) (local.get $avail))
+              (then (return (i32.const -3))))
+            (br $sym)))
+        ;; the low R_J remainder bits, from the same step
+        (local.set $rem
+          (i64.and (local.get $x) (i64.sub (i64.shl (i64.const 1) (local.get $rj64)) (i64.const 1))))
+        (local.set $x (i64.shr_u (local.get $x) (local.get $rj64)))
+        (if (i64.lt_u (local.get $x) (i64.const 0x80000000))
+          (then
+            (if (i32.eq (local.get $pos) (local.get $W)) (then (return (i32.const -2))))
+            (local.set $x
+              (i64.or (i64.shl (local.get $x) (i64.const 32))
+                (i64.extend_i32_u
+                  (i32.load (i32.add (local.get $words) (i32.shl (local.get $pos) (i32.const 2)))))))
+            (local.set $pos (i32.add (local.get $pos) (i32.const 1)))))
+        ;; the high K remainder bits
+        (if (local.get $K)
+          (then
+            (local.set $rem
+              (i64.or (local.get $rem)
+                (i64.shl
+                  (i64.and (local.get $x) (i64.sub (i64.shl (i64.const 1) (local.get $k64)) (i64.const 1)))
+                  (local.get $rj64))))
+            (local.set $x (i64.shr_u (local.get $x) (local.get $k64)))
+            (if (i64.lt_u (local.get $x) (i64.const 0x80000000))
+              (then
+                (if (i32.eq (local.get $pos) (local.get $W)) (then (return (i32.const -2))))
+                (local.set $x
+                  (i64.or (i64.shl (local.get $x) (i64.const 32))
+                    (i64.extend_i32_u
+                      (i32.load (i32.add (local.get $words) (i32.shl (local.get $pos) (i32.const 2)))))))
+                (local.set $pos (i32.add (local.get $pos) (i32.const 1)))))))
+        (if (i32.and (local.get $i) (i32.sub (local.get $lanes) (i32.const 1)))
+          (then (local.set $x1 (local.get $x)))
+          (else (local.set $x0 (local.get $x))))
+        ;; g = (q + v) 2^r + rem, below avail (q 2^r < avail was checked; v < Q <= 153)
+        (local.set $g
+          (i64.or (i64.shl (i64.add (local.get $q) (i64.extend_i32_u (local.get $v))) (local.get $r64))
+            (local.get $rem)))
+        (if (i64.ge_u (local.get $g) (local.get $avail)) (then (return (i32.const -3))))
+        (local.set $at (i64.add (local.get $next) (local.get $g)))
+        (if (local.get $mode)
+          (then
+            (f64.store (i32.add (local.get $out) (i32.shl (local.get $i) (i32.const 3)))
+              (f64.convert_i64_u (local.get $at))))
+          (else
+            (i32.store8
+              (i32.add (local.get $out) (i32.wrap_i64 (i64.shr_u (local.get $at) (i64.const 3))))
+              (i32.or
+                (i32.load8_u
+                  (i32.add (local.get $out) (i32.wrap_i64 (i64.shr_u (local.get $at) (i64.const 3)))))
+                (i32.shl (i32.const 1) (i32.and (i32.wrap_i64 (local.get $at)) (i32.const 7)))))))
+        (local.set $next (i64.add (local.get $at) (i64.const 1)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $gap)))
+    (i64.store (i32.const 67584) (local.get $x0))
+    (i64.store (i32.const 67592) (local.get $x1))
+    (local.get $pos)))

@@ -22,8 +22,8 @@ fn run(args: &[&str]) -> Output {
 }
 
 /// The program's subcommands.
-const COMMANDS: [&str; 9] = [
-    "build", "inspect", "query", "decode", "wrap", "update", "plan", "diff", "apply",
+const COMMANDS: [&str; 10] = [
+    "build", "inspect", "query", "decode", "wrap", "update", "plan", "diff", "apply", "conform",
 ];
 
 /// The subcommand of a command line.

@@ -645,8 +645,9 @@ struct NumpyView<'a> {
     data: Option<&'a [u8]>,
 }
 
-/// The view of a NumPy array (anything with `__array_interface__`), checked: one
-/// dimension, no mask, non-negative strides, its data a pointer. `data` is None until the
+/// The view of a NumPy array (a `numpy.ndarray`, read through NumPy's own
+/// `__array_interface__`; any other object with one is refused), checked: one dimension, no
+/// mask, non-negative strides, its data a pointer. `data` is None until the
 /// caller knows the element width (`with_data`).
 fn numpy_view<'a>(obj: &'a Bound<'_, PyAny>) -> PyResult<(NumpyView<'a>, Bound<'a, PyDict>)> {
     let module = obj.get_type().module()?;
@@ -655,7 +656,19 @@ fn numpy_view<'a>(obj: &'a Bound<'_, PyAny>) -> PyResult<(NumpyView<'a>, Bound<'
             "a masked array: pass a.compressed() (the values that are not masked)",
         ));
     }
-    let interface = obj.getattr("__array_interface__")?;
+    // The data pointer is read from the interface, so only NumPy's own is trusted: an
+    // object that merely has `__array_interface__` (or an ndarray subclass that overrides
+    // it) could name any address. NumPy computes its arrays' interface from their buffer.
+    let ndarray = obj.py().import("numpy")?.getattr("ndarray")?;
+    if !obj.is_instance(&ndarray)? {
+        return Err(PyTypeError::new_err(
+            "an object with __array_interface__ that is not a numpy.ndarray: its data \
+             pointer cannot be checked (pass a numpy.ndarray, an Arrow array or a buffer)",
+        ));
+    }
+    let interface = ndarray
+        .getattr("__array_interface__")?
+        .call_method1("__get__", (obj,))?;
     let interface = interface.cast_into::<PyDict>()?;
     if interface.get_item("mask")?.is_some_and(|m| !m.is_none()) {
         return Err(PyTypeError::new_err(

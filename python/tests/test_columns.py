@@ -262,3 +262,28 @@ def test_core_package_imports_without_arrow_or_numpy():
     """)
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr
+
+
+def test_an_array_interface_that_is_not_numpys_is_refused():
+    # Its data pointer could name any address (the interpreter crashed before): only
+    # numpy.ndarray's own interface is read, and a subclass's override is ignored.
+    class Fake:
+        __array_interface__ = {"shape": (4,), "typestr": "<u8", "data": (8, False),
+                               "version": 3}
+
+    f = bloomwire.BloomFilter(1 << 16, 3)
+    for call in (lambda: f.insert_array(Fake()), lambda: f.contains_array(Fake()),
+                 lambda: bloomwire.Sender().next_frame_with_flips(Fake(), 3)):
+        with pytest.raises(TypeError, match="not a numpy.ndarray"):
+            call()
+
+    class Sneaky(np.ndarray):
+        @property
+        def __array_interface__(self):
+            return {"shape": (4,), "typestr": "<u8", "data": (8, False), "version": 3}
+
+    values = np.arange(4, dtype="<u8")
+    g = bloomwire.BloomFilter(1 << 16, 3)
+    g.insert_array(values.view(Sneaky))
+    f.insert_array(values)
+    assert f == g and g.count_ones() > 0

@@ -857,7 +857,8 @@ impl BloomFilter {
     }
 
     /// Set in this filter every bit set in `other` (same parameters, else `Incompatible`);
-    /// n becomes the sum. The same as `self |= other`.
+    /// n becomes the sum, an upper bound of the keys the union holds (a key in both counts
+    /// twice). The same as `self |= other`.
     fn union(&mut self, py: Python<'_>, other: &BloomFilter) -> PyResult<()> {
         let (inner, big) = (&mut self.inner, other.bits_m() >= DETACH_FILTER_BITS);
         maybe_detach(py, big, || api::union_with(inner, &other.inner)).into_py()
@@ -880,10 +881,13 @@ impl BloomFilter {
         self.union(py, &other)
     }
 
+    /// Equal as sets: the same parameters and the same bits. n is not compared: it counts
+    /// insertions (a union adds both counts), so `f | f == f` holds as for a set.
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other
-            .cast::<BloomFilter>()
-            .is_ok_and(|o| o.borrow().inner == self.inner)
+        other.cast::<BloomFilter>().is_ok_and(|o| {
+            let o = &o.borrow().inner;
+            o.params() == self.inner.params() && o.bits() == self.inner.bits()
+        })
     }
 
     /// A copy of the filter.

@@ -237,6 +237,8 @@ def test_equality():
     b.insert("x")
     assert a != b and not (a == b)
     assert a != "x" and a != bloomwire.CountingFilter(1000, 2)
+    # Equal as sets: a union with itself is itself; n counts insertions and is not compared.
+    assert (b | b) == b and (b | b).n == 2 * b.n
     with pytest.raises(TypeError):
         hash(a)
 

@@ -301,7 +301,9 @@ class BloomFilter:
     def bits(self) -> bytes:
         """The packed bit array: bit i is `(b[i // 8] >> (i % 8)) & 1`."""
     def union(self, other: BloomFilter) -> None:
-        """Set in this filter every bit set in `other` (same parameters); `self |= other`."""
+        """Set in this filter every bit set in `other` (same parameters); `self |= other`.
+        n becomes the sum, an upper bound of the keys (a key in both counts twice); `==`
+        compares parameters and bits, not n, so `f | f == f`."""
     def copy(self) -> BloomFilter:
         """A copy of the filter."""
     def encode(

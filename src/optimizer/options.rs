@@ -1,8 +1,7 @@
 //! The optimizer's settings, set by chained setters, and its entry points: a plan for a
 //! budget or a false positive target, for a filter or for its deltas.
 
-use super::search::check_changed;
-use super::size::Sent;
+use super::size::{check_changed, Sent};
 use super::{LayoutKind, Plan, SizeModel, TailBound, DEFAULT_EPSILON, DEFAULT_MAX_K};
 use crate::error::Result;
 use crate::filter::hashing::HashFamily;

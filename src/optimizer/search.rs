@@ -12,8 +12,8 @@ use crate::theory::entropy;
 
 use super::occupancy::{for_each_region, occupancy};
 use super::size::{
-    coded_payload_bytes, frame_bytes_from, k_field_bytes, normal_upper_quantile, Sent,
-    CODER_LOSS_PER_BIT,
+    check_changed, coded_payload_bytes, frame_bytes_from, k_field_bytes, normal_upper_quantile,
+    Sent, CODER_LOSS_PER_BIT,
 };
 
 /// Sizes and false positive rate of one candidate (m, k).
@@ -871,14 +871,4 @@ fn better_for_target(a: &Candidate, b: &Candidate) -> bool {
         .then(a.fpr.total_cmp(&b.fpr))
         .then(a.k.cmp(&b.k))
         .is_lt()
-}
-
-pub(super) fn check_changed(changed: f64) -> Result<()> {
-    if !(changed.is_finite() && changed > 0.0 && changed <= 1.0) {
-        return Err(invalid(
-            "changed",
-            format!("{changed} is not a fraction in (0, 1]"),
-        ));
-    }
-    Ok(())
 }

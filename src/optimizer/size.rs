@@ -1,6 +1,7 @@
 //! The size model: exact frame bytes from the header's parts and a coded payload's length.
 
 use super::LayoutKind;
+use crate::error::{invalid, Result};
 use crate::filter::hashing::HashFamily;
 use crate::filter::rational::HashCount;
 use crate::filter::{proportional_block_ks, Params};
@@ -125,4 +126,15 @@ pub(super) fn k_field_bytes(kind: LayoutKind, m: u64, k: HashCount) -> u64 {
             .map(|(_, raw)| varint_len(u64::from(raw)) as u64)
             .sum(),
     }
+}
+
+/// The fraction of keys a delta replaces (`Sent::Delta`), checked: a fraction in (0, 1].
+pub(super) fn check_changed(changed: f64) -> Result<()> {
+    if !(changed.is_finite() && changed > 0.0 && changed <= 1.0) {
+        return Err(invalid(
+            "changed",
+            format!("{changed} is not a fraction in (0, 1]"),
+        ));
+    }
+    Ok(())
 }

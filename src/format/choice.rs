@@ -33,6 +33,12 @@ pub(crate) fn candidates(settings: &Settings, counts: &Counts) -> Vec<Coding> {
     order
 }
 
+/// How far over the smallest predicted frame (`smallest` bytes) a faster coding may be:
+/// 0.08% + 6 bytes.
+fn margin(smallest: usize) -> usize {
+    smallest / 1250 + 6
+}
+
 impl Settings {
     /// The requested or smallest coding, raw when that is not smaller, budget checked.
     pub(super) fn choose(&self, body: &Body<'_>) -> Result<Frame> {
@@ -90,7 +96,7 @@ impl Settings {
     /// fields) recoded for each, without the metadata and the tag (the same bytes in every
     /// coding, which the choice does not depend on). `theory_p` is the filter's theoretical
     /// fraction of zeros, for a [`PSource::Theory`](super::PSource::Theory) encoder.
-    pub(super) fn predictions(
+    fn predictions(
         &self,
         header: &mut FrameHeader,
         m: u64,
@@ -134,13 +140,13 @@ impl Settings {
     /// Of `predicted` (fastest first), the codings within the margin of the smallest
     /// prediction (0.08% + 6 bytes) whose frame with `extra` bytes (metadata and tag) fits
     /// the budget, fastest first, then the smallest; `None` for no candidate.
-    pub(super) fn within_margin(
+    fn within_margin(
         &self,
         predicted: &[(Coding, usize)],
         extra: usize,
     ) -> Option<(Vec<Coding>, (Coding, usize))> {
         let smallest = predicted.iter().copied().min_by_key(|&(_, len)| len)?;
-        let margin = smallest.1 / 1250 + 6;
+        let margin = margin(smallest.1);
         let fits = |len: usize| self.budget.is_none_or(|b| len <= b);
         let within = predicted
             .iter()
@@ -177,7 +183,7 @@ impl Settings {
         // Where one process sends the raw array (no coding smaller by the margin), no
         // assembly of coded chunks is its frame.
         header.recode((Coding::Raw, None, None), params.m().div_ceil(8) as usize);
-        if header.frame_len() <= smallest + smallest / 1250 + 6 {
+        if header.frame_len() <= smallest + margin(smallest) {
             return Err(invalid(
                 "coding",
                 "one process sends this filter raw (no coding is smaller): send it whole",
@@ -187,7 +193,7 @@ impl Settings {
     }
 
     /// The bytes of the metadata field and the tag this encoder adds to every frame.
-    pub(super) fn extra_len(&self) -> usize {
+    fn extra_len(&self) -> usize {
         self.metadata
             .as_deref()
             .filter(|m| !m.is_empty())
@@ -215,8 +221,7 @@ impl Settings {
         let predicted = self.predictions(&mut header, m, ones, body.theory_p);
         let extra = self.extra_len();
         let (within, (smallest_coding, smallest)) = self.within_margin(&predicted, extra)?;
-        let margin = smallest / 1250 + 6;
-        if raw_len <= smallest + extra + margin {
+        if raw_len <= smallest + extra + margin(smallest) {
             return None;
         }
         // The codings within the margin, fastest first; the smallest if none is.

@@ -8,17 +8,14 @@
 //! its output differs from the committed files, so the vectors never drift from the code
 //! and are never edited by hand.
 //!
-//! One file a group of vectors: `hash_index`, `accept` (with `opaque`), `counting`,
-//! `tagged`, and `reject/` with one file a section of the spec it tests; `raw_frame`
-//! assembles frames field by field for the reject vectors.
+//! `accept/` makes the frames a decoder must read (with `opaque`, `counting` and `tagged`
+//! filters), `reject/` the frames it must refuse, one file a section of the spec they test;
+//! `raw_frame` assembles frames field by field for the reject vectors.
 
 mod accept;
-mod counting;
 mod hash_index;
-mod opaque;
 mod raw_frame;
 mod reject;
-mod tagged;
 
 use std::path::{Path, PathBuf};
 
@@ -26,10 +23,10 @@ use bloomwire::{BaseHash, BitCoding, Coding, CounterCoding, HashFamily, IndexSch
 use serde_json::{json, Value};
 
 use accept::accept_vectors;
-use counting::counting_accept_vectors;
+use accept::counting::counting_accept_vectors;
+use accept::tagged::tagged_accept_vectors;
 use hash_index::hash_index_vectors;
 use reject::reject_vectors;
-use tagged::tagged_accept_vectors;
 
 /// A generated file: its path under `spec/vectors/` and its bytes.
 pub struct VectorFile {

@@ -2,13 +2,13 @@
 //! receiver holding the frame named by `apply_to` must refuse, and a restart flag on a delta.
 
 use bloomwire::{BitCoding, BloomFilter, Encoder};
-use serde_json::{json, Map, Value};
+use serde_json::json;
 
+use super::{checksum_fixed, result_forged, Rejects};
 use crate::accept::delta_generations;
-use crate::VectorFile;
 
-/// Appends the deltas' reject files to `out` and their entries to `manifest`.
-pub(super) fn reject_vectors(manifest: &mut Map<String, Value>, out: &mut Vec<VectorFile>) {
+/// Appends the deltas' reject files.
+pub(super) fn reject_vectors(rejects: &mut Rejects) {
     let [g7, g8, g9, _] = delta_generations();
     let delta = |base: &BloomFilter, b: u64, next: &BloomFilter, g: u64| {
         Encoder::new()
@@ -18,16 +18,7 @@ pub(super) fn reject_vectors(manifest: &mut Map<String, Value>, out: &mut Vec<Ve
             .to_bytes()
             .to_vec()
     };
-    let mut forged = delta(&g7, 7, &g8, 8);
-    let digest = g8.bits().digest().to_le_bytes();
-    let at = forged
-        .windows(4)
-        .position(|w| w == digest)
-        .expect("the result digest is in the header");
-    forged[at] ^= 0x01;
-    let n = forged.len();
-    let crc = crc32c::crc32c(&forged[..n - 4]);
-    forged[n - 4..].copy_from_slice(&crc.to_le_bytes());
+    let forged = result_forged(delta(&g7, 7, &g8, 8), g8.bits().digest());
     for (name, bytes, error, base) in [
         (
             "delta_applied_to_other_base",
@@ -84,26 +75,15 @@ pub(super) fn reject_vectors(manifest: &mut Map<String, Value>, out: &mut Vec<Ve
             "accept/forged_gen_max.bin",
         ),
     ] {
-        let file = format!("{name}.bin");
-        manifest.insert(file.clone(), json!({"error": error, "apply_to": base}));
-        out.push(VectorFile {
-            path: format!("reject/{file}").into(),
-            bytes,
-        });
+        rejects.push(name, bytes, json!({"error": error, "apply_to": base}));
     }
     // Flags bit 1 (restart) is for full frames: on a delta it is refused (section 2).
     let mut restart_delta = delta(&g7, 7, &g8, 8);
     assert_eq!(restart_delta[5], 1, "a delta");
     restart_delta[10] |= 0x02;
-    let n = restart_delta.len();
-    let crc = crc32c::crc32c(&restart_delta[..n - 4]);
-    restart_delta[n - 4..].copy_from_slice(&crc.to_le_bytes());
-    manifest.insert(
-        "restart_on_delta.bin".into(),
+    rejects.push(
+        "restart_on_delta",
+        checksum_fixed(restart_delta),
         json!({"error": "InvalidField", "field": "flags"}),
     );
-    out.push(VectorFile {
-        path: "reject/restart_on_delta.bin".into(),
-        bytes: restart_delta,
-    });
 }

@@ -2,6 +2,7 @@
 //! error it names, one file per section of the spec they test.
 
 mod chunking;
+mod counting;
 mod deltas;
 mod escape;
 mod header;
@@ -9,14 +10,13 @@ mod known_p_interleaved;
 mod payload;
 mod positional;
 mod small;
+mod tagged;
 mod wide;
 
 use bloomwire::{BitArray, BitCoding, BloomFilter, Coding, IndexScheme, Params};
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
-use crate::counting::counting_reject_vectors;
 use crate::raw_frame::{payload_with_q0, varint, RawFrame, Truncated};
-use crate::tagged::tagged_reject_vectors;
 use crate::{json_file, key, xxh, VectorFile};
 
 /// A case: the file's name without `.bin`, the frame (cut where a decoder stops), and the
@@ -111,21 +111,65 @@ pub(crate) fn reject_vectors() -> Vec<VectorFile> {
     cases.extend(escape::cases(&kit));
     cases.extend(positional::cases(&kit));
     cases.extend(chunking::cases(&kit));
-    let mut manifest = serde_json::Map::new();
-    let mut out = Vec::new();
-    deltas::reject_vectors(&mut manifest, &mut out);
+    let mut rejects = Rejects::default();
+    deltas::reject_vectors(&mut rejects);
     for (name, Truncated(frame, cut), expect) in cases {
         let mut bytes = frame.bytes();
         bytes.truncate(cut);
+        rejects.push(name, bytes, expect);
+    }
+    counting::reject_vectors(&mut rejects);
+    tagged::reject_vectors(&mut rejects);
+    rejects.finish()
+}
+
+/// The reject files as they are made, and their manifest.
+#[derive(Default)]
+struct Rejects {
+    manifest: Map<String, Value>,
+    out: Vec<VectorFile>,
+}
+
+impl Rejects {
+    /// Adds `reject/{name}.bin` holding `bytes`, and its manifest entry.
+    fn push(&mut self, name: &str, bytes: Vec<u8>, entry: Value) {
         let file = format!("{name}.bin");
-        manifest.insert(file.clone(), expect);
-        out.push(VectorFile {
+        self.out.push(VectorFile {
             path: format!("reject/{file}").into(),
             bytes,
         });
+        self.manifest.insert(file, entry);
     }
-    counting_reject_vectors(&mut manifest, &mut out);
-    tagged_reject_vectors(&mut manifest, &mut out);
-    out.push(json_file("reject/manifest.json", &Value::Object(manifest)));
-    out
+
+    /// The files, the manifest last.
+    fn finish(mut self) -> Vec<VectorFile> {
+        let manifest = Value::Object(self.manifest);
+        self.out.push(json_file("reject/manifest.json", &manifest));
+        self.out
+    }
+}
+
+/// `frame` with its checksum (the 4 bytes at `body_end`) made right for the bytes before.
+fn checksum_fixed_at(mut frame: Vec<u8>, body_end: usize) -> Vec<u8> {
+    let crc = crc32c::crc32c(&frame[..body_end]);
+    frame[body_end..body_end + 4].copy_from_slice(&crc.to_le_bytes());
+    frame
+}
+
+/// An untagged `frame` with its checksum, its last 4 bytes, made right.
+fn checksum_fixed(frame: Vec<u8>) -> Vec<u8> {
+    let body_end = frame.len() - 4;
+    checksum_fixed_at(frame, body_end)
+}
+
+/// A delta whose result digest (`digest`, in its header) has one bit flipped, its checksum
+/// made right: the frame decodes, and the result it names is not the one it gives.
+fn result_forged(mut delta: Vec<u8>, digest: u32) -> Vec<u8> {
+    let digest = digest.to_le_bytes();
+    let at = delta
+        .windows(4)
+        .position(|w| w == digest)
+        .expect("the result digest is in the header");
+    delta[at] ^= 0x01;
+    checksum_fixed(delta)
 }

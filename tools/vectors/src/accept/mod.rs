@@ -1,6 +1,10 @@
 //! The accept vectors of standard, partitioned and blocked filters (`spec/vectors/accept/`):
 //! frames a decoder must read, with the header and the bits they carry.
 
+pub(crate) mod counting;
+mod opaque;
+pub(crate) mod tagged;
+
 use bloomwire::{
     BitArray, BitCoding, BloomFilter, Chunking, Coding, Encoder, Frame, FrameKind, HashCount,
     HashFamily, IndexScheme, Layout, PSource, Params, Tag,
@@ -8,8 +12,8 @@ use bloomwire::{
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
-use crate::opaque::opaque_accept_vectors;
 use crate::{bit, family_json, hex, json_file, key, siphash_family, xxh, VectorFile};
+use opaque::opaque_accept_vectors;
 
 pub(crate) struct AcceptCase {
     pub(crate) name: &'static str,

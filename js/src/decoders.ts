@@ -376,15 +376,7 @@ export function decodePositional(p: Uint8Array, m: number, out: Uint8Array | nul
     // a sparse array: the positions (8 bytes a one) rather than the whole array out of the
     // kernel's memory, and its bits set here
     const sparse = !positions && 16 * c <= out!.length && m <= TWO31;
-    const at = sparse ? new Float64Array(c) : positions;
-    const pos = wasmGaps(p, cl, W, m, c, lanes, x0, x1, r, RJ, r - RJ, Q, f, cum, lut, sparse ? null : out, at, fin);
-    if (sparse && pos === W) {
-      const o = out!;
-      for (let i = 0; i < c; i++) {
-        const b = at![i];
-        o[b >>> 3] |= 1 << (b & 7);
-      }
-    }
+    const pos = wasmGaps(p, cl, W, m, c, lanes, x0, x1, r, RJ, r - RJ, Q, f, cum, lut, out, positions, fin, sparse);
     if (pos !== null) {
       if (pos === -1) corrupt("positional: a one beyond m");
       if (pos === -2) corrupt("positional: the payload ends before the last gap");

@@ -1,5 +1,6 @@
-// The decoding loops of codings 7, 10 and 11 run in WebAssembly (10 with SIMD) or in
-// JavaScript (BLOOMWIRE_NO_WASM; BLOOMWIRE_NO_SIMD for coding 10's SIMD loop alone). Each
+// The decoding loops of codings 7, 10 and 11 and the CRC-32C of large frames run in
+// WebAssembly (10 with SIMD) or in JavaScript (BLOOMWIRE_NO_WASM; BLOOMWIRE_NO_SIMD for
+// coding 10's SIMD loop alone). Each
 // test here forces every path in turn on the same payloads, valid and mutated, and asserts
 // the same bits, the same count of ones, or the same error class from each.
 import { test } from "node:test";
@@ -173,4 +174,18 @@ test("the program's frames of codings 10 and 11, sizes that take every branch, a
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("CRC-32C of large inputs: the same on the WebAssembly and JavaScript paths", async () => {
+  const { crc32c } = await import("../dist/crc32c.js");
+  const b = new Uint8Array(3 * 786432 + 1000);
+  let s = 1;
+  for (let i = 0; i < b.length; i++) b[i] = (s = (Math.imul(s, 1103515245) + 12345) >>> 0) >>> 24;
+  const cases = [[0, b.length], [5, 100000], [3, 16384 + 7], [1, 3 * 65536 + 17], [0, 3 * 65536], [7, 786432 + 3 * 65536 + 9], [2, 2 * 786432 + 5]];
+  for (const [start, end] of cases) {
+    const ours = onPath("simd", () => crc32c(b, start, end));
+    assert.equal(ours, onPath("javascript", () => crc32c(b, start, end)), `bytes ${start} .. ${end}`);
+  }
+  // the check value of CRC-32C ("123456789")
+  assert.equal(crc32c(Uint8Array.from("123456789", (ch) => ch.charCodeAt(0))), 0xe3069283);
 });

@@ -13,7 +13,7 @@
     (param $K i32) (param $Q i32) (param $out i32) (param $mode i32) (result i32)
     (local $i i32) (local $x i64) (local $next i64) (local $avail i64) (local $q i64)
     (local $v i32) (local $slot i32) (local $rem i64) (local $g i64) (local $at i64)
-    (local $r64 i64) (local $rj64 i64) (local $k64 i64)
+    (local $r64 i64) (local $rj64 i64) (local $k64 i64) (local $need i32)
     (local.set $r64 (i64.extend_i32_u (local.get $r)))
     (local.set $rj64 (i64.extend_i32_u (local.get $RJ)))
     (local.set $k64 (i64.extend_i32_u (local.get $K)))
@@ -58,14 +58,17 @@
         (local.set $rem
           (i64.and (local.get $x) (i64.sub (i64.shl (i64.const 1) (local.get $rj64)) (i64.const 1))))
         (local.set $x (i64.shr_u (local.get $x) (local.get $rj64)))
-        (if (i64.lt_u (local.get $x) (i64.const 0x80000000))
-          (then
-            (if (i32.eq (local.get $pos) (local.get $W)) (then (return (i32.const -2))))
-            (local.set $x
-              (i64.or (i64.shl (local.get $x) (i64.const 32))
-                (i64.extend_i32_u
-                  (i32.load (i32.add (local.get $words) (i32.shl (local.get $pos) (i32.const 2)))))))
-            (local.set $pos (i32.add (local.get $pos) (i32.const 1)))))
+        ;; a renormalization about every other gap, without a branch (the word at W, read
+        ;; and not taken, is the 8 bytes of slack after the payload's words)
+        (local.set $need (i64.lt_u (local.get $x) (i64.const 0x80000000)))
+        (if (i32.and (local.get $need) (i32.eq (local.get $pos) (local.get $W))) (then (return (i32.const -2))))
+        (local.set $x
+          (select
+            (i64.or (i64.shl (local.get $x) (i64.const 32))
+              (i64.extend_i32_u (i32.load (i32.add (local.get $words) (i32.shl (local.get $pos) (i32.const 2))))))
+            (local.get $x)
+            (local.get $need)))
+        (local.set $pos (i32.add (local.get $pos) (local.get $need)))
         ;; the high K remainder bits
         (if (local.get $K)
           (then
@@ -75,14 +78,15 @@
                   (i64.and (local.get $x) (i64.sub (i64.shl (i64.const 1) (local.get $k64)) (i64.const 1)))
                   (local.get $rj64))))
             (local.set $x (i64.shr_u (local.get $x) (local.get $k64)))
-            (if (i64.lt_u (local.get $x) (i64.const 0x80000000))
-              (then
-                (if (i32.eq (local.get $pos) (local.get $W)) (then (return (i32.const -2))))
-                (local.set $x
-                  (i64.or (i64.shl (local.get $x) (i64.const 32))
-                    (i64.extend_i32_u
-                      (i32.load (i32.add (local.get $words) (i32.shl (local.get $pos) (i32.const 2)))))))
-                (local.set $pos (i32.add (local.get $pos) (i32.const 1)))))))
+            (local.set $need (i64.lt_u (local.get $x) (i64.const 0x80000000)))
+            (if (i32.and (local.get $need) (i32.eq (local.get $pos) (local.get $W))) (then (return (i32.const -2))))
+            (local.set $x
+              (select
+                (i64.or (i64.shl (local.get $x) (i64.const 32))
+                  (i64.extend_i32_u (i32.load (i32.add (local.get $words) (i32.shl (local.get $pos) (i32.const 2))))))
+                (local.get $x)
+                (local.get $need)))
+            (local.set $pos (i32.add (local.get $pos) (local.get $need)))))
         (if (i32.and (local.get $i) (i32.sub (local.get $lanes) (i32.const 1)))
           (then (local.set $x1 (local.get $x)))
           (else (local.set $x0 (local.get $x))))

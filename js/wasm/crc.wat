@@ -1,7 +1,7 @@
 ;; CRC-32C (spec 2.4) by slicing by 8, for the package's checksum of large frames. Memory
 ;; (written by src/crc32c.ts): the eight tables at 0 (8 x 256 x i32: table s at 1024 s, as
-;; crc32c.ts builds them), two results of crc3 at 8192, the bytes from $at (8208 or more). Continues the register $c (without the final
-;; XOR) over $len bytes and returns it.
+;; crc32c.ts builds them), two results of crc3 at 8192, the bytes from 8208.
+;; crc continues the register $c (without the final XOR) over $len bytes and returns it.
 (module
   (import "env" "memory" (memory 1))
   (func (export "crc") (param $c i32) (param $at i32) (param $len i32) (result i32)

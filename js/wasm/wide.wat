@@ -3,9 +3,9 @@
 ;; src/wide-wasm.ts): the alias table at 0 (8192 x u32, v | i << 4 | f(v) << 17), the
 ;; shuffles that give each mask of lanes its words at 32768 (half 0) and 33024 (half 1),
 ;; the 64 states at 33280 (in, and out at the end), the count of ones of the coded
-;; rounds out at 33536, the payload's 16-bit words from $words
-;; with 128 bytes of slack before and after, the output from $out (round r's 16 bytes at
-;; $out + 16 r).
+;; rounds out at 33536, 16 bytes of scratch at 33552, the payload's 16-bit words
+;; from $words with 128 bytes of slack before and after, the output from $out (round r's
+;; 16 bytes at $out + 16 r).
 ;; A round of a half reads at most 32 words, so checking after each round that the halves
 ;; have read at most W words in all keeps every load inside the slack; a payload whose
 ;; halves want more is rejected (-1), as spec 4.14 says whatever the order of the halves.

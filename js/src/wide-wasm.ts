@@ -87,7 +87,12 @@ export function wasmWide(p: Uint8Array, W: number, K0: number, K1: number, R0: n
   if (!k || !k.mem.reserve(outEnd)) return null;
   const b = k.mem.bytes();
   if (k.table !== tab) {
-    new Uint32Array(k.mem.memory.buffer, TAB, 8192).set(tab);
+    // the kernel's entries: i | v << 13 | f << 17 (the package's are v | i << 4 | f << 17)
+    const t = new Uint32Array(k.mem.memory.buffer, TAB, 8192);
+    for (let s = 0; s < 8192; s++) {
+      const e = tab[s];
+      t[s] = ((e >>> 4) & 8191) | ((e & 15) << 13) | (e & ~0x1ffff);
+    }
     k.table = tab;
   }
   new Int32Array(k.mem.memory.buffer, STATES, 64).set(x);

@@ -70,7 +70,10 @@ export function wasmGaps(
   let mem = new Uint8Array(k.memory.buffer);
   // the model (kept while the same model decodes again)
   if (k !== shared || sharedModel !== f) {
-    mem.set(lut, LUT);
+    // the symbol at the first slot of each 16 (the kernel steps on from there), and
+    // cum(Q + 1) = 65536 after the cum(v)
+    for (let b = 0; b < 4096; b++) mem[LUT + b] = lut[16 * b];
+    new Int32Array(k.memory.buffer, CUM + 4 * cum.length, 1)[0] = 65536;
     new Int32Array(k.memory.buffer, F, f.length).set(f);
     new Int32Array(k.memory.buffer, CUM, cum.length).set(cum);
     if (k === shared) sharedModel = f;

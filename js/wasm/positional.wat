@@ -1,6 +1,7 @@
 ;; Coding 7's gap loop (spec 4.11 decoder) with 64-bit states, for the package's decoder.
-;; Memory (set by src/positional-wasm.ts): the quotient symbol of each 16-bit slot at 0
-;; (65536 bytes), f(v) as i32 at 65536, cum(v) at 66560, the two lanes' final states at
+;; Memory (set by src/positional-wasm.ts): the quotient symbol of the first slot of each
+;; 16 slots at 0 (4096 bytes), f(v) as i32 at 65536, cum(v) at 66560 (then cum(Q + 1) =
+;; 65536), the two lanes' final states at
 ;; 67584 (two i64), the payload's words (i32, little-endian) at $words, the output at $out:
 ;; the packed bits (mode 0, zeroed) or the positions as f64 (mode 1).
 ;; Returns the words read, or -1 (a one beyond m), -2 (the payload ends early), -3 (a gap
@@ -31,7 +32,16 @@
           (loop $sym
             ;; x = f(v) * (x >> 16) + (slot - cum(v))
             (local.set $slot (i32.and (i32.wrap_i64 (local.get $x)) (i32.const 0xffff)))
-            (local.set $v (i32.load8_u (local.get $slot)))
+            ;; the symbol of the slot's 16-slot bucket's first slot (a 4 KiB table, in the
+            ;; first-level cache), then on while the slot is at or past the next symbol's
+            ;; cumulative count (cum(Q + 1) = 65536 ends it)
+            (local.set $v (i32.load8_u (i32.shr_u (local.get $slot) (i32.const 4))))
+            (block $found
+              (loop $next
+                (br_if $found (i32.lt_u (local.get $slot)
+                  (i32.load offset=66564 (i32.shl (local.get $v) (i32.const 2)))))
+                (local.set $v (i32.add (local.get $v) (i32.const 1)))
+                (br $next)))
             (local.set $x
               (i64.add
                 (i64.mul

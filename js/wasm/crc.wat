@@ -55,7 +55,6 @@
         (local.set $q1 (i32.add (local.get $at) (local.get $L)))
         (local.set $q2 (i32.add (local.get $q1) (local.get $L)))
         (local.set $a (i32.xor (local.get $c) (i32.load offset=0 (local.get $at))))
-        (local.set $b (i32.load offset=4 (local.get $at)))
         (local.set $c
           (i32.xor
             (i32.xor
@@ -67,13 +66,12 @@
                 (i32.load offset=4096 (i32.shl (i32.shr_u (local.get $a) (i32.const 24)) (i32.const 2)))))
             (i32.xor
               (i32.xor
-                (i32.load offset=3072 (i32.shl (i32.and (local.get $b) (i32.const 255)) (i32.const 2)))
-                (i32.load offset=2048 (i32.shl (i32.and (i32.shr_u (local.get $b) (i32.const 8)) (i32.const 255)) (i32.const 2))))
+                (i32.load offset=3072 (i32.shl (i32.load8_u offset=4 (local.get $at)) (i32.const 2)))
+                (i32.load offset=2048 (i32.shl (i32.load8_u offset=5 (local.get $at)) (i32.const 2))))
               (i32.xor
-                (i32.load offset=1024 (i32.shl (i32.and (i32.shr_u (local.get $b) (i32.const 16)) (i32.const 255)) (i32.const 2)))
-                (i32.load (i32.shl (i32.shr_u (local.get $b) (i32.const 24)) (i32.const 2)))))))
+                (i32.load offset=1024 (i32.shl (i32.load8_u offset=6 (local.get $at)) (i32.const 2)))
+                (i32.load (i32.shl (i32.load8_u offset=7 (local.get $at)) (i32.const 2)))))))
         (local.set $a1 (i32.xor (local.get $c1) (i32.load offset=0 (local.get $q1))))
-        (local.set $b1 (i32.load offset=4 (local.get $q1)))
         (local.set $c1
           (i32.xor
             (i32.xor
@@ -85,13 +83,12 @@
                 (i32.load offset=4096 (i32.shl (i32.shr_u (local.get $a1) (i32.const 24)) (i32.const 2)))))
             (i32.xor
               (i32.xor
-                (i32.load offset=3072 (i32.shl (i32.and (local.get $b1) (i32.const 255)) (i32.const 2)))
-                (i32.load offset=2048 (i32.shl (i32.and (i32.shr_u (local.get $b1) (i32.const 8)) (i32.const 255)) (i32.const 2))))
+                (i32.load offset=3072 (i32.shl (i32.load8_u offset=4 (local.get $q1)) (i32.const 2)))
+                (i32.load offset=2048 (i32.shl (i32.load8_u offset=5 (local.get $q1)) (i32.const 2))))
               (i32.xor
-                (i32.load offset=1024 (i32.shl (i32.and (i32.shr_u (local.get $b1) (i32.const 16)) (i32.const 255)) (i32.const 2)))
-                (i32.load (i32.shl (i32.shr_u (local.get $b1) (i32.const 24)) (i32.const 2)))))))
+                (i32.load offset=1024 (i32.shl (i32.load8_u offset=6 (local.get $q1)) (i32.const 2)))
+                (i32.load (i32.shl (i32.load8_u offset=7 (local.get $q1)) (i32.const 2)))))))
         (local.set $a2 (i32.xor (local.get $c2) (i32.load offset=0 (local.get $q2))))
-        (local.set $b2 (i32.load offset=4 (local.get $q2)))
         (local.set $c2
           (i32.xor
             (i32.xor
@@ -103,11 +100,11 @@
                 (i32.load offset=4096 (i32.shl (i32.shr_u (local.get $a2) (i32.const 24)) (i32.const 2)))))
             (i32.xor
               (i32.xor
-                (i32.load offset=3072 (i32.shl (i32.and (local.get $b2) (i32.const 255)) (i32.const 2)))
-                (i32.load offset=2048 (i32.shl (i32.and (i32.shr_u (local.get $b2) (i32.const 8)) (i32.const 255)) (i32.const 2))))
+                (i32.load offset=3072 (i32.shl (i32.load8_u offset=4 (local.get $q2)) (i32.const 2)))
+                (i32.load offset=2048 (i32.shl (i32.load8_u offset=5 (local.get $q2)) (i32.const 2))))
               (i32.xor
-                (i32.load offset=1024 (i32.shl (i32.and (i32.shr_u (local.get $b2) (i32.const 16)) (i32.const 255)) (i32.const 2)))
-                (i32.load (i32.shl (i32.shr_u (local.get $b2) (i32.const 24)) (i32.const 2)))))))
+                (i32.load offset=1024 (i32.shl (i32.load8_u offset=6 (local.get $q2)) (i32.const 2)))
+                (i32.load (i32.shl (i32.load8_u offset=7 (local.get $q2)) (i32.const 2)))))))
         (local.set $at (i32.add (local.get $at) (i32.const 8)))
         (br $step8)))
     (i32.store (i32.const 8192) (local.get $c1))

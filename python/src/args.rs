@@ -8,7 +8,11 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyList, PyMemoryView, PyString};
 
-use crate::api::{self, AnyFilter};
+use bloomwire::{
+    AnyFilter, BaseHash, Frame, FrameHeader, FrameKey, HashFamily, IndexScheme, Params,
+};
+
+use crate::codec::{encoder, limits, limits_of_profile, DecodeChecks, EncoderSettings};
 use crate::columns;
 use crate::errors::IntoPyResult;
 use crate::filter::{BloomFilter, CountingFilter};
@@ -83,19 +87,19 @@ pub(crate) fn siphash_key(key: Option<&Bound<'_, PyAny>>) -> PyResult<Option<[u8
     .transpose()
 }
 
-pub(crate) fn family(seed: u64, key: Option<&Bound<'_, PyAny>>) -> PyResult<api::Family> {
+pub(crate) fn family(seed: u64, key: Option<&Bound<'_, PyAny>>) -> PyResult<HashFamily> {
     let key = siphash_key(key)?;
     if key.is_some() && seed != 0 {
         return Err(PyValueError::new_err(
             "give a seed (xxHash64) or a siphash_key (SipHash-2-4), not both",
         ));
     }
-    Ok(api::family(seed, key))
+    Ok(hash_family(seed, key))
 }
 
 /// The frame key of a `key=` argument: exactly 32 bytes (`bytes`, `bytearray` or
 /// `memoryview`).
-pub(crate) fn frame_key(key: Option<&Bound<'_, PyAny>>) -> PyResult<Option<api::Key>> {
+pub(crate) fn frame_key(key: Option<&Bound<'_, PyAny>>) -> PyResult<Option<FrameKey>> {
     let Some(key) = key else {
         return Ok(None);
     };
@@ -110,7 +114,7 @@ pub(crate) fn frame_key(key: Option<&Bound<'_, PyAny>>) -> PyResult<Option<api::
     };
     let bytes = <[u8; 32]>::try_from(bytes.as_ref())
         .map_err(|_| PyValueError::new_err(format!("key is 32 bytes, not {}", bytes.len())))?;
-    Ok(Some(api::frame_key(bytes)))
+    Ok(Some(FrameKey::new(bytes)))
 }
 
 pub(crate) fn key_type_error(key: &Bound<'_, PyAny>) -> PyErr {
@@ -146,8 +150,8 @@ pub(crate) fn encoder_settings(
     metadata: Option<&Bound<'_, PyAny>>,
     key: Option<&Bound<'_, PyAny>>,
     profile: Option<&str>,
-) -> PyResult<api::EncoderSettings> {
-    Ok(api::encoder(coding, budget)
+) -> PyResult<EncoderSettings> {
+    Ok(encoder(coding, budget)
         .into_py()?
         .profile(profile)
         .into_py()?
@@ -164,10 +168,10 @@ pub(crate) fn checks(
     max_metadata: u64,
     max_filter_bytes: Option<u64>,
     profile: Option<&str>,
-) -> PyResult<api::DecodeChecks> {
-    let limits = api::limits(max_m, max_k, max_payload, max_metadata, max_filter_bytes);
-    Ok(api::DecodeChecks::new(
-        api::limits_of_profile(limits, profile).into_py()?,
+) -> PyResult<DecodeChecks> {
+    let limits = limits(max_m, max_k, max_payload, max_metadata, max_filter_bytes);
+    Ok(DecodeChecks::new(
+        limits_of_profile(limits, profile).into_py()?,
         frame_key(key)?,
     ))
 }
@@ -190,12 +194,9 @@ where
     }
 }
 
-pub(crate) fn to_pybytes<'py>(
-    py: Python<'py>,
-    frame: &api::Encoded,
-) -> PyResult<Bound<'py, PyBytes>> {
-    PyBytes::new_with(py, frame.len(), |buf| {
-        frame.write_into(buf);
+pub(crate) fn to_pybytes<'py>(py: Python<'py>, frame: &Frame) -> PyResult<Bound<'py, PyBytes>> {
+    PyBytes::new_with(py, frame.encoded_len(), |mut buf| {
+        frame.write_to(&mut buf);
         Ok(())
     })
 }
@@ -203,7 +204,7 @@ pub(crate) fn to_pybytes<'py>(
 pub(crate) fn filter_object(
     py: Python<'_>,
     f: AnyFilter,
-    header: Option<api::FrameInfo>,
+    header: Option<FrameHeader>,
 ) -> PyResult<Py<PyAny>> {
     let header = header.map(Arc::new);
     Ok(match f {
@@ -246,3 +247,39 @@ pub(crate) fn bool_column(
 
 /// Columns at least this long are hashed with the GIL released.
 pub(crate) const DETACH_COLUMN_LEN: usize = 1 << 10;
+
+// ---------------------------------------------------------------------------------------------
+// Hash families and their names
+
+/// xxHash64 with a seed, or keyed SipHash-2-4; enhanced double hashing (the crate's
+/// default index scheme) either way.
+fn hash_family(seed: u64, siphash_key: Option<[u8; 16]>) -> HashFamily {
+    let base = match siphash_key {
+        Some(key) => BaseHash::siphash(key),
+        None => BaseHash::Xxh64 { seed },
+    };
+    HashFamily::new(base, IndexScheme::default())
+}
+
+/// A short description of a filter's parameters: layout, m, k and hash family.
+pub(crate) fn describe(params: &Params) -> String {
+    let base = match &params.family().base {
+        BaseHash::Xxh64 { seed } => format!("xxh64 seed {seed}"),
+        BaseHash::Opaque => "opaque".to_string(),
+        _ => "siphash".to_string(),
+    };
+    format!(
+        "m={}, k={}, layout={}, hash={base}",
+        params.m(),
+        params.k(),
+        layout_name(params)
+    )
+}
+
+pub(crate) fn layout_name(params: &Params) -> &'static str {
+    match params.layout().id() {
+        0 => "standard",
+        1 => "partitioned",
+        _ => "blocks",
+    }
+}

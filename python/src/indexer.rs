@@ -4,12 +4,15 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyString, PyTuple};
 
-use crate::api::{self};
+use crate::args::describe;
 use crate::args::{key_bytes, maybe_detach, DETACH_COLUMN_LEN};
+use crate::chunked::{chunks_of, group_by_chunk};
 use crate::columns;
 use crate::errors::IntoPyResult;
+use crate::errors::{Failure, Res};
 use crate::filter::{BloomFilter, CountingFilter};
 use crate::plan::Plan;
+use bloomwire::{BaseHash, Error, HashCount, HashFamily, IndexScheme, Layout, Params};
 
 /// Positions at least this many are set (or grouped) with the GIL released.
 pub(crate) const DETACH_POSITIONS: usize = 1 << 14;
@@ -46,13 +49,13 @@ pub(crate) fn params_of(obj: &Bound<'_, PyAny>) -> PyResult<bloomwire::Params> {
         return Ok(p.get().info.params.clone());
     }
     if let Ok(i) = obj.cast::<Indexer>() {
-        return Ok(i.get().inner.params().clone());
+        return Ok(i.get().inner.params.clone());
     }
     if let Ok(f) = obj.cast::<BloomFilter>() {
-        return Ok(api::filter_params(&f.borrow().inner).clone());
+        return Ok(f.borrow().inner.params().clone());
     }
     if let Ok(f) = obj.cast::<CountingFilter>() {
-        return Ok(api::counting_params(&f.borrow().inner).clone());
+        return Ok(f.borrow().inner.params().clone());
     }
     let ty = obj.get_type().name()?;
     Err(PyTypeError::new_err(format!(
@@ -66,7 +69,7 @@ pub(crate) fn params_of(obj: &Bound<'_, PyAny>) -> PyResult<bloomwire::Params> {
 /// `out`; the number of keys.
 pub(crate) fn key_positions(
     py: Python<'_>,
-    indexer: &api::Indexer,
+    indexer: &Positions,
     keys: &Bound<'_, PyAny>,
     out: &mut Vec<u64>,
 ) -> PyResult<u64> {
@@ -103,7 +106,7 @@ pub(crate) fn key_positions(
 /// `OpaqueHashFamily`.
 #[pyclass(module = "bloomwire", frozen)]
 pub(crate) struct Indexer {
-    pub(crate) inner: api::Indexer,
+    pub(crate) inner: Positions,
 }
 
 #[pymethods]
@@ -112,20 +115,20 @@ impl Indexer {
     #[new]
     fn new(filter: &Bound<'_, PyAny>) -> PyResult<Self> {
         Ok(Indexer {
-            inner: api::Indexer::new(params_of(filter)?).into_py()?,
+            inner: Positions::new(params_of(filter)?).into_py()?,
         })
     }
 
     /// Bits of the filter.
     #[getter]
     fn m(&self) -> u64 {
-        api::params_m(self.inner.params())
+        self.inner.params.m()
     }
 
     /// Hash functions per key.
     #[getter]
     fn k(&self) -> f64 {
-        api::params_k(self.inner.params()).0
+        self.inner.params.k().to_f64()
     }
 
     /// The bit positions of every key, key after key (each key's as `insert` sets them), as
@@ -151,13 +154,12 @@ impl Indexer {
         keys: &Bound<'py, PyAny>,
         shift: u8,
     ) -> PyResult<Bound<'py, PyTuple>> {
-        let m = api::params_m(self.inner.params());
-        api::chunks_of(m, shift).into_py()?;
+        let m = self.inner.params.m();
+        chunks_of(m, shift).into_py()?;
         let mut positions = Vec::new();
         let count = key_positions(py, &self.inner, keys, &mut positions)?;
         let big = positions.len() >= DETACH_POSITIONS;
-        let grouped =
-            maybe_detach(py, big, || api::group_by_chunk(&positions, m, shift)).into_py()?;
+        let grouped = maybe_detach(py, big, || group_by_chunk(&positions, m, shift)).into_py()?;
         drop(positions);
         let relative = if shift <= 32 {
             // Below 2^shift <= 2^32: each fits 32 bits.
@@ -180,12 +182,12 @@ impl Indexer {
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
         other
             .cast::<Indexer>()
-            .is_ok_and(|o| o.get().inner.params() == self.inner.params())
+            .is_ok_and(|o| o.get().inner.params == self.inner.params)
     }
 
     /// Pickled as its parameters.
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
-        let parts = api::params_parts(slf.get().inner.params());
+        let parts = params_parts(&slf.get().inner.params);
         let from_parts = slf.get_type().getattr("_from_parts")?;
         PyTuple::new(
             slf.py(),
@@ -198,14 +200,109 @@ impl Indexer {
 
     /// The indexer of these parameters (the unpickler's).
     #[staticmethod]
-    fn _from_parts(parts: api::ParamParts) -> PyResult<Self> {
-        let params = api::params_from_parts(parts).into_py()?;
+    fn _from_parts(parts: ParamParts) -> PyResult<Self> {
+        let params = params_from_parts(parts).into_py()?;
         Ok(Indexer {
-            inner: api::Indexer::new(params).into_py()?,
+            inner: Positions::new(params).into_py()?,
         })
     }
 
     fn __repr__(&self) -> String {
-        format!("Indexer({})", api::describe(self.inner.params()))
+        format!("Indexer({})", describe(&self.inner.params))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parameters as plain values, positions
+
+/// A filter's parameters as plain values, as a pickle carries them: m, the layout's id, its
+/// k on the 1/65536 grid (the blocks' k_j for the block layout), the base hash's id, its
+/// seed (xxHash64) or SipHash key halves k0 and k1, and the index scheme's id.
+pub(crate) type ParamParts = (u64, u8, Vec<u32>, u8, u64, u64, u8);
+
+/// The plain values of a filter's parameters.
+pub(crate) fn params_parts(p: &Params) -> ParamParts {
+    let (layout, ks) = match p.layout() {
+        Layout::Standard { k } => (Layout::STANDARD_ID, vec![k.raw()]),
+        Layout::Partitioned { k } => (Layout::PARTITIONED_ID, vec![k.raw()]),
+        Layout::Blocks { ks } => (Layout::BLOCKS_ID, ks.iter().map(|k| k.raw()).collect()),
+    };
+    let (base, a, b) = match p.family().base {
+        BaseHash::Opaque => (0, 0, 0),
+        BaseHash::Xxh64 { seed } => (BaseHash::XXH64_ID, seed, 0),
+        BaseHash::SipHash24 { k0, k1 } => (BaseHash::SIPHASH24_ID, k0, k1),
+    };
+    (p.m(), layout, ks, base, a, b, p.family().scheme.id())
+}
+
+/// The parameters of these plain values, checked as the library checks any parameters.
+pub(crate) fn params_from_parts(parts: ParamParts) -> Res<Params> {
+    let (m, layout, ks, base, a, b, scheme) = parts;
+    let bad = |name: &'static str, reason: String| -> Failure {
+        Error::InvalidParameter { name, reason }.into()
+    };
+    let one_k = || -> Res<HashCount> {
+        match ks[..] {
+            [k] => Ok(HashCount::from_raw(k)?),
+            _ => Err(bad("k", format!("{} values of k for one layout", ks.len()))),
+        }
+    };
+    let layout = match layout {
+        Layout::STANDARD_ID => Layout::Standard { k: one_k()? },
+        Layout::PARTITIONED_ID => Layout::Partitioned { k: one_k()? },
+        Layout::BLOCKS_ID => Layout::Blocks {
+            ks: ks
+                .iter()
+                .map(|&k| HashCount::from_raw_allow_zero(k))
+                .collect::<Result<_, _>>()?,
+        },
+        other => return Err(bad("layout", format!("no layout has id {other}"))),
+    };
+    let base = match base {
+        0 => BaseHash::Opaque,
+        BaseHash::XXH64_ID => BaseHash::Xxh64 { seed: a },
+        BaseHash::SIPHASH24_ID => BaseHash::SipHash24 { k0: a, k1: b },
+        other => return Err(bad("base hash", format!("no base hash has id {other}"))),
+    };
+    let scheme = IndexScheme::from_id(scheme)
+        .ok_or_else(|| bad("index scheme", format!("no index scheme has id {scheme}")))?;
+    Ok(Params::new(m, layout, HashFamily::new(base, scheme))?)
+}
+
+/// The bit positions of keys under one filter's parameters, without its bits (the
+/// library's `Indexer`).
+#[derive(Debug, Clone)]
+pub(crate) struct Positions {
+    inner: bloomwire::filter::Indexer,
+    pub(crate) params: Params,
+}
+
+impl Positions {
+    /// The indexer of filters of `params`; `OpaqueHashFamily` for another library's
+    /// parameters, whose positions only that library knows.
+    pub(crate) fn new(params: Params) -> Res<Self> {
+        if params.family().base.is_opaque() {
+            return Err(Error::OpaqueHashFamily.into());
+        }
+        Ok(Positions {
+            inner: bloomwire::filter::Indexer::new(&params),
+            params,
+        })
+    }
+
+    /// Append every bit position of every key to `out`, key after key, each key's in the
+    /// order its hash functions give them (the bits an insert of the key sets); returns the
+    /// number of keys.
+    pub(crate) fn positions<'a>(
+        &self,
+        keys: impl Iterator<Item = &'a [u8]>,
+        out: &mut Vec<u64>,
+    ) -> u64 {
+        let mut count = 0;
+        for key in keys {
+            self.inner.for_each(key, |p| out.push(p));
+            count += 1;
+        }
+        count
     }
 }

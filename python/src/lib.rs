@@ -1,12 +1,16 @@
 //! The `bloomwire._bloomwire` extension module: Python classes over the bloomwire crate.
 //!
-//! Every call into the library goes through [`api`]; this file only converts between Python
-//! objects and the library's values, and releases the GIL around the heavy work.
+//! One file per area, as the library is organized: `filter` (the two filter classes, their
+//! shared methods written once), `codec` (frames: encode, decode, headers, deltas, the
+//! encoder settings), `stream` (senders and the receiver), `plan`, `indexer` and `chunked`
+//! (building by chunk), `columns` (Arrow and NumPy input), `errors` (the exceptions and the
+//! library's errors as them), `args` (Python arguments into the library's values). Each
+//! class calls the library itself; what sits beside it holds logic of this package (error
+//! words, limits, pickles), not calls passed through. This file registers the module.
 
 // `unsafe` is allowed in one module, `columns`, which reads Arrow and NumPy memory in place.
 #![deny(unsafe_code)]
 
-mod api;
 mod args;
 mod chunked;
 mod codec;
@@ -41,7 +45,8 @@ fn _bloomwire(m: &Bound<'_, PyModule>) -> PyResult<()> {
         DEFAULT_MAX_PAYLOAD,
         DEFAULT_MAX_METADATA,
     );
-    if api::default_limits() != defaults {
+    let l = bloomwire::Limits::default();
+    if (l.max_m, l.max_k, l.max_payload, l.max_metadata) != defaults {
         return Err(pyo3::exceptions::PyRuntimeError::new_err(
             "the library's default limits differ from the module's",
         ));
@@ -50,7 +55,7 @@ fn _bloomwire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DEFAULT_MAX_K", DEFAULT_MAX_K)?;
     m.add("DEFAULT_MAX_PAYLOAD", DEFAULT_MAX_PAYLOAD)?;
     m.add("DEFAULT_MAX_METADATA", DEFAULT_MAX_METADATA)?;
-    m.add("CODINGS", api::coding_names())?;
+    m.add("CODINGS", codec::coding_names())?;
     m.add_class::<Plan>()?;
     m.add_class::<BloomFilter>()?;
     m.add_class::<CountingFilter>()?;

@@ -1,12 +1,16 @@
 //! Planning: `Plan`, `plan`, `plan_for_fpr` and `frontier`.
 
+use std::sync::OnceLock;
+
+use bloomwire::{BitCoding, Error, Limits, Optimizer, Params};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
-use crate::api::{self};
-use crate::args::{family, unpickler};
-use crate::errors::IntoPyResult;
+use crate::args::{family, layout_name, unpickler};
+use crate::codec::limits;
+use crate::errors::{IntoPyResult, Res};
 use crate::filter::{BloomFilter, CountingFilter};
+use crate::indexer::{params_from_parts, params_parts, ParamParts};
 
 /// A plan's figures as a pickle carries them: n, coding, fpr, expected bytes, worst-case
 /// bytes, epsilon, bits per element, the table.
@@ -18,7 +22,7 @@ pub(crate) type PlanFigures = (u64, String, f64, f64, u64, f64, f64, String);
 /// `new_counting_filter()` build empty filters with the planned parameters.
 #[pyclass(module = "bloomwire", frozen)]
 pub(crate) struct Plan {
-    pub(crate) info: api::PlanInfo,
+    pub(crate) info: PlanInfo,
 }
 
 #[pymethods]
@@ -98,21 +102,21 @@ impl Plan {
     /// The sender's memory for the filter's bits, `ceil(m/8)` bytes.
     #[getter]
     fn sender_bytes(&self) -> u64 {
-        self.info.memory().sender
+        self.info.plan.memory().sender
     }
 
     /// The memory of a sender of deltas, which keeps the generation it sent last beside
     /// its filter: `2 * ceil(m/8)` bytes.
     #[getter]
     fn delta_sender_bytes(&self) -> u64 {
-        self.info.memory().delta_sender
+        self.info.plan.memory().delta_sender
     }
 
     /// The memory of a sender that keeps a counting filter (m counters of a byte each,
     /// whatever their width) and the bits it sent last: `m + ceil(m/8)` bytes.
     #[getter]
     fn counting_sender_bytes(&self) -> u64 {
-        self.info.memory().counting_sender
+        self.info.plan.memory().counting_sender
     }
 
     /// The delta frames at the `churn` the plan was asked for: a dict of `changed`,
@@ -120,7 +124,7 @@ impl Plan {
     /// restored from a pickle).
     #[getter]
     fn delta<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
-        let Some(d) = self.info.delta() else {
+        let Some(d) = self.info.plan.delta else {
             return Ok(None);
         };
         let dict = PyDict::new(py);
@@ -137,7 +141,7 @@ impl Plan {
     /// `worst_case_bytes`, `fpr`, `receiver_bytes`.
     #[getter]
     fn bent<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
-        let Some(b) = self.info.bent() else {
+        let Some(b) = self.info.plan.bent else {
             return Ok(None);
         };
         let u = b.unconstrained;
@@ -164,14 +168,14 @@ impl Plan {
     /// None when one worker holds the whole filter and its frame (`receiver_bytes` plus
     /// `worst_case_bytes`) and the partial-filter route applies.
     fn chunked_build(&self, worker_bytes: u64) -> Option<u8> {
-        self.info.chunked_build(worker_bytes)
+        self.info.plan.chunked_build(worker_bytes)
     }
 
     /// An empty Bloom filter with the planned parameters (`AllocationFailed`, a
     /// `MemoryError`, when its bits cannot be allocated).
     pub(crate) fn new_filter(&self) -> PyResult<BloomFilter> {
         Ok(BloomFilter::of(
-            api::new_filter(self.info.params.clone()).into_py()?,
+            bloomwire::BloomFilter::try_new(self.info.params.clone()).into_py()?,
         ))
     }
 
@@ -179,7 +183,7 @@ impl Plan {
     #[pyo3(signature = (width = 4))]
     pub(crate) fn new_counting_filter(&self, width: u8) -> PyResult<CountingFilter> {
         Ok(CountingFilter::of(
-            api::new_counting(self.info.params.clone(), width).into_py()?,
+            bloomwire::CountingBloomFilter::new(self.info.params.clone(), width).into_py()?,
         ))
     }
 
@@ -187,13 +191,13 @@ impl Plan {
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
         other
             .cast::<Plan>()
-            .is_ok_and(|o| api::same_plan(&self.info, &o.get().info))
+            .is_ok_and(|o| same_plan(&self.info, &o.get().info))
     }
 
     /// Pickled as its parameters (checked on load with the unpickling limits, as a frame's
     /// are) and its figures: nothing of the size of its filter is allocated either way.
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        let parts = api::params_parts(&self.info.params);
+        let parts = params_parts(&self.info.params);
         let i = &self.info;
         let figures = (
             i.n,
@@ -227,7 +231,7 @@ impl Plan {
     #[pyo3(signature = (parts, figures, *, max_m, max_k, max_payload, max_metadata, max_filter_bytes))]
     #[allow(clippy::too_many_arguments)]
     fn _from_parts(
-        parts: api::ParamParts,
+        parts: ParamParts,
         figures: PlanFigures,
         max_m: u64,
         max_k: u32,
@@ -235,8 +239,8 @@ impl Plan {
         max_metadata: u64,
         max_filter_bytes: Option<u64>,
     ) -> PyResult<Self> {
-        let limits = api::limits(max_m, max_k, max_payload, max_metadata, max_filter_bytes);
-        let params = api::params_within(parts, &limits).into_py()?;
+        let limits = limits(max_m, max_k, max_payload, max_metadata, max_filter_bytes);
+        let params = params_within(parts, &limits).into_py()?;
         Ok(Plan::restored(params, figures))
     }
 
@@ -244,7 +248,7 @@ impl Plan {
     /// as their empty filter's frame, before 0.4).
     #[staticmethod]
     fn _from_filter(filter: &BloomFilter, figures: PlanFigures) -> Self {
-        Plan::restored(api::filter_params(&filter.inner).clone(), figures)
+        Plan::restored(filter.inner.params().clone(), figures)
     }
 
     fn __repr__(&self) -> String {
@@ -272,9 +276,9 @@ impl Plan {
         let (n, coding, fpr, expected_bytes, worst_case_bytes, epsilon, bits_per_element, table) =
             figures;
         Plan {
-            info: api::restore_plan(
+            info: restore_plan(
                 params,
-                api::PlanFigures {
+                Figures {
                     n,
                     coding,
                     fpr,
@@ -289,88 +293,142 @@ impl Plan {
     }
 }
 
-/// Plan the filter of `n` keys with the lowest false positive rate whose frame fits in
-/// `budget_bytes` (header and checksum included).
-///
-/// `seed` (xxHash64) or `siphash_key` (16 bytes, keyed SipHash-2-4 for keys chosen by peers
-/// you do not trust) choose the hash family; `max_m` bounds the filter's bits (the memory the
-/// receiver gives it). Without `max_m` plans stay within a default receiver's limits
-/// (`DEFAULT_MAX_M` bits), and a target they cannot meet raises `PlanExceedsLimits`; a
-/// larger `max_m` allows larger filters, whose receivers decode with that `max_m`.
-/// `max_filter_bytes` bounds the receiver's memory for the filter, `ceil(m / 8)` bytes, as
-/// a receiver's limit of that name does (None: `ceil(max_m / 8)`). `max_memory` caps the
-/// same memory for the plan alone (the receivers' limits unchanged), `max_bits_per_element`
-/// caps m/n (memory bits a key, not bits on the wire); a plan a limit holds away from its
-/// optimum says so in `bent`. `churn` (a fraction in (0, 1]) has the plan give its delta
-/// frames at that churn in `delta`. Raises `OverBudget` when nothing fits,
-/// `InvalidParameter` for n = 0 or a cap that leaves no bits.
-#[pyfunction]
-#[pyo3(signature = (n, budget_bytes, *, seed = 0, siphash_key = None, max_m = None, max_filter_bytes = None, max_memory = None, max_bits_per_element = None, churn = None))]
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn plan(
-    n: u64,
-    budget_bytes: u64,
-    seed: u64,
-    siphash_key: Option<&Bound<'_, PyAny>>,
-    max_m: Option<u64>,
-    max_filter_bytes: Option<u64>,
-    max_memory: Option<u64>,
-    max_bits_per_element: Option<f64>,
-    churn: Option<f64>,
-) -> PyResult<Plan> {
-    let family = family(seed, siphash_key)?;
-    let caps = api::Caps {
-        max_memory,
-        max_bits_per_element,
-        churn,
+/// A planning function of the module: `n`, its target (`$arg`) and the keyword arguments
+/// every planner takes (see `plan`), given to the body as the library's optimizer they make.
+macro_rules! planning_function {
+    ($(#[$doc:meta])* fn $name:ident($n:ident, $arg:ident: $ty:ty, $o:ident) -> $ret:ty $body:block) => {
+        $(#[$doc])*
+        #[pyfunction]
+        #[pyo3(signature = ($n, $arg, *, seed = 0, siphash_key = None, max_m = None, max_filter_bytes = None, max_memory = None, max_bits_per_element = None, churn = None))]
+        #[allow(clippy::too_many_arguments)]
+        pub(crate) fn $name(
+            $n: u64,
+            $arg: $ty,
+            seed: u64,
+            siphash_key: Option<&Bound<'_, PyAny>>,
+            max_m: Option<u64>,
+            max_filter_bytes: Option<u64>,
+            max_memory: Option<u64>,
+            max_bits_per_element: Option<f64>,
+            churn: Option<f64>,
+        ) -> PyResult<$ret> {
+            let $o = optimizer(
+                seed,
+                siphash_key,
+                max_m,
+                max_filter_bytes,
+                max_memory,
+                max_bits_per_element,
+                churn,
+            )?;
+            $body
+        }
     };
-    Ok(Plan {
-        info: api::plan(n, budget_bytes, family, max_m, max_filter_bytes, caps).into_py()?,
-    })
 }
 
-/// Plan the filter of `n` keys with the smallest frame whose false positive rate is at most
-/// `fpr` (in (0, 1)).
-///
-/// The keyword arguments are those of `plan`. Raises `InvalidParameter` for n = 0, a rate
-/// outside (0, 1) or a rate that no allowed m reaches.
-#[pyfunction]
-#[pyo3(signature = (n, fpr, *, seed = 0, siphash_key = None, max_m = None, max_filter_bytes = None, max_memory = None, max_bits_per_element = None, churn = None))]
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn plan_for_fpr(
-    n: u64,
-    fpr: f64,
-    seed: u64,
-    siphash_key: Option<&Bound<'_, PyAny>>,
-    max_m: Option<u64>,
-    max_filter_bytes: Option<u64>,
-    max_memory: Option<u64>,
-    max_bits_per_element: Option<f64>,
-    churn: Option<f64>,
-) -> PyResult<Plan> {
-    let family = family(seed, siphash_key)?;
-    let caps = api::Caps {
-        max_memory,
-        max_bits_per_element,
-        churn,
-    };
-    Ok(Plan {
-        info: api::plan_for_fpr(n, fpr, family, max_m, max_filter_bytes, caps).into_py()?,
-    })
+planning_function! {
+    /// Plan the filter of `n` keys with the lowest false positive rate whose frame fits in
+    /// `budget_bytes` (header and checksum included).
+    ///
+    /// `seed` (xxHash64) or `siphash_key` (16 bytes, keyed SipHash-2-4 for keys chosen by peers
+    /// you do not trust) choose the hash family; `max_m` bounds the filter's bits (the memory the
+    /// receiver gives it). Without `max_m` plans stay within a default receiver's limits
+    /// (`DEFAULT_MAX_M` bits), and a target they cannot meet raises `PlanExceedsLimits`; a
+    /// larger `max_m` allows larger filters, whose receivers decode with that `max_m`.
+    /// `max_filter_bytes` bounds the receiver's memory for the filter, `ceil(m / 8)` bytes, as
+    /// a receiver's limit of that name does (None: `ceil(max_m / 8)`). `max_memory` caps the
+    /// same memory for the plan alone (the receivers' limits unchanged), `max_bits_per_element`
+    /// caps m/n (memory bits a key, not bits on the wire); a plan a limit holds away from its
+    /// optimum says so in `bent`. `churn` (a fraction in (0, 1]) has the plan give its delta
+    /// frames at that churn in `delta`. Raises `OverBudget` when nothing fits,
+    /// `InvalidParameter` for n = 0 or a cap that leaves no bits.
+    fn plan(n, budget_bytes: u64, o) -> Plan {
+        Ok(Plan {
+            info: plan_info(o.plan(n, budget_bytes).into_py()?),
+        })
+    }
 }
 
-/// The plans to choose between for `n` keys at a false positive rate of at most `fpr`,
-/// bytes on the wire against memory: a list of `(memory_factor, plan)`, the memory-optimal
-/// plan first (the standard uncompressed filter's m, factor 1), then the plans with at most
-/// 2 and 4 times its memory, then the plan without a memory cap (factor None). Every plan
-/// meets `fpr`; a capped plan that its cap does not bend is left out. The keyword
-/// arguments are those of `plan_for_fpr` (they bound every plan).
-#[pyfunction]
-#[pyo3(signature = (n, fpr, *, seed = 0, siphash_key = None, max_m = None, max_filter_bytes = None, max_memory = None, max_bits_per_element = None, churn = None))]
+planning_function! {
+    /// Plan the filter of `n` keys with the smallest frame whose false positive rate is at most
+    /// `fpr` (in (0, 1)).
+    ///
+    /// The keyword arguments are those of `plan`. Raises `InvalidParameter` for n = 0, a rate
+    /// outside (0, 1) or a rate that no allowed m reaches.
+    fn plan_for_fpr(n, fpr: f64, o) -> Plan {
+        Ok(Plan {
+            info: plan_info(o.plan_for_fpr(n, fpr).into_py()?),
+        })
+    }
+}
+
+planning_function! {
+    /// The plans to choose between for `n` keys at a false positive rate of at most `fpr`,
+    /// bytes on the wire against memory: a list of `(memory_factor, plan)`, the memory-optimal
+    /// plan first (the standard uncompressed filter's m, factor 1), then the plans with at most
+    /// 2 and 4 times its memory, then the plan without a memory cap (factor None). Every plan
+    /// meets `fpr`; a capped plan that its cap does not bend is left out. The keyword
+    /// arguments are those of `plan_for_fpr` (they bound every plan).
+    fn frontier(n, fpr: f64, o) -> Vec<(Option<u32>, Plan)> {
+        Ok(o.frontier(n, fpr)
+            .into_py()?
+            .into_iter()
+            .map(|p| {
+                let info = plan_info(p.plan);
+                (p.memory_factor, Plan { info })
+            })
+            .collect())
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The library's plans
+
+/// A plan's figures, and the parameters to build its filter with.
+#[derive(Debug, Clone)]
+pub(crate) struct PlanInfo {
+    /// Keys planned for.
+    pub n: u64,
+    /// Bits of the filter.
+    pub m: u64,
+    /// Hash functions per key.
+    pub k: f64,
+    /// k on the 1/65536 grid.
+    pub k_raw: u32,
+    /// The layout's name.
+    pub layout: &'static str,
+    /// The planned coding's name.
+    pub coding: String,
+    /// Expected false positive rate.
+    pub fpr: f64,
+    /// Expected frame bytes.
+    pub expected_bytes: f64,
+    /// Frame bytes exceeded with probability at most `epsilon`.
+    pub worst_case_bytes: u64,
+    /// That probability.
+    pub epsilon: f64,
+    /// Expected bits on the wire per key.
+    pub bits_per_element: f64,
+    /// The receiver's memory for the decoded filter, `ceil(m/8)` bytes.
+    pub receiver_bytes: u64,
+    /// The library's table of the plan.
+    pub table: String,
+    /// The filter's parameters.
+    pub params: Params,
+    /// The library's plan (for a plan restored from its figures, one carrying them).
+    pub(crate) plan: bloomwire::Plan,
+}
+
+/// The optimizer of a hash family with the largest m to plan for: `max_m` is the receiver's
+/// memory for the filter, so above the default limits it raises them (m, and the payload
+/// of the raw filter) for the plan; the plan's receivers decode with that `max_m`.
+/// `max_filter_bytes` bounds that memory in bytes (`ceil(m / 8)`) as a receiver's limit
+/// does; None derives it from m's limit, as the library does.
+///
+/// The other caps are the library's `Optimizer::max_memory`, `max_bits_per_element` and
+/// `churn` (the churn to report deltas at).
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn frontier(
-    n: u64,
-    fpr: f64,
+fn optimizer(
     seed: u64,
     siphash_key: Option<&Bound<'_, PyAny>>,
     max_m: Option<u64>,
@@ -378,16 +436,147 @@ pub(crate) fn frontier(
     max_memory: Option<u64>,
     max_bits_per_element: Option<f64>,
     churn: Option<f64>,
-) -> PyResult<Vec<(Option<u32>, Plan)>> {
-    let family = family(seed, siphash_key)?;
-    let caps = api::Caps {
-        max_memory,
-        max_bits_per_element,
-        churn,
-    };
-    let plans = api::frontier(n, fpr, family, max_m, max_filter_bytes, caps).into_py()?;
-    Ok(plans
-        .into_iter()
-        .map(|(factor, info)| (factor, Plan { info }))
-        .collect())
+) -> PyResult<Optimizer> {
+    let mut o = Optimizer::new().family(family(seed, siphash_key)?);
+    if let Some(bytes) = max_memory {
+        o = o.max_memory(bytes);
+    }
+    if let Some(r) = max_bits_per_element {
+        o = o.max_bits_per_element(r);
+    }
+    if let Some(c) = churn {
+        o = o.churn(c);
+    }
+    let mut limits = Limits::default();
+    if let Some(max_m) = max_m {
+        o = o.max_m(max_m);
+        limits = limits
+            .max_m(max_m.max(limits.max_m))
+            .max_payload(max_m.div_ceil(8).max(limits.max_payload));
+    }
+    if let Some(bytes) = max_filter_bytes {
+        limits = limits.max_filter_bytes(bytes);
+    }
+    Ok(o.limits(limits))
+}
+
+fn plan_info(plan: bloomwire::Plan) -> PlanInfo {
+    let lib = plan.clone();
+    PlanInfo {
+        n: plan.n,
+        m: plan.m(),
+        k: plan.k().to_f64(),
+        k_raw: plan.k().raw(),
+        layout: layout_name(&plan.params),
+        coding: plan.coding.to_string(),
+        fpr: plan.false_positive_rate,
+        expected_bytes: plan.expected_bytes,
+        worst_case_bytes: plan.worst_case_bytes,
+        epsilon: plan.epsilon,
+        bits_per_element: plan.bits_per_element,
+        receiver_bytes: plan.receiver_bytes,
+        table: plan.to_string(),
+        params: plan.params,
+        plan: lib,
+    }
+}
+
+/// A plan's figures apart from its parameters (what a pickled plan carries besides them).
+#[derive(Debug, Clone)]
+pub(crate) struct Figures {
+    /// Keys planned for.
+    pub n: u64,
+    /// The planned coding's name.
+    pub coding: String,
+    /// Expected false positive rate.
+    pub fpr: f64,
+    /// Expected frame bytes.
+    pub expected_bytes: f64,
+    /// Frame bytes exceeded with probability at most `epsilon`.
+    pub worst_case_bytes: u64,
+    /// That probability.
+    pub epsilon: f64,
+    /// Expected bits on the wire per key.
+    pub bits_per_element: f64,
+    /// The library's table of the plan.
+    pub table: String,
+}
+
+/// A plan of the library, to carry the parameters and figures of a plan restored from a
+/// pickle: the library's `Plan` is `non_exhaustive` (it cannot be built from its fields
+/// outside the library), so a plan the optimizer made once has its public fields replaced.
+fn template_plan() -> bloomwire::Plan {
+    static TEMPLATE: OnceLock<bloomwire::Plan> = OnceLock::new();
+    TEMPLATE
+        .get_or_init(|| {
+            Optimizer::new()
+                .plan_for_fpr(1000, 0.01)
+                .expect("a plan of 1000 keys at 1%")
+        })
+        .clone()
+}
+
+/// The parameters of a pickled plan, checked as a decoder checks a frame's: m, k (rounded
+/// up) and the filter's memory within `limits`, `LimitExceeded` naming the same fields
+/// ("m", "k", "filter bytes"). Nothing is allocated.
+pub(crate) fn params_within(parts: ParamParts, limits: &Limits) -> Res<Params> {
+    let params = params_from_parts(parts)?;
+    for (field, value, limit) in [
+        ("m", params.m(), limits.max_m),
+        ("k", params.k().ceil().into(), limits.max_k.into()),
+        (
+            "filter bytes",
+            params.m().div_ceil(8),
+            limits.filter_bytes(),
+        ),
+    ] {
+        if value > limit {
+            // (Offset 0: a pickle is not a frame.)
+            return Err(Error::LimitExceeded {
+                field,
+                value,
+                limit,
+                offset: 0,
+            }
+            .into());
+        }
+    }
+    Ok(params)
+}
+
+/// The plan of these parameters and figures.
+pub(crate) fn restore_plan(params: Params, figures: Figures) -> PlanInfo {
+    let mut plan = template_plan();
+    plan.n = figures.n;
+    plan.params = params.clone();
+    if let Ok(coding) = figures.coding.parse::<BitCoding>() {
+        plan.coding = coding;
+    }
+    plan.changed = None;
+    plan.expected_bytes = figures.expected_bytes;
+    plan.worst_case_bytes = figures.worst_case_bytes;
+    plan.epsilon = figures.epsilon;
+    plan.false_positive_rate = figures.fpr;
+    plan.bits_per_element = figures.bits_per_element;
+    plan.receiver_bytes = params.m().div_ceil(8);
+    plan.uncompressed = None;
+    plan.delta = None;
+    plan.bent = None;
+    // The coding's name and the table as the pickle carried them.
+    PlanInfo {
+        coding: figures.coding,
+        table: figures.table,
+        ..plan_info(plan)
+    }
+}
+
+/// Whether two plans have the same parameters and figures.
+pub(crate) fn same_plan(a: &PlanInfo, b: &PlanInfo) -> bool {
+    a.params == b.params
+        && (a.n, &a.coding, a.worst_case_bytes, &a.table)
+            == (b.n, &b.coding, b.worst_case_bytes, &b.table)
+        && [a.fpr, a.expected_bytes, a.epsilon, a.bits_per_element]
+            .iter()
+            .zip([b.fpr, b.expected_bytes, b.epsilon, b.bits_per_element])
+            .all(|(x, y)| x.to_bits() == y.to_bits())
 }

@@ -4,25 +4,33 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 
-use crate::api::{self, AnyFilter, FilterRef};
+use crate::args::describe;
 use crate::args::{
     encoder_settings, filter_object, frame_bytes, frame_key, key_bytes, maybe_detach, to_pybytes,
     DETACH_COLUMN_LEN, DETACH_FILTER_BITS, DETACH_FRAME_BYTES,
 };
-use crate::codec::{Delta, FrameInfo};
+use crate::codec::{limits, limits_of_profile, Delta, FrameInfo};
+use crate::codec::{AnyDelta, EncoderSettings};
 use crate::errors::IntoPyResult;
-use crate::filter::{filter_ref, with_filter, CountingFilter, FilterBorrow};
+use crate::errors::{Failure, Res};
+use crate::filter::{filter_ref, with_filter, CountingFilter, FilterBorrow, Kind};
 use crate::indexer::DETACH_POSITIONS;
 use crate::{columns, DEFAULT_MAX_K, DEFAULT_MAX_M, DEFAULT_MAX_METADATA, DEFAULT_MAX_PAYLOAD};
+use bloomwire::filter::any::FilterRef;
+use bloomwire::FrameHeader;
+use bloomwire::{
+    AnyFilter, BloomFilter as Bloom, CountingBloomFilter as Counting, Error, Frame, FrameKey,
+    Limits, Message, Tag, Update as LibUpdate,
+};
 
 /// What a `Receiver` did with a frame: `kind` is "full" (the filter was replaced; `skipped`
 /// generations were never seen) or "delta" (the filter advanced by one generation).
 #[pyclass(module = "bloomwire", frozen)]
 #[derive(Clone)]
 pub(crate) struct Update {
-    pub(crate) info: api::UpdateInfo,
+    pub(crate) info: UpdateInfo,
     /// The header of the frame applied.
-    pub(crate) header: api::FrameInfo,
+    pub(crate) header: FrameHeader,
 }
 
 #[pymethods]
@@ -87,7 +95,7 @@ impl Update {
 /// frame, and a full frame at least every `full_every` generations or after `request_full()`.
 #[pyclass(module = "bloomwire")]
 pub(crate) struct Sender {
-    pub(crate) inner: api::Sender,
+    pub(crate) inner: SenderState,
 }
 
 #[pymethods]
@@ -108,7 +116,7 @@ impl Sender {
     ) -> PyResult<Self> {
         let settings = encoder_settings(coding, budget, metadata, key, profile)?;
         Ok(Sender {
-            inner: api::Sender::new(settings, full_every),
+            inner: SenderState::new(settings, full_every),
         })
     }
 
@@ -226,7 +234,7 @@ pub(crate) fn flip_positions(obj: &Bound<'_, PyAny>) -> PyResult<Vec<u64>> {
 /// (a Bloom filter's coding).
 #[pyclass(module = "bloomwire")]
 pub(crate) struct SummarySender {
-    pub(crate) inner: api::SummarySender,
+    pub(crate) inner: bloomwire::SummarySender,
 }
 
 #[pymethods]
@@ -244,22 +252,24 @@ impl SummarySender {
     ) -> PyResult<Self> {
         let settings = encoder_settings(coding, budget, metadata, key, profile)?;
         Ok(SummarySender {
-            inner: api::SummarySender::new(counting.inner.clone(), &settings, full_every)
-                .into_py()?,
+            inner: bloomwire::SummarySender::new(
+                counting.inner.clone(),
+                settings.bloom().into_py()?,
+                full_every,
+            ),
         })
     }
 
     /// Add a key: increment its counters (a counter leaving zero sets its bit).
     fn insert(&mut self, key: &Bound<'_, PyAny>) -> PyResult<()> {
-        self.inner.insert(std::iter::once(key_bytes(key)?.as_ref()));
+        self.inner.insert(key_bytes(key)?);
         Ok(())
     }
 
     /// Add every key of an iterable.
     fn insert_many(&mut self, keys: &Bound<'_, PyAny>) -> PyResult<()> {
         for key in keys.try_iter()? {
-            self.inner
-                .insert(std::iter::once(key_bytes(&key?)?.as_ref()));
+            self.inner.insert(key_bytes(&key?)?);
         }
         Ok(())
     }
@@ -269,7 +279,7 @@ impl SummarySender {
         let inner = &mut self.inner;
         columns::for_each_chunk(values, |col| {
             maybe_detach(py, col.len() >= DETACH_COLUMN_LEN, || {
-                inner.insert(col.present())
+                col.present().for_each(|key| inner.insert(key))
             });
             Ok(())
         })?;
@@ -302,7 +312,7 @@ impl SummarySender {
 
     /// The number of keys in the counting filter (inserted less removed).
     fn __len__(&self) -> usize {
-        api::counting_n(self.inner.filter()) as usize
+        self.inner.filter().n() as usize
     }
 
     /// The frame (`bytes`) of the next generation of the counting filter's Bloom filter:
@@ -311,7 +321,7 @@ impl SummarySender {
     /// On an error nothing changes, and the next call tries again.
     fn next_frame<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
         let inner = &mut self.inner;
-        let big = api::counters(inner.filter()).len() as u64 >= DETACH_FILTER_BITS;
+        let big = inner.filter().counters().len() as u64 >= DETACH_FILTER_BITS;
         let frame = maybe_detach(py, big, || inner.next_frame()).into_py()?;
         to_pybytes(py, &frame)
     }
@@ -320,7 +330,7 @@ impl SummarySender {
     /// flag, for one receiver that joins late; None before the first frame.
     fn full_frame<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyBytes>>> {
         let inner = &self.inner;
-        match py.detach(|| inner.full_frame()) {
+        match py.detach(|| (inner.generation() > 0).then(|| inner.full_frame())) {
             None => Ok(None),
             Some(frame) => Ok(Some(to_pybytes(py, &frame.into_py()?)?)),
         }
@@ -346,8 +356,8 @@ impl SummarySender {
     fn __repr__(&self) -> String {
         format!(
             "SummarySender({}, n={}, generation={})",
-            api::describe(api::counting_params(self.inner.filter())),
-            api::counting_n(self.inner.filter()),
+            describe(self.inner.filter().params()),
+            self.inner.filter().n(),
             self.inner.generation()
         )
     }
@@ -360,7 +370,7 @@ impl SummarySender {
 /// other kind).
 #[pyclass(module = "bloomwire")]
 pub(crate) struct Receiver {
-    pub(crate) inner: api::Receiver,
+    pub(crate) inner: ReceiverState,
 }
 
 #[pymethods]
@@ -380,10 +390,10 @@ impl Receiver {
         max_filter_bytes: Option<u64>,
         profile: Option<&str>,
     ) -> PyResult<Self> {
-        let limits = api::limits(max_m, max_k, max_payload, max_metadata, max_filter_bytes);
-        let limits = api::limits_of_profile(limits, profile).into_py()?;
+        let limits = limits(max_m, max_k, max_payload, max_metadata, max_filter_bytes);
+        let limits = limits_of_profile(limits, profile).into_py()?;
         Ok(Receiver {
-            inner: api::Receiver::new(limits, frame_key(key)?),
+            inner: ReceiverState::new(limits, frame_key(key)?),
         })
     }
 
@@ -409,7 +419,8 @@ impl Receiver {
         let receiver = &mut self.inner;
         let (info, header) = if let Ok(delta) = message.cast::<Delta>() {
             let delta = &delta.get().inner;
-            let bits = delta.m() * if delta.is_counting() { 8 } else { 1 };
+            let header = delta.header();
+            let bits = header.params.m() * if header.is_counting() { 8 } else { 1 };
             maybe_detach(py, bits >= DETACH_FILTER_BITS, || {
                 receiver.apply_delta(delta)
             })
@@ -429,14 +440,14 @@ impl Receiver {
                 ))
             })? {
                 FilterBorrow::Bloom(b) => {
-                    let (inner, big) = (&b.inner, b.bits_m() >= DETACH_FILTER_BITS);
+                    let (inner, big) = (&b.inner, b.inner.memory_bits() >= DETACH_FILTER_BITS);
                     let header = b.header.as_deref().ok_or_else(unframed)?;
                     maybe_detach(py, big, || {
                         receiver.apply_filter(FilterRef::Bloom(inner), header)
                     })
                 }
                 FilterBorrow::Counting(c) => {
-                    let (inner, big) = (&c.inner, c.counters_m() >= DETACH_FILTER_BITS / 8);
+                    let (inner, big) = (&c.inner, c.inner.memory_bits() >= DETACH_FILTER_BITS);
                     let header = c.header.as_deref().ok_or_else(unframed)?;
                     maybe_detach(py, big, || {
                         receiver.apply_filter(FilterRef::Counting(inner), header)
@@ -453,6 +464,7 @@ impl Receiver {
     #[getter]
     fn filter(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
         self.inner
+            .inner
             .filter()
             .map(|f| filter_object(py, f.clone(), None))
             .transpose()
@@ -461,6 +473,279 @@ impl Receiver {
     /// The current generation, None before the first full frame.
     #[getter]
     fn generation(&self) -> Option<u64> {
-        self.inner.generation()
+        self.inner.inner.generation()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The library's senders and receiver of either kind
+
+/// What a receiver did with a frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct UpdateInfo {
+    /// A full frame (else a delta).
+    pub full: bool,
+    /// The new generation.
+    pub generation: u64,
+    /// Generations a full frame skipped.
+    pub skipped: u64,
+}
+
+fn update_info(u: LibUpdate) -> UpdateInfo {
+    UpdateInfo {
+        full: u.is_full(),
+        generation: u.generation(),
+        skipped: u.skipped(),
+    }
+}
+
+/// A sender of one kind. Not the library's `Sender<AnyFilter>`: its `next_frame` takes an
+/// `&AnyFilter`, and the Python objects hold a `BloomFilter` or a `CountingBloomFilter`, so
+/// every generation would copy the whole filter into one (m/8 bytes, or m) where these
+/// borrow it.
+#[derive(Debug, Clone)]
+enum SenderKind {
+    Bloom(bloomwire::Sender<Bloom>),
+    Counting(bloomwire::Sender<Counting>),
+}
+
+/// Sends the generations of one filter of either kind; the kind is that of the first filter.
+#[derive(Debug, Clone)]
+pub(crate) struct SenderState {
+    encoder: EncoderSettings,
+    full_every: u64,
+    full_requested: bool,
+    inner: Option<SenderKind>,
+}
+
+impl SenderState {
+    /// A sender with a full frame at least every `full_every` generations.
+    pub(crate) fn new(settings: EncoderSettings, full_every: u64) -> Self {
+        SenderState {
+            encoder: settings,
+            full_every,
+            full_requested: false,
+            inner: None,
+        }
+    }
+
+    /// The generation of the last frame sent (0 before the first).
+    pub(crate) fn generation(&self) -> u64 {
+        match &self.inner {
+            None => 0,
+            Some(SenderKind::Bloom(s)) => s.generation(),
+            Some(SenderKind::Counting(s)) => s.generation(),
+        }
+    }
+
+    /// Make the next frame a full one.
+    pub(crate) fn request_full(&mut self) {
+        match &mut self.inner {
+            None => self.full_requested = true,
+            Some(SenderKind::Bloom(s)) => s.request_full(),
+            Some(SenderKind::Counting(s)) => s.request_full(),
+        }
+    }
+
+    /// A full frame of the generation sent last, with the restart flag, for one receiver
+    /// that joins late; None before the first frame. The sender does not change.
+    pub(crate) fn full_frame(&self) -> Option<Res<Frame>> {
+        let frame = match self.inner.as_ref()? {
+            SenderKind::Bloom(s) => s.full_frame(),
+            SenderKind::Counting(s) => s.full_frame(),
+        };
+        Some(frame.map_err(Failure::from))
+    }
+
+    /// The frame of the next generation of the filter.
+    pub(crate) fn next_frame(&mut self, filter: FilterRef<'_>) -> Res<Frame> {
+        let every = self.full_every;
+        let inner = match &mut self.inner {
+            Some(inner) => inner,
+            None => self.inner.insert(match filter {
+                FilterRef::Bloom(_) => {
+                    SenderKind::Bloom(bloomwire::Sender::new(self.encoder.bloom()?, every))
+                }
+                FilterRef::Counting(_) => {
+                    SenderKind::Counting(bloomwire::Sender::new(self.encoder.counting()?, every))
+                }
+            }),
+        };
+        if std::mem::take(&mut self.full_requested) {
+            match inner {
+                SenderKind::Bloom(s) => s.request_full(),
+                SenderKind::Counting(s) => s.request_full(),
+            }
+        }
+        let frame = match (inner, filter) {
+            (SenderKind::Bloom(s), FilterRef::Bloom(f)) => s.next_frame(f)?,
+            (SenderKind::Counting(s), FilterRef::Counting(f)) => s.next_frame(f)?,
+            (SenderKind::Bloom(_), FilterRef::Counting(_)) => {
+                return Err(Failure::new(
+                    "UnexpectedFilterType",
+                    "this sender sends a BloomFilter's generations, not a CountingFilter's",
+                ))
+            }
+            (SenderKind::Counting(_), FilterRef::Bloom(_)) => {
+                return Err(Failure::new(
+                    "UnexpectedFilterType",
+                    "this sender sends a CountingFilter's generations, not a BloomFilter's",
+                ))
+            }
+        };
+        Ok(frame)
+    }
+}
+
+impl SenderState {
+    /// The frame of the next generation of a Bloom filter given as the positions of the
+    /// bits that flipped since the generation sent last (increasing, each once, below m)
+    /// and its count of keys: the frame `next_frame` makes for the filter with those bits
+    /// flipped, in time proportional to the flips (the library's
+    /// `Sender::next_frame_with_flips`). Refused before the first frame and by a sender of
+    /// counting filters.
+    pub(crate) fn next_frame_with_flips(&mut self, flips: &[u64], n: u64) -> Res<Frame> {
+        match &mut self.inner {
+            None => Err(Error::InvalidParameter {
+                name: "generation",
+                reason: "nothing has been sent yet: send the first generation whole with \
+                         next_frame"
+                    .into(),
+            }
+            .into()),
+            Some(SenderKind::Bloom(s)) => {
+                if std::mem::take(&mut self.full_requested) {
+                    s.request_full();
+                }
+                Ok(s.next_frame_with_flips(flips, n)?)
+            }
+            Some(SenderKind::Counting(_)) => Err(Failure::new(
+                "UnexpectedFilterType",
+                "flips are a Bloom filter's bits: this sender sends a CountingFilter's generations",
+            )),
+        }
+    }
+
+    /// The generation sent last (the next delta's base), None before the first frame.
+    pub(crate) fn last_sent(&self) -> Option<FilterRef<'_>> {
+        match self.inner.as_ref()? {
+            SenderKind::Bloom(s) => s.last_sent().map(FilterRef::Bloom),
+            SenderKind::Counting(s) => s.last_sent().map(FilterRef::Counting),
+        }
+    }
+}
+
+/// Applies a sender's frames in order: the library's receiver of either kind of filter, held
+/// to the kind of the first frame it accepts.
+#[derive(Debug, Clone)]
+pub(crate) struct ReceiverState {
+    pub(crate) inner: bloomwire::Receiver<AnyFilter>,
+    key: Option<FrameKey>,
+}
+
+/// A frame, or a message decoded elsewhere, for a receiver.
+enum Input<'a> {
+    Frame(&'a [u8]),
+    Message(Box<Message>),
+}
+
+impl ReceiverState {
+    /// A receiver with no filter yet, decoding within `limits` and, with a key, accepting
+    /// only frames tagged with it.
+    pub(crate) fn new(limits: Limits, key: Option<FrameKey>) -> Self {
+        let inner = bloomwire::Receiver::<AnyFilter>::with_limits(limits);
+        let inner = match &key {
+            Some(key) => inner.with_key(key.clone()),
+            None => inner,
+        };
+        ReceiverState { inner, key }
+    }
+
+    /// Whether a frame of this kind (counting or not) is refused: the receiver holds a
+    /// filter of the other kind.
+    fn other_kind(&self, counting: bool) -> bool {
+        self.inner
+            .filter()
+            .is_some_and(|f| f.is_counting() != counting)
+    }
+
+    /// What a receiver of the kind held says to an input of the other kind: the errors of
+    /// its checks of the frame (checksum, tag: what the library checks before the kind), and
+    /// then `UnexpectedFilterType`. It changes nothing.
+    fn refuse(&self, input: Input<'_>) -> Failure {
+        fn refused<F: bloomwire::Filter>(r: &ReceiverState, input: Input<'_>) -> Option<Error> {
+            let typed = bloomwire::Receiver::<F>::with_limits(*r.inner.limits());
+            let mut typed = match &r.key {
+                Some(key) => typed.with_key(key.clone()),
+                None => typed,
+            };
+            match input {
+                Input::Frame(bytes) => typed.receive(bytes).err(),
+                Input::Message(message) => typed.apply(*message).err(),
+            }
+        }
+        let error = match self.inner.filter() {
+            Some(AnyFilter::Counting(_)) => refused::<Counting>(self, input),
+            _ => refused::<Bloom>(self, input),
+        };
+        error.map_or_else(
+            || Failure::new("UnexpectedFilterType", "a frame of the other filter kind"),
+            Failure::from,
+        )
+    }
+
+    /// Decode and apply one frame; on any error nothing changes. Returns what was done and
+    /// the frame's header.
+    pub(crate) fn receive(&mut self, input: &[u8]) -> Res<(UpdateInfo, FrameHeader)> {
+        // The header, parsed as the receiver parses it first: the kind, and the Update's.
+        let mut header = FrameHeader::parse(input, self.inner.limits())?;
+        if self.other_kind(header.is_counting()) {
+            return Err(self.refuse(Input::Frame(input)));
+        }
+        let update = self.inner.receive(input)?;
+        // The frame was accepted: with a key its tag was verified.
+        if self.key.is_some() {
+            header.tag = Tag::Verified;
+        }
+        Ok((update_info(update), header))
+    }
+
+    /// Apply a full frame's filter decoded elsewhere, with that frame's header, as
+    /// [`Receiver::receive`] applies the frame; the filter is cloned. With a key only a
+    /// message that key verified: an untagged frame's is `MissingTag`, one decoded without
+    /// the key or with another `TagNotVerified`.
+    pub(crate) fn apply_filter(
+        &mut self,
+        filter: FilterRef<'_>,
+        header: &FrameHeader,
+    ) -> Res<(UpdateInfo, FrameHeader)> {
+        let header = header.clone();
+        self.apply(match filter {
+            FilterRef::Bloom(f) => Message::Full(bloomwire::Decoded {
+                filter: f.clone(),
+                header,
+            }),
+            FilterRef::Counting(f) => Message::Counting(bloomwire::Decoded {
+                filter: f.clone(),
+                header,
+            }),
+        })
+    }
+
+    /// Apply a delta decoded elsewhere, as [`Receiver::apply_filter`].
+    pub(crate) fn apply_delta(&mut self, delta: &AnyDelta) -> Res<(UpdateInfo, FrameHeader)> {
+        self.apply(match delta {
+            AnyDelta::Bits(d) => Message::Delta(d.clone()),
+            AnyDelta::Counters(d) => Message::CountingDelta(d.clone()),
+        })
+    }
+
+    fn apply(&mut self, message: Message) -> Res<(UpdateInfo, FrameHeader)> {
+        let header = message.header().clone();
+        if self.other_kind(header.is_counting()) {
+            return Err(self.refuse(Input::Message(Box::new(message))));
+        }
+        let update = self.inner.apply(message)?;
+        Ok((update_info(update), header))
     }
 }

@@ -23,7 +23,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyTuple, PyType};
 
-use crate::api::{Attr, Failure};
+use bloomwire::Error;
 
 create_exception!(
     bloomwire,
@@ -300,6 +300,12 @@ impl<T> IntoPyResult<T> for Result<T, Failure> {
     }
 }
 
+impl<T> IntoPyResult<T> for Result<T, Error> {
+    fn into_py(self) -> PyResult<T> {
+        self.map_err(|e| to_pyerr(e.into()))
+    }
+}
+
 /// Add the exception classes to the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
@@ -337,4 +343,206 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m.add(kind, class(py, kind)?)?;
     }
     Ok(())
+}
+
+/// A value attached to an error, for the Python exception's attributes.
+#[derive(Debug, Clone)]
+pub enum Attr {
+    /// An integer.
+    Int(u64),
+    /// A string.
+    Str(String),
+    /// Nothing (for example a receiver that holds no generation yet).
+    None,
+}
+
+/// A library error, as the exception class name, the message and the named fields.
+#[derive(Debug, Clone)]
+pub struct Failure {
+    /// The error variant's name; the Python exception class of the same name.
+    pub kind: &'static str,
+    /// The library's message.
+    pub message: String,
+    /// The variant's fields.
+    pub attrs: Vec<(&'static str, Attr)>,
+}
+
+/// Results of this file.
+pub type Res<T> = Result<T, Failure>;
+
+impl Failure {
+    /// A failure that is not one of the library's errors (a wrong argument).
+    pub fn new(kind: &'static str, message: impl Into<String>) -> Self {
+        Failure {
+            kind,
+            message: message.into(),
+            attrs: Vec::new(),
+        }
+    }
+
+    /// The same failure with one more string attribute.
+    pub fn with_attr(mut self, name: &'static str, value: impl Into<String>) -> Self {
+        self.attrs.push((name, text(value)));
+        self
+    }
+}
+
+fn int(v: impl TryInto<u64>) -> Attr {
+    v.try_into().map_or(Attr::None, Attr::Int)
+}
+
+fn text(s: impl Into<String>) -> Attr {
+    Attr::Str(s.into())
+}
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Self {
+        let message = e.to_string();
+        let (kind, attrs): (&'static str, Vec<(&'static str, Attr)>) = match e {
+            Error::InvalidParameter { name, reason } => (
+                "InvalidParameter",
+                vec![("name", text(name)), ("reason", text(reason))],
+            ),
+            Error::Incompatible(reason) => ("Incompatible", vec![("reason", text(reason))]),
+            Error::Incomplete { needed } => ("Incomplete", vec![("needed", int(needed))]),
+            Error::BadMagic { byte, offset } => (
+                "BadMagic",
+                vec![
+                    ("byte", int(u64::from(byte))),
+                    ("offset", int(offset as u64)),
+                ],
+            ),
+            Error::UnsupportedVersion(v) => ("UnsupportedVersion", vec![("version", int(v))]),
+            Error::InvalidField {
+                field,
+                value,
+                offset,
+            } => (
+                "InvalidField",
+                vec![
+                    ("field", text(field)),
+                    ("value", int(value)),
+                    ("offset", int(offset)),
+                ],
+            ),
+            Error::UnsupportedCoding { coding, offset } => (
+                "UnsupportedCoding",
+                vec![("coding", int(coding)), ("offset", int(offset))],
+            ),
+            Error::BadVarint { field, offset } => (
+                "BadVarint",
+                vec![("field", text(field)), ("offset", int(offset))],
+            ),
+            Error::LimitExceeded {
+                field,
+                value,
+                limit,
+                offset,
+            } => (
+                "LimitExceeded",
+                vec![
+                    ("field", text(field)),
+                    ("value", int(value)),
+                    ("limit", int(limit)),
+                    ("offset", int(offset)),
+                ],
+            ),
+            Error::ChecksumMismatch {
+                stored,
+                computed,
+                offset,
+            } => (
+                "ChecksumMismatch",
+                vec![
+                    ("stored", int(stored)),
+                    ("computed", int(computed)),
+                    ("offset", int(offset)),
+                ],
+            ),
+            Error::MissingTag { offset } => ("MissingTag", vec![("offset", int(offset))]),
+            Error::BadTag { offset } => ("BadTag", vec![("offset", int(offset))]),
+            Error::TagNotVerified => ("TagNotVerified", vec![]),
+            Error::PlanExceedsLimits {
+                name,
+                needed,
+                limit,
+            } => (
+                "PlanExceedsLimits",
+                vec![
+                    ("name", text(name)),
+                    ("needed", int(needed)),
+                    ("limit", int(limit)),
+                ],
+            ),
+            Error::TrailingBytes { count, offset } => (
+                "TrailingBytes",
+                vec![("count", int(count)), ("offset", int(offset))],
+            ),
+            Error::CorruptPayload { reason, offset } => (
+                "CorruptPayload",
+                vec![("reason", text(reason)), ("offset", int(offset))],
+            ),
+            Error::UnexpectedDelta => ("UnexpectedDelta", vec![]),
+            Error::OpaqueHashFamily => ("OpaqueHashFamily", vec![]),
+            Error::UnexpectedFilterType { expected, got } => (
+                "UnexpectedFilterType",
+                vec![("expected", text(expected)), ("got", int(got))],
+            ),
+            Error::GenerationGap { have, base } => (
+                "GenerationGap",
+                vec![
+                    ("have", have.map_or(Attr::None, Attr::Int)),
+                    ("base", int(base)),
+                ],
+            ),
+            Error::StaleGeneration { have, got } => (
+                "StaleGeneration",
+                vec![("have", int(have)), ("got", int(got))],
+            ),
+            Error::BaseMismatch {
+                generation,
+                expected,
+                actual,
+            } => (
+                "BaseMismatch",
+                vec![
+                    ("generation", int(generation)),
+                    ("expected", int(expected)),
+                    ("actual", int(actual)),
+                ],
+            ),
+            Error::ResultMismatch {
+                generation,
+                expected,
+                actual,
+            } => (
+                "ResultMismatch",
+                vec![
+                    ("generation", int(generation)),
+                    ("expected", int(expected)),
+                    ("actual", int(actual)),
+                ],
+            ),
+            Error::OverBudget {
+                budget,
+                compressed,
+                raw,
+            } => (
+                "OverBudget",
+                vec![
+                    ("budget", int(budget)),
+                    ("compressed", int(compressed)),
+                    ("raw", int(raw)),
+                ],
+            ),
+            Error::AllocationFailed { bytes } => ("AllocationFailed", vec![("bytes", int(bytes))]),
+            // Variants of later library versions: the base class.
+            _ => ("BloomwireError", vec![]),
+        };
+        Failure {
+            kind,
+            message,
+            attrs,
+        }
+    }
 }

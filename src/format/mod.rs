@@ -24,6 +24,7 @@
 
 mod auth;
 mod checked;
+mod checked_frame;
 mod choice;
 mod chunked;
 mod decode;
@@ -44,8 +45,8 @@ pub use crate::entropy::codec::{WORK_SHIFT, WORK_SLACK};
 pub use crate::wire::{put_varint, varint_len, MAX_VARINT_LEN};
 pub(crate) use auth::FLAGS_OFFSET;
 pub use auth::{Checks, FrameKey, Tag, Verifier, FLAG_TAGGED, TAG_LEN};
-pub use checked::CheckedFrame;
 pub(crate) use checked::{whole, Checked};
+pub use checked_frame::CheckedFrame;
 pub use chunked::ChunkedFrame;
 pub use decode::{decode, decode_buf, decode_prefix, Decodable};
 pub use encoder::{Chunking, Encoder, PSource};

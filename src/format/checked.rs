@@ -1,15 +1,15 @@
 //! The first stage of decoding: a frame at the start of an input, checked up to its
-//! payload (spec §2.3).
+//! payload (spec §2.3). It calls nothing of the stages after it ([`FrameView`], the
+//! message); `decode.rs` drives them.
+//!
+//! [`FrameView`]: super::FrameView
 
 use crate::error::{Error, Result};
-use crate::filter::bits::BitArray;
 
 use super::auth::{check_tag, FrameKey, Tag};
 use super::header::FrameHeader;
 use super::ids::{Coding, CHECKSUM_LEN};
 use super::limits::Limits;
-use super::message::Message;
-use super::view::FrameView;
 
 /// [`Error::TrailingBytes`] unless a frame of `len` bytes is all of `input` (checked last,
 /// once the frame has decoded: spec §2.3).
@@ -123,18 +123,5 @@ impl<'a> Checked<'a> {
     pub(crate) fn payload(&self) -> &'a [u8] {
         let h = &self.header;
         &self.bytes[h.header_len..h.header_len + h.payload_len]
-    }
-
-    /// What the frame carries, its payload decoded.
-    pub(crate) fn message(mut self) -> Result<Message> {
-        let Some(words) = self.raw_words.take() else {
-            return Message::of_view(FrameView::of_checked(self)?);
-        };
-        // A raw bit array, its words copied in the checksum's pass: what is left of its
-        // decoding is the payload's one rule (spec §4.1).
-        let (m, at) = (self.header.params.m(), self.header.header_len);
-        crate::entropy::coding::check_raw(self.payload(), m)
-            .map_err(|reason| Error::CorruptPayload { reason, offset: at })?;
-        Message::of_bits(self.header, BitArray::from_words(words, m)?)
     }
 }

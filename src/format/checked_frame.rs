@@ -1,6 +1,7 @@
 //! A frame that has passed every check but the payload's, owned and not yet decoded: what a
 //! transport hands to the application, so that decoding can run elsewhere (another thread,
-//! `spawn_blocking`) or not at all (a relay forwards the bytes as they are).
+//! `spawn_blocking`) or not at all (a relay forwards the bytes as they are). It sits above
+//! the stages of decoding and drives them as `decode.rs` does.
 
 use bytes::{Bytes, BytesMut};
 
@@ -8,7 +9,7 @@ use crate::error::Result;
 
 use super::auth::Checks;
 use super::checked::{whole, Checked};
-use super::decode::Decodable;
+use super::decode::{finish, Decodable};
 use super::header::FrameHeader;
 use super::view::FrameView;
 
@@ -89,7 +90,7 @@ impl CheckedFrame {
     /// [`Decoded<F>`](crate::Decoded), as [`decode`](crate::decode) does; the cost is the
     /// payload's decoding, the checks are done.
     pub fn decode<T: Decodable>(&self) -> Result<T> {
-        T::from_message(self.borrowed().message()?)
+        T::from_message(finish(self.borrowed())?)
     }
 
     /// The frame as the borrowed stage it was checked as.

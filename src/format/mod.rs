@@ -48,6 +48,7 @@ pub use auth::{Checks, FrameKey, Tag, Verifier, FLAG_TAGGED, TAG_LEN};
 pub(crate) use checked::{whole, Checked};
 pub use checked_frame::CheckedFrame;
 pub use chunked::ChunkedFrame;
+pub(crate) use decode::finish_view;
 pub use decode::{decode, decode_buf, decode_prefix, Decodable};
 pub use encoder::{Chunking, Encoder, PSource};
 pub(crate) use encoder::{DeltaStep, Settings};

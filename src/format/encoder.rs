@@ -3,7 +3,7 @@
 use core::marker::PhantomData;
 
 use crate::entropy::counter_table::CounterTable;
-use crate::entropy::model::KnownP;
+use crate::entropy::model::{Counts, KnownP};
 use crate::entropy::{chunks, coding};
 use crate::error::{Error, Result};
 use crate::filter::any::FilterRef;
@@ -12,6 +12,7 @@ use crate::filter::counting::CountingBloomFilter;
 use crate::filter::{BloomFilter, Params};
 
 use super::auth::{FrameKey, TAG_LEN};
+use super::choice::{self, candidates, Order, Predicted};
 use super::frame::Frame;
 use super::header::FrameHeader;
 use super::ids::{Coding, FrameKind};
@@ -572,6 +573,209 @@ impl Settings {
             bits: &xor,
             theory_p: None,
         })
+    }
+}
+
+impl Settings {
+    /// The requested or smallest coding, raw when that is not smaller, budget checked.
+    pub(super) fn choose(&self, body: &Body<'_>) -> Result<Frame> {
+        if let Some(c) = self.coding.filter(|c| !c.codes_bits()) {
+            return Err(counters_not_bits(c));
+        }
+        if let Some(c) = self.coding {
+            self.check_profile(c)?;
+        }
+        // The raw frame's length without building it (a copy of the whole filter).
+        let raw_len = FrameHeader::new(
+            body.kind,
+            body.params.clone(),
+            body.n,
+            body.generation,
+            (Coding::Raw, None, None),
+            body.bits.byte_len(),
+        )
+        .with_metadata(self.metadata.as_deref())
+        .frame_len()
+            + self.tag_len();
+        let best = match self.coding {
+            Some(Coding::Raw) => None,
+            Some(c) => Some(self.frame(body, c)),
+            None if self.try_all => {
+                // Every coding it may write, the smallest frame; of equal ones the earliest
+                // (fastest).
+                let (m, ones) = (body.bits.len(), body.bits.count_ones());
+                candidates(
+                    self.profile,
+                    &Counts::new(m, ones, KnownP::measured(m - ones, m)),
+                )
+                .into_iter()
+                .map(|c| self.frame(body, c))
+                .min_by_key(Frame::encoded_len)
+            }
+            None => self.predicted_choice(body, raw_len),
+        };
+        let compressed_len = best.as_ref().map(Frame::encoded_len);
+        if let Some(budget) = self.budget {
+            let len = compressed_len.map_or(raw_len, |c| c.min(raw_len));
+            if len > budget {
+                return Err(Error::OverBudget {
+                    budget,
+                    compressed: compressed_len.unwrap_or(raw_len),
+                    raw: raw_len,
+                });
+            }
+        }
+        Ok(match best {
+            Some(f) if f.encoded_len() < raw_len => f,
+            _ => self.frame(body, Coding::Raw),
+        })
+    }
+
+    /// Every coding this encoder may write, with its predicted frame length for an array of
+    /// `m` bits holding `ones` one bits, fastest to decode first: `header` (the frame's
+    /// fields) recoded for each, without the metadata and the tag (the same bytes in every
+    /// coding, which the choice does not depend on). `theory_p` is the filter's theoretical
+    /// fraction of zeros, for a [`PSource::Theory`] encoder.
+    fn predictions(
+        &self,
+        header: &mut FrameHeader,
+        m: u64,
+        ones: u64,
+        theory_p: Option<f64>,
+    ) -> Vec<(Coding, usize)> {
+        let zeros = m - ones;
+        let measured_q0 = KnownP::measured(zeros, m);
+        // A frame the caller wants in chunks (or large enough for them by default) gets a
+        // coding that chunks (codings 9 and 11 do not).
+        let chunks_wanted = match self.chunking {
+            Chunking::Never => false,
+            Chunking::Shift(_) => true,
+            Chunking::Auto => m >= chunks::CHUNK_FROM_BITS,
+        };
+        // The counts every prediction starts from, the figures they share computed once
+        // (the codings without a q0 ignore it).
+        let counts = Counts::new(m, ones, measured_q0);
+        candidates(self.profile, &counts)
+            .into_iter()
+            .filter(|&c| c.is_chunkable() || !chunks_wanted)
+            .map(|c| {
+                let q0 = c.has_q0().then(|| self.q0(m, zeros, theory_p, c));
+                let shift = self.chunk_shift(m, c, zeros);
+                // Codings 2, 3 and 6 may be told another q0 (`PSource`): its own counts.
+                let other;
+                let counts = match q0 {
+                    Some(q0) if q0 != measured_q0 => {
+                        other = Counts::new(m, ones, q0);
+                        &other
+                    }
+                    _ => &counts,
+                };
+                let len = chunks::predicted_payload_len(c, counts, shift);
+                header.recode((c, q0, shift), len as usize);
+                (c, header.frame_len())
+            })
+            .collect()
+    }
+
+    /// What the choice weighs for these predictions.
+    fn predicted<'a>(&self, lens: &'a [(Coding, usize)]) -> Predicted<'a> {
+        Predicted {
+            lens,
+            extra: self.extra_len(),
+            budget: self.budget,
+        }
+    }
+
+    /// The coding one process would choose for a whole filter of `params` holding `n` keys
+    /// and `ones` one bits in chunks of `2^shift` bits, from those counts alone (spec
+    /// §4.10): the first choice of the default encoder, for a frame assembled from chunks
+    /// coded apart ([`choice::chunked`]).
+    pub(super) fn chunked_choice(
+        &self,
+        params: &Params,
+        n: u64,
+        ones: u64,
+        shift: u8,
+    ) -> Result<Coding> {
+        let settings = Settings {
+            chunking: Chunking::Shift(shift),
+            ..self.clone()
+        };
+        let kind = FrameKind::Full;
+        let mut header = FrameHeader::new(kind, params.clone(), n, 0, (Coding::Raw, None, None), 0);
+        let theory_p = crate::theory::zero_fraction(params, n as f64);
+        let lens = settings.predictions(&mut header, params.m(), ones, Some(theory_p));
+        header.recode((Coding::Raw, None, None), params.m().div_ceil(8) as usize);
+        choice::chunked(&settings.predicted(&lens), header.frame_len())
+    }
+
+    /// The bytes of the metadata field and the tag this encoder adds to every frame.
+    fn extra_len(&self) -> usize {
+        self.metadata
+            .as_deref()
+            .filter(|m| !m.is_empty())
+            .map_or(0, super::header::metadata_len)
+            + self.tag_len()
+    }
+
+    /// The frame the choice orders ([`choice::order`]) from this array's predictions, coded
+    /// once (almost always); `None`: raw.
+    fn predicted_choice(&self, body: &Body<'_>, raw_len: usize) -> Option<Frame> {
+        let bits = body.bits;
+        // The one pass over the array before coding: every prediction, q0 and the chunk
+        // shift come from this count.
+        let (m, ones) = (bits.len(), bits.count_ones());
+        // One header, recoded for each prediction.
+        let mut header = FrameHeader::new(
+            body.kind,
+            body.params.clone(),
+            body.n,
+            body.generation,
+            (Coding::Raw, None, None),
+            0,
+        );
+        let lens = self.predictions(&mut header, m, ones, body.theory_p);
+        let order = choice::order(&self.predicted(&lens), raw_len)?;
+        self.code_in_order(body, &order, Some(m - ones))
+    }
+
+    /// The choice executed: the array coded in the order's first coding that keeps it (the
+    /// work bound), coded again in the recheck codings while the chosen frame is over the
+    /// promise (the smallest frame kept); the first fallback frame if none keeps it.
+    fn code_in_order(&self, body: &Body<'_>, order: &Order, zeros: Option<u64>) -> Option<Frame> {
+        let mut fallback = None;
+        for (i, &c) in order.codings.iter().enumerate() {
+            let mut frame = self.frame_counted(body, c, zeros);
+            if frame.coding() != c {
+                fallback.get_or_insert(frame);
+                continue;
+            }
+            if i == 0 {
+                for &other in &order.recheck {
+                    if frame.encoded_len() <= order.promise {
+                        break;
+                    }
+                    let other = self.frame_counted(body, other, zeros);
+                    if other.encoded_len() < frame.encoded_len() {
+                        frame = other;
+                    }
+                }
+            }
+            return Some(frame);
+        }
+        fallback
+    }
+
+    /// A named coding outside the encoder's profile is refused: its receivers may not read it.
+    pub(super) fn check_profile(&self, coding: Coding) -> Result<()> {
+        if self.profile.includes(coding) {
+            Ok(())
+        } else {
+            Err(crate::error::invalid(
+                "coding",
+                format!("{coding} is not in the {} profile", self.profile),
+            ))
+        }
     }
 }
 

@@ -674,8 +674,13 @@ fn no_file_imports_in_a_circle() {
     for twin in KERNEL_TWINS {
         let file: ModPath = twin.split("::").map(str::to_string).collect();
         let face = file[..file.len() - 1].to_vec();
-        let tos = own.get_mut(&file).unwrap_or_else(|| panic!("no file {twin}"));
-        assert!(tos.remove(&face), "{twin} no longer names its face: take it off the list");
+        let tos = own
+            .get_mut(&file)
+            .unwrap_or_else(|| panic!("no file {twin}"));
+        assert!(
+            tos.remove(&face),
+            "{twin} no longer names its face: take it off the list"
+        );
     }
     let by_name: BTreeMap<String, BTreeSet<String>> = own
         .iter()

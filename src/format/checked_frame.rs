@@ -45,7 +45,7 @@ pub struct CheckedFrame {
 
 impl CheckedFrame {
     /// Check `input`, which holds exactly one frame (bytes after it are
-    /// [`Error::TrailingBytes`]), against `checks`
+    /// [`Error::TrailingBytes`](crate::Error::TrailingBytes)), against `checks`
     /// ([`Limits`](super::Limits), or a [`Verifier`](crate::Verifier) with a key).
     pub fn new(input: Bytes, checks: &impl Checks) -> Result<CheckedFrame> {
         let header = Checked::new(&input, checks.limits(), checks.key())?.header;
@@ -57,7 +57,7 @@ impl CheckedFrame {
     }
 
     /// Check the frame at the start of `buf` and split it off (without copying). On
-    /// [`Error::Incomplete`] and on every other error `buf` is
+    /// [`Error::Incomplete`](crate::Error::Incomplete) and on every other error `buf` is
     /// left as it was; the header's fields are checked against `limits` as soon as they
     /// have arrived, so `needed` is never more than the limits allow.
     pub fn split_from(buf: &mut BytesMut, checks: &impl Checks) -> Result<CheckedFrame> {
@@ -86,7 +86,7 @@ impl CheckedFrame {
         FrameView::of_checked(self.borrowed())
     }
 
-    /// Decode the payload into a [`Message`] or a
+    /// Decode the payload into a [`Message`](crate::Message) or a
     /// [`Decoded<F>`](crate::Decoded), as [`decode`](crate::decode) does; the cost is the
     /// payload's decoding, the checks are done.
     pub fn decode<T: Decodable>(&self) -> Result<T> {

@@ -115,7 +115,7 @@ impl Message {
     ///
     /// Errors only for a message put together by hand whose header does not fit its
     /// contents: a counting message without a counter width, or whose counter table gives
-    /// frequency 0 to a value a counter holds ([`Error::InvalidParameter`]).
+    /// frequency 0 to a value a counter holds ([`Error::InvalidParameter`](crate::Error::InvalidParameter)).
     ///
     /// ```
     /// use bloomwire::{decode, BitCoding, BloomFilter, Encoder, HashFamily, Limits, Message, Params};

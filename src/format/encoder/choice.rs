@@ -12,7 +12,7 @@ use crate::entropy::model::Counts;
 use crate::entropy::profile::{Profile, Status};
 use crate::error::{invalid, Result};
 
-use super::ids::Coding;
+use crate::format::ids::Coding;
 
 /// The codings of bits the default encoder may write (active, in `profile`, not raw, which
 /// is the fallback), fastest to decode first for an array of `counts` (equal places by
@@ -166,10 +166,10 @@ mod tests {
             }
             let params = Params::standard(m, 1, HashFamily::default()).unwrap();
             let f = BloomFilter::from_parts(params, bits, 0).unwrap();
-            let before = super::super::encoder::payloads_coded();
+            let before = super::super::settings::payloads_coded();
             let frame = Encoder::new().encode(&f).unwrap();
             assert_eq!(
-                super::super::encoder::payloads_coded() - before,
+                super::super::settings::payloads_coded() - before,
                 1,
                 "m {m} p1 {p1}: {}",
                 frame.coding()

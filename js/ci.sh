@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # CI of the npm package `bloomwire` (js/): dev dependencies from the lock file, the build,
-# node's test runner over spec/vectors, the program's frames and the package's own, the
-# browser test in Debian's headless Chromium, and `npm pack` installed in a fresh
-# directory. Exits non-zero on any failure; the last line is "N passed, N failed".
+# node's test runner over spec/vectors, the program's frames and the package's own (with
+# the WebAssembly loops, then again with the JavaScript loops alone), the browser test in
+# Debian's headless Chromium, and `npm pack` installed in a fresh directory. Exits non-zero on any failure; the last line is "N passed, N failed".
 set -uo pipefail
 # a BLOOMWIRE_CLI relative to the caller's directory stays right after the cd below
 if [ -n "${BLOOMWIRE_CLI:-}" ] && [ "${BLOOMWIRE_CLI#/}" = "$BLOOMWIRE_CLI" ]; then
@@ -39,6 +39,12 @@ fi
 
 step "node --test test/"
 node --test --test-reporter=tap test/ 2>&1 | tee -a "$log" | grep -Ev '^\s+(duration_ms|\.\.\.|---)' | grep -E '^(not ok|# )' | grep -v '^# Subtest' || true
+[ "${PIPESTATUS[0]}" = 0 ] || failed_steps=$((failed_steps + 1))
+
+# test/kernels.test.mjs forces each path of the WebAssembly loops in turn; the whole suite
+# runs once more on the JavaScript loops alone (the fallback where WebAssembly is missing)
+step "node --test test/ with BLOOMWIRE_NO_WASM=1 (the JavaScript loops)"
+BLOOMWIRE_NO_WASM=1 node --test --test-reporter=tap test/ 2>&1 | tee -a "$log" | grep -Ev '^\s+(duration_ms|\.\.\.|---)' | grep -E '^(not ok|# )' | grep -v '^# Subtest' || true
 [ "${PIPESTATUS[0]}" = 0 ] || failed_steps=$((failed_steps + 1))
 
 step "browser test (headless Chromium)"

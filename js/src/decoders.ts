@@ -11,7 +11,9 @@ import {
 import { mul32 } from "./u64.js";
 import * as r64 from "./u64.js";
 import { wideHalf0, wideHalf1 } from "./wide-rounds.js";
+import { escapeWasmAvailable, wasmEscape } from "./escape-wasm.js";
 import { wasmAvailable, wasmGaps } from "./positional-wasm.js";
+import { wasmWide, wideWasmAvailable } from "./wide-wasm.js";
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
@@ -374,15 +376,7 @@ export function decodePositional(p: Uint8Array, m: number, out: Uint8Array | nul
     // a sparse array: the positions (8 bytes a one) rather than the whole array out of the
     // kernel's memory, and its bits set here
     const sparse = !positions && 16 * c <= out!.length && m <= TWO31;
-    const at = sparse ? new Float64Array(c) : positions;
-    const pos = wasmGaps(p, cl, W, m, c, lanes, x0, x1, r, RJ, r - RJ, Q, f, cum, lut, sparse ? null : out, at, fin);
-    if (sparse && pos === W) {
-      const o = out!;
-      for (let i = 0; i < c; i++) {
-        const b = at![i];
-        o[b >>> 3] |= 1 << (b & 7);
-      }
-    }
+    const pos = wasmGaps(p, cl, W, m, c, lanes, x0, x1, r, RJ, r - RJ, Q, f, cum, lut, out, positions, fin, sparse);
     if (pos !== null) {
       if (pos === -1) corrupt("positional: a one beyond m");
       if (pos === -2) corrupt("positional: the payload ends before the last gap");
@@ -511,7 +505,8 @@ export function positionalCount(p: Uint8Array): number {
 // ---------------------------------------------------------------------------
 // 4.14 wide (4.12's machinery)
 
-export function decodeWide(p: Uint8Array, m: number, q0: number, out: Uint8Array): void {
+/** Coding 10. Returns the count of ones of the array when the kernel counted them, else -1. */
+export function decodeWide(p: Uint8Array, m: number, q0: number, out: Uint8Array): number {
   const L = p.length;
   const x = new Int32Array(64);
   for (let k = 0; k < 64; k++) {
@@ -526,7 +521,14 @@ export function decodeWide(p: Uint8Array, m: number, q0: number, out: Uint8Array
   const R = Math.ceil(n / 32);
   const R0 = Math.ceil(R / 2);
   let a0 = 0, a1 = 0;
-  if (LITTLE_ENDIAN && out.byteOffset % 2 === 0) {
+  const K0w = R0 - Math.min(4, R0), K1w = R - R0 - Math.min(4, R - R0);
+  const kernel = wideWasmAvailable() ? wasmWide(p, W, K0w, K1w, R0, tab, x, out) : null;
+  let ones = -1;
+  if (kernel !== null) {
+    if (kernel.read < 0) corrupt("wide: the payload ends before the last nibble");
+    a0 = kernel.read; // a0 + a1: both halves' words
+    ones = kernel.ones;
+  } else if (LITTLE_ENDIAN && out.byteOffset % 2 === 0) {
     const out16 = new Uint16Array(out.buffer, out.byteOffset, out.length >>> 1);
     // the words as 16-bit values: a view when aligned, else a copy
     let w: Uint16Array;
@@ -584,12 +586,17 @@ export function decodeWide(p: Uint8Array, m: number, q0: number, out: Uint8Array
           const b = t >>> 1;
           if (b < nbytes) out[b] |= v << ((t & 1) << 2);
           else if (v) corrupt("wide: a bit past m is set");
+          ones += NIBBLE_ONES[v];
         } else if (v) corrupt("wide: a carried nibble past m is set");
       }
     }
   }
   checkTail(out, m, "wide");
+  return kernel !== null ? ones : -1;
 }
+
+/** popcount of a nibble */
+const NIBBLE_ONES = [0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4];
 
 // ---------------------------------------------------------------------------
 // 4.13 small and 4.15 escape: tANS over one LSB-first bit stream
@@ -686,20 +693,32 @@ export function decodeSmall(p: Uint8Array, m: number, q0: number, out: Uint8Arra
   checkTail(out, m, "small");
 }
 
-export function decodeEscape(p: Uint8Array, m: number, q0: number, out: Uint8Array): void {
-  const buf = paddedCopy(p);
+/** Coding 11. Returns the count of ones of the array when the kernel counted them, else -1. */
+export function decodeEscape(p: Uint8Array, m: number, q0: number, out: Uint8Array): number {
   const total = 8 * p.length;
   const { t1, t2 } = escapeModel(q0);
   // 4 x 12 + 11 bits of states (L >= 8)
-  let bb = buf[0] | (buf[1] << 8) | (buf[2] << 16);
+  let bb = p[0] | (p[1] << 8) | (p[2] << 16);
   let u0 = bb & 4095, u1 = (bb >>> 12) & 4095;
-  bb = buf[3] | (buf[4] << 8) | (buf[5] << 16);
+  bb = p[3] | (p[4] << 8) | (p[5] << 16);
   let u2 = bb & 4095, u3 = (bb >>> 12) & 4095;
-  let y = (buf[6] | (buf[7] << 8)) & 2047;
-  bb = buf[7] >>> 3;
+  let y = (p[6] | (p[7] << 8)) & 2047;
+  bb = p[7] >>> 3;
   let bc = 5, bp = 8;
   const n = Math.ceil(m / 8);
   const T = Math.max(0, n - 4);
+  if (escapeWasmAvailable()) {
+    const st = Int32Array.of(u0, u1, u2, u3, y);
+    const r = wasmEscape(p, T, t1, t2, st, out);
+    if (r !== null) {
+      if (r.read < 0) corrupt("escape: a read past the end of the payload");
+      escapeEnd(p, m, out, T, n, st, r.read);
+      let ones = r.ones;
+      for (let t = r.counted; t < n; t++) ones += BYTE_ONES[out[t]];
+      return ones;
+    }
+  }
+  const buf = paddedCopy(p);
   const T4 = T & ~3;
   let e = 0, nb = 0;
   for (let t = 0; t < T4; t += 4) {
@@ -763,15 +782,24 @@ export function decodeEscape(p: Uint8Array, m: number, q0: number, out: Uint8Arr
   }
   const j = 8 * bp - bc;
   if (j > total) corrupt("escape: a read past the end of the payload");
+  escapeEnd(p, m, out, T, n, [u[0], u[1], u[2], u[3], y], j);
+  return -1;
+}
+
+/** popcount of a byte */
+const BYTE_ONES = Uint8Array.from({ length: 256 }, (_, b) => NIBBLE_ONES[b & 15] + NIBBLE_ONES[b >>> 4]);
+
+/** Coding 11 after its loop: the carried bytes from the states, and the final checks. */
+function escapeEnd(p: Uint8Array, m: number, out: Uint8Array, T: number, n: number, st: ArrayLike<number>, j: number): void {
   const carried = [0, 0, 0, 0];
   for (let t = T; t < n; t++) {
-    out[t] = u[t & 3] & 255;
+    out[t] = st[t & 3] & 255;
     carried[t & 3]++;
   }
   for (let s = 0; s < 4; s++) {
-    if (u[s] >= 256 ** carried[s]) corrupt("escape: a state holds more than its carried byte");
+    if (st[s] >= 256 ** carried[s]) corrupt("escape: a state holds more than its carried byte");
   }
-  if (y !== 0) corrupt("escape: the secondary state does not end at 0");
+  if (st[4] !== 0) corrupt("escape: the secondary state does not end at 0");
   checkEnd(p, j, "escape");
   checkTail(out, m, "escape");
 }
@@ -792,17 +820,21 @@ export function payloadLengthOk(coding: number, length: number): boolean {
   }
 }
 
-/** Decodes an unchunked payload of a Bloom frame (coding 0 length checked by the header). */
-export function decodeBits(coding: number, p: Uint8Array, m: number, q0: number, out: Uint8Array): void {
+/**
+ * Decodes an unchunked payload of a Bloom frame (coding 0 length checked by the header).
+ * Returns the count of ones of `out` when the decoder knows it (coding 7; codings 10 and 11
+ * in WebAssembly), else -1.
+ */
+export function decodeBits(coding: number, p: Uint8Array, m: number, q0: number, out: Uint8Array): number {
   if (!payloadLengthOk(coding, p.length)) corrupt(`coding ${coding}: bad payload length ${p.length}`);
   switch (coding) {
-    case 0: return decodeRaw(p, m, out);
-    case 1: return decodeRangeBits(p, m, 0, out);
-    case 2: return decodeRangeBits(p, m, q0, out);
-    case 3: return decodeAns(p, m, q0, out);
-    case 6: return decodeInterleaved(p, m, q0, out);
-    case 7: decodePositional(p, m, out, null); return;
-    case 9: return decodeSmall(p, m, q0, out);
+    case 0: decodeRaw(p, m, out); return -1;
+    case 1: decodeRangeBits(p, m, 0, out); return -1;
+    case 2: decodeRangeBits(p, m, q0, out); return -1;
+    case 3: decodeAns(p, m, q0, out); return -1;
+    case 6: decodeInterleaved(p, m, q0, out); return -1;
+    case 7: return decodePositional(p, m, out, null);
+    case 9: decodeSmall(p, m, q0, out); return -1;
     case 10: return decodeWide(p, m, q0, out);
     case 11: return decodeEscape(p, m, q0, out);
     default: corrupt(`coding ${coding}`);
@@ -825,16 +857,20 @@ export function chunkTable(p: Uint8Array, m: number, shift: number): { start: nu
   return { start: at, lengths };
 }
 
-export function decodeChunked(coding: number, p: Uint8Array, m: number, q0: number, shift: number, out: Uint8Array): void {
+/** Decodes a chunked payload (4.10). Returns the count of ones when every chunk's decoder knew it, else -1. */
+export function decodeChunked(coding: number, p: Uint8Array, m: number, q0: number, shift: number, out: Uint8Array): number {
   const { start, lengths } = chunkTable(p, m, shift);
   const size = 2 ** shift;
   let at = start;
+  let ones = 0;
   for (let i = 0; i < lengths.length; i++) {
     const nbits = Math.min(size, m - i * size);
     const ob = (i * size) / 8;
-    decodeBits(coding, p.subarray(at, at + lengths[i]), nbits, q0, out.subarray(ob, ob + Math.ceil(nbits / 8)));
+    const c = decodeBits(coding, p.subarray(at, at + lengths[i]), nbits, q0, out.subarray(ob, ob + Math.ceil(nbits / 8)));
+    ones = ones < 0 || c < 0 ? -1 : ones + c;
     at += lengths[i];
   }
+  return ones;
 }
 
 // ---------------------------------------------------------------------------

@@ -92,11 +92,12 @@ export function allocate(n: number): Uint8Array {
 export function decodeBloomPayload(header: Header, payload: Uint8Array): Uint8Array {
   if (header.payloadLength > 4096) warmUp(header.coding, header.q0 ?? 1, encodePositional);
   const out = allocate(Math.ceil(header.m / 8));
-  if (header.chunkShift !== null) decodeChunked(header.coding, payload, header.m, header.q0 ?? 0, header.chunkShift, out);
-  else decodeBits(header.coding, payload, header.m, header.q0 ?? 0, out);
+  const ones = header.chunkShift !== null
+    ? decodeChunked(header.coding, payload, header.m, header.q0 ?? 0, header.chunkShift, out)
+    : decodeBits(header.coding, payload, header.m, header.q0 ?? 0, out);
   // codings 9, 10 and 11 carry the measured q0 of the whole array (spec 4.4)
   if (header.coding >= 9) {
-    const zeros = header.m - countOnes(out);
+    const zeros = header.m - (ones >= 0 ? ones : countOnes(out));
     if (measuredQ0(zeros, header.m) !== header.q0) {
       throw new CorruptPayload(`q0 ${header.q0} is not the array's measured fraction of zeros (${measuredQ0(zeros, header.m)})`);
     }

@@ -49,9 +49,12 @@ export function wasmAvailable(): boolean {
 export function wasmGaps(
   payload: Uint8Array, cl: number, W: number, m: number, c: number, lanes: number, x0: bigint, x1: bigint,
   r: number, RJ: number, K: number, Q: number, f: Int32Array, cum: Int32Array, lut: Uint8Array,
-  out: Uint8Array | null, positions: Float64Array | null, finalStates: BigUint64Array,
+  out: Uint8Array | null, positions: Float64Array | null, finalStates: BigUint64Array, sparse = false,
 ): number | null {
-  const outBytes = positions ? 8 * c : out!.length;
+  // sparse: the kernel writes the positions (8 bytes a one) and their bits are set in `out`
+  // from its memory, rather than the whole array copied out of it
+  const asPositions = !!positions || sparse;
+  const outBytes = asPositions ? 8 * c : out!.length;
   const need = WORDS + 4 * W + 8 + outBytes;
   if (need > 2 ** 31) return null;
   let k = need <= SHARED_LIMIT ? (shared ??= instance()) : instance();
@@ -67,22 +70,31 @@ export function wasmGaps(
   let mem = new Uint8Array(k.memory.buffer);
   // the model (kept while the same model decodes again)
   if (k !== shared || sharedModel !== f) {
-    mem.set(lut, LUT);
+    // the symbol at the first slot of each 16 (the kernel steps on from there), and
+    // cum(Q + 1) = 65536 after the cum(v)
+    for (let b = 0; b < 4096; b++) mem[LUT + b] = lut[16 * b];
+    new Int32Array(k.memory.buffer, CUM + 4 * cum.length, 1)[0] = 65536;
     new Int32Array(k.memory.buffer, F, f.length).set(f);
     new Int32Array(k.memory.buffer, CUM, cum.length).set(cum);
     if (k === shared) sharedModel = f;
   }
   mem.set(payload.subarray(cl, cl + 4 * W), WORDS);
   const outAt = (WORDS + 4 * W + 7) & ~7;
-  if (!positions) mem.fill(0, outAt, outAt + outBytes);
-  const pos = k.gaps(WORDS, W, 2 * lanes, BigInt(m), c, lanes, x0, x1, r, RJ, K, Q, outAt, positions ? 1 : 0);
+  if (!asPositions) mem.fill(0, outAt, outAt + outBytes);
+  const pos = k.gaps(WORDS, W, 2 * lanes, BigInt(m), c, lanes, x0, x1, r, RJ, K, Q, outAt, asPositions ? 1 : 0);
   mem = new Uint8Array(k.memory.buffer);
   if (pos >= 0) {
     const st = new BigUint64Array(k.memory.buffer, STATES, 2);
     finalStates[0] = st[0];
     finalStates[1] = st[1];
     if (positions) positions.set(new Float64Array(k.memory.buffer, outAt, c));
-    else out!.set(mem.subarray(outAt, outAt + outBytes));
+    else if (sparse) {
+      const at = new Float64Array(k.memory.buffer, outAt, c), o = out!;
+      for (let i = 0; i < c; i++) {
+        const b = at[i]; // below m <= 2^31 (the caller's condition for sparse)
+        o[b >>> 3] |= 1 << (b & 7);
+      }
+    } else out!.set(mem.subarray(outAt, outAt + outBytes));
   }
   return pos;
 }

@@ -1,6 +1,7 @@
 // One test in a real browser: headless Chromium from the system's packages, driven by
 // playwright-core. A page served on 127.0.0.1 fetches a frame, decodes it with the built
-// ES module and answers queries; the test checks the answers.
+// ES module and answers queries; the test checks the answers. It also decodes frames of
+// codings 7, 10 and 11 with the WebAssembly loops (10 with SIMD) and checks their bits.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
@@ -31,6 +32,13 @@ const PAGE = `<!doctype html>
       sparseCoding: sparse.header.coding, sparseOnes: sparse.filter.countOnes(),
       sparseAnswers: keys.map((k) => sparse.filter.contains(k)),
       wasm: (await import("/dist/positional-wasm.js")).wasmAvailable(),
+      // codings 10 (SIMD) and 11 from the spec's vectors, decoded by their WebAssembly loops
+      simd: (await import("/dist/wide-wasm.js")).wideWasmAvailable(),
+      escapeWasm: (await import("/dist/escape-wasm.js")).escapeWasmAvailable(),
+      dense: await Promise.all(["wide", "escape"].map(async (name) => {
+        const d = decodeFrame(new Uint8Array(await (await fetch("/" + name + ".blwr")).arrayBuffer()));
+        return { coding: d.header.coding, bits: Array.from(d.filter.bits) };
+      })),
     };
   } catch (e) {
     window.result = { error: String(e) };
@@ -50,6 +58,11 @@ test("a page decodes a frame with the ES module and answers queries", { skip }, 
   const sparse = new bw.BloomFilter({ m: 4_000_000, k: 3, seed: 9n });
   for (const k of members) sparse.insert(k);
   const sparseFrame = bw.encodeFrame(sparse, { coding: "positional" });
+  // a frame of coding 10 and one of coding 11 from the spec's vectors
+  const dense = {
+    wide: readFileSync(join(root, "..", "spec", "vectors", "accept", "std_wide_half.bin")),
+    escape: readFileSync(join(root, "..", "spec", "vectors", "accept", "std_escape_paper.bin")),
+  };
   const asked = [...members.slice(0, 50), ...Array.from({ length: 200 }, (_, i) => `absent-${i}`)];
 
   const server = createServer((req, res) => {
@@ -58,6 +71,8 @@ test("a page decodes a frame with the ES module and answers queries", { skip }, 
       res.writeHead(200, { "content-type": "text/html" }).end(PAGE);
     } else if (path === "/sparse.blwr") {
       res.writeHead(200, { "content-type": "application/octet-stream" }).end(sparseFrame);
+    } else if (path === "/wide.blwr" || path === "/escape.blwr") {
+      res.writeHead(200, { "content-type": "application/octet-stream" }).end(dense[path.slice(1, -5)]);
     } else if (path === "/frame.blwr") {
       res.writeHead(200, { "content-type": "application/octet-stream" }).end(frame);
     } else if (path.startsWith("/dist/") || path.startsWith("/node_modules/@noble/hashes/")) {
@@ -89,6 +104,11 @@ test("a page decodes a frame with the ES module and answers queries", { skip }, 
     assert.equal(result.sparseCoding, 7);
     assert.equal(result.wasm, true, "the WebAssembly loop runs in the page");
     assert.equal(result.sparseOnes, sparse.countOnes());
+    assert.equal(result.simd, true, "coding 10's SIMD loop runs in the page");
+    assert.equal(result.escapeWasm, true, "coding 11's WebAssembly loop runs in the page");
+    assert.deepEqual(result.dense.map((d) => d.coding), [10, 11]);
+    assert.deepEqual(result.dense[0].bits, Array.from(bw.decodeFrame(new Uint8Array(dense.wide)).filter.bits));
+    assert.deepEqual(result.dense[1].bits, Array.from(bw.decodeFrame(new Uint8Array(dense.escape)).filter.bits));
     assert.deepEqual(result.sparseAnswers, asked.map((k) => sparse.contains(k)));
   } finally {
     await browser.close();

@@ -1,6 +1,7 @@
 ;; Coding 7's gap loop (spec 4.11 decoder) with 64-bit states, for the package's decoder.
-;; Memory (set by src/positional-wasm.ts): the quotient symbol of each 16-bit slot at 0
-;; (65536 bytes), f(v) as i32 at 65536, cum(v) at 66560, the two lanes' final states at
+;; Memory (set by src/positional-wasm.ts): the quotient symbol of the first slot of each
+;; 16 slots at 0 (4096 bytes), f(v) as i32 at 65536, cum(v) at 66560 (then cum(Q + 1) =
+;; 65536), the two lanes' final states at
 ;; 67584 (two i64), the payload's words (i32, little-endian) at $words, the output at $out:
 ;; the packed bits (mode 0, zeroed) or the positions as f64 (mode 1).
 ;; Returns the words read, or -1 (a one beyond m), -2 (the payload ends early), -3 (a gap
@@ -13,7 +14,7 @@
     (param $K i32) (param $Q i32) (param $out i32) (param $mode i32) (result i32)
     (local $i i32) (local $x i64) (local $next i64) (local $avail i64) (local $q i64)
     (local $v i32) (local $slot i32) (local $rem i64) (local $g i64) (local $at i64)
-    (local $r64 i64) (local $rj64 i64) (local $k64 i64)
+    (local $r64 i64) (local $rj64 i64) (local $k64 i64) (local $need i32)
     (local.set $r64 (i64.extend_i32_u (local.get $r)))
     (local.set $rj64 (i64.extend_i32_u (local.get $RJ)))
     (local.set $k64 (i64.extend_i32_u (local.get $K)))
@@ -31,7 +32,16 @@
           (loop $sym
             ;; x = f(v) * (x >> 16) + (slot - cum(v))
             (local.set $slot (i32.and (i32.wrap_i64 (local.get $x)) (i32.const 0xffff)))
-            (local.set $v (i32.load8_u (local.get $slot)))
+            ;; the symbol of the slot's 16-slot bucket's first slot (a 4 KiB table, in the
+            ;; first-level cache), then on while the slot is at or past the next symbol's
+            ;; cumulative count (cum(Q + 1) = 65536 ends it)
+            (local.set $v (i32.load8_u (i32.shr_u (local.get $slot) (i32.const 4))))
+            (block $found
+              (loop $next
+                (br_if $found (i32.lt_u (local.get $slot)
+                  (i32.load offset=66564 (i32.shl (local.get $v) (i32.const 2)))))
+                (local.set $v (i32.add (local.get $v) (i32.const 1)))
+                (br $next)))
             (local.set $x
               (i64.add
                 (i64.mul
@@ -58,14 +68,17 @@
         (local.set $rem
           (i64.and (local.get $x) (i64.sub (i64.shl (i64.const 1) (local.get $rj64)) (i64.const 1))))
         (local.set $x (i64.shr_u (local.get $x) (local.get $rj64)))
-        (if (i64.lt_u (local.get $x) (i64.const 0x80000000))
-          (then
-            (if (i32.eq (local.get $pos) (local.get $W)) (then (return (i32.const -2))))
-            (local.set $x
-              (i64.or (i64.shl (local.get $x) (i64.const 32))
-                (i64.extend_i32_u
-                  (i32.load (i32.add (local.get $words) (i32.shl (local.get $pos) (i32.const 2)))))))
-            (local.set $pos (i32.add (local.get $pos) (i32.const 1)))))
+        ;; a renormalization about every other gap, without a branch (the word at W, read
+        ;; and not taken, is the 8 bytes of slack after the payload's words)
+        (local.set $need (i64.lt_u (local.get $x) (i64.const 0x80000000)))
+        (if (i32.and (local.get $need) (i32.eq (local.get $pos) (local.get $W))) (then (return (i32.const -2))))
+        (local.set $x
+          (select
+            (i64.or (i64.shl (local.get $x) (i64.const 32))
+              (i64.extend_i32_u (i32.load (i32.add (local.get $words) (i32.shl (local.get $pos) (i32.const 2))))))
+            (local.get $x)
+            (local.get $need)))
+        (local.set $pos (i32.add (local.get $pos) (local.get $need)))
         ;; the high K remainder bits
         (if (local.get $K)
           (then
@@ -75,14 +88,15 @@
                   (i64.and (local.get $x) (i64.sub (i64.shl (i64.const 1) (local.get $k64)) (i64.const 1)))
                   (local.get $rj64))))
             (local.set $x (i64.shr_u (local.get $x) (local.get $k64)))
-            (if (i64.lt_u (local.get $x) (i64.const 0x80000000))
-              (then
-                (if (i32.eq (local.get $pos) (local.get $W)) (then (return (i32.const -2))))
-                (local.set $x
-                  (i64.or (i64.shl (local.get $x) (i64.const 32))
-                    (i64.extend_i32_u
-                      (i32.load (i32.add (local.get $words) (i32.shl (local.get $pos) (i32.const 2)))))))
-                (local.set $pos (i32.add (local.get $pos) (i32.const 1)))))))
+            (local.set $need (i64.lt_u (local.get $x) (i64.const 0x80000000)))
+            (if (i32.and (local.get $need) (i32.eq (local.get $pos) (local.get $W))) (then (return (i32.const -2))))
+            (local.set $x
+              (select
+                (i64.or (i64.shl (local.get $x) (i64.const 32))
+                  (i64.extend_i32_u (i32.load (i32.add (local.get $words) (i32.shl (local.get $pos) (i32.const 2))))))
+                (local.get $x)
+                (local.get $need)))
+            (local.set $pos (i32.add (local.get $pos) (local.get $need)))))
         (if (i32.and (local.get $i) (i32.sub (local.get $lanes) (i32.const 1)))
           (then (local.set $x1 (local.get $x)))
           (else (local.set $x0 (local.get $x))))

@@ -1,0 +1,124 @@
+;; Coding 11's loop (spec 4.15 decoder): the coded bytes T, in groups of four primary steps
+;; then the group's escapes, over one LSB-first bit stream. Memory (written by
+;; src/escape-wasm.ts): the primary table at 0 (4096 x u32) and the secondary at 16384
+;; (2048 x u32), each entry `byte (256: escape) | nb << 9 | base << 13`; the states out at
+;; 24576 (u0, u1, u2, u3, y as i32, then the count of ones of the first T & ~3 bytes); the payload from $in (L bytes, then at least 32 bytes
+;; of slack); the bytes out from $out.
+;; A step reads at most 12 bits, a group at most 92, and each group ends with the check
+;; that the bits read are within the payload (else -1: a read past its end, spec 4.13), so
+;; every load stays inside the slack. Returns the bits read.
+(module
+  (import "env" "memory" (memory 1))
+  (func (export "escape")
+    (param $in i32) (param $L i32) (param $T i32) (param $out i32)
+    (param $u0 i32) (param $u1 i32) (param $u2 i32) (param $u3 i32) (param $y i32)
+    (result i32)
+    (local $j i32) (local $t i32) (local $T4 i32) (local $total i32) (local $buf i64)
+    (local $e0 i32) (local $e1 i32) (local $e2 i32) (local $e3 i32) (local $e i32) (local $nb i32)
+    (local $bytes i32) (local $k i32) (local $s i32) (local $u i32) (local $ones i32)
+    (local.set $j (i32.const 59))
+    (local.set $total (i32.shl (local.get $L) (i32.const 3)))
+    (local.set $T4 (i32.and (local.get $T) (i32.const -4)))
+    (block $done
+      (loop $group
+        (br_if $done (i32.ge_u (local.get $t) (local.get $T4)))
+        ;; at least 57 bits from bit j
+        (local.set $buf (i64.shr_u (i64.load (i32.add (local.get $in) (i32.shr_u (local.get $j) (i32.const 3))))
+          (i64.extend_i32_u (i32.and (local.get $j) (i32.const 7)))))
+        ;; four primary steps: u = base + read(nb)
+        (local.set $e0 (i32.load (i32.shl (local.get $u0) (i32.const 2))))
+        (local.set $e1 (i32.load (i32.shl (local.get $u1) (i32.const 2))))
+        (local.set $e2 (i32.load (i32.shl (local.get $u2) (i32.const 2))))
+        (local.set $e3 (i32.load (i32.shl (local.get $u3) (i32.const 2))))
+        (local.set $nb (i32.and (i32.shr_u (local.get $e0) (i32.const 9)) (i32.const 15)))
+        (local.set $u0 (i32.add (i32.shr_u (local.get $e0) (i32.const 13))
+          (i32.and (i32.wrap_i64 (local.get $buf)) (i32.sub (i32.shl (i32.const 1) (local.get $nb)) (i32.const 1)))))
+        (local.set $buf (i64.shr_u (local.get $buf) (i64.extend_i32_u (local.get $nb))))
+        (local.set $j (i32.add (local.get $j) (local.get $nb)))
+        (local.set $nb (i32.and (i32.shr_u (local.get $e1) (i32.const 9)) (i32.const 15)))
+        (local.set $u1 (i32.add (i32.shr_u (local.get $e1) (i32.const 13))
+          (i32.and (i32.wrap_i64 (local.get $buf)) (i32.sub (i32.shl (i32.const 1) (local.get $nb)) (i32.const 1)))))
+        (local.set $buf (i64.shr_u (local.get $buf) (i64.extend_i32_u (local.get $nb))))
+        (local.set $j (i32.add (local.get $j) (local.get $nb)))
+        (local.set $nb (i32.and (i32.shr_u (local.get $e2) (i32.const 9)) (i32.const 15)))
+        (local.set $u2 (i32.add (i32.shr_u (local.get $e2) (i32.const 13))
+          (i32.and (i32.wrap_i64 (local.get $buf)) (i32.sub (i32.shl (i32.const 1) (local.get $nb)) (i32.const 1)))))
+        (local.set $buf (i64.shr_u (local.get $buf) (i64.extend_i32_u (local.get $nb))))
+        (local.set $j (i32.add (local.get $j) (local.get $nb)))
+        (local.set $nb (i32.and (i32.shr_u (local.get $e3) (i32.const 9)) (i32.const 15)))
+        (local.set $u3 (i32.add (i32.shr_u (local.get $e3) (i32.const 13))
+          (i32.and (i32.wrap_i64 (local.get $buf)) (i32.sub (i32.shl (i32.const 1) (local.get $nb)) (i32.const 1)))))
+        (local.set $j (i32.add (local.get $j) (local.get $nb)))
+        ;; the four bytes (an escape's entry has byte bits 0)
+        (local.set $bytes
+          (i32.or
+            (i32.or (i32.and (local.get $e0) (i32.const 255)) (i32.shl (i32.and (local.get $e1) (i32.const 255)) (i32.const 8)))
+            (i32.or (i32.shl (i32.and (local.get $e2) (i32.const 255)) (i32.const 16)) (i32.shl (local.get $e3) (i32.const 24)))))
+        (if (i32.and (i32.or (i32.or (local.get $e0) (local.get $e1)) (i32.or (local.get $e2) (local.get $e3))) (i32.const 256))
+          (then
+            ;; the escaped bytes of the group, in order, from the secondary state
+            (local.set $k (i32.const 0))
+            (loop $esc
+              (if (i32.and
+                    (i32.shr_u
+                      (select (select (local.get $e0) (local.get $e1) (i32.eqz (local.get $k)))
+                              (select (local.get $e2) (local.get $e3) (i32.eq (local.get $k) (i32.const 2)))
+                              (i32.lt_u (local.get $k) (i32.const 2)))
+                      (i32.const 8))
+                    (i32.const 1))
+                (then
+                  (local.set $buf (i64.shr_u (i64.load (i32.add (local.get $in) (i32.shr_u (local.get $j) (i32.const 3))))
+                    (i64.extend_i32_u (i32.and (local.get $j) (i32.const 7)))))
+                  (local.set $e (i32.load offset=16384 (i32.shl (local.get $y) (i32.const 2))))
+                  (local.set $bytes (i32.or (local.get $bytes)
+                    (i32.shl (i32.and (local.get $e) (i32.const 255)) (i32.shl (local.get $k) (i32.const 3)))))
+                  (local.set $nb (i32.and (i32.shr_u (local.get $e) (i32.const 9)) (i32.const 15)))
+                  (local.set $y (i32.add (i32.shr_u (local.get $e) (i32.const 13))
+                    (i32.and (i32.wrap_i64 (local.get $buf)) (i32.sub (i32.shl (i32.const 1) (local.get $nb)) (i32.const 1)))))
+                  (local.set $j (i32.add (local.get $j) (local.get $nb)))))
+              (local.set $k (i32.add (local.get $k) (i32.const 1)))
+              (br_if $esc (i32.lt_u (local.get $k) (i32.const 4))))))
+        (i32.store (i32.add (local.get $out) (local.get $t)) (local.get $bytes))
+        (local.set $ones (i32.add (local.get $ones) (i32.popcnt (local.get $bytes))))
+        (if (i32.gt_u (local.get $j) (local.get $total)) (then (return (i32.const -1))))
+        (local.set $t (i32.add (local.get $t) (i32.const 4)))
+        (br $group)))
+    ;; the last group, shorter than four: its states and primary entries through memory
+    (i32.store offset=24576 (i32.const 0) (local.get $u0))
+    (i32.store offset=24580 (i32.const 0) (local.get $u1))
+    (i32.store offset=24584 (i32.const 0) (local.get $u2))
+    (i32.store offset=24588 (i32.const 0) (local.get $u3))
+    (if (i32.lt_u (local.get $T4) (local.get $T))
+      (then
+        (local.set $s (i32.const 0))
+        (loop $prim
+          (local.set $buf (i64.shr_u (i64.load (i32.add (local.get $in) (i32.shr_u (local.get $j) (i32.const 3))))
+            (i64.extend_i32_u (i32.and (local.get $j) (i32.const 7)))))
+          (local.set $u (i32.load offset=24576 (i32.shl (local.get $s) (i32.const 2))))
+          (local.set $e (i32.load (i32.shl (local.get $u) (i32.const 2))))
+          (i32.store offset=24608 (i32.shl (local.get $s) (i32.const 2)) (local.get $e))
+          (local.set $nb (i32.and (i32.shr_u (local.get $e) (i32.const 9)) (i32.const 15)))
+          (i32.store offset=24576 (i32.shl (local.get $s) (i32.const 2))
+            (i32.add (i32.shr_u (local.get $e) (i32.const 13))
+              (i32.and (i32.wrap_i64 (local.get $buf)) (i32.sub (i32.shl (i32.const 1) (local.get $nb)) (i32.const 1)))))
+          (local.set $j (i32.add (local.get $j) (local.get $nb)))
+          (local.set $s (i32.add (local.get $s) (i32.const 1)))
+          (br_if $prim (i32.lt_u (i32.add (local.get $T4) (local.get $s)) (local.get $T))))
+        (local.set $s (i32.const 0))
+        (loop $sec
+          (local.set $e (i32.load offset=24608 (i32.shl (local.get $s) (i32.const 2))))
+          (if (i32.and (local.get $e) (i32.const 256))
+            (then
+              (local.set $buf (i64.shr_u (i64.load (i32.add (local.get $in) (i32.shr_u (local.get $j) (i32.const 3))))
+                (i64.extend_i32_u (i32.and (local.get $j) (i32.const 7)))))
+              (local.set $e (i32.load offset=16384 (i32.shl (local.get $y) (i32.const 2))))
+              (local.set $nb (i32.and (i32.shr_u (local.get $e) (i32.const 9)) (i32.const 15)))
+              (local.set $y (i32.add (i32.shr_u (local.get $e) (i32.const 13))
+                (i32.and (i32.wrap_i64 (local.get $buf)) (i32.sub (i32.shl (i32.const 1) (local.get $nb)) (i32.const 1)))))
+              (local.set $j (i32.add (local.get $j) (local.get $nb)))))
+          (i32.store8 (i32.add (local.get $out) (i32.add (local.get $T4) (local.get $s))) (local.get $e))
+          (local.set $s (i32.add (local.get $s) (i32.const 1)))
+          (br_if $sec (i32.lt_u (i32.add (local.get $T4) (local.get $s)) (local.get $T))))))
+    (i32.store offset=24592 (i32.const 0) (local.get $y))
+    (i32.store offset=24596 (i32.const 0) (local.get $ones))
+    (local.get $j)))

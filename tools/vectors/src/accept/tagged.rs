@@ -1,0 +1,63 @@
+//! Vectors of authenticated frames (spec section 2.5): tagged frames read with the key, and
+//! forged tags refused.
+
+use bloomwire::{BitArray, BitCoding, BloomFilter, Coding, Encoder, Frame, FrameKey};
+use serde_json::{json, Value};
+
+use crate::accept::{accept_files, delta_generations};
+use crate::{hex, json_file, VectorFile};
+
+/// The key of the authenticated vectors (section 2.5): bytes 0x00 to 0x1f.
+pub(crate) fn vector_key() -> [u8; 32] {
+    core::array::from_fn(|i| i as u8)
+}
+
+/// [`accept_files`] for a frame tagged with [`vector_key`]: the manifest gives the key.
+pub(crate) fn tagged_accept_files(
+    name: &str,
+    frame: &Frame,
+    bits: &BitArray,
+    filter: &BloomFilter,
+    members: core::ops::Range<u64>,
+    base: Option<&str>,
+) -> Vec<VectorFile> {
+    let mut files = accept_files(name, frame, bits, filter, members, base);
+    let manifest = files.last_mut().expect("the manifest");
+    let mut v: Value = serde_json::from_slice(&manifest.bytes).expect("json");
+    v["key_hex"] = json!(hex(&vector_key()));
+    *manifest = json_file(&format!("accept/{name}.json"), &v);
+    files
+}
+
+/// Authenticated frames (flags bit 2, section 2.5): a full frame, the delta from it, and a
+/// counting frame, each tagged with [`vector_key`].
+pub(crate) fn tagged_accept_vectors() -> Vec<VectorFile> {
+    let [g7, g8, _, _] = delta_generations();
+    let tagged = || Encoder::new().key(FrameKey::new(vector_key()));
+    let mut out = tagged_accept_files(
+        "tagged_gen7_base",
+        &tagged()
+            .coding(BitCoding::KnownP)
+            .encode_generation(&g7, 7)
+            .expect("no budget"),
+        g7.bits(),
+        &g7,
+        0..400,
+        None,
+    );
+    let xor = g8.xor(&g7).expect("same params");
+    let delta = tagged()
+        .coding(BitCoding::Positional)
+        .encode_delta(&g7, 7, &g8, 8)
+        .expect("no budget");
+    assert_eq!(delta.coding(), Coding::Positional);
+    out.extend(tagged_accept_files(
+        "tagged_delta_gen8",
+        &delta,
+        &xor,
+        &g8,
+        20..420,
+        Some("tagged_gen7_base.bin"),
+    ));
+    out
+}

@@ -1,0 +1,175 @@
+//! The reject vectors (`spec/vectors/reject/`): frames a decoder must refuse, each with the
+//! error it names, one file per section of the spec they test.
+
+mod chunking;
+mod counting;
+mod deltas;
+mod escape;
+mod header;
+mod known_p_interleaved;
+mod payload;
+mod positional;
+mod small;
+mod tagged;
+mod wide;
+
+use bloomwire::{BitArray, BitCoding, BloomFilter, Coding, IndexScheme, Params};
+use serde_json::{json, Map, Value};
+
+use crate::raw_frame::{payload_with_q0, varint, RawFrame, Truncated};
+use crate::{json_file, key, xxh, VectorFile};
+
+/// A case: the file's name without `.bin`, the frame (cut where a decoder stops), and the
+/// manifest's entry for it.
+type Case = (&'static str, Truncated, Value);
+
+/// The frames every section edits: a valid raw frame and a small filter (m = 100, k = 2,
+/// ten keys) coded in any coding.
+struct Kit {
+    base: RawFrame,
+    small: BloomFilter,
+}
+
+impl Kit {
+    fn new() -> Kit {
+        let mut small = BloomFilter::new(
+            Params::standard(100, 2, xxh(0, IndexScheme::DoubleHashing)).expect("valid"),
+        );
+        for i in 0..10 {
+            small.insert(key(i));
+        }
+        Kit {
+            base: RawFrame::valid_raw(),
+            small,
+        }
+    }
+
+    /// The small filter in `coding`.
+    fn coded(&self, coding: Coding) -> RawFrame {
+        RawFrame::from_frame(&self.small, coding)
+    }
+
+    /// A coded frame with its payload edited, and the payload length to match.
+    fn coded_with(&self, coding: Coding, edit: &dyn Fn(&mut RawFrame)) -> Truncated {
+        let mut r = self.coded(coding);
+        edit(&mut r);
+        r.len = varint(r.payload.len() as u64);
+        r.into()
+    }
+
+    /// The valid raw frame, edited.
+    fn with(&self, edit: &dyn Fn(&mut RawFrame)) -> Truncated {
+        let mut r = self.base.clone();
+        edit(&mut r);
+        r.into()
+    }
+
+    /// A filter of 102 bits whose payload, in a nibble coding (9, 10 or 11), codes 104
+    /// with bit 103 set: the last nibble's bits past m.
+    fn bit_past_m(&self, coding: BitCoding) -> Truncated {
+        let xh = xxh(0, IndexScheme::DoubleHashing);
+        let mut f = BloomFilter::new(Params::standard(102, 2, xh).expect("valid"));
+        (0..10).for_each(|i| f.insert(key(i)));
+        let mut r = RawFrame::from_frame(&f, Coding::from(coding));
+        let q0 = u16::from_le_bytes([r.q0[0], r.q0[1]]);
+        let mut bits = BitArray::new(104);
+        (0..102)
+            .filter(|&i| f.bits().get(i))
+            .for_each(|i| bits.set(i));
+        bits.set(103);
+        let params = Params::standard(104, 2, xh).expect("valid");
+        let g = BloomFilter::from_parts(params, bits, 10).expect("valid");
+        r.payload = payload_with_q0(Coding::from(coding), g.bits(), q0);
+        r.len = varint(r.payload.len() as u64);
+        r.into()
+    }
+}
+
+/// An `InvalidField` entry naming `name`.
+fn field(name: &str) -> Value {
+    json!({"error": "InvalidField", "field": name})
+}
+
+/// A `LimitExceeded` entry naming `name`.
+fn limit(name: &str) -> Value {
+    json!({"error": "LimitExceeded", "field": name})
+}
+
+/// An entry of an error without a field.
+fn plain(name: &str) -> Value {
+    json!({"error": name})
+}
+
+/// Every reject file and their manifest, in a fixed order.
+pub(crate) fn reject_vectors() -> Vec<VectorFile> {
+    let kit = Kit::new();
+    let mut cases = header::cases(&kit);
+    cases.extend(payload::cases(&kit));
+    cases.extend(known_p_interleaved::cases(&kit));
+    cases.extend(wide::cases(&kit));
+    cases.extend(small::cases(&kit));
+    cases.extend(escape::cases(&kit));
+    cases.extend(positional::cases(&kit));
+    cases.extend(chunking::cases(&kit));
+    let mut rejects = Rejects::default();
+    deltas::reject_vectors(&mut rejects);
+    for (name, Truncated(frame, cut), expect) in cases {
+        let mut bytes = frame.bytes();
+        bytes.truncate(cut);
+        rejects.push(name, bytes, expect);
+    }
+    counting::reject_vectors(&mut rejects);
+    tagged::reject_vectors(&mut rejects);
+    rejects.finish()
+}
+
+/// The reject files as they are made, and their manifest.
+#[derive(Default)]
+struct Rejects {
+    manifest: Map<String, Value>,
+    out: Vec<VectorFile>,
+}
+
+impl Rejects {
+    /// Adds `reject/{name}.bin` holding `bytes`, and its manifest entry.
+    fn push(&mut self, name: &str, bytes: Vec<u8>, entry: Value) {
+        let file = format!("{name}.bin");
+        self.out.push(VectorFile {
+            path: format!("reject/{file}").into(),
+            bytes,
+        });
+        self.manifest.insert(file, entry);
+    }
+
+    /// The files, the manifest last.
+    fn finish(mut self) -> Vec<VectorFile> {
+        let manifest = Value::Object(self.manifest);
+        self.out.push(json_file("reject/manifest.json", &manifest));
+        self.out
+    }
+}
+
+/// `frame` with its checksum (the 4 bytes at `body_end`) made right for the bytes before.
+fn checksum_fixed_at(mut frame: Vec<u8>, body_end: usize) -> Vec<u8> {
+    let crc = crc32c::crc32c(&frame[..body_end]);
+    frame[body_end..body_end + 4].copy_from_slice(&crc.to_le_bytes());
+    frame
+}
+
+/// An untagged `frame` with its checksum, its last 4 bytes, made right.
+fn checksum_fixed(frame: Vec<u8>) -> Vec<u8> {
+    let body_end = frame.len() - 4;
+    checksum_fixed_at(frame, body_end)
+}
+
+/// A delta whose result digest (`digest`, in its header) has one bit flipped, its checksum
+/// made right: the frame decodes, and the result it names is not the one it gives.
+fn result_forged(mut delta: Vec<u8>, digest: u32) -> Vec<u8> {
+    let digest = digest.to_le_bytes();
+    let at = delta
+        .windows(4)
+        .position(|w| w == digest)
+        .expect("the result digest is in the header");
+    delta[at] ^= 0x01;
+    checksum_fixed(delta)
+}

@@ -1,0 +1,128 @@
+//! Reject vectors of coding 10, wide (spec section 4.14).
+
+use bloomwire::{BitArray, BitCoding, BloomFilter, Coding, IndexScheme, Params};
+
+use super::{field, plain, Case, Kit};
+use crate::raw_frame::{payload_with_q0, varint, RawFrame};
+use crate::{key, xxh};
+
+/// Each check of coding 10's decoder. The small filter's 25 nibbles are one round, which the
+/// first half's states carry; the second half is empty.
+pub(super) fn cases(kit: &Kit) -> Vec<Case> {
+    let wider = || {
+        let mut f = BloomFilter::new(
+            Params::standard(4000, 3, xxh(0, IndexScheme::DoubleHashing)).expect("valid"),
+        );
+        (0..400).for_each(|i| f.insert(key(i)));
+        let r = RawFrame::from_frame(&f, Coding::Wide);
+        assert!(r.payload.len() > 300, "words after the states");
+        r
+    };
+    vec![
+        (
+            "wide_length_odd",
+            kit.coded_with(Coding::Wide, &|r| {
+                r.payload.push(1);
+            }),
+            field("payload length"),
+        ),
+        (
+            "wide_shorter_than_states",
+            kit.coded_with(Coding::Wide, &|r| {
+                r.payload.truncate(254);
+            }),
+            field("payload length"),
+        ),
+        (
+            "wide_state_below_2_15",
+            kit.coded_with(Coding::Wide, &|r| {
+                r.payload[136..140].copy_from_slice(&0x7FFFu32.to_le_bytes());
+            }),
+            plain("CorruptPayload"),
+        ),
+        (
+            "wide_state_at_2_31",
+            {
+                // In a half with coded rounds (the small filter's states carry everything).
+                let mut r = wider();
+                r.payload[8..12].copy_from_slice(&0x8000_0000u32.to_le_bytes());
+                r.into()
+            },
+            plain("CorruptPayload"),
+        ),
+        (
+            "wide_state_holds_more",
+            // The first half carries one round: its states are below 2^15 + 16.
+            kit.coded_with(Coding::Wide, &|r| {
+                r.payload[0] ^= 1 << 4;
+            }),
+            plain("CorruptPayload"),
+        ),
+        (
+            "wide_empty_half_state_off",
+            kit.coded_with(Coding::Wide, &|r| {
+                r.payload[128] ^= 1;
+            }),
+            plain("CorruptPayload"),
+        ),
+        (
+            "wide_carried_nibble_past_m",
+            // Lane 7 carries nibble 28 of round 0, past the 25 nibbles of m = 100.
+            kit.coded_with(Coding::Wide, &|r| {
+                r.payload[28] ^= 1;
+            }),
+            plain("CorruptPayload"),
+        ),
+        (
+            "wide_word_inserted",
+            {
+                let mut r = wider();
+                let at = r.payload.len() / 2 / 2 * 2;
+                r.payload.splice(at..at, [1, 0]);
+                r.len = varint(r.payload.len() as u64);
+                r.into()
+            },
+            plain("CorruptPayload"),
+        ),
+        (
+            "wide_word_left",
+            {
+                // m = 4096, 32 rounds: the first half's bits of a filter, the second
+                // half's all zero and nearly free at q0 = 65000 (it reads no word), so that
+                // a word after the first half's is left.
+                let xh = xxh(0, IndexScheme::DoubleHashing);
+                let mut f = BloomFilter::new(Params::standard(2048, 3, xh).expect("valid"));
+                (0..300).for_each(|i| f.insert(key(i)));
+                let mut bits = BitArray::new(4096);
+                (0..2048)
+                    .filter(|&i| f.bits().get(i))
+                    .for_each(|i| bits.set(i));
+                let params = Params::standard(4096, 3, xh).expect("valid");
+                let g = BloomFilter::from_parts(params, bits, 300).expect("valid");
+                let mut r = RawFrame::from_frame(&g, Coding::Wide);
+                r.q0 = 65000u16.to_le_bytes().to_vec();
+                r.payload = payload_with_q0(Coding::Wide, g.bits(), 65000);
+                assert!(r.payload.len() > 256, "the first half's words");
+                r.payload.extend_from_slice(&[1, 0]);
+                r.len = varint(r.payload.len() as u64);
+                r.into()
+            },
+            plain("CorruptPayload"),
+        ),
+        (
+            "wide_ends_early",
+            {
+                let mut r = wider();
+                r.payload.truncate(r.payload.len() - 2);
+                r.len = varint(r.payload.len() as u64);
+                r.into()
+            },
+            plain("CorruptPayload"),
+        ),
+        (
+            "wide_bit_past_m",
+            kit.bit_past_m(BitCoding::Wide),
+            plain("CorruptPayload"),
+        ),
+    ]
+}

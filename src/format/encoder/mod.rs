@@ -10,8 +10,10 @@
 //! | `reframe.rs` | a header and what it carries coded again (a decoded message's frame) |
 //!
 //! An encode of a Bloom filter walks `builder.rs`, then `settings.rs` (the count of ones
-//! and the predictions), `choice.rs` once (the order), and `settings.rs` again (the
-//! payload coded in that order, the header, the tag).
+//! and the predictions), which asks `choice.rs` two questions, each a function returning a
+//! value: which codings to predict (`candidates`, from the table's rows) and in which order
+//! to code (`order`, from the predictions); then `settings.rs` codes the payload in that
+//! order and adds the header and the tag.
 
 mod builder;
 mod choice;

@@ -362,6 +362,33 @@ fn written(code: &str, face: bool, is_child: impl Fn(&[String], &str) -> bool) -
     out
 }
 
+/// The code outside its `use` items.
+fn outside_uses(code: &str) -> String {
+    let mut out = String::new();
+    let mut rest = code;
+    while let Some(at) = rest.find("use ") {
+        let starts_word = at == 0 || !rest[..at].ends_with(|c: char| is_ident(c));
+        let end = if starts_word {
+            rest[at..].find(';').map_or(rest.len(), |e| at + e + 1)
+        } else {
+            at + 4
+        };
+        out.push_str(&rest[..if starts_word { at } else { end }]);
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Whether `name` stands in `code` as a word of its own.
+fn has_word(code: &str, name: &str) -> bool {
+    code.match_indices(name).any(|(at, _)| {
+        let before = code[..at].chars().next_back();
+        let after = code[at + name.len()..].chars().next();
+        !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
+    })
+}
+
 /// The crate's files and how their paths resolve.
 struct Crate {
     sources: BTreeMap<ModPath, Source>,
@@ -412,6 +439,7 @@ impl Crate {
                 sources.contains_key(&m)
             };
             let mut list = Vec::new();
+            let own_code = outside_uses(&source.code);
             for w in written(&source.code, source.face, is_child) {
                 let Some(abs) = absolute(file, &w) else {
                     continue;
@@ -426,7 +454,12 @@ impl Crate {
                         aliases.insert((file.clone(), alias.clone()), abs.clone());
                     }
                 }
-                list.push((abs, w.reexport));
+                // A name a face re-exports and also uses in its own code is a dependency.
+                let used = w
+                    .alias
+                    .as_deref()
+                    .is_some_and(|name| has_word(&own_code, name));
+                list.push((abs, w.reexport && !used));
             }
             paths.insert(file.clone(), list);
         }
@@ -777,6 +810,9 @@ fn the_parser_sees_what_it_must() {
         ),
         ("a/c.rs", "pub struct C; fn g() { super::f(); }"),
         ("e.rs", "pub struct E; mod inner { use super::super::a::c; }"),
+        // A face that re-exports a name and uses it in its own code depends on it.
+        ("f/mod.rs", "mod g; pub use g::G; pub fn h() -> G { G }"),
+        ("f/g.rs", "pub struct G;"),
     ]);
     let edges = krate.edges(false);
     let m = |s: &str| -> ModPath { s.split("::").map(str::to_string).collect() };
@@ -785,8 +821,9 @@ fn the_parser_sees_what_it_must() {
     assert_eq!(edges[&m("a::c")], BTreeSet::from([m("a::b")]));
     // From an inline module, `super::super` is the crate.
     assert_eq!(edges[&m("e")], BTreeSet::from([m("a::c")]));
-    // The faces' re-exports are aliases, not dependencies.
+    // The faces' re-exports are aliases, not dependencies, unless the face uses them.
     assert!(edges[&m("a")].is_empty());
+    assert_eq!(edges[&m("f")], BTreeSet::from([m("f::g")]));
     assert_eq!(
         krate.edges(true)[&m("a")],
         BTreeSet::from([m("a::b"), m("a::c")])

@@ -13,7 +13,7 @@
 //! name, profile, status, q0, chunking, work bound); each row comes from the folder named
 //! like the coding (`raw/`, `arithmetic/` for codings 1 and 2, `symbols/`, `counters/` for 4
 //! and 5, `interleaved/`, `positional/`, `small/`, `wide/`, `escape/`). The default encoder
-//! (`format/choice.rs`) predicts the size of every active coding of its profile from counts
+//! (`format/encoder/choice.rs`) predicts the size of every active coding of its profile from counts
 //! (each row's size model) and codes once, with the first coding, in the order of the rows'
 //! places in decoding speed, whose prediction is within 0.08% + 6 bytes of the smallest.
 //! Adding a coding is a folder, a row of the table (with its profile, status and place), a

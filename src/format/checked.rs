@@ -1,19 +1,15 @@
-//! A frame that has passed every check but the payload's, owned and not yet decoded: what a
-//! transport hands to the application, so that decoding can run elsewhere (another thread,
-//! `spawn_blocking`) or not at all (a relay forwards the bytes as they are).
-
-use bytes::{Bytes, BytesMut};
+//! The first stage of decoding: a frame at the start of an input, checked up to its
+//! payload (spec §2.3). It calls nothing of the stages after it ([`FrameView`], the
+//! message); `decode.rs` drives them.
+//!
+//! [`FrameView`]: super::FrameView
 
 use crate::error::{Error, Result};
-use crate::filter::bits::BitArray;
 
-use super::auth::{check_tag, Checks, FrameKey, Tag};
-use super::decode::Decodable;
+use super::auth::{check_tag, FrameKey, Tag};
 use super::header::FrameHeader;
 use super::ids::{Coding, CHECKSUM_LEN};
 use super::limits::Limits;
-use super::message::Message;
-use super::view::FrameView;
 
 /// [`Error::TrailingBytes`] unless a frame of `len` bytes is all of `input` (checked last,
 /// once the frame has decoded: spec §2.3).
@@ -30,7 +26,7 @@ pub(crate) fn whole(input: &[u8], len: usize) -> Result<()> {
 /// A frame at the start of an input, checked as spec §2.3 orders, up to its payload: its
 /// header parsed within the limits, all its bytes there, its checksum matching and, with a
 /// key, its authentication tag too (spec §2.5; without a key a tag is skipped). Borrowed from
-/// the input; [`CheckedFrame`] is its owned twin.
+/// the input; [`CheckedFrame`](super::CheckedFrame) is its owned twin.
 #[derive(Debug)]
 pub(crate) struct Checked<'a> {
     pub(crate) header: FrameHeader,
@@ -127,108 +123,5 @@ impl<'a> Checked<'a> {
     pub(crate) fn payload(&self) -> &'a [u8] {
         let h = &self.header;
         &self.bytes[h.header_len..h.header_len + h.payload_len]
-    }
-
-    /// What the frame carries, its payload decoded.
-    pub(crate) fn message(mut self) -> Result<Message> {
-        let Some(words) = self.raw_words.take() else {
-            return Message::of_view(FrameView::of_checked(self)?);
-        };
-        // A raw bit array, its words copied in the checksum's pass: what is left of its
-        // decoding is the payload's one rule (spec §4.1).
-        let (m, at) = (self.header.params.m(), self.header.header_len);
-        crate::entropy::coding::check_raw(self.payload(), m)
-            .map_err(|reason| Error::CorruptPayload { reason, offset: at })?;
-        Message::of_bits(self.header, BitArray::from_words(words, m)?)
-    }
-}
-
-/// One whole frame, its header checked against the receiver's [`Limits`], its
-/// checksum verified and, when the checks hold a key ([`Verifier`](crate::Verifier)), its
-/// authentication tag too; the payload is decoded on demand with [`CheckedFrame::decode`] or
-/// [`CheckedFrame::view`]. Cloning it is cheap (the bytes are shared), so one frame can be
-/// forwarded to many peers.
-///
-/// ```
-/// use bloomwire::{BloomFilter, CheckedFrame, Decoded, Encoder, HashFamily, Limits, Params};
-/// use bytes::BytesMut;
-///
-/// let mut f = BloomFilter::new(Params::standard(10_000, 2, HashFamily::default()).unwrap());
-/// f.insert(b"key");
-/// let wire = Encoder::new().encode(&f).unwrap().to_bytes();
-///
-/// // A stream buffer holding one frame and the start of the next.
-/// let mut buf = BytesMut::from(&wire[..]);
-/// buf.extend_from_slice(&wire[..5]);
-/// let frame = CheckedFrame::split_from(&mut buf, &Limits::default()).unwrap();
-/// assert_eq!(buf.len(), 5); // the next frame's first bytes stay
-/// assert_eq!(frame.header().params.m(), 10_000);
-/// assert_eq!(frame.as_bytes(), &wire); // forward as is, or decode:
-/// let d: Decoded = frame.decode().unwrap();
-/// assert!(d.filter.contains(b"key"));
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CheckedFrame {
-    bytes: Bytes,
-    header: FrameHeader,
-}
-
-impl CheckedFrame {
-    /// Check `input`, which holds exactly one frame (bytes after it are
-    /// [`Error::TrailingBytes`]), against `checks`
-    /// ([`Limits`], or a [`Verifier`](crate::Verifier) with a key).
-    pub fn new(input: Bytes, checks: &impl Checks) -> Result<CheckedFrame> {
-        let header = Checked::new(&input, checks.limits(), checks.key())?.header;
-        whole(&input, header.frame_len())?;
-        Ok(CheckedFrame {
-            bytes: input,
-            header,
-        })
-    }
-
-    /// Check the frame at the start of `buf` and split it off (without copying). On
-    /// [`Error::Incomplete`] and on every other error `buf` is
-    /// left as it was; the header's fields are checked against `limits` as soon as they
-    /// have arrived, so `needed` is never more than the limits allow.
-    pub fn split_from(buf: &mut BytesMut, checks: &impl Checks) -> Result<CheckedFrame> {
-        let header = Checked::new(buf, checks.limits(), checks.key())?.header;
-        let bytes = buf.split_to(header.frame_len()).freeze();
-        Ok(CheckedFrame { bytes, header })
-    }
-
-    /// The frame's header.
-    pub fn header(&self) -> &FrameHeader {
-        &self.header
-    }
-
-    /// The frame's bytes, exactly as received (header, payload and checksum).
-    pub fn as_bytes(&self) -> &Bytes {
-        &self.bytes
-    }
-
-    /// The frame's bytes, exactly as received.
-    pub fn into_bytes(self) -> Bytes {
-        self.bytes
-    }
-
-    /// A view that decodes the payload chunk by chunk (the checksum is not computed again).
-    pub fn view(&self) -> Result<FrameView<'_>> {
-        FrameView::of_checked(self.borrowed())
-    }
-
-    /// Decode the payload into a [`Message`] or a
-    /// [`Decoded<F>`](crate::Decoded), as [`decode`](crate::decode) does; the cost is the
-    /// payload's decoding, the checks are done.
-    pub fn decode<T: Decodable>(&self) -> Result<T> {
-        T::from_message(self.borrowed().message()?)
-    }
-
-    /// The frame as the borrowed stage it was checked as.
-    fn borrowed(&self) -> Checked<'_> {
-        Checked {
-            header: self.header.clone(),
-            bytes: &self.bytes,
-            raw_words: None,
-        }
     }
 }

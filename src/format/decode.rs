@@ -1,22 +1,48 @@
-//! The decode entry points: exact, prefix and `Buf` forms.
+//! The decode entry points (exact, prefix and `Buf` forms) and the driver of the stages of
+//! decoding, each entered once and in order: [`Checked`] (header, length, checksum, tag),
+//! then [`FrameView`] (chunk table, payload decoded), then [`Message`] (the payload and the
+//! header as a filter or a delta). No stage calls a later one.
 
 use bytes::Buf;
 
 use crate::error::{Error, Result};
 use crate::filter::any::AnyFilter;
+use crate::filter::bits::BitArray;
 
 use super::auth::Checks;
 use super::checked::{whole, Checked};
 use super::header::{max_header_len, FrameHeader};
 use super::kind::Filter;
 use super::message::{Decoded, Message};
+use super::view::{FrameView, Payload};
 
-/// The frame at the start of `input`, decoded, and the bytes it took: the stages of
-/// decoding, each once, in order (parse and check, then view and message).
+/// The stages after the checks: the message a checked frame carries. A raw bit array whose
+/// words were copied in the checksum's pass ([`Checked::copying_raw`]) skips the view:
+/// what is left of its decoding is the payload's one rule (spec §4.1).
+pub(crate) fn finish(mut checked: Checked<'_>) -> Result<Message> {
+    let Some(words) = checked.raw_words.take() else {
+        return finish_view(FrameView::of_checked(checked)?);
+    };
+    let (m, at) = (checked.header.params.m(), checked.header.header_len);
+    crate::entropy::coding::check_raw(checked.payload(), m)
+        .map_err(|reason| Error::CorruptPayload { reason, offset: at })?;
+    Message::of_payload(
+        checked.header,
+        Payload::Bits(BitArray::from_words(words, m)?),
+    )
+}
+
+/// The last stages: the message a view's frame carries, its payload decoded.
+pub(crate) fn finish_view(view: FrameView<'_>) -> Result<Message> {
+    let payload = view.decode_payload()?;
+    Message::of_payload(view.header, payload)
+}
+
+/// The frame at the start of `input`, decoded, and the bytes it took.
 fn message_prefix(input: &[u8], checks: &impl Checks) -> Result<(Message, usize)> {
     let checked = Checked::copying_raw(input, checks.limits(), checks.key())?;
     let len = checked.bytes.len();
-    Ok((checked.message()?, len))
+    Ok((finish(checked)?, len))
 }
 
 /// What a frame decodes into: any [`Message`], or the full frame of one filter kind,

@@ -1,16 +1,15 @@
 //! What a frame decodes to: a filter, or a delta between two generations, with its header.
 
-use crate::entropy::coding;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::filter::bits::BitArray;
 use crate::filter::counting::CountingBloomFilter;
 use crate::filter::BloomFilter;
 
-use super::encoder::{Body, Chunking, CounterBody, PSource, Settings};
+use super::encoder::{reframe, Contents};
 use super::frame::Frame;
 use super::header::FrameHeader;
 use super::ids::FrameKind;
-use super::view::FrameView;
+use super::view::Payload;
 
 /// A decoded full frame: the filter and the header it came with.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,25 +58,15 @@ pub enum Message {
 }
 
 impl Message {
-    /// The message a checked frame carries, its payload decoded from its view.
-    pub(crate) fn of_view(view: FrameView<'_>) -> Result<Message> {
-        let Some(width) = view.header.counter_width else {
-            let bits = view.decode()?;
-            return Message::of_bits(view.header, bits);
+    /// The message a frame carries: its header and its decoded payload.
+    pub(crate) fn of_payload(header: FrameHeader, payload: Payload) -> Result<Message> {
+        let (counters, width) = match (payload, header.counter_width) {
+            (Payload::Bits(bits), _) => return Message::of_bits(header, bits),
+            (Payload::Counters(counters), Some(width)) => (counters, width),
+            (Payload::Counters(_), None) => {
+                return Err(crate::error::invalid("counter width", "missing"))
+            }
         };
-        let (header, payload) = (view.header, view.payload);
-        let mut counters = crate::error::try_vec(0u8, header.params.m())?;
-        coding::decode_counters(
-            header.coding,
-            payload,
-            &mut counters,
-            width,
-            header.counter_table.as_ref(),
-        )
-        .map_err(|reason| Error::CorruptPayload {
-            reason,
-            offset: header.header_len,
-        })?;
         Ok(match header.kind {
             FrameKind::Full => Message::Counting(Decoded {
                 filter: CountingBloomFilter::from_counters(
@@ -96,7 +85,7 @@ impl Message {
     }
 
     /// The message of a bit array's frame: a filter, or the XOR a delta carries.
-    pub(crate) fn of_bits(header: FrameHeader, bits: BitArray) -> Result<Message> {
+    fn of_bits(header: FrameHeader, bits: BitArray) -> Result<Message> {
         Ok(match header.kind {
             FrameKind::Full => Message::Full(Decoded {
                 filter: BloomFilter::from_parts(header.params.clone(), bits, header.n)?,
@@ -126,7 +115,7 @@ impl Message {
     ///
     /// Errors only for a message put together by hand whose header does not fit its
     /// contents: a counting message without a counter width, or whose counter table gives
-    /// frequency 0 to a value a counter holds ([`Error::InvalidParameter`]).
+    /// frequency 0 to a value a counter holds ([`Error::InvalidParameter`](crate::Error::InvalidParameter)).
     ///
     /// ```
     /// use bloomwire::{decode, BitCoding, BloomFilter, Encoder, HashFamily, Limits, Message, Params};
@@ -138,44 +127,14 @@ impl Message {
     /// ```
     pub fn to_frame(&self) -> Result<Frame> {
         let header = self.header();
-        let encoder = Settings {
-            coding: Some(header.coding),
-            p_source: header.q0.map_or(PSource::Measured, PSource::Fixed),
-            counter_table: header.counter_table.clone(),
-            chunking: header.chunk_shift.map_or(Chunking::Never, Chunking::Shift),
-            metadata: header.metadata.clone(),
-            ..Settings::default()
-        };
-        let counters = |counters| -> Result<CounterBody<'_>> {
-            Ok(CounterBody {
-                kind: header.kind,
-                params: &header.params,
-                width: header
-                    .counter_width
-                    .ok_or_else(|| crate::error::invalid("counter width", "missing"))?,
-                n: header.n,
-                generation: header.generation,
-                counters,
-                theory_mean: None,
-            })
-        };
-        let bits = |bits| Body {
-            kind: header.kind,
-            params: &header.params,
-            n: header.n,
-            generation: header.generation,
-            bits,
-            theory_p: None,
-        };
-        match self {
-            Message::Full(d) => encoder
-                .frame(&bits(d.filter.bits()), header.coding)
-                .with_restart(header.restart),
-            Message::Delta(d) => Ok(encoder.frame(&bits(&d.xor), header.coding)),
-            Message::Counting(d) => encoder
-                .counter_frame(&counters(d.filter.counters())?, header.coding)?
-                .with_restart(header.restart),
-            Message::CountingDelta(d) => encoder.counter_frame(&counters(&d.xor)?, header.coding),
-        }
+        reframe(
+            header,
+            match self {
+                Message::Full(d) => Contents::Bits(d.filter.bits()),
+                Message::Delta(d) => Contents::Bits(&d.xor),
+                Message::Counting(d) => Contents::Counters(d.filter.counters()),
+                Message::CountingDelta(d) => Contents::Counters(&d.xor),
+            },
+        )
     }
 }

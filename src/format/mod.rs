@@ -24,11 +24,9 @@
 
 mod auth;
 mod checked;
-mod choice;
-mod chunked;
+mod checked_frame;
 mod decode;
 mod encoder;
-mod encoder_counters;
 mod frame;
 mod header;
 mod ids;
@@ -44,11 +42,11 @@ pub use crate::entropy::codec::{WORK_SHIFT, WORK_SLACK};
 pub use crate::wire::{put_varint, varint_len, MAX_VARINT_LEN};
 pub(crate) use auth::FLAGS_OFFSET;
 pub use auth::{Checks, FrameKey, Tag, Verifier, FLAG_TAGGED, TAG_LEN};
-pub use checked::CheckedFrame;
 pub(crate) use checked::{whole, Checked};
-pub use chunked::ChunkedFrame;
+pub use checked_frame::CheckedFrame;
+pub(crate) use decode::finish_view;
 pub use decode::{decode, decode_buf, decode_prefix, Decodable};
-pub use encoder::{Chunking, Encoder, PSource};
+pub use encoder::{ChunkedFrame, Chunking, Encoder, PSource};
 pub(crate) use encoder::{DeltaStep, Settings};
 pub(crate) use frame::into_buffer;
 pub use frame::Frame;

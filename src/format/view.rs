@@ -323,4 +323,58 @@ impl<'a> FrameView<'a> {
         self.decode_into(&mut bits)?;
         Ok(bits)
     }
+
+    /// Decode a counting frame's counters (filter type 3): one `u8` a counter, m of them,
+    /// each below `2^width`; a frame of bits is [`Error::UnexpectedFilterType`] (use
+    /// [`FrameView::decode`]). For a delta they are the XOR of two generations' counters.
+    ///
+    /// ```
+    /// use bloomwire::{CountingBloomFilter, Encoder, FrameView, HashFamily, Limits, Params};
+    /// let params = Params::standard(1000, 3, HashFamily::default()).unwrap();
+    /// let mut f = CountingBloomFilter::new(params, 4).unwrap();
+    /// f.insert(b"x");
+    /// let wire = Encoder::new().encode(&f).unwrap().to_bytes();
+    /// let view = FrameView::parse(&wire, &Limits::default()).unwrap();
+    /// assert_eq!(view.decode_counters().unwrap(), f.counters());
+    /// assert!(view.decode().is_err());
+    /// ```
+    pub fn decode_counters(&self) -> Result<Vec<u8>> {
+        let h = &self.header;
+        let Some(width) = h.counter_width else {
+            return Err(Error::UnexpectedFilterType {
+                expected: "a counting filter",
+                got: h.filter_type(),
+            });
+        };
+        let mut counters = crate::error::try_vec(0u8, h.params.m())?;
+        crate::entropy::coding::decode_counters(
+            h.coding,
+            self.payload,
+            &mut counters,
+            width,
+            h.counter_table.as_ref(),
+        )
+        .map_err(|reason| Error::CorruptPayload {
+            reason,
+            offset: h.header_len,
+        })?;
+        Ok(counters)
+    }
+
+    /// The payload decoded: the bit array, or a counting frame's counters.
+    pub(crate) fn decode_payload(&self) -> Result<Payload> {
+        match self.header.counter_width {
+            None => self.decode().map(Payload::Bits),
+            Some(_) => self.decode_counters().map(Payload::Counters),
+        }
+    }
+}
+
+/// A frame's payload decoded: what the message stage wraps with the header.
+#[derive(Debug)]
+pub(crate) enum Payload {
+    /// A bit array: a Bloom filter's, or the XOR of two generations'.
+    Bits(BitArray),
+    /// One `u8` a counter: a counting filter's, or the XOR of two generations'.
+    Counters(Vec<u8>),
 }

@@ -5,7 +5,8 @@ use crate::error::{Error, Result};
 use crate::filter::any::{AnyFilter, FilterMut};
 use crate::filter::BloomFilter;
 use crate::format::{
-    whole, Checked, Filter, FrameHeader, FrameKey, FrameKind, FrameView, Limits, Message, Tag,
+    finish_view, whole, Checked, Filter, FrameHeader, FrameKey, FrameKind, FrameView, Limits,
+    Message, Tag,
 };
 
 use super::delta::{apply_in_place, check_header, Positions};
@@ -214,7 +215,7 @@ impl<F: Filter> Receiver<F> {
                 generation: header.generation,
             });
         }
-        let message = Message::of_view(view)?;
+        let message = finish_view(view)?;
         whole(frame, len)?;
         self.apply_checked(message)
     }

@@ -4,11 +4,11 @@ use crate::entropy::coding;
 use crate::entropy::counter_table::CounterTable;
 use crate::error::{Error, Result};
 use crate::filter::counting::CountingBloomFilter;
+use crate::format::frame::Frame;
+use crate::format::header::FrameHeader;
+use crate::format::ids::{Coding, FrameKind, FILTER_TYPE_COUNTING};
 
-use super::encoder::{CounterBody, PSource, Settings};
-use super::frame::Frame;
-use super::header::FrameHeader;
-use super::ids::{Coding, FrameKind, FILTER_TYPE_COUNTING};
+use super::settings::{CounterBody, PSource, Settings};
 
 /// The largest frequency of a flattened table: `65536 * 2^-(1/512)` rounded down, so a
 /// counter of any value costs at least `2^-9` bits and a payload codes at most `2^12`

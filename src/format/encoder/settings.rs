@@ -1,21 +1,20 @@
-//! The encoder: a Bloom filter, or a delta between two generations, into a frame.
-
-use core::marker::PhantomData;
+//! The encoder's settings and the mechanism that executes them: a bit array, or the delta
+//! between two generations, into a frame (its header, the payload coded, the tag); the
+//! predictions the choice weighs, and the choice's order carried out.
 
 use crate::entropy::counter_table::CounterTable;
-use crate::entropy::model::KnownP;
+use crate::entropy::model::{Counts, KnownP};
 use crate::entropy::{chunks, coding};
 use crate::error::{Error, Result};
 use crate::filter::any::FilterRef;
 use crate::filter::bits::BitArray;
-use crate::filter::counting::CountingBloomFilter;
 use crate::filter::{BloomFilter, Params};
+use crate::format::auth::{FrameKey, TAG_LEN};
+use crate::format::frame::Frame;
+use crate::format::header::FrameHeader;
+use crate::format::ids::{Coding, FrameKind};
 
-use super::auth::{FrameKey, TAG_LEN};
-use super::frame::Frame;
-use super::header::FrameHeader;
-use super::ids::{Coding, FrameKind};
-use super::kind::Filter;
+use super::choice::{self, candidates, Order, Predicted};
 
 #[cfg(test)]
 std::thread_local! {
@@ -49,7 +48,7 @@ pub enum PSource {
     Fixed(u16),
 }
 
-/// What an [`Encoder`] was told, whatever the filter kind.
+/// What an [`Encoder`](super::Encoder) was told, whatever the filter kind.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Settings {
     pub(super) coding: Option<Coding>,
@@ -64,47 +63,7 @@ pub(crate) struct Settings {
     pub(super) key: Option<FrameKey>,
 }
 
-/// Encodes filters, and deltas between two generations of a filter, into frames.
-///
-/// One encoder codes one kind of filter, `F`: a [`BloomFilter`] (the default) with the
-/// [`BitCoding`](super::BitCoding)s, or a
-/// [`CountingBloomFilter`] with the
-/// [`CounterCoding`](super::CounterCoding)s, so that a coding of one kind cannot be asked of
-/// the other.
-///
-/// For a Bloom filter it predicts by default the frame size of every coding it may write
-/// (the active codings of its [`profile`](Encoder::profile), spec §4.0) from counts alone
-/// (the ones, m, q0 and the chunking) and codes once, with the fastest coding to decode
-/// whose predicted frame is within 0.08% + 6 bytes of the smallest prediction. The order of
-/// speed is each coding's row of the table of codings (its place for these counts: the
-/// positional coding first where at most one bit in 40 is one, the table-driven codings of
-/// dense arrays next, the range coder last), so this type names no coding. A frame that
-/// comes out more than 0.1% + 6 bytes over the smallest prediction (a near tie and two
-/// errors) is coded once more in the next coding within the margin (then, if still over,
-/// in the coding predicted smallest), and the smallest kept, so that the frame is within
-/// 0.1% + 8 bytes of the smallest the crate makes. [`Encoder::smallest`] instead codes with
-/// every coding it may write and keeps the smallest frame. Whatever the coding asked for,
-/// it sends the raw bit array instead when compression would not be smaller.
-///
-/// For a counting filter it picks among [`CounterCoding::Known`](super::CounterCoding::Known)
-/// and [`CounterCoding::Adaptive`](super::CounterCoding::Adaptive) by coding both, the packed
-/// counters when coding is not smaller.
-#[derive(Debug, Clone)]
-pub struct Encoder<F: Filter = BloomFilter> {
-    pub(super) settings: Settings,
-    filter: PhantomData<fn(&F)>,
-}
-
-impl<F: Filter> Default for Encoder<F> {
-    fn default() -> Self {
-        Encoder {
-            settings: Settings::default(),
-            filter: PhantomData,
-        }
-    }
-}
-
-/// Whether an [`Encoder`] splits the payload into independently coded chunks (spec §4.10).
+/// Whether an [`Encoder`](super::Encoder) splits the payload into independently coded chunks (spec §4.10).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Chunking {
     /// Chunk filters of at least [`CHUNK_FROM_BITS`](crate::entropy::chunks::CHUNK_FROM_BITS) bits,
@@ -138,196 +97,6 @@ pub(super) struct Body<'a> {
     pub(super) generation: u64,
     pub(super) bits: &'a BitArray,
     pub(super) theory_p: Option<f64>,
-}
-
-impl<F: Filter> Encoder<F> {
-    /// What this encoder was told, for the sender's step.
-    pub(crate) fn settings(&self) -> &Settings {
-        &self.settings
-    }
-
-    /// An encoder that picks the smallest coding.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Code with every coding of bits and keep the smallest frame (the fastest of equal
-    /// ones), instead of predicting sizes and coding once.
-    pub fn smallest(mut self) -> Self {
-        self.settings.try_all = true;
-        self
-    }
-
-    /// Use this coding (or raw, if it is not smaller).
-    pub fn coding(mut self, coding: F::Coding) -> Self {
-        self.settings.coding = Some(coding.into());
-        self
-    }
-
-    /// Write only the codings of `profile` (spec §4.0; default [`Profile::Full`]): a sender
-    /// that does not know what its receivers implement sends [`Profile::Core`], which every
-    /// conforming decoder reads. A coding named with [`Encoder::coding`] outside the profile
-    /// is refused ([`Error::InvalidParameter`]).
-    ///
-    /// ```
-    /// use bloomwire::{BitCoding, BloomFilter, Encoder, HashFamily, Params, Profile};
-    /// let mut f = BloomFilter::new(Params::standard(140_000, 2, HashFamily::default()).unwrap());
-    /// (0..10_000u32).for_each(|i| f.insert(i.to_le_bytes()));
-    /// let frame = Encoder::new().profile(Profile::Core).encode(&f).unwrap();
-    /// assert!(Profile::Core.includes(frame.coding()));
-    /// assert!(Encoder::new().profile(Profile::Core).coding(BitCoding::Escape).encode(&f).is_err());
-    /// ```
-    ///
-    /// [`Profile::Full`]: crate::Profile::Full
-    /// [`Profile::Core`]: crate::Profile::Core
-    pub fn profile(mut self, profile: crate::Profile) -> Self {
-        self.settings.profile = profile;
-        self
-    }
-
-    /// Where known-p codings take `p` from.
-    pub fn p_source(mut self, source: PSource) -> Self {
-        self.settings.p_source = source;
-        self
-    }
-
-    /// Whether to chunk the payload (ignored for raw frames).
-    pub fn chunking(mut self, chunking: Chunking) -> Self {
-        self.settings.chunking = chunking;
-        self
-    }
-
-    /// Threads for coding the chunks of a chunked payload (default: all cores). Without
-    /// the `parallel` feature chunks are coded on the calling thread whatever this says.
-    pub fn threads(mut self, threads: usize) -> Self {
-        self.settings.threads = Some(threads.max(1));
-        self
-    }
-
-    /// Attach this application metadata to every frame (flags bit 3, spec §2.6): bytes
-    /// of the application's (a sender id, a timestamp, another library's parameters),
-    /// covered by the checksum, exposed as [`FrameHeader::metadata`]. An empty field is no
-    /// field. A receiver refuses a field longer than its
-    /// [`Limits::max_metadata`](super::Limits::max_metadata) (4 KiB by default).
-    ///
-    /// ```
-    /// use bloomwire::{decode, BloomFilter, Encoder, HashFamily, Limits, Message, Params};
-    /// let f = BloomFilter::new(Params::standard(1000, 3, HashFamily::default()).unwrap());
-    /// let wire = Encoder::new().metadata(b"sender=7".to_vec()).encode(&f).unwrap().to_bytes();
-    /// let back: Message = decode(&wire, &Limits::default()).unwrap();
-    /// assert_eq!(back.header().metadata.as_deref(), Some(&b"sender=7"[..]));
-    /// ```
-    pub fn metadata(mut self, metadata: impl Into<Vec<u8>>) -> Self {
-        let metadata = metadata.into();
-        self.settings.metadata = (!metadata.is_empty()).then_some(metadata);
-        self
-    }
-
-    /// Tag every frame with `key` (flags bit 2, spec §2.5): a keyed BLAKE2b tag of
-    /// [`TAG_LEN`] bytes after the checksum, which receivers
-    /// holding the key check before they decode the payload. The budget counts the tag.
-    ///
-    /// ```
-    /// use bloomwire::{BloomFilter, Encoder, FrameKey, HashFamily, Limits, Params};
-    /// use bloomwire::{Receiver, Sender, Update};
-    /// let key = FrameKey::new([3; 32]);
-    /// let mut f = BloomFilter::new(Params::standard(10_000, 3, HashFamily::default()).unwrap());
-    /// let mut sender = Sender::new(Encoder::new().key(key.clone()), 10);
-    /// let mut receiver: Receiver = Receiver::new(Limits::default()).with_key(key);
-    /// f.insert(b"a");
-    /// let wire = sender.next_frame(&f).unwrap().to_bytes();
-    /// assert!(matches!(receiver.receive(&wire), Ok(Update::Full { .. })));
-    /// ```
-    pub fn key(mut self, key: FrameKey) -> Self {
-        self.settings.key = Some(key);
-        self
-    }
-
-    /// Fail with [`Error::OverBudget`] unless the frame fits in `bytes`.
-    pub fn budget(mut self, bytes: usize) -> Self {
-        self.settings.budget = Some(bytes);
-        self
-    }
-
-    /// Encode a full frame (generation 0): the requested or smallest coding, raw when that is
-    /// not smaller, and the budget checked.
-    pub fn encode(&self, filter: &F) -> Result<Frame> {
-        self.encode_generation(filter, 0)
-    }
-
-    /// Encode a full frame that carries generation number `generation`.
-    pub fn encode_generation(&self, filter: &F, generation: u64) -> Result<Frame> {
-        self.settings.encode(filter.as_any(), generation)
-    }
-
-    /// Encode a full frame of generation `generation` into `out`, replacing what it held,
-    /// in its memory: `out` is lent to the coder as the payload's buffer, and the frame's
-    /// bytes (those of [`encode_generation`](Self::encode_generation)'s
-    /// [`Frame::to_bytes`]) end up in it. Returns the frame's header; on an error `out` is
-    /// empty.
-    ///
-    /// A sender that encodes generation after generation into the same buffer takes no
-    /// fresh memory once it has encoded one: no page faults, and the coders' scratch is
-    /// the thread's, reused too (up to 64 MiB a thread is kept;
-    /// [`release_thread_scratch`](crate::release_thread_scratch) gives it back).
-    ///
-    /// ```
-    /// use bloomwire::{BloomFilter, Encoder, HashFamily, Params};
-    /// let mut f = BloomFilter::new(Params::standard(1 << 20, 3, HashFamily::default()).unwrap());
-    /// let encoder = Encoder::new();
-    /// let mut buf = Vec::new();
-    /// for g in 1..=3u64 {
-    ///     f.insert(g.to_le_bytes());
-    ///     let header = encoder.encode_into(&f, g, &mut buf).unwrap();
-    ///     assert_eq!(header.generation, g);
-    ///     assert_eq!(buf, encoder.encode_generation(&f, g).unwrap().to_bytes());
-    /// }
-    /// ```
-    pub fn encode_into(
-        &self,
-        filter: &F,
-        generation: u64,
-        out: &mut Vec<u8>,
-    ) -> Result<FrameHeader> {
-        super::frame::into_buffer(out, || self.encode_generation(filter, generation))
-    }
-
-    /// The full frame for `filter` with one coding, no fallback to raw, no budget,
-    /// generation 0.
-    pub fn encode_with(&self, filter: &F, coding: F::Coding) -> Result<Frame> {
-        self.settings.encode_with(filter.as_any(), coding.into())
-    }
-
-    /// Encode the delta that turns generation `base_generation` (`base`) into generation
-    /// `generation` (`filter`): the XOR of their bit arrays (the counter-wise XOR of their
-    /// counters), coded like a filter, with the digests of both so a receiver can tell
-    /// whether it applies.
-    ///
-    /// Errors: the filters differ in m, layout, k, hash family or counter width
-    /// ([`Error::Incompatible`]); `generation <= base_generation`
-    /// ([`Error::InvalidParameter`]); or the budget.
-    pub fn encode_delta(
-        &self,
-        base: &F,
-        base_generation: u64,
-        filter: &F,
-        generation: u64,
-    ) -> Result<Frame> {
-        self.settings
-            .encode_delta(base.as_any(), base_generation, filter.as_any(), generation)
-    }
-}
-
-impl Encoder<CountingBloomFilter> {
-    /// The frequency table [`CounterCoding::Known`](super::CounterCoding::Known) uses, instead of one built from the
-    /// counters (with [`PSource::Measured`] their histogram, with [`PSource::Theory`] the
-    /// Poisson law of [`theory::counter_distribution`](crate::theory::counter_distribution)).
-    /// Encoding fails with [`Error::InvalidParameter`] if a counter holds a value the table
-    /// gives frequency 0, or if the table is for wider counters than the filter's.
-    pub fn counter_table(mut self, table: CounterTable) -> Self {
-        self.settings.counter_table = Some(table);
-        self
-    }
 }
 
 impl Settings {
@@ -459,7 +228,7 @@ impl Settings {
 
 impl Settings {
     /// The full frame of `filter` as generation `generation`, the coding chosen as
-    /// [`Encoder::encode_generation`] does.
+    /// [`Encoder::encode_generation`](super::Encoder::encode_generation) does.
     pub(crate) fn encode(&self, filter: FilterRef<'_>, generation: u64) -> Result<Frame> {
         match filter {
             FilterRef::Bloom(f) => self.choose(&Self::full_body(f, generation)),
@@ -468,7 +237,7 @@ impl Settings {
     }
 
     /// The full frame of `filter` in `coding`, no fallback, no budget, generation 0.
-    fn encode_with(&self, filter: FilterRef<'_>, coding: Coding) -> Result<Frame> {
+    pub(super) fn encode_with(&self, filter: FilterRef<'_>, coding: Coding) -> Result<Frame> {
         self.check_profile(coding)?;
         match filter {
             FilterRef::Bloom(f) => {
@@ -575,6 +344,209 @@ impl Settings {
     }
 }
 
+impl Settings {
+    /// The requested or smallest coding, raw when that is not smaller, budget checked.
+    pub(super) fn choose(&self, body: &Body<'_>) -> Result<Frame> {
+        if let Some(c) = self.coding.filter(|c| !c.codes_bits()) {
+            return Err(counters_not_bits(c));
+        }
+        if let Some(c) = self.coding {
+            self.check_profile(c)?;
+        }
+        // The raw frame's length without building it (a copy of the whole filter).
+        let raw_len = FrameHeader::new(
+            body.kind,
+            body.params.clone(),
+            body.n,
+            body.generation,
+            (Coding::Raw, None, None),
+            body.bits.byte_len(),
+        )
+        .with_metadata(self.metadata.as_deref())
+        .frame_len()
+            + self.tag_len();
+        let best = match self.coding {
+            Some(Coding::Raw) => None,
+            Some(c) => Some(self.frame(body, c)),
+            None if self.try_all => {
+                // Every coding it may write, the smallest frame; of equal ones the earliest
+                // (fastest).
+                let (m, ones) = (body.bits.len(), body.bits.count_ones());
+                candidates(
+                    self.profile,
+                    &Counts::new(m, ones, KnownP::measured(m - ones, m)),
+                )
+                .into_iter()
+                .map(|c| self.frame(body, c))
+                .min_by_key(Frame::encoded_len)
+            }
+            None => self.predicted_choice(body, raw_len),
+        };
+        let compressed_len = best.as_ref().map(Frame::encoded_len);
+        if let Some(budget) = self.budget {
+            let len = compressed_len.map_or(raw_len, |c| c.min(raw_len));
+            if len > budget {
+                return Err(Error::OverBudget {
+                    budget,
+                    compressed: compressed_len.unwrap_or(raw_len),
+                    raw: raw_len,
+                });
+            }
+        }
+        Ok(match best {
+            Some(f) if f.encoded_len() < raw_len => f,
+            _ => self.frame(body, Coding::Raw),
+        })
+    }
+
+    /// Every coding this encoder may write, with its predicted frame length for an array of
+    /// `m` bits holding `ones` one bits, fastest to decode first: `header` (the frame's
+    /// fields) recoded for each, without the metadata and the tag (the same bytes in every
+    /// coding, which the choice does not depend on). `theory_p` is the filter's theoretical
+    /// fraction of zeros, for a [`PSource::Theory`] encoder.
+    fn predictions(
+        &self,
+        header: &mut FrameHeader,
+        m: u64,
+        ones: u64,
+        theory_p: Option<f64>,
+    ) -> Vec<(Coding, usize)> {
+        let zeros = m - ones;
+        let measured_q0 = KnownP::measured(zeros, m);
+        // A frame the caller wants in chunks (or large enough for them by default) gets a
+        // coding that chunks (codings 9 and 11 do not).
+        let chunks_wanted = match self.chunking {
+            Chunking::Never => false,
+            Chunking::Shift(_) => true,
+            Chunking::Auto => m >= chunks::CHUNK_FROM_BITS,
+        };
+        // The counts every prediction starts from, the figures they share computed once
+        // (the codings without a q0 ignore it).
+        let counts = Counts::new(m, ones, measured_q0);
+        candidates(self.profile, &counts)
+            .into_iter()
+            .filter(|&c| c.is_chunkable() || !chunks_wanted)
+            .map(|c| {
+                let q0 = c.has_q0().then(|| self.q0(m, zeros, theory_p, c));
+                let shift = self.chunk_shift(m, c, zeros);
+                // Codings 2, 3 and 6 may be told another q0 (`PSource`): its own counts.
+                let other;
+                let counts = match q0 {
+                    Some(q0) if q0 != measured_q0 => {
+                        other = Counts::new(m, ones, q0);
+                        &other
+                    }
+                    _ => &counts,
+                };
+                let len = chunks::predicted_payload_len(c, counts, shift);
+                header.recode((c, q0, shift), len as usize);
+                (c, header.frame_len())
+            })
+            .collect()
+    }
+
+    /// What the choice weighs for these predictions.
+    fn predicted<'a>(&self, lens: &'a [(Coding, usize)]) -> Predicted<'a> {
+        Predicted {
+            lens,
+            extra: self.extra_len(),
+            budget: self.budget,
+        }
+    }
+
+    /// The coding one process would choose for a whole filter of `params` holding `n` keys
+    /// and `ones` one bits in chunks of `2^shift` bits, from those counts alone (spec
+    /// §4.10): the first choice of the default encoder, for a frame assembled from chunks
+    /// coded apart ([`choice::chunked`]).
+    pub(super) fn chunked_choice(
+        &self,
+        params: &Params,
+        n: u64,
+        ones: u64,
+        shift: u8,
+    ) -> Result<Coding> {
+        let settings = Settings {
+            chunking: Chunking::Shift(shift),
+            ..self.clone()
+        };
+        let kind = FrameKind::Full;
+        let mut header = FrameHeader::new(kind, params.clone(), n, 0, (Coding::Raw, None, None), 0);
+        let theory_p = crate::theory::zero_fraction(params, n as f64);
+        let lens = settings.predictions(&mut header, params.m(), ones, Some(theory_p));
+        header.recode((Coding::Raw, None, None), params.m().div_ceil(8) as usize);
+        choice::chunked(&settings.predicted(&lens), header.frame_len())
+    }
+
+    /// The bytes of the metadata field and the tag this encoder adds to every frame.
+    fn extra_len(&self) -> usize {
+        self.metadata
+            .as_deref()
+            .filter(|m| !m.is_empty())
+            .map_or(0, crate::format::header::metadata_len)
+            + self.tag_len()
+    }
+
+    /// The frame the choice orders ([`choice::order`]) from this array's predictions, coded
+    /// once (almost always); `None`: raw.
+    fn predicted_choice(&self, body: &Body<'_>, raw_len: usize) -> Option<Frame> {
+        let bits = body.bits;
+        // The one pass over the array before coding: every prediction, q0 and the chunk
+        // shift come from this count.
+        let (m, ones) = (bits.len(), bits.count_ones());
+        // One header, recoded for each prediction.
+        let mut header = FrameHeader::new(
+            body.kind,
+            body.params.clone(),
+            body.n,
+            body.generation,
+            (Coding::Raw, None, None),
+            0,
+        );
+        let lens = self.predictions(&mut header, m, ones, body.theory_p);
+        let order = choice::order(&self.predicted(&lens), raw_len)?;
+        self.code_in_order(body, &order, Some(m - ones))
+    }
+
+    /// The choice executed: the array coded in the order's first coding that keeps it (the
+    /// work bound), coded again in the recheck codings while the chosen frame is over the
+    /// promise (the smallest frame kept); the first fallback frame if none keeps it.
+    fn code_in_order(&self, body: &Body<'_>, order: &Order, zeros: Option<u64>) -> Option<Frame> {
+        let mut fallback = None;
+        for (i, &c) in order.codings.iter().enumerate() {
+            let mut frame = self.frame_counted(body, c, zeros);
+            if frame.coding() != c {
+                fallback.get_or_insert(frame);
+                continue;
+            }
+            if i == 0 {
+                for &other in &order.recheck {
+                    if frame.encoded_len() <= order.promise {
+                        break;
+                    }
+                    let other = self.frame_counted(body, other, zeros);
+                    if other.encoded_len() < frame.encoded_len() {
+                        frame = other;
+                    }
+                }
+            }
+            return Some(frame);
+        }
+        fallback
+    }
+
+    /// A named coding outside the encoder's profile is refused: its receivers may not read it.
+    pub(super) fn check_profile(&self, coding: Coding) -> Result<()> {
+        if self.profile.includes(coding) {
+            Ok(())
+        } else {
+            Err(crate::error::invalid(
+                "coding",
+                format!("{coding} is not in the {} profile", self.profile),
+            ))
+        }
+    }
+}
+
 /// A delta's generation must come after its base's.
 fn check_after(base_generation: u64, generation: u64) -> Result<()> {
     if generation <= base_generation {
@@ -614,7 +586,7 @@ mod tests {
     use super::*;
     use crate::filter::hashing::HashFamily;
     use crate::filter::Params;
-    use crate::format::BitCoding;
+    use crate::format::{BitCoding, Encoder};
 
     #[test]
     fn the_theoretical_p_of_an_empty_one_bit_filter_codes() {

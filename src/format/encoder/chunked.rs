@@ -10,11 +10,12 @@ use crate::entropy::coding;
 use crate::error::{invalid, Error, Result};
 use crate::filter::bits::BitArray;
 use crate::filter::{BloomFilter, Params};
+use crate::format::frame::Frame;
+use crate::format::header::FrameHeader;
+use crate::format::ids::{Coding, FrameKind};
 
-use super::encoder::{Encoder, Settings};
-use super::frame::Frame;
-use super::header::FrameHeader;
-use super::ids::{Coding, FrameKind};
+use super::builder::Encoder;
+use super::settings::Settings;
 
 /// The frame-wide choices of a chunked frame whose chunks are coded apart: made from the
 /// whole filter's parameters and count of ones ([`Encoder::chunked_frame`]), then given to

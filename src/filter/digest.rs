@@ -8,8 +8,9 @@
 //! that bit and the `N - 1 - j` zero bits behind it (`N` bits in the packed array), which is
 //! the polynomial `x^(N + 31 - j) mod P`. So a flip costs one power of `x` modulo CRC-32C's
 //! polynomial, computed from four tables of `x^(d * 2^(11 i))` (11-bit digits `d` of the
-//! exponent, 32 KiB in all) multiplied together: three carry-less multiplications, each
-//! reduced by one `crc32` instruction, where the CPU has PCLMULQDQ and SSE 4.2 (zlib's
+//! exponent, 32 KiB in all) multiplied together: three carry-less multiplications (one,
+//! for flips in a run that shares the exponent's high digits), each reduced by one
+//! `crc32` instruction, where the CPU has PCLMULQDQ and SSE 4.2 (zlib's
 //! `crc32_combine` does the same arithmetic a bit at a time, which is the scalar twin here).
 //!
 //! Polynomials are in the CRC's reflected form: bit `i` of a `u32` is the coefficient of

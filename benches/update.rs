@@ -18,12 +18,20 @@
 //! other load on a shared machine does not count; the state each iteration starts from is
 //! made outside the timed part. At the end, one Markdown table with both sides' bytes and
 //! CPU per update and their ratios. Run with `cargo bench -p bloomwire-benches --bench update`.
+//!
+//! The `scan/...` groups time the sender that compares the two generations itself
+//! (`Sender::next_frame`, going from one generation to the other and back) against the
+//! least any sender of the same delta does: a plain word-by-word comparison of the two bit
+//! arrays collecting the changed positions, then the positional coding of those positions
+//! (the delta's payload, byte for byte). Their ratio is also printed *paired* (the two timed
+//! in alternating batches: `paired_ratio`). `-- scan/` runs them alone.
 
 use std::hint::black_box;
 use std::time::Duration;
 
+use bloomwire::internals::positional::{self, GapParams};
 use bloomwire::{BloomFilter, Encoder, Limits, Optimizer, Params, Receiver, Sender};
-use bloomwire_benches::{cell, mean_ns, start_run, CpuTime};
+use bloomwire_benches::{cell, mean_ns, paired_ratio, start_run, CpuTime, Paired};
 use criterion::{BatchSize, Criterion};
 
 const KEYS: u64 = 1_000_000;
@@ -169,14 +177,20 @@ fn bench_update(c: &mut Criterion<CpuTime>, s: &Scenario, rows: &mut Vec<Row>) {
             BatchSize::LargeInput,
         )
     });
+    // zstd's contexts kept across calls, as a sender and a receiver of many updates keep
+    // them.
+    let mut cctx = zstd::bulk::Compressor::new(3).expect("zstd");
     g.bench_function("zstd-3/sender", |b| {
-        b.iter(|| zstd::bulk::compress(black_box(&s.xor), 3).expect("zstd"))
+        b.iter(|| cctx.compress(black_box(&s.xor)).expect("zstd"))
     });
+    let mut dctx = zstd::bulk::Decompressor::new().expect("zstd");
     g.bench_function("zstd-3/receiver", |b| {
         b.iter_batched(
             || base_bytes.clone(),
             |mut bits| {
-                let xor = zstd::bulk::decompress(black_box(&zstd), s.xor.len()).expect("zstd");
+                let xor = dctx
+                    .decompress(black_box(&zstd), s.xor.len())
+                    .expect("zstd");
                 apply_xor(&mut bits, &xor);
                 bits
             },
@@ -184,6 +198,76 @@ fn bench_update(c: &mut Criterion<CpuTime>, s: &Scenario, rows: &mut Vec<Row>) {
         )
     });
     g.finish();
+}
+
+/// The least work of a sender that compares two generations: the positions where the
+/// words of `prev` and `next` differ, found word by word, then coded as the positional
+/// coding does a delta's (the frame's payload).
+fn compare_and_code(prev: &[u64], next: &[u64], m: u64) -> Vec<u8> {
+    let mut positions = Vec::new();
+    for (i, (&o, &w)) in prev.iter().zip(next).enumerate() {
+        let mut d = o ^ w;
+        while d != 0 {
+            positions.push(i as u64 * 64 + u64::from(d.trailing_zeros()));
+            d &= d - 1;
+        }
+    }
+    let mut out = Vec::new();
+    positional::encode_positions(
+        &positions,
+        GapParams::of(m, positions.len() as u64),
+        &mut out,
+    );
+    out
+}
+
+/// `Sender::next_frame` from one generation to the other and back, against
+/// [`compare_and_code`] of the same two generations; returns the paired ratio.
+fn bench_scan(c: &mut Criterion<CpuTime>, s: &Scenario) -> Paired {
+    let (base, next) = (s.base.bits().words(), s.next.bits().words());
+    let m = s.params.m();
+    let payload = compare_and_code(base, next, m);
+    let mut sender = s.sender();
+    let frame = sender.next_frame(&s.next).expect("frame");
+    assert_eq!(
+        frame.header().payload_len,
+        payload.len(),
+        "the sender's delta carries the baseline's payload"
+    );
+    // The sender holds `next` now: its next step goes back to `base`.
+    let gens = [&s.base, &s.next];
+    let mut turn = 0;
+    let mut step = move || {
+        let frame = sender.next_frame(black_box(gens[turn % 2])).expect("frame");
+        turn += 1;
+        frame
+    };
+    let mut flip = 0;
+    let mut baseline = move || {
+        let (a, b) = if flip % 2 == 0 {
+            (base, next)
+        } else {
+            (next, base)
+        };
+        flip += 1;
+        compare_and_code(black_box(a), black_box(b), m)
+    };
+    let mut g = c.benchmark_group(format!("scan/{}", s.name));
+    g.sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3));
+    g.bench_function("next_frame", |b| b.iter(&mut step));
+    g.bench_function("compare+positional", |b| b.iter(&mut baseline));
+    g.finish();
+    paired_ratio(
+        Duration::from_secs(3),
+        || {
+            black_box(step());
+        },
+        || {
+            black_box(baseline());
+        },
+    )
 }
 
 struct Row {
@@ -234,12 +318,29 @@ fn main() {
         .with_measurement(CpuTime)
         .configure_from_args();
     let mut rows = Vec::new();
+    let mut scans = Vec::new();
     for s in [
         Scenario::new("default-plan", Optimizer::new()),
         Scenario::new("16-bits-a-key", Optimizer::new().max_m(16 * KEYS)),
     ] {
         bench_update(&mut c, &s, &mut rows);
+        scans.push((s.name, bench_scan(&mut c, &s)));
     }
     c.final_summary();
     print_table(&rows);
+    println!();
+    println!("| plan | next_frame / (word compare + positional), paired | fastest batches |");
+    println!("|---|---:|---:|");
+    for (name, p) in scans {
+        let group = format!("scan/{name}");
+        let means = mean_ns(&group, "next_frame")
+            .zip(mean_ns(&group, "compare+positional"))
+            .map(|(a, b)| a / b);
+        println!(
+            "| {name} | {:.2} (criterion's means: {}) | {:.2} |",
+            p.median,
+            cell(means, 2),
+            p.best
+        );
+    }
 }

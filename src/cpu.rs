@@ -18,6 +18,9 @@ pub(crate) struct Features {
     /// PCLMULQDQ and SSE 4.2: a digest brought forward by flips, a carry-less multiplication
     /// and a `crc32` a product.
     pub(crate) clmul: bool,
+    /// AVX-512 F, VPCLMULQDQ, PCLMULQDQ and SSE 4.2: a raw payload's checksum folded 256
+    /// bytes an iteration while it is copied.
+    pub(crate) vpclmul: bool,
     /// BMI1, BMI2 and LZCNT: coding 9's build.
     pub(crate) bmi2: bool,
     /// AVX-512 F, BW, CD and VPOPCNTDQ: coding 9's decoding table, sixteen positions an
@@ -46,6 +49,7 @@ fn probe() -> Features {
         avx512_popcnt: has!("avx512f") && has!("avx512vpopcntdq"),
         sse42: has!("sse4.2"),
         clmul: has!("pclmulqdq") && has!("sse4.2"),
+        vpclmul: has!("avx512f") && has!("vpclmulqdq") && has!("pclmulqdq") && has!("sse4.2"),
         bmi2: has!("bmi1") && has!("bmi2") && has!("lzcnt"),
         avx512_table: has!("avx512f")
             && has!("avx512bw")

@@ -107,6 +107,17 @@ pub(crate) fn append_words(crc: u32, bytes: &[u8], words: &mut Vec<u64>) -> Resu
         })?;
     super::memory::huge_pages(words);
     #[cfg(target_arch = "x86_64")]
+    if crate::cpu::features().vpclmul && bytes.len() >= FOLD_MIN {
+        let spare = &mut words.spare_capacity_mut()[..n];
+        // SAFETY: `one_pass_folded` needs AVX-512 F, VPCLMULQDQ, PCLMULQDQ and SSE 4.2,
+        // which the CPU has (detected just above).
+        let crc = unsafe { one_pass_folded(crc, bytes, spare) };
+        // SAFETY: `one_pass_folded` wrote every one of the `n` words after the initialized
+        // ones, and `reserve` made room for them.
+        unsafe { words.set_len(words.len() + n) };
+        return Ok(crc);
+    }
+    #[cfg(target_arch = "x86_64")]
     if crate::cpu::features().sse42 {
         let spare = &mut words.spare_capacity_mut()[..n];
         // SAFETY: `one_pass` only needs SSE 4.2, which the CPU has (detected just above).
@@ -180,6 +191,126 @@ fn one_pass(crc: u32, bytes: &[u8], out: &mut [core::mem::MaybeUninit<u64>]) -> 
     !reg
 }
 
+/// Bytes a folding iteration takes: four 512-bit registers.
+const FOLD_BLOCK: usize = 256;
+
+/// Payloads from which the folding kernel runs (below, its setup and final reduction cost
+/// more than the `crc32` chains take).
+const FOLD_MIN: usize = 4 * FOLD_BLOCK;
+
+/// `x^n mod P`, P being CRC-32C's polynomial in its normal (not reflected) order.
+const fn x_pow_mod(n: u32) -> u32 {
+    const NORMAL: u64 = 0x1_1EDC_6F41;
+    let mut r: u64 = 1;
+    let mut i = 0;
+    while i < n {
+        r <<= 1;
+        if r >> 32 & 1 == 1 {
+            r ^= NORMAL;
+        }
+        i += 1;
+    }
+    r as u32
+}
+
+/// A remainder of degree below 32 in the reflected order of a 64-bit register: the
+/// coefficient of `x^d` at bit `63 - d`.
+const fn reflect64(c: u32) -> u64 {
+    (c.reverse_bits() as u64) << 32
+}
+
+/// The two constants that fold 128 bits of the stream `d` bits forward (onto the 128 bits
+/// that start `d` bits later), as (low register, high register). A 128-bit chunk loaded
+/// little-endian is `lo x^64 + hi` (bit `j` of `lo` the coefficient of `x^(127 - j)`), so
+/// moving it `d` bits on is `lo (x^(64 + d) mod P) + hi (x^d mod P)`; a carry-less product
+/// of two reflected registers comes out one degree short (`x^(126 - k)` at bit `k`), which
+/// the constants make up for being of one degree less.
+const fn fold_constants(d: u32) -> (u64, u64) {
+    (reflect64(x_pow_mod(63 + d)), reflect64(x_pow_mod(d - 1)))
+}
+
+/// Folding 256 bytes on (each 128-bit lane onto the lane 2048 bits later), and 16 bytes on.
+const FOLD_256: (u64, u64) = fold_constants(8 * FOLD_BLOCK as u32);
+const FOLD_16: (u64, u64) = fold_constants(128);
+
+/// [`one_pass`] for payloads of [`FOLD_MIN`] bytes or more: the whole 256-byte blocks
+/// loaded into four 512-bit registers, stored, and folded into four accumulators (two
+/// carry-less products a 128-bit lane, PCLMULQDQ's folding of a CRC), whose sixteen lanes
+/// are then folded into one and passed through `crc32`; [`one_pass`] continues with the
+/// rest. Every one of `out`'s `ceil(bytes.len() / 8)` words is written.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,vpclmulqdq,pclmulqdq,sse4.2")]
+fn one_pass_folded(crc: u32, bytes: &[u8], out: &mut [core::mem::MaybeUninit<u64>]) -> u32 {
+    use core::arch::x86_64::*;
+    debug_assert!(bytes.len() >= FOLD_MIN);
+    debug_assert_eq!(out.len(), bytes.len().div_ceil(8));
+    let blocks = bytes.len() / FOLD_BLOCK;
+    let (head, rest) = bytes.split_at(blocks * FOLD_BLOCK);
+    let (out_head, out_rest) = out.split_at_mut(blocks * FOLD_BLOCK / 8);
+    let k = _mm512_set_epi64(
+        FOLD_256.1 as i64,
+        FOLD_256.0 as i64,
+        FOLD_256.1 as i64,
+        FOLD_256.0 as i64,
+        FOLD_256.1 as i64,
+        FOLD_256.0 as i64,
+        FOLD_256.1 as i64,
+        FOLD_256.0 as i64,
+    );
+    // One block into the registers and the output.
+    let mut load_store = |i: usize, j: usize| {
+        let src = &head[i * FOLD_BLOCK + 64 * j..i * FOLD_BLOCK + 64 * (j + 1)];
+        let dst = &mut out_head[i * FOLD_BLOCK / 8 + 8 * j..i * FOLD_BLOCK / 8 + 8 * (j + 1)];
+        // SAFETY: `src` is 64 bytes and `dst` 8 words (64 bytes) of the output, both
+        // checked by the slicing above; the load and the store are unaligned ones.
+        unsafe {
+            let v = _mm512_loadu_si512(src.as_ptr().cast());
+            _mm512_storeu_si512(dst.as_mut_ptr().cast(), v);
+            v
+        }
+    };
+    let mut acc = [
+        load_store(0, 0),
+        load_store(0, 1),
+        load_store(0, 2),
+        load_store(0, 3),
+    ];
+    // The register before the stream, added to its first four bytes.
+    acc[0] = _mm512_xor_si512(
+        acc[0],
+        _mm512_castsi128_si512(_mm_cvtsi32_si128(!crc as i32)),
+    );
+    for i in 1..blocks {
+        for (j, a) in acc.iter_mut().enumerate() {
+            let v = load_store(i, j);
+            let lo = _mm512_clmulepi64_epi128(*a, k, 0x00);
+            let hi = _mm512_clmulepi64_epi128(*a, k, 0x11);
+            *a = _mm512_ternarylogic_epi64(lo, hi, v, 0x96);
+        }
+    }
+    // The sixteen lanes, in stream order, folded 16 bytes at a time into the last one.
+    let k16 = _mm_set_epi64x(FOLD_16.1 as i64, FOLD_16.0 as i64);
+    let lanes = acc.map(|a| {
+        [
+            _mm512_extracti32x4_epi32::<0>(a),
+            _mm512_extracti32x4_epi32::<1>(a),
+            _mm512_extracti32x4_epi32::<2>(a),
+            _mm512_extracti32x4_epi32::<3>(a),
+        ]
+    });
+    let mut x = lanes[0][0];
+    for lane in lanes.iter().flatten().skip(1) {
+        let lo = _mm_clmulepi64_si128(x, k16, 0x00);
+        let hi = _mm_clmulepi64_si128(x, k16, 0x11);
+        x = _mm_xor_si128(_mm_xor_si128(lo, hi), *lane);
+    }
+    // What the stream so far leaves in the register is the checksum of these 16 bytes from
+    // a zero register.
+    let reg = _mm_crc32_u64(0, _mm_cvtsi128_si64(x) as u64);
+    let reg = _mm_crc32_u64(reg, _mm_extract_epi64::<1>(x) as u64) as u32;
+    one_pass(!reg, rest, out_rest)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -187,7 +318,7 @@ mod tests {
     #[test]
     fn the_kernel_copies_and_checks_as_the_two_passes() {
         let mut x = 1u64;
-        let bytes: Vec<u8> = (0..4 * 3 * STRIPE + 100)
+        let bytes: Vec<u8> = (0..4 * 3 * STRIPE + 4096)
             .map(|i| {
                 x = crate::filter::hashing::fmix64(x + i as u64);
                 x as u8
@@ -207,6 +338,12 @@ mod tests {
             block + 8,
             2 * block + 13,
             4 * block + 99,
+            FOLD_MIN - 1,
+            FOLD_MIN,
+            FOLD_MIN + 1,
+            FOLD_MIN + 255,
+            FOLD_MIN + 256,
+            4096 + 17,
         ];
         for len in lens {
             for start in [0u32, 0xFFFF_FFFF, 0x1234_5678] {

@@ -8,8 +8,9 @@
 //! that bit and the `N - 1 - j` zero bits behind it (`N` bits in the packed array), which is
 //! the polynomial `x^(N + 31 - j) mod P`. So a flip costs one power of `x` modulo CRC-32C's
 //! polynomial, computed from four tables of `x^(d * 2^(11 i))` (11-bit digits `d` of the
-//! exponent, 32 KiB in all) multiplied together: three carry-less multiplications, each
-//! reduced by one `crc32` instruction, where the CPU has PCLMULQDQ and SSE 4.2 (zlib's
+//! exponent, 32 KiB in all) multiplied together: three carry-less multiplications (one,
+//! for flips in a run that shares the exponent's high digits), each reduced by one
+//! `crc32` instruction, where the CPU has PCLMULQDQ and SSE 4.2 (zlib's
 //! `crc32_combine` does the same arithmetic a bit at a time, which is the scalar twin here).
 //!
 //! Polynomials are in the CRC's reflected form: bit `i` of a `u32` is the coefficient of
@@ -137,23 +138,46 @@ fn change(bits: u64, positions: &[u64]) -> u32 {
         .fold(0, |acc, &p| acc ^ pow_scalar(t, top - p))
 }
 
+/// Bits of the exponent below the high digits that [`change_clmul`] groups flips by.
+const LOW_DIGITS: u32 = 2 * DIGIT;
+
+/// [`change`] with carry-less multiplications. Flips in a run of equal high digits (the
+/// exponent's bits from [`LOW_DIGITS`] on: runs of 2^22 bits, so an increasing list of
+/// positions in an array of 10^8 bits has at most 24 of them) share the factor those
+/// digits contribute: `x^e` for the run's exponents is `x^(high) x^(low)`, so each flip
+/// costs one product (`x^low` from two tables) and each run one more, where a flip alone
+/// costs three.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "pclmulqdq,sse4.2")]
 unsafe fn change_clmul(t: &Powers, top: u64, positions: &[u64]) -> u32 {
-    // Two accumulators, so that consecutive flips' products overlap.
-    let mut acc = [0u32; 2];
-    let mut pairs = positions.chunks_exact(2);
-    for pair in &mut pairs {
-        for (acc, &p) in acc.iter_mut().zip(pair) {
-            let [a, b, c, d] = entries(t, top - p);
-            *acc ^= mul_clmul(mul_clmul(a, b), mul_clmul(c, d));
+    let mask = (1 << DIGIT) - 1;
+    let (t0, t1) = (&t[0], &t[1]);
+    let mut total = 0u32;
+    let mut rest = positions;
+    while let Some(&first) = rest.first() {
+        let high = (top - first) >> LOW_DIGITS;
+        let run = rest
+            .iter()
+            .position(|&p| (top - p) >> LOW_DIGITS != high)
+            .unwrap_or(rest.len());
+        let (this, after) = rest.split_at(run);
+        // Two accumulators, so that consecutive flips' products overlap.
+        let (mut a, mut b) = (0u32, 0u32);
+        let mut pairs = this.chunks_exact(2);
+        for pair in &mut pairs {
+            let (e, f) = ((top - pair[0]) as usize, (top - pair[1]) as usize);
+            a ^= mul_clmul(t0[e & mask], t1[(e >> DIGIT) & mask]);
+            b ^= mul_clmul(t0[f & mask], t1[(f >> DIGIT) & mask]);
         }
+        for &p in pairs.remainder() {
+            let e = (top - p) as usize;
+            a ^= mul_clmul(t0[e & mask], t1[(e >> DIGIT) & mask]);
+        }
+        let [_, _, c, d] = entries(t, high << LOW_DIGITS);
+        total ^= mul_clmul(a ^ b, mul_clmul(c, d));
+        rest = after;
     }
-    for &p in pairs.remainder() {
-        let [a, b, c, d] = entries(t, top - p);
-        acc[0] ^= mul_clmul(mul_clmul(a, b), mul_clmul(c, d));
-    }
-    acc[0] ^ acc[1]
+    total
 }
 
 /// Positions a [`DigestChange`] holds before it works them into its sum.
@@ -266,6 +290,20 @@ mod tests {
             .iter()
             .fold(0, |acc, &p| acc ^ pow_scalar(t, top - p));
         assert_eq!(change(1 << 33, &positions), want);
+        // Increasing, in runs of equal high digits (and one repeated flip), as a sender's
+        // and a receiver's lists are.
+        let mut sorted = positions.clone();
+        sorted.extend([5, 5, (1 << 22) - 1, 1 << 22]);
+        sorted.sort_unstable();
+        let want = sorted
+            .iter()
+            .fold(0, |acc, &p| acc ^ pow_scalar(t, top - p));
+        assert_eq!(change(1 << 33, &sorted), want);
+        assert_eq!(
+            change(1 << 33, &sorted[..1]),
+            pow_scalar(t, top - sorted[0])
+        );
+        assert_eq!(change(1 << 33, &[]), 0);
     }
 
     #[test]

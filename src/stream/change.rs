@@ -1,12 +1,16 @@
 //! The sender's view of one step between two generations of a Bloom filter: the changed
 //! positions, the new generation's ones and its digest; sizes predicted from those counts
 //! pick a delta or a full frame, so exactly one frame is coded; and the previous generation
-//! is brought forward by flipping the changed positions, O(changes), without a copy.
+//! is brought forward in place, O(changes), without a copy of the array.
 //!
-//! A sender handed the new generation whole finds the change by a single scan of both
-//! generations' words ([`scanned`]: O(m/64) word reads plus O(changes)); a sender handed the
-//! changed positions ([`Sender::next_frame_with_flips`](super::Sender::next_frame_with_flips))
-//! derives the rest from them ([`flipped`]: O(changes)), so that its step, a delta's, costs
+//! A sender handed the new generation whole finds the change by a single comparison of both
+//! generations' words ([`scanned`]: O(m/64) word reads plus O(changes); the new ones and
+//! digest follow from the old ones and the changes, the digest being affine
+//! ([`DigestChange`]): a scan that also counted every word's ones and ran the CRC over the
+//! new generation cost twice a word comparison plus the delta's coding on the default plan
+//! for 10^6 keys, `cargo bench -p bloomwire-benches --bench update -- scan/`); a sender
+//! handed the changed positions
+//! ([`Sender::next_frame_with_flips`](super::Sender::next_frame_with_flips)) derives the rest from them ([`flipped`]: O(changes)), so that its step, a delta's, costs
 //! what changed whatever the filter's size.
 
 use crate::error::{invalid, Result};
@@ -121,55 +125,54 @@ pub(crate) fn flipped(
     })
 }
 
-/// Move `last` forward in place to `next` (the same shape) and return the change, found by
-/// one scan of both generations' words ([`scan`]).
-pub(crate) fn scanned(last: &mut BloomFilter, next: &BloomFilter) -> Change {
-    let change = scan(last.bits(), next.bits(), last.n(), next.n());
-    last.bits_mut().flip(&change.positions);
+/// Move `last` (whose digest is `last_digest` and whose ones are `last_ones`) forward in
+/// place to `next` (the same shape) and return the change, found by one scan of both
+/// generations' words ([`scan`]); the new generation's ones and digest follow from the
+/// changed words and positions, as [`flipped`] derives them, so the scan does no more than
+/// compare words.
+pub(crate) fn scanned(
+    last: &mut BloomFilter,
+    last_digest: u32,
+    last_ones: u64,
+    next: &BloomFilter,
+) -> Change {
+    let (positions, gained, lost) = scan(last.bits_mut(), next.bits());
+    let base_n = last.n();
     last.set_n(next.n());
-    change
-}
-
-/// Words per block of the scan: the packed bytes of a block go to the CRC together, which
-/// runs at hardware speed only on long inputs, while the words are still in cache.
-const BLOCK: usize = 512;
-
-/// Scan `prev` and `next` (the same length) once: the changed positions, the ones of
-/// `next` and the digest of `next`.
-fn scan(prev: &BitArray, next: &BitArray, base_n: u64, n: u64) -> Change {
-    assert_eq!(prev.len(), next.len(), "generations of one shape");
-    let mut positions = Vec::new();
-    let mut ones = 0u64;
-    let mut crc = 0u32;
-    let mut left = next.byte_len();
-    let mut buf = [0u8; BLOCK * 8];
-    for (b, (old, new)) in prev
-        .words()
-        .chunks(BLOCK)
-        .zip(next.words().chunks(BLOCK))
-        .enumerate()
-    {
-        let base = (b * BLOCK * 64) as u64;
-        for (i, ((&o, &w), bytes)) in old.iter().zip(new).zip(buf.chunks_exact_mut(8)).enumerate() {
-            ones += u64::from(w.count_ones());
-            bytes.copy_from_slice(&w.to_le_bytes());
-            let mut d = o ^ w;
-            while d != 0 {
-                positions.push(base + i as u64 * 64 + u64::from(d.trailing_zeros()));
-                d &= d - 1;
-            }
-        }
-        let take = left.min(new.len() * 8);
-        crc = crc32c::crc32c_append(crc, &buf[..take]);
-        left -= take;
-    }
+    let mut digest = DigestChange::new(last.m());
+    digest.flip_all(&positions);
     Change {
+        digest: digest.apply(last_digest),
         positions,
-        ones,
-        digest: crc,
-        n,
+        ones: last_ones + gained - lost,
+        n: next.n(),
         base_n,
     }
+}
+
+/// Scan `prev` and `next` (the same length) once, copying into `prev` the words that
+/// differ: the changed positions (increasing), and the ones gained and lost (counted bit by
+/// bit as the positions are, which needs no `popcnt`).
+fn scan(prev: &mut BitArray, next: &BitArray) -> (Vec<u64>, u64, u64) {
+    assert_eq!(prev.len(), next.len(), "generations of one shape");
+    let mut positions = Vec::new();
+    let mut gained = 0u64;
+    for (i, (o, &w)) in prev.words_mut().iter_mut().zip(next.words()).enumerate() {
+        let mut d = *o ^ w;
+        if d == 0 {
+            continue;
+        }
+        *o = w;
+        let base = i as u64 * 64;
+        while d != 0 {
+            let bit = d.trailing_zeros();
+            gained += w >> bit & 1;
+            positions.push(base + u64::from(bit));
+            d &= d - 1;
+        }
+    }
+    let lost = positions.len() as u64 - gained;
+    (positions, gained, lost)
 }
 
 /// The kind of frame that carries a step.
@@ -226,35 +229,40 @@ pub(crate) fn predict_full(m: u64, ones: u64) -> u64 {
 mod tests {
     use super::*;
 
+    fn filter(len: u64, ones: &[u64], n: u64) -> BloomFilter {
+        let params = crate::filter::Params::standard(len, 1, Default::default()).unwrap();
+        BloomFilter::from_parts(params, BitArray::with_ones(len, ones), n).unwrap()
+    }
+
     #[test]
     fn one_scan_gives_positions_ones_and_digest() {
-        let len = 70_001;
-        let old: Vec<u64> = (0..len).filter(|i| i % 97 == 3).collect();
-        let new: Vec<u64> = (0..len).filter(|i| i % 89 == 5 || *i == len - 1).collect();
-        let (a, b) = (
-            BitArray::with_ones(len, &old),
-            BitArray::with_ones(len, &new),
-        );
-        let change = scan(&a, &b, 0, 0);
-        let mut xor = a.clone();
-        xor.xor_with(&b).unwrap();
-        let want: Vec<u64> = (0..len).filter(|&i| xor.get(i)).collect();
-        assert_eq!(change.positions, want);
-        assert_eq!(change.ones, b.count_ones());
-        assert_eq!(change.digest, b.digest());
-        let mut moved = a.clone();
-        moved.flip(&change.positions);
-        assert_eq!(moved, b);
+        for len in [1, 63, 64, 65, 511, 512, 513, 70_001] {
+            let old: Vec<u64> = (0..len).filter(|i| i % 97 == 3).collect();
+            let new: Vec<u64> = (0..len).filter(|i| i % 89 == 5 || *i == len - 1).collect();
+            let (a, b) = (filter(len, &old, 3), filter(len, &new, 4));
+            let mut moved = a.clone();
+            let change = scanned(&mut moved, a.bits().digest(), a.bits().count_ones(), &b);
+            let mut xor = a.bits().clone();
+            xor.xor_with(b.bits()).unwrap();
+            let want: Vec<u64> = (0..len).filter(|&i| xor.get(i)).collect();
+            assert_eq!(change.positions, want, "{len}");
+            assert_eq!(change.ones, b.bits().count_ones(), "{len}");
+            assert_eq!(change.digest, b.bits().digest(), "{len}");
+            assert_eq!((change.n, change.base_n), (4, 3));
+            assert_eq!(moved, b, "{len}");
+        }
     }
 
     #[test]
     fn equal_generations_change_nothing() {
         for len in [1, 63, 64, 65, 4096 * 8 + 3] {
-            let a = BitArray::with_ones(len, &[0, len - 1]);
-            let change = scan(&a, &a, 0, 0);
+            let a = filter(len, &[0, len - 1], 2);
+            let mut moved = a.clone();
+            let change = scanned(&mut moved, a.bits().digest(), 2.min(len), &a);
             assert!(change.positions.is_empty());
-            assert_eq!(change.digest, a.digest());
-            assert_eq!(change.ones, a.count_ones());
+            assert_eq!(change.digest, a.bits().digest());
+            assert_eq!(change.ones, a.bits().count_ones());
+            assert_eq!(moved, a);
         }
     }
 

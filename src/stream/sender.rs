@@ -162,7 +162,7 @@ impl<F: Filter> Sender<F> {
         let step = match &mut self.last {
             Some(last) => match (last.filter.as_any_mut(), filter.as_any()) {
                 (FilterMut::Bloom(held), FilterRef::Bloom(f)) if held.params() == f.params() => {
-                    let change = change::scanned(held, f);
+                    let change = change::scanned(held, last.digest, last.ones, f);
                     let frame = change::step(
                         settings,
                         held,

@@ -1,10 +1,11 @@
+#!/usr/bin/env python3
 """Semi-join on Dask: filter a big side by the bloomwire filter of a small side's keys,
 against the hand-written predicate and Dask's own join.
 
 From a checkout (the dask extra installs Dask, distributed and pyarrow):
 
     pip install './python[dask]'
-    python python/examples/dask_semijoin.py --big 10000000 --small 1000000
+    python3 python/examples/dask_semijoin.py --big 10000000 --small 1000000
 
 The big side has `--big` rows of (key, value), keys drawn uniformly from [0, 10 * small)
 in `--partitions` partitions generated and persisted on the workers (the query times do

@@ -1,3 +1,4 @@
+#!/usr/bin/env python3
 """Semi-join on Spark: filter a big side by the bloomwire filter of a small side's keys,
 against the hand-written predicate, Spark's own join, and Spark's own Bloom filter.
 
@@ -5,14 +6,14 @@ From a checkout (the spark extra installs PySpark, pyarrow and pandas; Spark nee
 17 or later):
 
     pip install './python[spark]'
-    python python/examples/spark_semijoin.py --big 10000000 --small 1000000
+    python3 python/examples/spark_semijoin.py --big 10000000 --small 1000000
 
 The big side is `--big` rows of (key, value), keys drawn uniformly from [0, 10 * small)
-by `rand` in the JVM (made again by every query: each method pays the same); the small
-side is the keys 0, 10, 20, ... (`--small` of them), so a tenth of the big rows find a
-match. Printed: the rows each method keeps, the exact join's rows, the filter's false
-positive rate measured on the big rows that have no match (against the plan's), the bytes
-shipped, and wall times of
+(bigint, or with `--string-keys` the strings "key-0", ...) by `rand` in the JVM (made
+again by every query: each method pays the same); the small side is the keys 0, 10, 20,
+... (`--small` of them), so a tenth of the big rows find a match. Printed: the rows each
+method keeps, the exact join's rows, the filter's false positive rate measured on the big
+rows that have no match (against the plan's), the bytes shipped, and wall times of
 
 - `bloomwire.spark.semi_join` (the frame broadcast once, decoded once per Python worker,
   every Arrow batch queried in bulk in an Arrow UDF), and with `--forms` the same
@@ -48,7 +49,7 @@ def timed(what: str, fn: Any, times: dict[str, float]) -> Any:
     return out
 
 
-def hand_written_udf(broadcast: Any) -> Any:
+def hand_written_udf(broadcast: Any, string_keys: bool = False) -> Any:
     """What a user writes without the helper: a pandas UDF that decodes the broadcast frame
     for every batch and queries the keys one by one."""
     import numpy as np
@@ -57,7 +58,8 @@ def hand_written_udf(broadcast: Any) -> Any:
 
     def member(keys: pd.Series) -> pd.Series:
         f = bloomwire.decode(broadcast.value)
-        values = [k.to_bytes(8, "little", signed=True) for k in keys.tolist()]
+        values = keys.tolist() if string_keys else [
+            k.to_bytes(8, "little", signed=True) for k in keys.tolist()]
         return pd.Series(np.fromiter(f.contains_many(values), dtype=bool, count=len(values)))
 
     member.__annotations__ = {"keys": pd.Series, "return": pd.Series}
@@ -79,7 +81,8 @@ def map_in_arrow_filter(shipped: bloomwire.spark.Shipped, on: str) -> Any:
 
 
 def spark_bloom_filter(small: Any, big_universe: int, n: int, fpr: float, spark: Any,
-                       probes: int, times: dict[str, float]) -> dict[str, Any]:
+                       probes: int, times: dict[str, float],
+                       string_keys: bool = False) -> dict[str, Any]:
     """Spark's own filter of the small side's keys: size, build time and the false
     positive rate measured on `probes` keys that are not in it (queried in the JVM)."""
     jvm = spark.sparkContext._jvm
@@ -91,7 +94,9 @@ def spark_bloom_filter(small: Any, big_universe: int, n: int, fpr: float, spark:
     start = big_universe + 1
     hits = 0
     for i in range(probes):
-        if bf.mightContainLong(start + i * STRIDE + 1 + (i % (STRIDE - 1))):
+        absent = start + i * STRIDE + 1 + (i % (STRIDE - 1))
+        if (bf.mightContainString(f"key-{absent}") if string_keys
+                else bf.mightContainLong(absent)):
             hits += 1
     return {"bits": int(bf.bitSize()), "serialized_bytes": int(out.size()),
             "expected_fpp": float(bf.expectedFpp()), "probes": probes,
@@ -100,7 +105,8 @@ def spark_bloom_filter(small: Any, big_universe: int, n: int, fpr: float, spark:
 
 def run(big_rows: int, small_keys: int, *, partitions: int, fpr: float = 0.01, seed: int = 1,
         spark: Optional[Any] = None, forms: bool = False, joins: bool = True,
-        spark_filter: bool = True, probes: int = 20_000, quiet: bool = False) -> dict[str, Any]:
+        spark_filter: bool = True, probes: int = 20_000, string_keys: bool = False,
+        quiet: bool = False) -> dict[str, Any]:
     """Run every method; the figures as a dict (what the script prints)."""
     import pyspark
     from pyspark.sql import SparkSession
@@ -118,11 +124,15 @@ def run(big_rows: int, small_keys: int, *, partitions: int, fpr: float = 0.01, s
         spark.sparkContext.setLogLevel("ERROR")
     try:
         universe = small_keys * STRIDE
+        def as_key(num: Any) -> Any:
+            return F.concat(F.lit("key-"), num.cast("string")) if string_keys else num
+
         big = (spark.range(0, big_rows, numPartitions=partitions)
-               .select(F.floor(F.rand(seed) * universe).cast("long").alias("key"),
-                       F.rand(seed + 1).alias("value")))
+               .select(F.floor(F.rand(seed) * universe).cast("long").alias("num"),
+                       F.rand(seed + 1).alias("value"))
+               .select(as_key(F.col("num")).alias("key"), "num", "value"))
         small = (spark.range(0, small_keys, numPartitions=max(1, partitions // 4))
-                 .select((F.col("id") * STRIDE).alias("key"), F.lit(1).alias("tag")))
+                 .select(as_key(F.col("id") * STRIDE).alias("key"), F.lit(1).alias("tag")))
 
         times: dict[str, float] = {}
         # Warm-up, not timed: the JVM's first jobs and the first Python workers.
@@ -130,7 +140,7 @@ def run(big_rows: int, small_keys: int, *, partitions: int, fpr: float = 0.01, s
         plan = bloomwire.plan_for_fpr(small_keys, fpr)
         frame = timed("build", lambda: bloomwire.spark.build_filter(
             small, "key", plan, result="frame"), times)
-        exact = timed("exact", lambda: big.filter(F.col("key") % STRIDE == 0).count(), times)
+        exact = timed("exact", lambda: big.filter(F.col("num") % STRIDE == 0).count(), times)
         shipped = bloomwire.spark.ship(frame, spark=spark)
         kept = timed("bloomwire", lambda: big.filter(shipped.contains("key")).count(), times)
         if forms:
@@ -152,7 +162,7 @@ def run(big_rows: int, small_keys: int, *, partitions: int, fpr: float = 0.01, s
             times.update(best)
         broadcast = spark.sparkContext.broadcast(frame)
         hand = timed("hand_written", lambda: big.filter(
-            hand_written_udf(broadcast)("key")).count(), times)
+            hand_written_udf(broadcast, string_keys)("key")).count(), times)
         if hand != kept:
             raise AssertionError(f"the hand-written predicate kept {hand}, not {kept}")
         out: dict[str, Any] = {}
@@ -165,13 +175,14 @@ def run(big_rows: int, small_keys: int, *, partitions: int, fpr: float = 0.01, s
             out["join_rows"] = join_rows
         if spark_filter:
             out["spark_bloom_filter"] = spark_bloom_filter(small, universe, small_keys, fpr,
-                                                           spark, probes, times)
+                                                           spark, probes, times, string_keys)
         negatives = big_rows - exact
         false_positives = kept - exact
         out.update({
             "engine": f"pyspark {pyspark.__version__}, "
                       f"{spark.sparkContext.master}",
             "big_rows": big_rows, "small_keys": small_keys, "partitions": partitions,
+            "keys": "string" if string_keys else "bigint",
             "plan": {"m": plan.m, "k": plan.k, "fpr": plan.fpr},
             "rows_kept": kept, "exact_rows": exact, "false_positives": false_positives,
             "measured_fpr": false_positives / negatives if negatives else 0.0,
@@ -194,7 +205,7 @@ def run(big_rows: int, small_keys: int, *, partitions: int, fpr: float = 0.01, s
 def report(out: dict[str, Any]) -> None:
     s = out["seconds"]
     print(f"{out['engine']}: big side {out['big_rows']:,} rows in {out['partitions']} "
-          f"partitions, small side {out['small_keys']:,} keys")
+          f"partitions, small side {out['small_keys']:,} keys ({out['keys']})")
     print(f"plan: m = {out['plan']['m']:,} bits, k = {out['plan']['k']}, "
           f"rate {out['plan']['fpr']:.5f}; frame {out['frame_bytes']:,} B (broadcast once), "
           f"built in {s['build']:.2f} s")
@@ -239,11 +250,13 @@ def main() -> None:
     parser.add_argument("--forms", action="store_true",
                         help="also time the predicate as a pandas UDF and by mapInArrow")
     parser.add_argument("--no-joins", action="store_true", help="skip Spark's joins")
+    parser.add_argument("--string-keys", action="store_true",
+                        help='keys as strings "key-123" instead of bigint')
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
     partitions = args.partitions or max(4, -(-args.big // 2_000_000))
     out = run(args.big, args.small, partitions=partitions, fpr=args.fpr, forms=args.forms,
-              joins=not args.no_joins, quiet=args.json)
+              joins=not args.no_joins, string_keys=args.string_keys, quiet=args.json)
     if args.json:
         print(json.dumps(out, indent=1))
     if not within_plan(out):

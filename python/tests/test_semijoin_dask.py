@@ -139,7 +139,7 @@ def test_counting_chunked_and_tagged_frames(client):
 
 
 def test_the_example_at_a_small_size(client):
-    out = example("dask_semijoin").run(300_000, 30_000, partitions=6, client=client,
+    out = example("dask_semijoin").run(200_000, 20_000, partitions=4, client=client,
                                        quiet=True)
     assert out["rows_kept"] == out["exact_rows"] + out["false_positives"]
     assert out["false_positives"] >= 0

@@ -178,7 +178,7 @@ def _ids(df):
     return {row[0] for row in df.select("id").collect()}
 
 
-@pytest.mark.parametrize("form", ["auto", "arrow", "pandas"])
+@pytest.mark.parametrize("form", ["auto", "pandas"])
 def test_contains_is_the_bulk_query(keys_df, form):
     plan = bloomwire.plan_for_fpr(N // 2, 0.01)
     f = _small_filter(plan)
@@ -235,8 +235,7 @@ def test_the_semijoin_example_at_a_small_size(spark):
     spec = importlib.util.spec_from_file_location("spark_semijoin", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    out = module.run(300_000, 30_000, partitions=4, spark=spark, forms=True, probes=2000,
-                     quiet=True)
+    out = module.run(200_000, 20_000, partitions=4, spark=spark, probes=2000, quiet=True)
     assert out["rows_kept"] == out["exact_rows"] + out["false_positives"]
     assert out["false_positives"] >= 0
     assert out["join_rows"] == out["exact_rows"]

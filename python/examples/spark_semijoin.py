@@ -16,8 +16,8 @@ method keeps, the exact join's rows, the filter's false positive rate measured o
 rows that have no match (against the plan's), the bytes shipped, and wall times of
 
 - `bloomwire.spark.semi_join` (the frame broadcast once, decoded once per Python worker,
-  every Arrow batch queried in bulk in an Arrow UDF), and with `--forms` the same
-  predicate as a pandas UDF and as a `mapInArrow` filter, to compare the forms,
+  every batch queried in bulk in an Arrow UDF), and with `--forms` the same predicate as
+  an Arrow UDF, a pandas UDF and a `mapInArrow` filter, to compare the forms,
 - the hand-written predicate: the frame broadcast, decoded in a pandas UDF for every batch
   and queried key by key (`contains_many`),
 - Spark's join of the big side with the small side, without pruning, and after the
@@ -111,6 +111,7 @@ def run(big_rows: int, small_keys: int, *, partitions: int, fpr: float = 0.01, s
     import pyspark
     from pyspark.sql import SparkSession
     from pyspark.sql import functions as F
+    from pyspark.sql.functions import pandas_udf
 
     own = spark is None
     if own:
@@ -135,8 +136,11 @@ def run(big_rows: int, small_keys: int, *, partitions: int, fpr: float = 0.01, s
                  .select(as_key(F.col("id") * STRIDE).alias("key"), F.lit(1).alias("tag")))
 
         times: dict[str, float] = {}
-        # Warm-up, not timed: the JVM's first jobs and the first Python workers.
-        spark.range(0, 1000, numPartitions=2).mapInArrow(lambda b: b, "id long").count()
+        # Warm-up, not timed: the JVM's first jobs, the Python workers and their imports
+        # of a pandas UDF (the first query to use them would pay it, whichever it is).
+        warm = spark.range(0, 1000, numPartitions=2)
+        warm.mapInArrow(lambda b: b, "id long").count()
+        warm.filter(pandas_udf(lambda s: s >= 0, "boolean")("id")).count()
         plan = bloomwire.plan_for_fpr(small_keys, fpr)
         frame = timed("build", lambda: bloomwire.spark.build_filter(
             small, "key", plan, result="frame"), times)
@@ -214,7 +218,7 @@ def report(out: dict[str, Any]) -> None:
     if "join_rows" in out:
         print(f"exact join rows {out['join_rows']:,}")
     rps = out["rows_per_second"]
-    print(f"semi-join, bloomwire.spark (arrow UDF): {s['bloomwire']:8.2f} s  "
+    print(f"semi-join, bloomwire.spark:             {s['bloomwire']:8.2f} s  "
           f"{rps['bloomwire']:,.0f} rows/s")
     if "form_pandas_udf" in s:
         print(f"  forms, best of two: arrow UDF {s['form_arrow_udf']:.2f} s, pandas UDF "

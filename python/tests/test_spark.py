@@ -197,6 +197,9 @@ def test_contains_of_integers_and_nulls(spark):
     assert all(r[1] for r in hits if r[0] is not None and r[0] < 1000)
     assert [r[1] for r in hits if r[0] is None] == [False]
     assert sum(1 for r in hits if r[1] and r[0] is not None and r[0] >= 1000) < 10
+    # A pandas UDF would see these keys as float64 (nulls): refused, never rounded.
+    with pytest.raises(Exception, match="float64"):
+        df.select(bloomwire.spark.contains("v", f, form="pandas")).collect()
 
 
 def test_semi_join_from_a_small_dataframe(spark, keys_df):

@@ -34,11 +34,12 @@ any join's shuffle). What crosses the network:
 - Query (`contains`, `semi_join`): the filter's frame, broadcast once (`SparkContext.
   broadcast`: the executors fetch it once each, and each Python worker reads it once);
   each Python worker process decodes it once (a cache keyed by the frame's digest; a
-  tagged frame verified by that decode with its key) and queries every Arrow batch of the
-  key column in bulk in an Arrow UDF (`arrow_udf`, PySpark 4.1 and later; a pandas UDF
-  before), which returns one boolean column; Spark filters the rows in the JVM. Only the
-  key column goes to Python and back as booleans; the big side's rows do not move for the
-  query, and a semi-join's later join shuffles only the rows kept.
+  tagged frame verified by that decode with its key) and queries every batch of the key
+  column in bulk in an Arrow UDF (`arrow_udf`, PySpark 4.1 and later; a pandas UDF
+  before, or with `form="pandas"`), which returns one boolean column; Spark
+  filters the rows in the JVM. Only the key column goes to Python and back as booleans;
+  the big side's rows do not move for the query, and a semi-join's later join shuffles
+  only the rows kept.
 """
 
 from __future__ import annotations
@@ -276,8 +277,10 @@ def _chunk_ones_and_payloads(job: _chunked.ChunkJob, frame: ChunkedFrame) -> Any
 
 
 #: The UDF forms of `contains`: "arrow" (`arrow_udf`, PySpark 4.1 and later) and "pandas"
-#: (`pandas_udf`). "auto" is the fastest the running PySpark offers (measured with
-#: examples/spark_semijoin.py --forms: arrow, then pandas).
+#: (`pandas_udf`). "auto" is "arrow" where PySpark has it: a pandas UDF was 8 to 12% faster
+#: (examples/spark_semijoin.py --forms) but receives an integer column with nulls as
+#: float64, which cannot hold every 64-bit key; the Arrow UDF receives the keys as they are.
+#: The pandas form refuses such a column rather than hash rounded keys.
 FORMS = ("auto", "arrow", "pandas")
 
 
@@ -322,6 +325,11 @@ def _membership_udf(query: _membership.Query, broadcast: Any, form: str) -> Any:
     from pyspark.sql.functions import pandas_udf
 
     def member_pandas(values: Any) -> Any:
+        if getattr(values.dtype, "kind", None) == "f":
+            raise TypeError(
+                "a pandas UDF receives an integer column with nulls as float64, which "
+                "rounds keys above 2**53: use form=\"arrow\" (PySpark 4.1 and later) or "
+                "drop the nulls first")
         f = _membership.filter_of(query, load)
         return pd.Series(_membership.contains_values(f, values), index=values.index)
 
@@ -384,8 +392,9 @@ def contains(
     once (`spark`: the active session by default) and decoded once per Python worker
     process; a tagged frame needs its `key`, and is verified there. `limits` (the keyword
     arguments of `frame_info`) admit a frame above the default limits. `form` picks the UDF:
-    "arrow" (`arrow_udf`, PySpark 4.1+), "pandas" (`pandas_udf`), "auto" the faster one
-    the running PySpark has.
+    "arrow" (`arrow_udf`, PySpark 4.1+), "pandas" (`pandas_udf`: 8 to 12% faster on
+    PySpark 4.3, but it refuses an integer column with nulls, which reaches it as
+    float64), "auto" the Arrow UDF where PySpark has it.
     """
     shipped = filter if isinstance(filter, Shipped) else ship(
         filter, key=key, limits=limits, form=form, spark=spark)

@@ -53,7 +53,7 @@ def small_partition(lo: int, hi: int) -> pd.DataFrame:
 
 
 def hand_written(part: pd.DataFrame, frame: bytes) -> pd.DataFrame:
-    """What a user writes without the helper: the frame decoded in every partition, the
+    """What a user writes without `semi_join`: the frame decoded in every partition, the
     keys queried one by one."""
     f = bloomwire.decode(frame)
     keys = [k.to_bytes(8, "little", signed=True) for k in part["key"].tolist()]

@@ -50,7 +50,7 @@ def timed(what: str, fn: Any, times: dict[str, float]) -> Any:
 
 
 def hand_written_udf(broadcast: Any, string_keys: bool = False) -> Any:
-    """What a user writes without the helper: a pandas UDF that decodes the broadcast frame
+    """What a user writes without `semi_join`: a pandas UDF that decodes the broadcast frame
     for every batch and queries the keys one by one."""
     import numpy as np
     import pandas as pd

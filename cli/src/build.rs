@@ -55,9 +55,13 @@ pub struct Args {
     /// Largest m/n, the memory the receiver gives the decoded filter per key.
     #[arg(long, value_name = "R")]
     max_bits_per_element: Option<f64>,
+    /// Largest memory of the decoded filter, `ceil(m/8)` bytes at the receiver, as
+    /// `plan --max-memory` takes it (for a counting filter: its counters, a byte each).
+    #[arg(long, value_name = "BYTES")]
+    max_memory: Option<u64>,
     /// Use m bits (or counters) instead of planning: with --k, not with --fpr,
-    /// --budget-bytes or --max-bits-per-element. At most --max-m.
-    #[arg(long, value_name = "M", requires = "k", conflicts_with_all = ["fpr", "budget_bytes", "max_bits_per_element"])]
+    /// --budget-bytes, --max-bits-per-element or --max-memory. At most --max-m.
+    #[arg(long, value_name = "M", requires = "k", conflicts_with_all = ["fpr", "budget_bytes", "max_bits_per_element", "max_memory"])]
     m: Option<u64>,
     /// Use k hash functions (1 to 1024, a multiple of 1/65536: 2.5 is allowed) with --m.
     /// At most --max-k, rounded up.
@@ -386,6 +390,9 @@ pub fn run(args: &Args) -> Result<()> {
             let mut optimizer = crate::plan::optimizer(n, args.max_bits_per_element)?
                 .family(family)
                 .layout(layout);
+            if let Some(bytes) = args.max_memory {
+                optimizer = optimizer.max_memory(bytes);
+            }
             if coding == CodingArg::Bits(BitCoding::Raw) {
                 // A raw frame carries ceil(m/8) bytes: plan the uncompressed filter, not
                 // a sparse one sized for a coder.
@@ -400,9 +407,12 @@ pub fn run(args: &Args) -> Result<()> {
             AnyFilter::Bloom(BloomFilter::try_new(plan.params).context("cannot make the filter")?)
         }
         (Some(width), None) => {
-            let optimizer = crate::plan::optimizer(n, args.max_bits_per_element)?
+            let mut optimizer = crate::plan::optimizer(n, args.max_bits_per_element)?
                 .family(family)
                 .layout(layout);
+            if let Some(bytes) = args.max_memory {
+                optimizer = optimizer.max_memory(bytes);
+            }
             let params = plan_counting(&optimizer, n, width, budget, args.fpr)?;
             AnyFilter::Counting(
                 CountingBloomFilter::new(params, width).context("cannot make the filter")?,

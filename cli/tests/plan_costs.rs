@@ -228,3 +228,85 @@ fn a_bent_plan_reports_its_limit() {
     let plan = json(&["plan", "--n", "1000000", "--fpr", "0.01", "--json"]);
     assert!(plan["bent"].is_null() && plan["delta"].is_null());
 }
+
+/// `build --max-memory` caps the decoded filter as `plan --max-memory` does: the frame's m
+/// is the capped plan's, within the cap, and still meets the rate.
+#[test]
+fn build_takes_the_memory_cap() {
+    let dir = std::env::temp_dir().join(format!("bloomwire-cli-{}-buildcap", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let keys = dir.join("keys.txt");
+    let text: String = (0..20_000).map(|i| format!("key-{i}\n")).collect();
+    std::fs::write(&keys, text).unwrap();
+    let keys = keys.to_str().unwrap();
+    let cap = "40000";
+    let planned = json(&[
+        "plan",
+        "--n",
+        "20000",
+        "--fpr",
+        "0.01",
+        "--max-memory",
+        cap,
+        "--json",
+    ]);
+    let unbounded = json(&["plan", "--n", "20000", "--fpr", "0.01", "--json"]);
+    assert!(
+        u(&unbounded["m"]) > 8 * 40_000,
+        "the cap must bind: {unbounded}"
+    );
+
+    let frame = dir.join("capped.blwr");
+    let frame = frame.to_str().unwrap();
+    ok(&[
+        "build",
+        "--keys",
+        keys,
+        "--fpr",
+        "0.01",
+        "--max-memory",
+        cap,
+        "-o",
+        frame,
+    ]);
+    let info = json(&["inspect", "--json", frame]);
+    let m = u(&info["m"]);
+    assert_eq!(m, u(&planned["m"]));
+    assert!(m.div_ceil(8) <= 40_000);
+    assert!(theory_fpr(&planned, 20_000.0) <= 0.01);
+
+    // A counting filter's counters, a byte each, keep within the cap too.
+    let counting = dir.join("counting.blwr");
+    let counting = counting.to_str().unwrap();
+    ok(&[
+        "build",
+        "--keys",
+        keys,
+        "--fpr",
+        "0.01",
+        "--counting",
+        "4",
+        "--max-memory",
+        "250000",
+        "-o",
+        counting,
+    ]);
+    let info = json(&["inspect", "--json", counting]);
+    assert!(u(&info["m"]) <= 250_000, "{info}");
+
+    // With explicit parameters there is nothing to cap.
+    let err = fails(&[
+        "build",
+        "--keys",
+        keys,
+        "--m",
+        "1000",
+        "--k",
+        "3",
+        "--max-memory",
+        cap,
+    ]);
+    assert!(err.contains("--max-memory"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

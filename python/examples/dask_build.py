@@ -13,7 +13,7 @@ and the two filters compared. Printed: keys, partitions, both digests and whethe
 filters are identical, both wall times, the bytes the workers sent each other (Dask's own
 transfer counters) against the raw partial filters (m/8 bytes each), the partial frames'
 bytes and the time to make them alone (a second pass) and the final frame's size.
-Needs `pip install 'bloomwire[dask]'`.
+Needs the dask extra: from a checkout, `pip install './python[dask]'`.
 """
 
 import argparse
@@ -84,7 +84,7 @@ def main():
                     .values())
         # A second pass, timed apart: the partial filters alone, and each one's frame size
         # (computed on the workers).
-        spec = bloomwire._partials.FilterSpec.of(plan)
+        spec = bloomwire.dask.FilterSpec.of(plan)
         start = time.perf_counter()
         sizes = client.gather(client.map(
             len, client.compute(bloomwire.dask.partial_frames(ddf["key"], spec))))

@@ -23,7 +23,8 @@ bytes P2P's comm layer sent, Dask's worker-to-worker and worker-to-client transf
 chunks' payloads) against the bit array; the largest resident memory a worker reached
 (sampled every 0.2 s) against its limit, the times a worker paused at 80% of it and
 whether one restarted; the final frame's size. Needs
-`pip install 'bloomwire[dask]'` (and psutil, which distributed installs).
+the dask extra: from a checkout, `pip install './python[dask]'` (psutil comes with
+distributed).
 """
 
 import argparse

@@ -12,7 +12,8 @@ one filter, and the two compared. Printed: keys, partitions, both digests and wh
 filters are identical, both wall times, the bytes the executors wrote to each other in the
 tree's shuffle (Spark's own stage metrics, from its REST API on this machine) against the
 raw partial filters (m/8 bytes each), the partial frames' bytes and the time to make them
-alone (a second pass) and the final frame's size. Needs `pip install 'bloomwire[spark]'` and Java.
+alone (a second pass) and the final frame's size. Needs the spark extra (from a checkout,
+`pip install './python[spark]'`) and Java.
 """
 
 import argparse
@@ -92,7 +93,7 @@ def main():
     spark_time = time.perf_counter() - start
     shuffled = shuffle_write_bytes(spark, before)
     # A second pass, timed apart: the partial filters alone, and each one's frame size.
-    spec = bloomwire._partials.FilterSpec.of(plan)
+    spec = bloomwire.spark.FilterSpec.of(plan)
     start = time.perf_counter()
     sizes = [r[0] for r in bloomwire.spark.partial_frames(df, "key", spec)
              .select(F.length("frame")).collect()]

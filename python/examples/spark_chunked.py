@@ -27,7 +27,8 @@ both wall times, and the CPU time of Spark's processes (the JVM and its Python w
 and of this process; the shuffle's bytes (Spark's stage metrics, from its REST API on this
 machine) and the stages it skipped (the second job reusing the shuffle) against the bit
 array; the largest resident memory of a Python worker (sampled every 0.2 s); the final
-frame's size. Needs `pip install 'bloomwire[spark]'`, Java and psutil.
+frame's size. Needs the spark extra (from a checkout,
+`pip install './python[spark]'`, which brings psutil) and Java.
 """
 
 import argparse

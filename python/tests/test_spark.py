@@ -159,3 +159,89 @@ def test_python_worker_memory_is_read_from_the_session(spark, keys_df):
     for value, expected in [("512m", 512 << 20), ("2g", 2 << 30), ("1.5g", 3 << 29),
                             ("300", 300 << 20), ("64k", 64 << 10), ("1gb", 1 << 30)]:
         assert bloomwire.spark.python_worker_memory(df_with(value)) == expected, value
+
+
+# Membership and semi-joins: the frame broadcast once, decoded once per Python worker.
+
+def _small_filter(plan, counting=False):
+    f = plan.new_counting_filter(4) if counting else plan.new_filter()
+    f.insert_array(pa.array([f"key-{i}" for i in range(0, N, 2)]))  # the even keys
+    return f
+
+
+def _expected_ids(f):
+    found = f.contains_array(expected_keys()).to_numpy(zero_copy_only=False)
+    return {i for i in range(N) if found[i]}
+
+
+def _ids(df):
+    return {row[0] for row in df.select("id").collect()}
+
+
+@pytest.mark.parametrize("form", ["auto", "pandas"])
+def test_contains_is_the_bulk_query(keys_df, form):
+    plan = bloomwire.plan_for_fpr(N // 2, 0.01)
+    f = _small_filter(plan)
+    col = bloomwire.spark.contains("key", f, form=form)
+    rows = keys_df.select("id", col.alias("hit")).collect()
+    assert {r[0] for r in rows if r[1]} == _expected_ids(f)
+    assert len(rows) == N
+
+
+def test_contains_of_integers_and_nulls(spark):
+    plan = bloomwire.plan_for_fpr(1000, 0.01)
+    f = plan.new_filter()
+    f.insert_array(pa.array(range(1000), pa.int64()))
+    df = spark.createDataFrame([(i,) for i in range(0, 2000, 7)] + [(None,)], "v bigint")
+    hits = df.select("v", bloomwire.spark.contains(F.col("v"), f).alias("hit")).collect()
+    assert all(r[1] for r in hits if r[0] is not None and r[0] < 1000)
+    assert [r[1] for r in hits if r[0] is None] == [False]
+    assert sum(1 for r in hits if r[1] and r[0] is not None and r[0] >= 1000) < 10
+    # A pandas UDF would see these keys as float64 (nulls): refused, never rounded.
+    with pytest.raises(Exception, match="float64"):
+        df.select(bloomwire.spark.contains("v", f, form="pandas")).collect()
+
+
+def test_semi_join_from_a_small_dataframe(spark, keys_df):
+    small = (spark.range(0, N, 2, numPartitions=3)
+             .select(F.concat(F.lit("key-"), F.col("id").cast("string")).alias("name")))
+    plan = bloomwire.plan_for_fpr(N // 2, 0.01)
+    kept = bloomwire.spark.semi_join(keys_df, small, "key", small_on="name", plan=plan)
+    assert _ids(kept) == _expected_ids(_small_filter(plan))
+    assert len(_ids(kept)) - N // 2 < 0.03 * N
+    assert kept.join(small, kept["key"] == small["name"]).count() == N // 2
+
+
+def test_counting_chunked_and_tagged_frames(spark, keys_df):
+    plan = bloomwire.plan_for_fpr(N // 2, 0.01)
+    want = _expected_ids(_small_filter(plan))
+    counting = _small_filter(plan, counting=True)
+    assert _ids(bloomwire.spark.semi_join(keys_df, counting, "key")) == want
+    assert _ids(bloomwire.spark.semi_join(keys_df, counting.encode(), "key")) == want
+    small = (spark.range(0, N, 2, numPartitions=3)
+             .select(F.concat(F.lit("key-"), F.col("id").cast("string")).alias("key")))
+    chunked = bloomwire.spark.build_chunked(small, "key", plan, chunk_shift=16)
+    assert bloomwire.frame_info(chunked).chunk_shift == 16 and plan.m > 2 << 16
+    assert _ids(bloomwire.spark.semi_join(keys_df, chunked, "key")) == want
+    key = bytes(range(32))
+    tagged = _small_filter(plan).encode(key=key)
+    with pytest.raises(ValueError, match="tagged"):
+        bloomwire.spark.semi_join(keys_df, tagged, "key")
+    assert _ids(bloomwire.spark.semi_join(keys_df, tagged, "key", key=key)) == want
+
+
+def test_the_semijoin_example_at_a_small_size(spark):
+    import importlib.util
+
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples",
+                        "spark_semijoin.py")
+    spec = importlib.util.spec_from_file_location("spark_semijoin", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    out = module.run(200_000, 20_000, partitions=4, spark=spark, probes=2000, quiet=True)
+    assert out["rows_kept"] == out["exact_rows"] + out["false_positives"]
+    assert out["false_positives"] >= 0
+    assert out["join_rows"] == out["exact_rows"]
+    assert module.within_plan(out)
+    b = out["spark_bloom_filter"]
+    assert b["serialized_bytes"] > 0 and 0 <= b["measured_fpr"] <= 1

@@ -24,6 +24,23 @@ coded, and the client assembles the payloads into one chunked frame, byte for by
 frame one process encodes with the same coding and chunk shift. `build_filter` takes that
 route by itself when the plan says a worker cannot hold the filter (`Plan.chunked_build` of
 the smallest worker's memory limit).
+
+A filter is used where the data is by `contains` (a column's membership, a boolean Series)
+and `semi_join` (the rows of a big frame whose key may be in a small side: the small side's
+filter built, then the big side filtered before any shuffle). What crosses the network:
+
+- Build (`build_filter`): each partition's partial filter travels as its frame (sparse: it
+  costs about its keys, not m) up the merge tree; the client receives the final frame.
+  By chunk (`build_chunked`): 4 bytes a key and hash function through the shuffle, then
+  the chunks' payloads (the compressed frame) to the client.
+- Query (`contains`, `semi_join`): the filter's frame, never the filter object, once per
+  worker: scattered to every worker (`Client.scatter(broadcast=True)`) with a distributed
+  client, else one task of the graph holding the bytes. Every task carries only the
+  frame's digest and its decoding limits (a few dozen bytes). Each worker process decodes
+  the frame once (a cache keyed by the digest; a tagged frame verified by that decode with
+  its key) and queries each partition's column in bulk (Arrow or NumPy values read in
+  place, the GIL released). The big side's rows do not move for the query; a semi-join's
+  later join or shuffle moves only the rows kept.
 """
 
 from __future__ import annotations
@@ -35,10 +52,12 @@ from typing import Any, Literal, Optional, Union
 import dask
 from dask.delayed import Delayed
 
-from . import _chunked, _partials
+from . import _chunked, _membership, _partials
+from ._partials import FilterSpec
 from ._bloomwire import BloomFilter, Chunk, ChunkedFrame, CountingFilter, Indexer, Plan, decode
 
-__all__ = ["build_chunked", "build_filter", "partial_frames"]
+__all__ = ["FilterSpec", "build_chunked", "build_filter", "contains", "partial_frames",
+           "semi_join"]
 
 
 def _is(data: Any, module: str, name: str) -> bool:
@@ -291,3 +310,103 @@ def build_chunked(
         payloads = [r[1] for r in results]
     return _chunked.assemble(job, coding, n_keys, ones, dict(enumerate(payloads)),
                              metadata=metadata, key=key, budget=budget, generation=generation)
+
+
+def _distributed_client() -> Any:
+    """The current distributed client, or None."""
+    try:
+        from distributed import default_client
+    except ImportError:
+        return None
+    try:
+        return default_client()
+    except ValueError:
+        return None
+
+
+def _ship(frame: bytes) -> Any:
+    """The frame as a task argument that is sent to each worker once: scattered to every
+    worker with a distributed client, else one task of the graph holding the bytes."""
+    client = _distributed_client()
+    if client is not None:
+        return client.scatter(frame, broadcast=True, hash=True)
+    return dask.delayed(frame, pure=True)
+
+
+def _contains_partition(values: Any, query: _membership.Query, frame: Any) -> Any:
+    """One partition's membership: a pandas Series of bool with the partition's index."""
+    import pandas as pd  # type: ignore[import-untyped,import-not-found,unused-ignore]
+
+    found = _membership.contains_values(_membership.filter_of(query, frame), values)
+    return pd.Series(found, index=values.index, name=values.name, dtype=bool)
+
+
+def _semi_join_partition(df: Any, on: str, query: _membership.Query, frame: Any) -> Any:
+    """One partition's rows whose key may be in the filter."""
+    f = _membership.filter_of(query, frame)
+    return df[_membership.contains_values(f, df[on])]
+
+
+def contains(
+    data: Any,
+    filter: Union[BloomFilter, CountingFilter, bytes],
+    *,
+    column: Optional[str] = None,
+    key: Optional[bytes] = None,
+    limits: Optional[dict[str, Any]] = None,
+) -> Any:
+    """Membership of every value of a Dask Series (or a DataFrame's `column`): a Dask
+    Series of bool, True where the value may be in `filter`, False where it certainly is
+    not (and for a null). Values are hashed as `insert_array` hashes them.
+
+    `filter` is a `BloomFilter`, a `CountingFilter` (queried as the Bloom filter of its
+    nonzero counters) or a frame (bytes), such as `build_filter(..., result="frame")`
+    returns, chunked frames included. The frame, never the filter object, is sent to each
+    worker once (scattered with a distributed client, else held by one task of the graph)
+    and decoded once per worker process; a tagged frame needs its `key`, and is verified
+    there. `limits` (the keyword arguments of `frame_info`: `max_m`, ...) admit a frame
+    above the default limits; the workers then decode it within its own header's m and k.
+    """
+    series = _column(data, column)
+    if _is(series, "dask.bag", "Bag"):
+        raise TypeError("contains takes a Dask Series or a DataFrame's column, not a Bag")
+    shipment = _membership.Shipment.of(filter, key=key, limits=limits)
+    return series.map_partitions(_contains_partition, shipment.query, _ship(shipment.frame),
+                                 meta=(series.name, bool))
+
+
+def semi_join(
+    big: Any,
+    small: Any,
+    on: str,
+    *,
+    small_on: Optional[str] = None,
+    plan: Optional[Plan] = None,
+    fpr: Optional[float] = 0.01,
+    n: Union[int, Literal["count"], None] = "count",
+    key: Optional[bytes] = None,
+    limits: Optional[dict[str, Any]] = None,
+) -> Any:
+    """The rows of the Dask DataFrame `big` whose `on` value may be in `small`: every row
+    whose key is in `small`, and the false positives of the filter (about `fpr` of the
+    others). A join of the result with `small` is the join of `big` with `small`; the rows
+    dropped here never reach its shuffle.
+
+    `small` is the small side's keys: a Dask DataFrame (its column `small_on`, by default
+    `on`), a Dask Series or Bag, whose filter is built by `build_filter` (the plan `plan`,
+    or `plan_for_fpr(n, fpr)` with `n="count"` counting the small side first) and travels to
+    the client as its frame; or a filter or a frame already built (`key` and `limits` as in
+    `contains`). The frame then goes to each worker once, as in `contains`.
+    """
+    if isinstance(small, (BloomFilter, CountingFilter, bytes, bytearray, memoryview)):
+        frame: Any = small
+    else:
+        if plan is not None:
+            fpr, n = None, None
+        column: Optional[str] = small_on if small_on is not None else on
+        if _is(small, "dask.dataframe", "Series") or _is(small, "dask.bag", "Bag"):
+            column = None
+        frame = build_filter(small, plan, column=column, n=n, fpr=fpr, result="frame")
+    shipment = _membership.Shipment.of(frame, key=key, limits=limits)
+    return big.map_partitions(_semi_join_partition, on, shipment.query,
+                              _ship(shipment.frame), meta=big._meta)

@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use bloomwire::filter::bits::BitArray;
 use bloomwire::{BloomFilter, Encoder, HashFamily, Limits, Params, Receiver, Sender};
-use bloomwire_benches::{cell, mean_ns, start_run, CpuTime};
+use bloomwire_benches::{cell, command_line_filter, mean_ns, start_run, CpuTime};
 use criterion::Criterion;
 
 const FLIPS: usize = 20_000;
@@ -130,9 +130,7 @@ fn main() {
     let mut c = Criterion::default()
         .with_measurement(CpuTime)
         .configure_from_args();
-    let filter = std::env::args()
-        .skip(1)
-        .find(|a| !a.starts_with('-') && a != "--bench");
+    let filter = command_line_filter();
     let mut rows = Vec::new();
     for log in LOG_MS {
         let m = 1u64 << log;

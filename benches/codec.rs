@@ -42,7 +42,7 @@ use bloomwire::{
     BitArray, BitCoding, BloomFilter, Chunking, Decoded, Encoder, FrameView, HashFamily, Limits,
     Params,
 };
-use bloomwire_benches::{mean_ns, paired_ratio, start_run, CpuTime, Paired};
+use bloomwire_benches::{command_line_filter, mean_ns, paired_ratio, start_run, CpuTime, Paired};
 use bloomwire_testkit::splitmix64;
 use criterion::{Criterion, SamplingMode, Throughput};
 
@@ -260,17 +260,13 @@ struct Row {
 
 static ROWS: std::sync::Mutex<Vec<Row>> = std::sync::Mutex::new(Vec::new());
 
-/// Whether the command line's filter (the first argument not starting with `-`, as
-/// criterion reads it) may select a benchmark of `group`, so that cases nobody asked for are
+/// Whether the command line's filter ([`command_line_filter`]) may select a benchmark of `group`, so that cases nobody asked for are
 /// not built (brotli -11 alone takes seconds on 8 Mbit). Alternatives (`|` at the top level)
 /// that name a case (`m=...`, `chunked`) select the cases whose name holds them up to the
 /// first `(` (so `m=140000/paper/(en|de)code/(default|zstd)` builds only the paper's case);
 /// any other filter builds all.
 fn wanted(group: &str) -> bool {
-    let Some(filter) = std::env::args()
-        .skip(1)
-        .find(|a| !a.starts_with('-') && a != "--bench")
-    else {
+    let Some(filter) = command_line_filter() else {
         return true;
     };
     let path = format!("{group}/");

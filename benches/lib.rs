@@ -136,3 +136,71 @@ pub fn paired_ratio(budget: Duration, mut a: impl FnMut(), mut b: impl FnMut()) 
         best: best.0 as f64 / best.1 as f64,
     }
 }
+
+/// Criterion's options that take a value (criterion 0.5's command line), which a filter
+/// must not be mistaken for.
+const OPTIONS_WITH_VALUES: &[&str] = &[
+    "-c",
+    "--color",
+    "-s",
+    "--save-baseline",
+    "-b",
+    "--baseline",
+    "--baseline-lenient",
+    "--format",
+    "--profile-time",
+    "--load-baseline",
+    "--sample-size",
+    "--warm-up-time",
+    "--measurement-time",
+    "--nresamples",
+    "--noise-threshold",
+    "--confidence-level",
+    "--significance-level",
+    "--plotting-backend",
+    "--output-format",
+];
+
+/// The filter of the command line as criterion reads it: the first argument that is not an
+/// option or an option's value (`--profile-time 6` is no filter "6"), if any. A benchmark
+/// that builds its cases lazily asks it which to build.
+pub fn command_line_filter() -> Option<String> {
+    filter_of(std::env::args().skip(1))
+}
+
+fn filter_of(mut args: impl Iterator<Item = String>) -> Option<String> {
+    while let Some(a) = args.next() {
+        if OPTIONS_WITH_VALUES.contains(&a.as_str()) {
+            args.next();
+        } else if !a.starts_with('-') {
+            return Some(a);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::filter_of;
+
+    fn filter(args: &[&str]) -> Option<String> {
+        filter_of(args.iter().map(|a| a.to_string()))
+    }
+
+    #[test]
+    fn an_options_value_is_no_filter() {
+        assert_eq!(filter(&["--bench", "--profile-time", "6"]), None);
+        assert_eq!(
+            filter(&["--bench", "--profile-time", "6", "paper"]).as_deref(),
+            Some("paper")
+        );
+        assert_eq!(
+            filter(&["--measurement-time=4", "scan/"]).as_deref(),
+            Some("scan/")
+        );
+        assert_eq!(
+            filter(&["--noplot", "-b", "base", "m=140000"]).as_deref(),
+            Some("m=140000")
+        );
+    }
+}

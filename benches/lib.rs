@@ -165,10 +165,7 @@ const OPTIONS_WITH_VALUES: &[&str] = &[
 /// option or an option's value (`--profile-time 6` is no filter "6"), if any. A benchmark
 /// that builds its cases lazily asks it which to build.
 pub fn command_line_filter() -> Option<String> {
-    filter_of(std::env::args().skip(1))
-}
-
-fn filter_of(mut args: impl Iterator<Item = String>) -> Option<String> {
+    let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         if OPTIONS_WITH_VALUES.contains(&a.as_str()) {
             args.next();
@@ -177,30 +174,4 @@ fn filter_of(mut args: impl Iterator<Item = String>) -> Option<String> {
         }
     }
     None
-}
-
-#[cfg(test)]
-mod tests {
-    use super::filter_of;
-
-    fn filter(args: &[&str]) -> Option<String> {
-        filter_of(args.iter().map(|a| a.to_string()))
-    }
-
-    #[test]
-    fn an_options_value_is_no_filter() {
-        assert_eq!(filter(&["--bench", "--profile-time", "6"]), None);
-        assert_eq!(
-            filter(&["--bench", "--profile-time", "6", "paper"]).as_deref(),
-            Some("paper")
-        );
-        assert_eq!(
-            filter(&["--measurement-time=4", "scan/"]).as_deref(),
-            Some("scan/")
-        );
-        assert_eq!(
-            filter(&["--noplot", "-b", "base", "m=140000"]).as_deref(),
-            Some("m=140000")
-        );
-    }
 }

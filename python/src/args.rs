@@ -2,20 +2,14 @@
 //! frame keys, metadata, decoding checks), and the GIL released around heavy work.
 
 use std::borrow::Cow;
-use std::sync::Arc;
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyList, PyMemoryView, PyString};
 
-use bloomwire::{
-    AnyFilter, BaseHash, Frame, FrameHeader, FrameKey, HashFamily, IndexScheme, Params,
-};
+use bloomwire::{BaseHash, Frame, FrameKey, HashFamily, IndexScheme, Params};
 
-use crate::codec::{encoder, limits, limits_of_profile, DecodeChecks, EncoderSettings};
 use crate::columns;
-use crate::errors::IntoPyResult;
-use crate::filter::{BloomFilter, CountingFilter};
 
 /// Frames at least this long are decoded with the GIL released.
 pub(crate) const DETACH_FRAME_BYTES: usize = 1 << 15;
@@ -143,39 +137,6 @@ pub(crate) fn metadata_bytes(metadata: Option<&Bound<'_, PyAny>>) -> PyResult<Op
     owned_bytes(m, "metadata").map(Some)
 }
 
-/// Settings of an encoder from the arguments of `encode` and `Sender`.
-pub(crate) fn encoder_settings(
-    coding: Option<&str>,
-    budget: Option<usize>,
-    metadata: Option<&Bound<'_, PyAny>>,
-    key: Option<&Bound<'_, PyAny>>,
-    profile: Option<&str>,
-) -> PyResult<EncoderSettings> {
-    Ok(encoder(coding, budget)
-        .into_py()?
-        .profile(profile)
-        .into_py()?
-        .metadata(metadata_bytes(metadata)?)
-        .key(frame_key(key)?))
-}
-
-/// What a decoding function checks: its limits and its key.
-pub(crate) fn checks(
-    key: Option<&Bound<'_, PyAny>>,
-    max_m: u64,
-    max_k: u32,
-    max_payload: u64,
-    max_metadata: u64,
-    max_filter_bytes: Option<u64>,
-    profile: Option<&str>,
-) -> PyResult<DecodeChecks> {
-    let limits = limits(max_m, max_k, max_payload, max_metadata, max_filter_bytes);
-    Ok(DecodeChecks::new(
-        limits_of_profile(limits, profile).into_py()?,
-        frame_key(key)?,
-    ))
-}
-
 /// The function of `bloomwire._pickle` that loads a pickled object.
 pub(crate) fn unpickler<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
     py.import("bloomwire._pickle")?.getattr(name)
@@ -198,18 +159,6 @@ pub(crate) fn to_pybytes<'py>(py: Python<'py>, frame: &Frame) -> PyResult<Bound<
     PyBytes::new_with(py, frame.encoded_len(), |mut buf| {
         frame.write_to(&mut buf);
         Ok(())
-    })
-}
-
-pub(crate) fn filter_object(
-    py: Python<'_>,
-    f: AnyFilter,
-    header: Option<FrameHeader>,
-) -> PyResult<Py<PyAny>> {
-    let header = header.map(Arc::new);
-    Ok(match f {
-        AnyFilter::Bloom(inner) => Py::new(py, BloomFilter { inner, header })?.into_any(),
-        AnyFilter::Counting(inner) => Py::new(py, CountingFilter { inner, header })?.into_any(),
     })
 }
 

@@ -5,8 +5,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyRange, PyString, PyTuple};
 
 use crate::args::describe;
-use crate::args::{encoder_settings, frame_bytes, maybe_detach, to_pybytes, FrameBytes};
-use crate::codec::EncoderSettings;
+use crate::args::{frame_bytes, maybe_detach, to_pybytes, FrameBytes};
+use crate::codec::{encoder_settings, EncoderSettings};
 use crate::columns;
 use crate::errors::IntoPyResult;
 use crate::errors::Res;

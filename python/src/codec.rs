@@ -13,9 +13,11 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use crate::args::layout_name;
-use crate::args::{checks, filter_object, frame_bytes, maybe_detach, DETACH_FRAME_BYTES};
+use crate::args::{frame_bytes, frame_key, maybe_detach, metadata_bytes, DETACH_FRAME_BYTES};
 use crate::errors::{Attr, Failure, IntoPyResult, Res};
-use crate::filter::{filter_ref, with_filter, BloomFilter, CountingFilter, FilterBorrow};
+use crate::filter::{
+    filter_object, filter_ref, with_filter, BloomFilter, CountingFilter, FilterBorrow,
+};
 use crate::{DEFAULT_MAX_K, DEFAULT_MAX_M, DEFAULT_MAX_METADATA, DEFAULT_MAX_PAYLOAD};
 
 /// A decoding function of the module: `frame` and the keyword arguments every decoder takes
@@ -711,4 +713,37 @@ fn header_of(input: &[u8], checks: &DecodeChecks) -> Res<FrameHeader> {
         return Ok(checks.view(input)?.header().clone());
     }
     Ok(FrameHeader::parse(input, &checks.limits)?)
+}
+
+/// Settings of an encoder from the arguments of `encode` and `Sender`.
+pub(crate) fn encoder_settings(
+    coding: Option<&str>,
+    budget: Option<usize>,
+    metadata: Option<&Bound<'_, PyAny>>,
+    key: Option<&Bound<'_, PyAny>>,
+    profile: Option<&str>,
+) -> PyResult<EncoderSettings> {
+    Ok(encoder(coding, budget)
+        .into_py()?
+        .profile(profile)
+        .into_py()?
+        .metadata(metadata_bytes(metadata)?)
+        .key(frame_key(key)?))
+}
+
+/// What a decoding function checks: its limits and its key.
+pub(crate) fn checks(
+    key: Option<&Bound<'_, PyAny>>,
+    max_m: u64,
+    max_k: u32,
+    max_payload: u64,
+    max_metadata: u64,
+    max_filter_bytes: Option<u64>,
+    profile: Option<&str>,
+) -> PyResult<DecodeChecks> {
+    let limits = limits(max_m, max_k, max_payload, max_metadata, max_filter_bytes);
+    Ok(DecodeChecks::new(
+        limits_of_profile(limits, profile).into_py()?,
+        frame_key(key)?,
+    ))
 }

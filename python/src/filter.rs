@@ -6,18 +6,18 @@ use std::sync::Arc;
 
 use bloomwire::filter::any::FilterRef;
 use bloomwire::{
-    BitArray, BloomFilter as Bloom, CountingBloomFilter as Counting, Error, Frame, FrameHeader,
-    HashFamily, Params,
+    AnyFilter, BitArray, BloomFilter as Bloom, CountingBloomFilter as Counting, Error, Frame,
+    FrameHeader, HashFamily, Params,
 };
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
 
 use crate::args::{
-    bool_column, describe, encoder_settings, family, key_bytes, maybe_detach, to_pybytes,
-    unpickler, DETACH_COLUMN_LEN, DETACH_FILTER_BITS,
+    bool_column, describe, family, key_bytes, maybe_detach, to_pybytes, unpickler,
+    DETACH_COLUMN_LEN, DETACH_FILTER_BITS,
 };
-use crate::codec::{EncoderSettings, FrameInfo};
+use crate::codec::{encoder_settings, EncoderSettings, FrameInfo};
 use crate::columns;
 use crate::errors::{Failure, IntoPyResult, Res};
 use crate::plan::Plan;
@@ -696,5 +696,18 @@ pub(crate) fn with_filter<T>(
     Ok(match filter_ref(obj)? {
         FilterBorrow::Bloom(b) => f(FilterRef::Bloom(&b.inner), b.inner.memory_bits()),
         FilterBorrow::Counting(c) => f(FilterRef::Counting(&c.inner), c.inner.memory_bits()),
+    })
+}
+
+/// The Python object of a decoded filter of either kind, with its frame's header.
+pub(crate) fn filter_object(
+    py: Python<'_>,
+    f: AnyFilter,
+    header: Option<FrameHeader>,
+) -> PyResult<Py<PyAny>> {
+    let header = header.map(Arc::new);
+    Ok(match f {
+        AnyFilter::Bloom(inner) => Py::new(py, BloomFilter { inner, header })?.into_any(),
+        AnyFilter::Counting(inner) => Py::new(py, CountingFilter { inner, header })?.into_any(),
     })
 }

@@ -6,14 +6,14 @@ use pyo3::types::{PyBytes, PyString};
 
 use crate::args::describe;
 use crate::args::{
-    encoder_settings, filter_object, frame_bytes, frame_key, key_bytes, maybe_detach, to_pybytes,
-    DETACH_COLUMN_LEN, DETACH_FILTER_BITS, DETACH_FRAME_BYTES,
+    frame_bytes, frame_key, key_bytes, maybe_detach, to_pybytes, DETACH_COLUMN_LEN,
+    DETACH_FILTER_BITS, DETACH_FRAME_BYTES,
 };
+use crate::codec::{encoder_settings, AnyDelta, EncoderSettings};
 use crate::codec::{limits, limits_of_profile, Delta, FrameInfo};
-use crate::codec::{AnyDelta, EncoderSettings};
 use crate::errors::IntoPyResult;
 use crate::errors::{Failure, Res};
-use crate::filter::{filter_ref, with_filter, CountingFilter, FilterBorrow, Kind};
+use crate::filter::{filter_object, filter_ref, with_filter, CountingFilter, FilterBorrow, Kind};
 use crate::indexer::DETACH_POSITIONS;
 use crate::{columns, DEFAULT_MAX_K, DEFAULT_MAX_M, DEFAULT_MAX_METADATA, DEFAULT_MAX_PAYLOAD};
 use bloomwire::filter::any::FilterRef;

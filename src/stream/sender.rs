@@ -4,7 +4,9 @@ use crate::error::{invalid, Result};
 use crate::filter::any::{FilterMut, FilterRef};
 use crate::filter::counting::CountingBloomFilter;
 use crate::filter::BloomFilter;
-use crate::format::{into_buffer, Encoder, Filter, Frame, FrameHeader, FrameKind, Settings};
+use crate::format::{
+    into_buffer, Encoder, Filter, Frame, FrameHeader, FrameKind, Scratch, Settings,
+};
 
 use super::change;
 
@@ -225,6 +227,28 @@ impl<F: Filter> Sender<F> {
     /// ```
     pub fn next_frame_into(&mut self, filter: &F, out: &mut Vec<u8>) -> Result<FrameHeader> {
         into_buffer(out, || self.next_frame(filter))
+    }
+
+    /// [`next_frame`](Self::next_frame) through the caller's context `scratch` (as
+    /// [`Encoder::encode_in`]): the coders' memory is the context's, and the frame's
+    /// payload goes back to it when the caller [recycles](Scratch::recycle) the frame.
+    ///
+    /// ```
+    /// use bloomwire::{BloomFilter, Encoder, HashFamily, Limits, Params, Receiver, Scratch, Sender};
+    ///
+    /// let mut filter = BloomFilter::new(Params::standard(100_000, 2, HashFamily::default()).unwrap());
+    /// let mut sender = Sender::new(Encoder::new(), 100);
+    /// let mut receiver = Receiver::new(Limits::default());
+    /// let mut scratch = Scratch::new();
+    /// for g in 1..=3u32 {
+    ///     filter.insert(g.to_le_bytes());
+    ///     let frame = sender.next_frame_in(&mut scratch, &filter).unwrap();
+    ///     assert_eq!(receiver.receive(&frame.to_bytes()).unwrap().generation(), g as u64);
+    ///     scratch.recycle(frame);
+    /// }
+    /// ```
+    pub fn next_frame_in(&mut self, scratch: &mut Scratch, filter: &F) -> Result<Frame> {
+        scratch.frame(|| self.next_frame(filter))
     }
 
     /// Whether the frame of `generation` must be full (asked for, or periodic).

@@ -98,7 +98,7 @@ fn a_context_keeps_at_most_its_limit() {
             scratch.recycle(frame);
             assert!(scratch.bytes() <= 64 << 20);
         }
-        // Four buffers of bytes at most: what twenty frames gave back, four kept.
+        // What twenty frames gave back, kept up to the limit and no further.
         assert!(scratch.bytes() >= 4 * 5_000_000);
         let mut small = Scratch::with_limit(1 << 20);
         let frame = encoder.encode_in(&mut small, &f).unwrap();

@@ -20,7 +20,7 @@ use super::frame::Frame;
 /// memory is freed, on whatever thread, and goes to no pool.
 ///
 /// A context keeps at most 64 MiB ([`with_limit`](Self::with_limit) for another bound)
-/// and at most four buffers of each element type; [`release`](Self::release) gives them
+/// and at most 64 buffers of each element type; [`release`](Self::release) gives them
 /// to the allocator, as dropping the context does. It is `Send`: one context serves one
 /// encode at a time, on any thread. Decoders take no memory from a pool, so they have no
 /// context. The frames are byte for byte those of the plain entry points.

@@ -4,7 +4,7 @@
 
 use bloomwire::{
     BitArray, BitCoding, BloomFilter, Chunking, CountingBloomFilter, Encoder, HashFamily, Params,
-    Scratch, Sender,
+    Scratch, Sender, SummarySender,
 };
 use bloomwire_testkit::splitmix64;
 
@@ -197,13 +197,51 @@ fn a_context_changes_not_one_byte() {
     );
     let mut g = a.clone();
     for step in 0..9u32 {
-        (0..200 * step)
-            .for_each(|i| g.insert((step, i).0.wrapping_mul(7919).wrapping_add(i).to_le_bytes()));
+        (0..200 * step).for_each(|i| g.insert((step * 7919 + i).to_le_bytes()));
         same(
             ctx.next_frame_in(&mut scratch, &g),
             plain.next_frame(&g),
             &mut scratch,
             "sender",
+        );
+    }
+    // Generations given as flipped positions, and a Summary Cache's sender.
+    let (mut plain, mut ctx) = (
+        Sender::new(Encoder::new(), 5),
+        Sender::new(Encoder::new(), 5),
+    );
+    same(
+        ctx.next_frame_in(&mut scratch, &a),
+        plain.next_frame(&a),
+        &mut scratch,
+        "first",
+    );
+    for step in 1..8u64 {
+        let flips: Vec<u64> = (0..50 * step).map(|i| i * 997 + step).collect();
+        same(
+            ctx.next_frame_with_flips_in(&mut scratch, &flips, 1000 + step),
+            plain.next_frame_with_flips(&flips, 1000 + step),
+            &mut scratch,
+            "flips",
+        );
+    }
+    let counting = CountingBloomFilter::new(
+        Params::standard(50_000, 3, HashFamily::default()).unwrap(),
+        4,
+    )
+    .unwrap();
+    let mut plain = SummarySender::new(counting.clone(), Encoder::new(), 3);
+    let mut ctx = SummarySender::new(counting, Encoder::new(), 3);
+    for step in 0..6u32 {
+        for i in 0..100 * step {
+            plain.insert((step * 7919 + i).to_le_bytes());
+            ctx.insert((step * 7919 + i).to_le_bytes());
+        }
+        same(
+            ctx.next_frame_in(&mut scratch),
+            plain.next_frame(),
+            &mut scratch,
+            "summary",
         );
     }
     // Counting filters.

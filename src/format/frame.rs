@@ -11,8 +11,12 @@ use super::ids::{Coding, FrameKind};
 
 /// An encoded frame, ready to write; its exact length is known before writing.
 ///
-/// Frames compare by their contents (header, payload, key), not by where their memory
-/// goes back to.
+/// A frame of the plain entry points ([`Encoder::encode`](crate::Encoder::encode) and
+/// the others) gives its payload's memory, when dropped, to the pool of the thread that
+/// drops it, for that thread's next encode; a frame made through a caller's
+/// [`Scratch`](crate::Scratch) frees it, unless handed back with
+/// [`Scratch::recycle`](crate::Scratch::recycle). Frames compare by their contents
+/// (header, payload, key), not by where their memory goes back to.
 #[derive(Debug, Clone)]
 pub struct Frame {
     pub(super) header: FrameHeader,

@@ -11,7 +11,8 @@ use super::frame::Frame;
 ///
 /// Encode through it with the `_in` entry points ([`Encoder::encode_in`],
 /// [`Encoder::encode_generation_in`], [`Encoder::encode_delta_in`],
-/// [`Sender::next_frame_in`], [`ChunkedFrame::encode_chunk_in`],
+/// [`Sender::next_frame_in`], [`Sender::next_frame_with_flips_in`],
+/// [`SummarySender::next_frame_in`], [`ChunkedFrame::encode_chunk_in`],
 /// [`ChunkedFrame::assemble_in`]): the coders take their memory from here and give it
 /// back here, and the thread's own pool (the default context of the plain entry points,
 /// [`thread_scratch_bytes`](crate::thread_scratch_bytes)) is left alone. A frame made
@@ -48,6 +49,8 @@ use super::frame::Frame;
 /// [`Encoder::encode_generation_in`]: crate::Encoder::encode_generation_in
 /// [`Encoder::encode_delta_in`]: crate::Encoder::encode_delta_in
 /// [`Sender::next_frame_in`]: crate::Sender::next_frame_in
+/// [`Sender::next_frame_with_flips_in`]: crate::Sender::next_frame_with_flips_in
+/// [`SummarySender::next_frame_in`]: crate::SummarySender::next_frame_in
 /// [`ChunkedFrame::encode_chunk_in`]: crate::ChunkedFrame::encode_chunk_in
 /// [`ChunkedFrame::assemble_in`]: crate::ChunkedFrame::assemble_in
 #[derive(Debug)]

@@ -333,6 +333,19 @@ impl Sender<BloomFilter> {
     }
 }
 
+impl Sender<BloomFilter> {
+    /// [`next_frame_with_flips`](Self::next_frame_with_flips) through the caller's context
+    /// `scratch` (as [`next_frame_in`](Self::next_frame_in)).
+    pub fn next_frame_with_flips_in(
+        &mut self,
+        scratch: &mut Scratch,
+        flips: &[u64],
+        n: u64,
+    ) -> Result<Frame> {
+        scratch.frame(|| self.next_frame_with_flips(flips, n))
+    }
+}
+
 /// A counting filter's step from `last` (digest `last_digest`, generation
 /// `base_generation`) to `filter`: both frames coded, the smaller kept (a delta only when
 /// `delta_allowed`). `last` and `last_digest` move forward only when a frame is returned.

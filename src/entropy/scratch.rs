@@ -18,14 +18,18 @@
 //! their SIMD twins) while the API says whose memory an encode uses: a scope is as explicit
 //! to the caller as an argument, and the swap costs three pointers a pool type.
 //!
-//! Why keep the thread's pool at all: it makes the plain entry points (and the products
-//! built on them: the program, the Python package, the C library's `bw_encode`) as warm as
-//! a context, with nothing to carry. Measured with `cargo bench -p bloomwire-benches --bench
-//! scratch` (10^8 bits, a tenth of them set): the default and a context encode in the same
-//! time and take no page fault a call, an encode with no reuse takes thousands (see that
-//! bench's doc). Its cost is the implicit part: a frame of a plain entry point gives its
-//! payload to the pool of the thread that drops it, and each thread that encodes keeps up
-//! to 64 MiB until [`release_thread_scratch`]. A frame made through a context gives its
+//! Why the thread's pool stays, as the default context: it makes the plain entry points
+//! (and the products built on them: the program, the Python package, the C library's
+//! `bw_encode`) as warm as a context, with nothing to carry, and removing it would put
+//! every existing caller back on fresh memory. Measured (`cargo bench -p bloomwire-benches
+//! --bench scratch`, and `/usr/bin/time -v` on its `scratch_loop` example; the figures in
+//! `benches/README.md`): repeated encodes of a 10^8-bit filter through a context and
+//! through the default take the same thread CPU time (paired ratio 1.005) and no page
+//! fault a call; with no reuse a process takes 5 256 a call (10 ms of system time on a
+//! 24 ms encode), unless the allocator happens to keep the freed memory itself. Its cost
+//! is the implicit part: a frame of a plain entry point gives its payload to the pool of
+//! the thread that drops it, and each thread that encodes keeps up to 64 MiB until
+//! [`release_thread_scratch`]. A frame made through a context gives its
 //! payload back only to that context, when the caller recycles it
 //! ([`Scratch::recycle`]); dropped anywhere else it is freed.
 //!

@@ -89,7 +89,7 @@ pub use filter::{BloomFilter, Layout, Params};
 pub use format::{
     decode, decode_buf, decode_prefix, BitCoding, CheckedFrame, Checks, ChunkedFrame, Chunking,
     Coding, CounterCoding, Decodable, Decoded, Delta, Encoder, Filter, Frame, FrameHeader,
-    FrameKey, FrameKind, FrameView, Limits, Message, PSource, Tag, Verifier,
+    FrameKey, FrameKind, FrameView, Limits, Message, PSource, Scratch, Tag, Verifier,
 };
 pub use optimizer::{Optimizer, Plan};
 #[cfg(feature = "tokio")]

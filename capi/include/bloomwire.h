@@ -122,7 +122,8 @@ const char *bw_status_name(int status);
 /* The library's version, a static string. */
 const char *bw_version(void);
 /* Give back the coders' scratch memory kept for the calling thread (up to 64 MiB, kept so
- * that coding takes no fresh memory once warm); returns the bytes released. */
+ * that coding takes no fresh memory once warm; bw_encode_scratch keeps it in a bw_scratch
+ * the caller owns instead); returns the bytes released. */
 size_t bw_release_thread_scratch(void);
 
 /* ---------------------------------------------------------------------------------------
@@ -299,6 +300,28 @@ bw_status bw_encode_alloc(const bw_encoder *e, const bw_filter *filter, uint64_t
                           uint8_t **out, size_t *len);
 /* Free a buffer of the library's; NULL does nothing. */
 void bw_bytes_free(uint8_t *bytes);
+
+/* ---------------------------------------------------------------------------------------
+ * Encoder contexts (zstd's ZSTD_CCtx): the memory an encode reuses from one call to the
+ * next (the payload, the coders' stacks, the frame's bytes), kept in a handle the caller
+ * owns instead of the calling thread's pool (bw_release_thread_scratch). A repeated encode
+ * through one context takes no fresh memory once warm; the frames are byte for byte those
+ * of bw_encode. A context keeps at most 64 MiB (and its frame's bytes).
+ * Ownership: bw_scratch_new/free. Thread-safety: a context serves one call at a time
+ * (it is changed by each encode), on any thread.
+ * ------------------------------------------------------------------------------------- */
+
+typedef struct bw_scratch bw_scratch;
+
+bw_status bw_scratch_new(bw_scratch **out);
+/* Free the context and the memory it keeps; NULL does nothing. */
+void bw_scratch_free(bw_scratch *s);
+/* The bytes the context keeps for its next encodes. */
+bw_status bw_scratch_bytes(const bw_scratch *s, size_t *bytes);
+/* bw_encode through the context s: the same frame, the same errors (BW_ERR_BUFFER_TOO_SMALL
+ * with *len the length needed), the memory taken from and given back to s. */
+bw_status bw_encode_scratch(bw_scratch *s, const bw_encoder *e, const bw_filter *filter,
+                            uint64_t generation, uint8_t *buf, size_t cap, size_t *len);
 
 /* ---------------------------------------------------------------------------------------
  * Decoding. Keys: NULL with 0 for none, else BW_KEY_LEN bytes; with a key only frames

@@ -48,6 +48,7 @@ mod limits;
 mod plan;
 mod ptr;
 mod receiver;
+mod scratch;
 mod sender;
 mod status;
 
@@ -86,6 +87,7 @@ pub use receiver::{
     bw_receiver_filter, bw_receiver_free, bw_receiver_generation, bw_receiver_new,
     bw_receiver_receive, bw_receiver_restart, Receiver, UpdateInfo,
 };
+pub use scratch::{bw_encode_scratch, bw_scratch_bytes, bw_scratch_free, bw_scratch_new, Scratch};
 pub use sender::{
     bw_sender_free, bw_sender_full_frame, bw_sender_generation, bw_sender_new,
     bw_sender_next_frame, bw_sender_next_frame_with_flips, bw_sender_request_full, Sender,
@@ -106,8 +108,9 @@ pub extern "C" fn bw_version() -> *const core::ffi::c_char {
 
 /// `size_t bw_release_thread_scratch(void)`: give back the scratch memory the coders keep
 /// for the calling thread (up to 64 MiB a thread is kept between calls, so that encoding
-/// and decoding take no fresh memory once warm). The only memory the library keeps outside
-/// the caller's handles besides the thread's last error. Returns the bytes given back.
+/// takes no fresh memory once warm; `bw_encode_scratch` keeps it in a `bw_scratch`
+/// instead). The only memory the library keeps outside the caller's handles besides the
+/// thread's last error. Returns the bytes given back.
 #[no_mangle]
 pub extern "C" fn bw_release_thread_scratch() -> usize {
     let mut released = 0;
@@ -128,4 +131,5 @@ const _: () = {
     shareable::<FrameInfo>();
     shareable::<Sender>();
     shareable::<Receiver>();
+    shareable::<Scratch>();
 };

@@ -351,6 +351,31 @@ static void test_codec(void) {
     big = (uint8_t *)malloc(len);
     OK(bw_encode(e, f, 3, big, len, &len2));
     CHECK(len2 == len && memcmp(big, frame, len) == 0, "same frame both ways");
+    /* Through an encoder context: the same frame, its memory kept in the context. */
+    {
+        bw_scratch *s = NULL;
+        size_t held = 1, again = 0;
+        OK(bw_scratch_new(&s));
+        OK(bw_scratch_bytes(s, &held));
+        CHECK(held == 0, "a new context keeps %zu bytes", held);
+        FAILS(BW_ERR_BUFFER_TOO_SMALL, bw_encode_scratch(s, e, f, 3, buf, sizeof buf, &len2));
+        CHECK(len2 == len, "needed %zu of %zu through a context", len2, len);
+        memset(big, 0, len);
+        OK(bw_encode_scratch(s, e, f, 3, big, len, &len2));
+        CHECK(len2 == len && memcmp(big, frame, len) == 0, "same frame through a context");
+        OK(bw_scratch_bytes(s, &held));
+        CHECK(held >= len, "the context keeps %zu bytes for a %zu-byte frame", held, len);
+        OK(bw_encode_scratch(s, e, f, 3, big, len, &len2));
+        OK(bw_scratch_bytes(s, &again));
+        CHECK(again == held, "the next encode reuses the context's memory (%zu, %zu)", again, held);
+        FAILS(BW_ERR_NULL_POINTER, bw_encode_scratch(NULL, e, f, 3, big, len, &len2));
+        FAILS(BW_ERR_NULL_POINTER, bw_encode_scratch(s, NULL, f, 3, big, len, &len2));
+        FAILS(BW_ERR_NULL_POINTER, bw_scratch_bytes(NULL, &held));
+        FAILS(BW_ERR_NULL_POINTER, bw_scratch_bytes(s, NULL));
+        FAILS(BW_ERR_NULL_POINTER, bw_scratch_new(NULL));
+        bw_scratch_free(s);
+        bw_scratch_free(NULL);
+    }
     OK(bw_decode(frame, len, NULL, NULL, 0, &back));
     filter_sha(f, a);
     filter_sha(back, b);

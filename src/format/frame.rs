@@ -10,13 +10,40 @@ use super::header::FrameHeader;
 use super::ids::{Coding, FrameKind};
 
 /// An encoded frame, ready to write; its exact length is known before writing.
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// A frame of the plain entry points ([`Encoder::encode`](crate::Encoder::encode) and
+/// the others) gives its payload's memory, when dropped, to the pool of the thread that
+/// drops it, for that thread's next encode; a frame made through a caller's
+/// [`Scratch`](crate::Scratch) frees it, unless handed back with
+/// [`Scratch::recycle`](crate::Scratch::recycle). Frames compare by their contents
+/// (header, payload, key), not by where their memory goes back to.
+#[derive(Debug, Clone)]
 pub struct Frame {
     pub(super) header: FrameHeader,
     pub(super) payload: Vec<u8>,
     /// The key that tags the frame when it is written (spec §2.5).
     pub(super) key: Option<FrameKey>,
+    /// Where the payload's memory goes when the frame is dropped.
+    pub(super) home: Home,
 }
+
+/// Where a frame's payload goes when the frame is dropped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Home {
+    /// To the current pool of the thread that drops it: a frame of the plain entry points.
+    Pool,
+    /// Nowhere (freed): a frame made through a caller's [`Scratch`](crate::Scratch), whose
+    /// memory goes back to it only by [`Scratch::recycle`](crate::Scratch::recycle).
+    Caller,
+}
+
+impl PartialEq for Frame {
+    fn eq(&self, other: &Self) -> bool {
+        self.header == other.header && self.payload == other.payload && self.key == other.key
+    }
+}
+
+impl Eq for Frame {}
 
 impl Frame {
     /// The header.
@@ -130,10 +157,39 @@ impl Frame {
     }
 }
 
-/// A frame's payload goes back to the thread's scratch memory, for the next encode's.
+impl Frame {
+    /// A frame of `header` and `payload` (untagged), whose payload goes to the current pool
+    /// when dropped.
+    pub(super) fn new(header: FrameHeader, payload: Vec<u8>) -> Frame {
+        Frame {
+            header,
+            payload,
+            key: None,
+            home: Home::Pool,
+        }
+    }
+
+    /// The frame, whose payload goes to no pool when dropped: made through a caller's
+    /// context, it goes back to it only when recycled.
+    pub(super) fn owned_by_caller(mut self) -> Frame {
+        self.home = Home::Caller;
+        self
+    }
+
+    /// The payload's memory, taken out (the frame keeps an empty one).
+    pub(super) fn take_payload(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.payload)
+    }
+}
+
+/// A frame of the plain entry points gives its payload to the current pool of the thread
+/// that drops it (the thread's own, the default context), for the next encode's; a frame
+/// made through a [`Scratch`](crate::Scratch) only frees it.
 impl Drop for Frame {
     fn drop(&mut self) {
-        crate::entropy::scratch::give_bytes(std::mem::take(&mut self.payload));
+        if self.home == Home::Pool {
+            crate::entropy::scratch::give_bytes(self.take_payload());
+        }
     }
 }
 

@@ -33,6 +33,7 @@ mod ids;
 mod kind;
 mod limits;
 mod message;
+mod scratch;
 mod view;
 
 pub use crate::entropy::chunks::{
@@ -60,4 +61,5 @@ pub use ids::{
 pub use kind::Filter;
 pub use limits::Limits;
 pub use message::{Decoded, Delta, Message};
+pub use scratch::Scratch;
 pub use view::FrameView;

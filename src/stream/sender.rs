@@ -4,7 +4,9 @@ use crate::error::{invalid, Result};
 use crate::filter::any::{FilterMut, FilterRef};
 use crate::filter::counting::CountingBloomFilter;
 use crate::filter::BloomFilter;
-use crate::format::{into_buffer, Encoder, Filter, Frame, FrameHeader, FrameKind, Settings};
+use crate::format::{
+    into_buffer, Encoder, Filter, Frame, FrameHeader, FrameKind, Scratch, Settings,
+};
 
 use super::change;
 
@@ -227,6 +229,28 @@ impl<F: Filter> Sender<F> {
         into_buffer(out, || self.next_frame(filter))
     }
 
+    /// [`next_frame`](Self::next_frame) through the caller's context `scratch` (as
+    /// [`Encoder::encode_in`]): the coders' memory is the context's, and the frame's
+    /// payload goes back to it when the caller [recycles](Scratch::recycle) the frame.
+    ///
+    /// ```
+    /// use bloomwire::{BloomFilter, Encoder, HashFamily, Limits, Params, Receiver, Scratch, Sender};
+    ///
+    /// let mut filter = BloomFilter::new(Params::standard(100_000, 2, HashFamily::default()).unwrap());
+    /// let mut sender = Sender::new(Encoder::new(), 100);
+    /// let mut receiver = Receiver::new(Limits::default());
+    /// let mut scratch = Scratch::new();
+    /// for g in 1..=3u32 {
+    ///     filter.insert(g.to_le_bytes());
+    ///     let frame = sender.next_frame_in(&mut scratch, &filter).unwrap();
+    ///     assert_eq!(receiver.receive(&frame.to_bytes()).unwrap().generation(), g as u64);
+    ///     scratch.recycle(frame);
+    /// }
+    /// ```
+    pub fn next_frame_in(&mut self, scratch: &mut Scratch, filter: &F) -> Result<Frame> {
+        scratch.frame(|| self.next_frame(filter))
+    }
+
     /// Whether the frame of `generation` must be full (asked for, or periodic).
     fn forced(&self, generation: u64) -> bool {
         self.full_requested || generation.is_multiple_of(self.full_every)
@@ -306,6 +330,19 @@ impl Sender<BloomFilter> {
         )?;
         last.ones = change.ones;
         self.advance(frame, generation, forced)
+    }
+}
+
+impl Sender<BloomFilter> {
+    /// [`next_frame_with_flips`](Self::next_frame_with_flips) through the caller's context
+    /// `scratch` (as [`next_frame_in`](Self::next_frame_in)).
+    pub fn next_frame_with_flips_in(
+        &mut self,
+        scratch: &mut Scratch,
+        flips: &[u64],
+        n: u64,
+    ) -> Result<Frame> {
+        scratch.frame(|| self.next_frame_with_flips(flips, n))
     }
 }
 

@@ -7,7 +7,7 @@
 use crate::error::Result;
 use crate::filter::counting::CountingBloomFilter;
 use crate::filter::BloomFilter;
-use crate::format::{Encoder, Frame};
+use crate::format::{Encoder, Frame, Scratch};
 
 use super::Sender;
 
@@ -152,6 +152,12 @@ impl SummarySender {
         }
         // On an error the flips stay (compacted), for the next call.
         frame
+    }
+
+    /// [`next_frame`](Self::next_frame) through the caller's context `scratch` (as
+    /// [`Sender::next_frame_in`]).
+    pub fn next_frame_in(&mut self, scratch: &mut Scratch) -> Result<Frame> {
+        scratch.frame(|| self.next_frame())
     }
 
     /// Forget the toggled positions (a frame carried them), and their memory.

@@ -11,6 +11,7 @@ use crate::format::auth::FrameKey;
 use crate::format::frame::Frame;
 use crate::format::header::FrameHeader;
 use crate::format::kind::Filter;
+use crate::format::scratch::Scratch;
 
 use super::settings::{Chunking, PSource, Settings};
 
@@ -183,7 +184,10 @@ impl<F: Filter> Encoder<F> {
     /// A sender that encodes generation after generation into the same buffer takes no
     /// fresh memory once it has encoded one: no page faults, and the coders' scratch is
     /// the thread's, reused too (up to 64 MiB a thread is kept;
-    /// [`release_thread_scratch`](crate::release_thread_scratch) gives it back).
+    /// [`release_thread_scratch`](crate::release_thread_scratch) gives it back). To keep
+    /// that memory in a context of the caller's instead, encode with
+    /// [`encode_generation_in`](Self::encode_generation_in) and
+    /// [`Scratch::recycle`] each frame once written.
     ///
     /// ```
     /// use bloomwire::{BloomFilter, Encoder, HashFamily, Params};
@@ -204,6 +208,51 @@ impl<F: Filter> Encoder<F> {
         out: &mut Vec<u8>,
     ) -> Result<FrameHeader> {
         crate::format::frame::into_buffer(out, || self.encode_generation(filter, generation))
+    }
+
+    /// [`encode`](Self::encode) through the caller's context `scratch`: the coders' memory
+    /// is taken from it and given back to it, the thread's pool is left alone, and the
+    /// frame's payload goes back to it when the caller [recycles](Scratch::recycle) the
+    /// frame (dropped, it is freed). The frame is the one `encode` makes.
+    ///
+    /// ```
+    /// use bloomwire::{BloomFilter, Encoder, HashFamily, Params, Scratch};
+    /// let mut f = BloomFilter::new(Params::standard(1 << 20, 3, HashFamily::default()).unwrap());
+    /// f.insert(b"a");
+    /// let mut scratch = Scratch::new();
+    /// let frame = Encoder::new().encode_in(&mut scratch, &f).unwrap();
+    /// let at = frame.payload().as_ptr();
+    /// scratch.recycle(frame);
+    /// // The next encode codes into the recycled memory.
+    /// let again = Encoder::new().encode_in(&mut scratch, &f).unwrap();
+    /// assert_eq!(again.payload().as_ptr(), at);
+    /// ```
+    pub fn encode_in(&self, scratch: &mut Scratch, filter: &F) -> Result<Frame> {
+        self.encode_generation_in(scratch, filter, 0)
+    }
+
+    /// [`encode_generation`](Self::encode_generation) through the caller's context
+    /// `scratch` (as [`encode_in`](Self::encode_in)).
+    pub fn encode_generation_in(
+        &self,
+        scratch: &mut Scratch,
+        filter: &F,
+        generation: u64,
+    ) -> Result<Frame> {
+        scratch.frame(|| self.encode_generation(filter, generation))
+    }
+
+    /// [`encode_delta`](Self::encode_delta) through the caller's context `scratch` (as
+    /// [`encode_in`](Self::encode_in)).
+    pub fn encode_delta_in(
+        &self,
+        scratch: &mut Scratch,
+        base: &F,
+        base_generation: u64,
+        filter: &F,
+        generation: u64,
+    ) -> Result<Frame> {
+        scratch.frame(|| self.encode_delta(base, base_generation, filter, generation))
     }
 
     /// The full frame for `filter` with one coding, no fallback to raw, no budget,

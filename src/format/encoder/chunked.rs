@@ -13,6 +13,7 @@ use crate::filter::{BloomFilter, Params};
 use crate::format::frame::Frame;
 use crate::format::header::FrameHeader;
 use crate::format::ids::{Coding, FrameKind};
+use crate::format::scratch::Scratch;
 
 use super::builder::Encoder;
 use super::settings::Settings;
@@ -165,6 +166,27 @@ impl ChunkedFrame {
         let mut out = Vec::new();
         coding::encode_bits(self.coding, self.q0, bits.words(), bits.len(), &mut out);
         Ok(out)
+    }
+
+    /// [`encode_chunk`](Self::encode_chunk) with the coders' memory taken from and given
+    /// back to the caller's context `scratch` (a worker coding chunk after chunk keeps one).
+    pub fn encode_chunk_in(
+        &self,
+        scratch: &mut Scratch,
+        i: u64,
+        bits: &BitArray,
+    ) -> Result<Vec<u8>> {
+        scratch.run(|| self.encode_chunk(i, bits))
+    }
+
+    /// [`assemble`](Self::assemble) with the frame's payload taken from the caller's
+    /// context `scratch`, where it goes back when [recycled](Scratch::recycle).
+    pub fn assemble_in<P: AsRef<[u8]>>(
+        &self,
+        scratch: &mut Scratch,
+        payloads: impl IntoIterator<Item = P>,
+    ) -> Result<Frame> {
+        scratch.frame(|| self.assemble(payloads))
     }
 
     /// The frame, from every chunk's payload in chunk order, with its header, table of

@@ -194,12 +194,7 @@ impl Settings {
 
     /// The frame of `header` and `payload`, tagged when this encoder has a key.
     pub(super) fn sealed(&self, header: FrameHeader, payload: Vec<u8>) -> Frame {
-        Frame {
-            header,
-            payload,
-            key: None,
-        }
-        .with_key(self.key.clone())
+        Frame::new(header, payload).with_key(self.key.clone())
     }
 
     /// Bytes of the tag this encoder adds to every frame.

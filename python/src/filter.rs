@@ -17,10 +17,11 @@ use crate::args::{
     bool_column, describe, family, key_bytes, maybe_detach, to_pybytes, unpickler,
     DETACH_COLUMN_LEN, DETACH_FILTER_BITS,
 };
-use crate::codec::{encoder_settings, EncoderSettings, FrameInfo};
 use crate::columns;
 use crate::errors::{Failure, IntoPyResult, Res};
-use crate::plan::Plan;
+use crate::header::FrameInfo;
+use crate::plan_info::Plan;
+use crate::settings::{encoder_settings, EncoderSettings};
 
 /// What the two filter classes ask of the library's filter they hold.
 pub(crate) trait Kind: Clone + Send + Sync {
@@ -430,8 +431,8 @@ checked on load against the unpickling limits (see `unpickling_limits`).",
 
         /// An empty filter with a plan's parameters (the same as `plan.new_filter()`).
         #[staticmethod]
-        fn from_plan(plan: &Plan) -> PyResult<Self> {
-            plan.new_filter()
+        pub(crate) fn from_plan(plan: &Plan) -> PyResult<Self> {
+            Ok(BloomFilter::of(Bloom::try_new(plan.info.params.clone()).into_py()?))
         }
 
         /// A standard filter of `m` bits and `k` hash functions holding these packed bits
@@ -592,8 +593,8 @@ of keys. n becomes the sum. The same as `self |= other`.",
         /// An empty counting filter with a plan's parameters.
         #[staticmethod]
         #[pyo3(signature = (plan, width = 4))]
-        fn from_plan(plan: &Plan, width: u8) -> PyResult<Self> {
-            plan.new_counting_filter(width)
+        pub(crate) fn from_plan(plan: &Plan, width: u8) -> PyResult<Self> {
+            Ok(CountingFilter::of(Counting::new(plan.info.params.clone(), width).into_py()?))
         }
 
         /// Remove a key: decrement its counters. Raises `InvalidParameter`, changing nothing,

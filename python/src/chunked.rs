@@ -232,9 +232,8 @@ impl ChunkedFrame {
         let coding = (coding != "auto").then_some(coding);
         let settings = encoder_settings(coding, budget, metadata, key, profile)?;
         let params = params_of(params)?;
-        Ok(ChunkedFrame {
-            inner: chunked_frame(settings, params, n, ones, shift, generation).into_py()?,
-        })
+        let inner = chunked_frame(settings, params, n, ones, shift, generation).into_py()?;
+        Ok(ChunkedFrame { inner })
     }
 
     /// Bits of the filter.
@@ -410,9 +409,8 @@ impl ChunkedFrame {
     ) -> PyResult<Self> {
         let settings = encoder_settings(Some(coding), budget, metadata, key, None)?;
         let params = params_from_parts(params).into_py()?;
-        Ok(ChunkedFrame {
-            inner: chunked_frame(settings, params, n, ones, shift, generation).into_py()?,
-        })
+        let inner = chunked_frame(settings, params, n, ones, shift, generation).into_py()?;
+        Ok(ChunkedFrame { inner })
     }
 
     fn __repr__(&self) -> String {

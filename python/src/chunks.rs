@@ -144,25 +144,28 @@ impl ChunkBits {
     /// Chunk `index` of a filter of m bits in chunks of `2^shift` bits, all zero;
     /// `AllocationFailed` when its bits cannot be allocated.
     pub(crate) fn new(m: u64, shift: u8, index: u64) -> Res<Self> {
-        let range = chunk_range(m, shift, index)?;
-        Ok(ChunkBits {
-            m,
-            shift,
-            index,
-            start: range.start,
-            bits: BitArray::try_new(range.end - range.start)?,
-        })
+        Self::with_bits(m, shift, index, BitArray::try_new)
     }
 
     /// The chunk holding these packed bits (`ceil(len / 8)` bytes).
     pub(crate) fn from_packed(m: u64, shift: u8, index: u64, packed: &[u8]) -> Res<Self> {
+        Self::with_bits(m, shift, index, |len| BitArray::from_bytes(packed, len))
+    }
+
+    /// Chunk `index` (checked) with the bits `bits` makes of the chunk's length.
+    fn with_bits(
+        m: u64,
+        shift: u8,
+        index: u64,
+        bits: impl FnOnce(u64) -> Result<BitArray, Error>,
+    ) -> Res<Self> {
         let range = chunk_range(m, shift, index)?;
         Ok(ChunkBits {
             m,
             shift,
             index,
             start: range.start,
-            bits: BitArray::from_bytes(packed, range.end - range.start)?,
+            bits: bits(range.end - range.start)?,
         })
     }
 

@@ -1,25 +1,22 @@
 //! Frames: `encode`, the decode functions, `frame_info` and `Delta` (`FrameInfo`, the
 //! header, is `header.rs`; the settings and checks they take, `settings.rs`).
 
-use std::sync::Arc;
-
 use bloomwire::filter::any::FilterRef;
-use bloomwire::{
-    AnyFilter, BloomFilter as Bloom, CountingBloomFilter as Counting, Decoded, FrameHeader, Message,
-};
+use bloomwire::{AnyFilter, Decodable, Decoded, FrameHeader, Message};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use crate::args::{frame_bytes, maybe_detach, DETACH_FRAME_BYTES};
+use crate::args::{frame_bytes, frame_key, maybe_detach, DETACH_FRAME_BYTES};
 use crate::errors::{Failure, IntoPyResult, Res};
 use crate::filter::{
-    filter_object, filter_ref, with_filter, BloomFilter, CountingFilter, FilterBorrow,
+    filter_frame, filter_object, filter_ref, with_filter, BloomFilter, CountingFilter,
+    FilterBorrow, HoldsKind,
 };
 use crate::header::FrameInfo;
 use crate::settings::{
-    checks, header_of, DecodeChecks, DEFAULT_MAX_K, DEFAULT_MAX_M, DEFAULT_MAX_METADATA,
-    DEFAULT_MAX_PAYLOAD,
+    decode_limits, encoder_settings, header_of, DecodeChecks, DEFAULT_MAX_K, DEFAULT_MAX_M,
+    DEFAULT_MAX_METADATA, DEFAULT_MAX_PAYLOAD,
 };
 
 /// A decoding function of the module: `frame` and the keyword arguments every decoder takes
@@ -42,15 +39,9 @@ macro_rules! decoding_function {
             max_filter_bytes: Option<u64>,
             profile: Option<&str>,
         ) -> PyResult<$ret> {
-            let $checks = checks(
-                key,
-                max_m,
-                max_k,
-                max_payload,
-                max_metadata,
-                max_filter_bytes,
-                profile,
-            )?;
+            let limits =
+                decode_limits(max_m, max_k, max_payload, max_metadata, max_filter_bytes, profile)?;
+            let $checks = DecodeChecks::new(limits, frame_key(key)?);
             let input = frame_bytes(frame)?;
             let $bytes = input.as_slice();
             $body
@@ -92,28 +83,17 @@ pub(crate) fn encode<'py>(
     chunk_shift: Option<u8>,
     profile: Option<&str>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    match filter_ref(filter)? {
-        FilterBorrow::Bloom(f) => f.encode(
-            py,
-            coding,
-            budget,
-            generation,
-            metadata,
-            key,
-            restart,
-            chunk_shift,
-            profile,
-        ),
-        FilterBorrow::Counting(f) => {
-            if chunk_shift.is_some() {
-                return Err(PyValueError::new_err(
-                    "chunk_shift is for Bloom filters: counting filters' codings are not chunked",
-                ));
-            }
-            f.encode(
-                py, coding, budget, generation, metadata, key, restart, profile,
-            )
-        }
+    let filter = filter_ref(filter)?;
+    if chunk_shift.is_some() && matches!(filter, FilterBorrow::Counting(_)) {
+        return Err(PyValueError::new_err(
+            "chunk_shift is for Bloom filters: counting filters' codings are not chunked",
+        ));
+    }
+    let settings =
+        encoder_settings(coding, budget, metadata, key, profile)?.chunk_shift(chunk_shift);
+    match filter {
+        FilterBorrow::Bloom(f) => filter_frame(py, &f.inner, &settings, generation, restart),
+        FilterBorrow::Counting(f) => filter_frame(py, &f.inner, &settings, generation, restart),
     }
 }
 
@@ -132,13 +112,7 @@ decoding_function! {
     /// malformed frame, `Incomplete` when the input ends early, `UnexpectedDelta` for a delta
     /// and `UnexpectedFilterType` for a counting filter. The filter's `header` is the frame's.
     fn decode(py, bytes, checks) -> BloomFilter {
-        let big = bytes.len() >= DETACH_FRAME_BYTES;
-        let Decoded { filter, header } =
-            maybe_detach(py, big, || checks.decode::<Decoded<Bloom>>(bytes)).into_py()?;
-        Ok(BloomFilter {
-            inner: filter,
-            header: Some(Arc::new(header)),
-        })
+        decode_filter(py, bytes, &checks)
     }
 }
 
@@ -146,13 +120,7 @@ decoding_function! {
     /// Decode the one full counting filter frame `frame` holds; keys, limits and errors as
     /// `decode`.
     fn decode_counting(py, bytes, checks) -> CountingFilter {
-        let big = bytes.len() >= DETACH_FRAME_BYTES;
-        let Decoded { filter, header } =
-            maybe_detach(py, big, || checks.decode::<Decoded<Counting>>(bytes)).into_py()?;
-        Ok(CountingFilter {
-            inner: filter,
-            header: Some(Arc::new(header)),
-        })
+        decode_filter(py, bytes, &checks)
     }
 }
 
@@ -166,6 +134,18 @@ decoding_function! {
             AnyMessage::Delta(inner) => Ok(Py::new(py, Delta { inner })?.into_any()),
         }
     }
+}
+
+/// The filter of the class `C` of the one full frame `bytes` holds, decoded with the GIL
+/// released when the frame is large; its `header` is the frame's.
+fn decode_filter<C: HoldsKind>(py: Python<'_>, bytes: &[u8], checks: &DecodeChecks) -> PyResult<C>
+where
+    Decoded<C::Inner>: Decodable,
+{
+    let big = bytes.len() >= DETACH_FRAME_BYTES;
+    let Decoded { filter, header } =
+        maybe_detach(py, big, || checks.decode::<Decoded<C::Inner>>(bytes)).into_py()?;
+    Ok(C::with_header(filter, Some(header)))
 }
 
 /// Bytes of memory the calling thread keeps for its next encodes (frames' payloads and

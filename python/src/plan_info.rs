@@ -26,23 +26,9 @@ pub(crate) struct Plan {
 
 impl Plan {
     /// The plan of `params` with these figures.
-    pub(crate) fn restored(params: bloomwire::Params, figures: PlanFigures) -> Self {
-        let (n, coding, fpr, expected_bytes, worst_case_bytes, epsilon, bits_per_element, table) =
-            figures;
+    pub(crate) fn restored(params: Params, figures: PlanFigures) -> Self {
         Plan {
-            info: restore_plan(
-                params,
-                Figures {
-                    n,
-                    coding,
-                    fpr,
-                    expected_bytes,
-                    worst_case_bytes,
-                    epsilon,
-                    bits_per_element,
-                    table,
-                },
-            ),
+            info: restore_plan(params, figures),
         }
     }
 }
@@ -104,27 +90,6 @@ pub(crate) fn plan_info(plan: bloomwire::Plan) -> PlanInfo {
     }
 }
 
-/// A plan's figures apart from its parameters (what a pickled plan carries besides them).
-#[derive(Debug, Clone)]
-pub(crate) struct Figures {
-    /// Keys planned for.
-    pub n: u64,
-    /// The planned coding's name.
-    pub coding: String,
-    /// Expected false positive rate.
-    pub fpr: f64,
-    /// Expected frame bytes.
-    pub expected_bytes: f64,
-    /// Frame bytes exceeded with probability at most `epsilon`.
-    pub worst_case_bytes: u64,
-    /// That probability.
-    pub epsilon: f64,
-    /// Expected bits on the wire per key.
-    pub bits_per_element: f64,
-    /// The library's table of the plan.
-    pub table: String,
-}
-
 /// A plan of the library, to carry the parameters and figures of a plan restored from a
 /// pickle: the library's `Plan` is `non_exhaustive` (it cannot be built from its fields
 /// outside the library), so a plan the optimizer made once has its public fields replaced.
@@ -140,27 +105,29 @@ fn template_plan() -> bloomwire::Plan {
 }
 
 /// The plan of these parameters and figures.
-pub(crate) fn restore_plan(params: Params, figures: Figures) -> PlanInfo {
+fn restore_plan(params: Params, figures: PlanFigures) -> PlanInfo {
+    let (n, coding, fpr, expected_bytes, worst_case_bytes, epsilon, bits_per_element, table) =
+        figures;
     let mut plan = template_plan();
-    plan.n = figures.n;
+    plan.n = n;
     plan.params = params.clone();
-    if let Ok(coding) = figures.coding.parse::<BitCoding>() {
+    if let Ok(coding) = coding.parse::<BitCoding>() {
         plan.coding = coding;
     }
     plan.changed = None;
-    plan.expected_bytes = figures.expected_bytes;
-    plan.worst_case_bytes = figures.worst_case_bytes;
-    plan.epsilon = figures.epsilon;
-    plan.false_positive_rate = figures.fpr;
-    plan.bits_per_element = figures.bits_per_element;
+    plan.expected_bytes = expected_bytes;
+    plan.worst_case_bytes = worst_case_bytes;
+    plan.epsilon = epsilon;
+    plan.false_positive_rate = fpr;
+    plan.bits_per_element = bits_per_element;
     plan.receiver_bytes = params.m().div_ceil(8);
     plan.uncompressed = None;
     plan.delta = None;
     plan.bent = None;
     // The coding's name and the table as the pickle carried them.
     PlanInfo {
-        coding: figures.coding,
-        table: figures.table,
+        coding,
+        table,
         ..plan_info(plan)
     }
 }

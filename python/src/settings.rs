@@ -7,7 +7,7 @@
 use bloomwire::{
     BitCoding, BloomFilter as Bloom, Chunking, Coding, CounterCoding,
     CountingBloomFilter as Counting, Decodable, Encoder, Error, Frame, FrameHeader, FrameKey,
-    FrameView, Limits, Verifier,
+    FrameView, Limits, Profile, Verifier,
 };
 use pyo3::prelude::*;
 
@@ -199,10 +199,19 @@ pub(crate) fn limits(
     }
 }
 
-/// `limits` decoding only the codings of the named profile ("core" or "full"; None: full).
-pub(crate) fn limits_of_profile(limits: Limits, profile: Option<&str>) -> Res<Limits> {
+/// The limits of a decoder or receiver from its arguments: `limits`, decoding only the
+/// codings of the named profile ("core" or "full"; None: full).
+pub(crate) fn decode_limits(
+    max_m: u64,
+    max_k: u32,
+    max_payload: u64,
+    max_metadata: u64,
+    max_filter_bytes: Option<u64>,
+    profile: Option<&str>,
+) -> PyResult<Limits> {
+    let limits = limits(max_m, max_k, max_payload, max_metadata, max_filter_bytes);
     Ok(match profile {
-        Some(name) => limits.profile(name.parse()?),
+        Some(name) => limits.profile(name.parse::<Profile>().into_py()?),
         None => limits,
     })
 }
@@ -263,21 +272,4 @@ pub(crate) fn encoder_settings(
         .into_py()?
         .metadata(metadata_bytes(metadata)?)
         .key(frame_key(key)?))
-}
-
-/// What a decoding function checks: its limits and its key.
-pub(crate) fn checks(
-    key: Option<&Bound<'_, PyAny>>,
-    max_m: u64,
-    max_k: u32,
-    max_payload: u64,
-    max_metadata: u64,
-    max_filter_bytes: Option<u64>,
-    profile: Option<&str>,
-) -> PyResult<DecodeChecks> {
-    let limits = limits(max_m, max_k, max_payload, max_metadata, max_filter_bytes);
-    Ok(DecodeChecks::new(
-        limits_of_profile(limits, profile).into_py()?,
-        frame_key(key)?,
-    ))
 }

@@ -15,7 +15,7 @@ use crate::errors::IntoPyResult;
 use crate::errors::{Failure, Res};
 use crate::filter::{filter_object, filter_ref, with_filter, CountingFilter, FilterBorrow, Kind};
 use crate::header::FrameInfo;
-use crate::settings::{encoder_settings, limits, limits_of_profile, EncoderSettings};
+use crate::settings::{decode_limits, encoder_settings, EncoderSettings};
 use crate::settings::{DEFAULT_MAX_K, DEFAULT_MAX_M, DEFAULT_MAX_METADATA, DEFAULT_MAX_PAYLOAD};
 use bloomwire::filter::any::FilterRef;
 use bloomwire::FrameHeader;
@@ -391,8 +391,14 @@ impl Receiver {
         max_filter_bytes: Option<u64>,
         profile: Option<&str>,
     ) -> PyResult<Self> {
-        let limits = limits(max_m, max_k, max_payload, max_metadata, max_filter_bytes);
-        let limits = limits_of_profile(limits, profile).into_py()?;
+        let limits = decode_limits(
+            max_m,
+            max_k,
+            max_payload,
+            max_metadata,
+            max_filter_bytes,
+            profile,
+        )?;
         Ok(Receiver {
             inner: ReceiverState::new(limits, frame_key(key)?),
         })

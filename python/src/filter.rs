@@ -1,6 +1,6 @@
 //! The filters: `BloomFilter` and `CountingFilter`. What they share is written once: the
 //! library's two filter types answer the same questions through [`Kind`], and
-//! `filter_methods!` writes the Python methods both classes have over it.
+//! `filter_class!` writes each class and the Python methods both have over it.
 
 use std::sync::Arc;
 

@@ -739,7 +739,7 @@ impl ReceiverState {
         })
     }
 
-    /// Apply a delta decoded elsewhere, as [`Receiver::apply_filter`].
+    /// Apply a delta decoded elsewhere, as [`ReceiverState::apply_filter`] a filter.
     pub(crate) fn apply_delta(&mut self, delta: &AnyDelta) -> Res<(UpdateInfo, FrameHeader)> {
         self.apply(match delta {
             AnyDelta::Bits(d) => Message::Delta(d.clone()),

@@ -20,19 +20,18 @@ def strip_comments(text):
 
 
 def used_paths(text):
-    """Every `crate::...` path of a `use` item (groups expanded) and of the code, as lists of
-    segments; and every `name::` path that starts with a module name of the crate."""
+    """Every path of a `use` item (groups expanded) and every `crate::`/`super::` path of
+    the code, as (from the crate root, segments); and the code without its `use` items."""
     text = strip_comments(text)
     paths = []
 
-    def expand(prefix, tree):
-        tree = tree.strip()
+    def expand(rooted, prefix, tree):
         if tree.startswith("{") and tree.endswith("}"):
             depth, part = 0, ""
             for ch in tree[1:-1] + ",":
                 if ch == "," and depth == 0:
-                    if part.strip():
-                        expand(prefix, part)
+                    if part:
+                        expand(rooted, prefix, part)
                     part = ""
                     continue
                 depth += (ch == "{") - (ch == "}")
@@ -40,17 +39,18 @@ def used_paths(text):
             return
         head, sep, rest = tree.partition("::")
         if sep:
-            expand(prefix + [head.strip()], rest)
+            expand(rooted, prefix + [head], rest)
         else:
-            paths.append(prefix + [head.strip()])
+            paths.append((rooted, prefix + [head]))
 
     # `crate::` and `super::` (every file is a child of the crate root), or a module's name
     # (lib.rs, the root, names its children so).
-    for m in re.finditer(r"\buse\s+(?:crate::|super::)?([^;]*);", text, re.S):
-        expand([], re.sub(r"\s+", "", m.group(1)))
+    for m in re.finditer(r"\buse\s+((?:crate|super)::)?([^;]*);", text, re.S):
+        expand(m.group(1) is not None, [], re.sub(r"\s+", "", m.group(2)))
     code = re.sub(r"\buse\s+[^;]*;", "", text, flags=re.S)
-    paths += [[m.group(1), m.group(2)]
+    paths += [(True, [m.group(1), m.group(2)])
               for m in re.finditer(r"\b(?:crate|super)::(\w+)::(\w+)", code)]
+    paths += [(True, [m.group(1)]) for m in re.finditer(r"\b(?:crate|super)::(\w+)\b(?!::)", code)]
     return paths, code
 
 
@@ -60,18 +60,13 @@ def imports():
     graph = {}
     for name, text in files.items():
         paths, code = used_paths(text)
-        targets = {p[0] for p in paths if p[0] in files}
-        # A path from the crate root (`crate::NAME`) names lib.rs's own items; other
-        # paths of `use` (`pyo3::...`, `std::...`) are other crates'.
-        targets |= {"lib" for m in re.finditer(r"\b(?:crate|super)::\{?(\w+)", strip_comments(text))
-                    if m.group(1) not in files}
-        if name == "lib":
-            # lib.rs declares every module (`mod name;`): that is no import.
-            targets |= {m.group(1) for m in re.finditer(r"\b(\w+)::\w+", code)
-                        if m.group(1) in files}
-        else:
-            targets |= {m.group(1) for m in re.finditer(r"(?<![\w:])(\w+)::\w+", code)
-                        if m.group(1) in files}
+        targets = {p[0] for _, p in paths if p[0] in files}
+        # A path from the crate root to a name that is no module names lib.rs's own items;
+        # other paths of `use` (`pyo3::...`, `std::...`) are other crates'.
+        targets |= {"lib" for rooted, p in paths if rooted and p[0] not in files}
+        # Paths in code that start with a module's name (not after `::`).
+        targets |= {m.group(1) for m in re.finditer(r"(?<![\w:])(\w+)::\w+", code)
+                    if m.group(1) in files}
         targets.discard(name)
         graph[name] = targets
     return graph
@@ -114,6 +109,11 @@ def test_reader_sees_imports():
     assert "filter" in graph["codec"] and "settings" in graph["filter"]
     assert "plan_info" in graph["filter"] and "filter" in graph["plan"]
     assert "codec" in graph["lib"] and not graph["errors"] & set(graph)
+    paths, _ = used_paths("use super::settings::{a, b::{c, d}};\nuse crate::{columns, MAX};\n"
+                          "use pyo3::prelude::*;\nfn f() { crate::header::Info; }")
+    assert sorted((rooted, p[0]) for rooted, p in paths) == [
+        (False, "pyo3"), (True, "MAX"), (True, "columns"), (True, "header"),
+        (True, "settings"), (True, "settings"), (True, "settings")]
     planted = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert circles(planted) == [["a", "b", "c"]]
 

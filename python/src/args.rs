@@ -15,6 +15,8 @@ use crate::columns;
 pub(crate) const DETACH_FRAME_BYTES: usize = 1 << 15;
 /// Filters of at least this many bits (or counters) are encoded with the GIL released.
 pub(crate) const DETACH_FILTER_BITS: u64 = 1 << 18;
+/// Positions at least this many are set (or grouped) with the GIL released.
+pub(crate) const DETACH_POSITIONS: usize = 1 << 14;
 
 /// The bytes of a key: `bytes` borrowed, `str` as UTF-8, `bytearray` and `memoryview` copied.
 pub(crate) fn key_bytes<'a>(key: &'a Bound<'_, PyAny>) -> PyResult<Cow<'a, [u8]>> {

@@ -1,6 +1,6 @@
 //! The filters: `BloomFilter` and `CountingFilter`. What they share is written once: the
 //! library's two filter types answer the same questions through [`Kind`], and
-//! `filter_methods!` writes the Python methods both classes have over it.
+//! `filter_class!` writes each class and the Python methods both have over it.
 
 use std::sync::Arc;
 
@@ -17,10 +17,11 @@ use crate::args::{
     bool_column, describe, family, key_bytes, maybe_detach, to_pybytes, unpickler,
     DETACH_COLUMN_LEN, DETACH_FILTER_BITS,
 };
-use crate::codec::{encoder_settings, EncoderSettings, FrameInfo};
 use crate::columns;
 use crate::errors::{Failure, IntoPyResult, Res};
-use crate::plan::Plan;
+use crate::header::FrameInfo;
+use crate::plan_info::Plan;
+use crate::settings::{encoder_settings, EncoderSettings};
 
 /// What the two filter classes ask of the library's filter they hold.
 pub(crate) trait Kind: Clone + Send + Sync {
@@ -168,7 +169,7 @@ fn add_counters(f: &mut Counting, other: &Counting) -> Res<()> {
 }
 
 /// The frame of a filter as `bytes`, coded with the GIL released when the filter is large.
-fn frame_bytes<'py, K: Kind>(
+pub(crate) fn filter_frame<'py, K: Kind>(
     py: Python<'py>,
     filter: &K,
     settings: &EncoderSettings,
@@ -180,12 +181,13 @@ fn frame_bytes<'py, K: Kind>(
     to_pybytes(py, &frame)
 }
 
-/// The methods both filter classes have (`$class` holding a [`Kind`] as `inner` and its
-/// frame's header as `header`), with the docs that differ between them; then the class's
-/// own methods.
-macro_rules! filter_methods {
+/// A filter class: `$class` (with its docs) holding the library's filter `$inner` (a
+/// [`Kind`]) and the header of the frame it was decoded from; the methods both filter
+/// classes have, with the docs that differ between them; then the class's own methods.
+macro_rules! filter_class {
     (
-        $class:ident,
+        $(#[$attr:meta])*
+        $class:ident($inner:ty),
         insert: $insert:literal,
         insert_array: $insert_array:literal,
         contains: $contains:literal,
@@ -201,10 +203,30 @@ macro_rules! filter_methods {
         reduce: $reduce:literal,
         { $($own:tt)* }
     ) => {
+        $(#[$attr])*
+        #[pyclass(module = "bloomwire")]
+        #[derive(Clone)]
+        pub(crate) struct $class {
+            pub(crate) inner: $inner,
+            /// The header of the frame the filter was decoded from.
+            pub(crate) header: Option<Arc<FrameHeader>>,
+        }
+
+        impl HoldsKind for $class {
+            type Inner = $inner;
+
+            fn with_header(inner: $inner, header: Option<FrameHeader>) -> Self {
+                $class {
+                    inner,
+                    header: header.map(Arc::new),
+                }
+            }
+        }
+
         impl $class {
             /// A filter built here (no frame's header).
-            pub(crate) fn of(inner: <$class as HoldsKind>::Inner) -> Self {
-                $class { inner, header: None }
+            pub(crate) fn of(inner: $inner) -> Self {
+                Self::with_header(inner, None)
             }
         }
 
@@ -346,11 +368,11 @@ macro_rules! filter_methods {
             #[doc = $reduce]
             fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
                 let settings = encoder_settings(None, None, None, None, None)?;
-                let frame = frame_bytes(py, &self.inner, &settings, 0, false)?;
+                let frame = filter_frame(py, &self.inner, &settings, 0, false)?;
                 PyTuple::new(
                     py,
                     [
-                        unpickler(py, <<$class as HoldsKind>::Inner as Kind>::UNPICKLER)?,
+                        unpickler(py, <$inner as Kind>::UNPICKLER)?,
                         PyTuple::new(py, [frame])?.into_any(),
                     ],
                 )
@@ -361,36 +383,24 @@ macro_rules! filter_methods {
     };
 }
 
-/// The library filter a class holds.
-pub(crate) trait HoldsKind {
+/// A filter class: the library filter it holds.
+pub(crate) trait HoldsKind: Sized {
     /// The library's filter type.
     type Inner: Kind;
+
+    /// The class's object of a filter and the header of the frame it was decoded from (None
+    /// for a filter built here).
+    fn with_header(inner: Self::Inner, header: Option<FrameHeader>) -> Self;
 }
 
-impl HoldsKind for BloomFilter {
-    type Inner = Bloom;
-}
-
-impl HoldsKind for CountingFilter {
-    type Inner = Counting;
-}
-
-/// A Bloom filter. Keys are `bytes` or `str` (hashed as UTF-8); `bytearray` and
-/// `memoryview` work too.
-///
-/// `BloomFilter(m, k)` makes a standard filter of m bits and k hash functions;
-/// `plan(...).new_filter()` one with planned parameters. `len(f)` is the number of keys
-/// inserted (duplicates count). Filters compare equal when their parameters and bits do.
-#[pyclass(module = "bloomwire")]
-#[derive(Clone)]
-pub(crate) struct BloomFilter {
-    pub(crate) inner: Bloom,
-    /// The header of the frame the filter was decoded from.
-    pub(crate) header: Option<Arc<FrameHeader>>,
-}
-
-filter_methods! {
-    BloomFilter,
+filter_class! {
+    /// A Bloom filter. Keys are `bytes` or `str` (hashed as UTF-8); `bytearray` and
+    /// `memoryview` work too.
+    ///
+    /// `BloomFilter(m, k)` makes a standard filter of m bits and k hash functions;
+    /// `plan(...).new_filter()` one with planned parameters. `len(f)` is the number of keys
+    /// inserted (duplicates count). Filters compare equal when their parameters and bits do.
+    BloomFilter(Bloom),
     insert: "Add a key.",
     insert_array: "Add every value of a column: an Arrow array or chunked array (string, large_string,
 string_view, binary, large_binary, binary_view, fixed_size_binary, int8 to uint64)
@@ -430,8 +440,8 @@ checked on load against the unpickling limits (see `unpickling_limits`).",
 
         /// An empty filter with a plan's parameters (the same as `plan.new_filter()`).
         #[staticmethod]
-        fn from_plan(plan: &Plan) -> PyResult<Self> {
-            plan.new_filter()
+        pub(crate) fn from_plan(plan: &Plan) -> PyResult<Self> {
+            Ok(BloomFilter::of(Bloom::try_new(plan.info.params.clone()).into_py()?))
         }
 
         /// A standard filter of `m` bits and `k` hash functions holding these packed bits
@@ -531,7 +541,7 @@ checked on load against the unpickling limits (see `unpickling_limits`).",
         ) -> PyResult<Bound<'py, PyBytes>> {
             let settings =
                 encoder_settings(coding, budget, metadata, key, profile)?.chunk_shift(chunk_shift);
-            frame_bytes(py, &self.inner, &settings, generation, restart)
+            filter_frame(py, &self.inner, &settings, generation, restart)
         }
 
         fn __repr__(&self) -> String {
@@ -544,18 +554,10 @@ checked on load against the unpickling limits (see `unpickling_limits`).",
     }
 }
 
-/// A counting Bloom filter: a `width`-bit counter per position, so keys can be removed.
-/// A saturated counter (2**width - 1) stays saturated.
-#[pyclass(module = "bloomwire")]
-#[derive(Clone)]
-pub(crate) struct CountingFilter {
-    pub(crate) inner: Counting,
-    /// The header of the frame the filter was decoded from.
-    pub(crate) header: Option<Arc<FrameHeader>>,
-}
-
-filter_methods! {
-    CountingFilter,
+filter_class! {
+    /// A counting Bloom filter: a `width`-bit counter per position, so keys can be removed.
+    /// A saturated counter (2**width - 1) stays saturated.
+    CountingFilter(Counting),
     insert: "Add a key: increment its counters.",
     insert_array: "Add every value of a column, as `BloomFilter.insert_array` (nulls skipped).",
     contains: "Whether the key may be in the set: False means certainly not.",
@@ -592,8 +594,8 @@ of keys. n becomes the sum. The same as `self |= other`.",
         /// An empty counting filter with a plan's parameters.
         #[staticmethod]
         #[pyo3(signature = (plan, width = 4))]
-        fn from_plan(plan: &Plan, width: u8) -> PyResult<Self> {
-            plan.new_counting_filter(width)
+        pub(crate) fn from_plan(plan: &Plan, width: u8) -> PyResult<Self> {
+            Ok(CountingFilter::of(Counting::new(plan.info.params.clone(), width).into_py()?))
         }
 
         /// Remove a key: decrement its counters. Raises `InvalidParameter`, changing nothing,
@@ -654,7 +656,7 @@ of keys. n becomes the sum. The same as `self |= other`.",
             profile: Option<&str>,
         ) -> PyResult<Bound<'py, PyBytes>> {
             let settings = encoder_settings(coding, budget, metadata, key, profile)?;
-            frame_bytes(py, &self.inner, &settings, generation, restart)
+            filter_frame(py, &self.inner, &settings, generation, restart)
         }
 
         fn __repr__(&self) -> String {
@@ -705,9 +707,8 @@ pub(crate) fn filter_object(
     f: AnyFilter,
     header: Option<FrameHeader>,
 ) -> PyResult<Py<PyAny>> {
-    let header = header.map(Arc::new);
     Ok(match f {
-        AnyFilter::Bloom(inner) => Py::new(py, BloomFilter { inner, header })?.into_any(),
-        AnyFilter::Counting(inner) => Py::new(py, CountingFilter { inner, header })?.into_any(),
+        AnyFilter::Bloom(f) => Py::new(py, BloomFilter::with_header(f, header))?.into_any(),
+        AnyFilter::Counting(f) => Py::new(py, CountingFilter::with_header(f, header))?.into_any(),
     })
 }

@@ -1,39 +1,53 @@
 //! The `bloomwire._bloomwire` extension module: Python classes over the bloomwire crate.
 //!
-//! One file per area, as the library is organized: `filter` (the two filter classes, their
-//! shared methods written once), `codec` (frames: encode, decode, headers, deltas, the
-//! encoder settings), `stream` (senders and the receiver), `plan`, `indexer` and `chunked`
-//! (building by chunk), `columns` (Arrow and NumPy input), `errors` (the exceptions and the
-//! library's errors as them), `args` (Python arguments into the library's values). Each
-//! class calls the library itself; what sits beside it holds logic of this package (error
-//! words, limits, pickles), not calls passed through. This file registers the module.
+//! One file per area, in layers: a file imports only from the layers below it, so no two
+//! files import each other, even through others. From the bottom:
+//!
+//! 1. values, no class: `errors` (the exceptions and the library's errors as them),
+//!    `columns` (Arrow and NumPy input), `args` (Python arguments into the library's
+//!    values), `settings` (encoder settings, decode limits and keys, the default limits),
+//!    `params` (a filter's parameters as plain values), `chunks` (the chunk arithmetic, a
+//!    chunk's bits, a chunked frame's choices);
+//! 2. objects other classes take: `header` (`FrameInfo`), `plan_info` (the `Plan` object and
+//!    its figures);
+//! 3. the filters: `filter` (`BloomFilter` and `CountingFilter`, their shared methods
+//!    written once);
+//! 4. what takes filters: `plan` (`Plan`'s methods, which build filters, and the planning
+//!    functions), `indexer` (`Indexer`), `chunked` (`Chunk`, `ChunkedFrame`), `codec`
+//!    (`encode`, the decode functions, `Delta`), then `stream` (senders, the receiver);
+//! 5. this file, which registers the module.
+//!
+//! Each class calls the library itself; what sits beside it holds logic of this package
+//! (error words, limits, pickles), not calls passed through.
 
 // `unsafe` is allowed in one module, `columns`, which reads Arrow and NumPy memory in place.
 #![deny(unsafe_code)]
 
 mod args;
 mod chunked;
+mod chunks;
 mod codec;
 mod columns;
 mod errors;
 mod filter;
+mod header;
 mod indexer;
+mod params;
 mod plan;
+mod plan_info;
+mod settings;
 mod stream;
 
 use pyo3::prelude::*;
 
 use chunked::{Chunk, ChunkedFrame};
-use codec::{Delta, FrameInfo};
+use codec::Delta;
 use filter::{BloomFilter, CountingFilter};
+use header::FrameInfo;
 use indexer::Indexer;
-use plan::Plan;
+use plan_info::Plan;
+use settings::{DEFAULT_MAX_K, DEFAULT_MAX_M, DEFAULT_MAX_METADATA, DEFAULT_MAX_PAYLOAD};
 use stream::{Receiver, Sender, SummarySender, Update};
-
-pub(crate) const DEFAULT_MAX_M: u64 = 1 << 28;
-pub(crate) const DEFAULT_MAX_K: u32 = 64;
-pub(crate) const DEFAULT_MAX_PAYLOAD: u64 = 1 << 26;
-pub(crate) const DEFAULT_MAX_METADATA: u64 = 1 << 12;
 
 /// Compressed Bloom filters on the wire (the compiled part of the `bloomwire` package).
 #[pymodule]
@@ -55,7 +69,7 @@ fn _bloomwire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DEFAULT_MAX_K", DEFAULT_MAX_K)?;
     m.add("DEFAULT_MAX_PAYLOAD", DEFAULT_MAX_PAYLOAD)?;
     m.add("DEFAULT_MAX_METADATA", DEFAULT_MAX_METADATA)?;
-    m.add("CODINGS", codec::coding_names())?;
+    m.add("CODINGS", settings::coding_names())?;
     m.add_class::<Plan>()?;
     m.add_class::<BloomFilter>()?;
     m.add_class::<CountingFilter>()?;

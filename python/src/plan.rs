@@ -1,29 +1,16 @@
-//! Planning: `Plan`, `plan`, `plan_for_fpr` and `frontier`.
+//! Planning: `Plan`'s methods, `plan`, `plan_for_fpr` and `frontier` (the `Plan` object and
+//! its figures are `plan_info.rs`).
 
-use std::sync::OnceLock;
-
-use bloomwire::{BitCoding, Error, Limits, Optimizer, Params};
+use bloomwire::{Limits, Optimizer};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
-use crate::args::{family, layout_name, unpickler};
-use crate::codec::limits;
-use crate::errors::{IntoPyResult, Res};
+use crate::args::{family, unpickler};
+use crate::errors::IntoPyResult;
 use crate::filter::{BloomFilter, CountingFilter};
-use crate::indexer::{params_from_parts, params_parts, ParamParts};
-
-/// A plan's figures as a pickle carries them: n, coding, fpr, expected bytes, worst-case
-/// bytes, epsilon, bits per element, the table.
-pub(crate) type PlanFigures = (u64, String, f64, f64, u64, f64, f64, String);
-
-/// A planned filter: its m and k, and the false positive rate and frame size to expect.
-///
-/// Made by `plan` (a byte budget) and `plan_for_fpr` (a target rate). `new_filter()` and
-/// `new_counting_filter()` build empty filters with the planned parameters.
-#[pyclass(module = "bloomwire", frozen)]
-pub(crate) struct Plan {
-    pub(crate) info: PlanInfo,
-}
+use crate::params::{params_parts, params_within, ParamParts};
+use crate::plan_info::{plan_info, same_plan, Plan, PlanFigures};
+use crate::settings::limits;
 
 #[pymethods]
 impl Plan {
@@ -174,17 +161,13 @@ impl Plan {
     /// An empty Bloom filter with the planned parameters (`AllocationFailed`, a
     /// `MemoryError`, when its bits cannot be allocated).
     pub(crate) fn new_filter(&self) -> PyResult<BloomFilter> {
-        Ok(BloomFilter::of(
-            bloomwire::BloomFilter::try_new(self.info.params.clone()).into_py()?,
-        ))
+        BloomFilter::from_plan(self)
     }
 
     /// An empty counting filter with the planned parameters and `width`-bit counters (1 to 8).
     #[pyo3(signature = (width = 4))]
     pub(crate) fn new_counting_filter(&self, width: u8) -> PyResult<CountingFilter> {
-        Ok(CountingFilter::of(
-            bloomwire::CountingBloomFilter::new(self.info.params.clone(), width).into_py()?,
-        ))
+        CountingFilter::from_plan(self, width)
     }
 
     /// Plans compare equal when their parameters and figures do.
@@ -267,29 +250,6 @@ impl Plan {
     /// The plan as a small table, with the best uncompressed filter beside it.
     fn __str__(&self) -> String {
         self.info.table.clone()
-    }
-}
-
-impl Plan {
-    /// The plan of `params` with these figures.
-    fn restored(params: bloomwire::Params, figures: PlanFigures) -> Self {
-        let (n, coding, fpr, expected_bytes, worst_case_bytes, epsilon, bits_per_element, table) =
-            figures;
-        Plan {
-            info: restore_plan(
-                params,
-                Figures {
-                    n,
-                    coding,
-                    fpr,
-                    expected_bytes,
-                    worst_case_bytes,
-                    epsilon,
-                    bits_per_element,
-                    table,
-                },
-            ),
-        }
     }
 }
 
@@ -381,44 +341,6 @@ planning_function! {
     }
 }
 
-// ---------------------------------------------------------------------------------------------
-// The library's plans
-
-/// A plan's figures, and the parameters to build its filter with.
-#[derive(Debug, Clone)]
-pub(crate) struct PlanInfo {
-    /// Keys planned for.
-    pub n: u64,
-    /// Bits of the filter.
-    pub m: u64,
-    /// Hash functions per key.
-    pub k: f64,
-    /// k on the 1/65536 grid.
-    pub k_raw: u32,
-    /// The layout's name.
-    pub layout: &'static str,
-    /// The planned coding's name.
-    pub coding: String,
-    /// Expected false positive rate.
-    pub fpr: f64,
-    /// Expected frame bytes.
-    pub expected_bytes: f64,
-    /// Frame bytes exceeded with probability at most `epsilon`.
-    pub worst_case_bytes: u64,
-    /// That probability.
-    pub epsilon: f64,
-    /// Expected bits on the wire per key.
-    pub bits_per_element: f64,
-    /// The receiver's memory for the decoded filter, `ceil(m/8)` bytes.
-    pub receiver_bytes: u64,
-    /// The library's table of the plan.
-    pub table: String,
-    /// The filter's parameters.
-    pub params: Params,
-    /// The library's plan (for a plan restored from its figures, one carrying them).
-    pub(crate) plan: bloomwire::Plan,
-}
-
 /// The optimizer of a hash family with the largest m to plan for: `max_m` is the receiver's
 /// memory for the filter, so above the default limits it raises them (m, and the payload
 /// of the raw filter) for the plan; the plan's receivers decode with that `max_m`.
@@ -458,125 +380,4 @@ fn optimizer(
         limits = limits.max_filter_bytes(bytes);
     }
     Ok(o.limits(limits))
-}
-
-fn plan_info(plan: bloomwire::Plan) -> PlanInfo {
-    let lib = plan.clone();
-    PlanInfo {
-        n: plan.n,
-        m: plan.m(),
-        k: plan.k().to_f64(),
-        k_raw: plan.k().raw(),
-        layout: layout_name(&plan.params),
-        coding: plan.coding.to_string(),
-        fpr: plan.false_positive_rate,
-        expected_bytes: plan.expected_bytes,
-        worst_case_bytes: plan.worst_case_bytes,
-        epsilon: plan.epsilon,
-        bits_per_element: plan.bits_per_element,
-        receiver_bytes: plan.receiver_bytes,
-        table: plan.to_string(),
-        params: plan.params,
-        plan: lib,
-    }
-}
-
-/// A plan's figures apart from its parameters (what a pickled plan carries besides them).
-#[derive(Debug, Clone)]
-pub(crate) struct Figures {
-    /// Keys planned for.
-    pub n: u64,
-    /// The planned coding's name.
-    pub coding: String,
-    /// Expected false positive rate.
-    pub fpr: f64,
-    /// Expected frame bytes.
-    pub expected_bytes: f64,
-    /// Frame bytes exceeded with probability at most `epsilon`.
-    pub worst_case_bytes: u64,
-    /// That probability.
-    pub epsilon: f64,
-    /// Expected bits on the wire per key.
-    pub bits_per_element: f64,
-    /// The library's table of the plan.
-    pub table: String,
-}
-
-/// A plan of the library, to carry the parameters and figures of a plan restored from a
-/// pickle: the library's `Plan` is `non_exhaustive` (it cannot be built from its fields
-/// outside the library), so a plan the optimizer made once has its public fields replaced.
-fn template_plan() -> bloomwire::Plan {
-    static TEMPLATE: OnceLock<bloomwire::Plan> = OnceLock::new();
-    TEMPLATE
-        .get_or_init(|| {
-            Optimizer::new()
-                .plan_for_fpr(1000, 0.01)
-                .expect("a plan of 1000 keys at 1%")
-        })
-        .clone()
-}
-
-/// The parameters of a pickled plan, checked as a decoder checks a frame's: m, k (rounded
-/// up) and the filter's memory within `limits`, `LimitExceeded` naming the same fields
-/// ("m", "k", "filter bytes"). Nothing is allocated.
-pub(crate) fn params_within(parts: ParamParts, limits: &Limits) -> Res<Params> {
-    let params = params_from_parts(parts)?;
-    for (field, value, limit) in [
-        ("m", params.m(), limits.max_m),
-        ("k", params.k().ceil().into(), limits.max_k.into()),
-        (
-            "filter bytes",
-            params.m().div_ceil(8),
-            limits.filter_bytes(),
-        ),
-    ] {
-        if value > limit {
-            // (Offset 0: a pickle is not a frame.)
-            return Err(Error::LimitExceeded {
-                field,
-                value,
-                limit,
-                offset: 0,
-            }
-            .into());
-        }
-    }
-    Ok(params)
-}
-
-/// The plan of these parameters and figures.
-pub(crate) fn restore_plan(params: Params, figures: Figures) -> PlanInfo {
-    let mut plan = template_plan();
-    plan.n = figures.n;
-    plan.params = params.clone();
-    if let Ok(coding) = figures.coding.parse::<BitCoding>() {
-        plan.coding = coding;
-    }
-    plan.changed = None;
-    plan.expected_bytes = figures.expected_bytes;
-    plan.worst_case_bytes = figures.worst_case_bytes;
-    plan.epsilon = figures.epsilon;
-    plan.false_positive_rate = figures.fpr;
-    plan.bits_per_element = figures.bits_per_element;
-    plan.receiver_bytes = params.m().div_ceil(8);
-    plan.uncompressed = None;
-    plan.delta = None;
-    plan.bent = None;
-    // The coding's name and the table as the pickle carried them.
-    PlanInfo {
-        coding: figures.coding,
-        table: figures.table,
-        ..plan_info(plan)
-    }
-}
-
-/// Whether two plans have the same parameters and figures.
-pub(crate) fn same_plan(a: &PlanInfo, b: &PlanInfo) -> bool {
-    a.params == b.params
-        && (a.n, &a.coding, a.worst_case_bytes, &a.table)
-            == (b.n, &b.coding, b.worst_case_bytes, &b.table)
-        && [a.fpr, a.expected_bytes, a.epsilon, a.bits_per_element]
-            .iter()
-            .zip([b.fpr, b.expected_bytes, b.epsilon, b.bits_per_element])
-            .all(|(x, y)| x.to_bits() == y.to_bits())
 }

@@ -7,15 +7,16 @@ use pyo3::types::{PyBytes, PyString};
 use crate::args::describe;
 use crate::args::{
     frame_bytes, frame_key, key_bytes, maybe_detach, to_pybytes, DETACH_COLUMN_LEN,
-    DETACH_FILTER_BITS, DETACH_FRAME_BYTES,
+    DETACH_FILTER_BITS, DETACH_FRAME_BYTES, DETACH_POSITIONS,
 };
-use crate::codec::{encoder_settings, AnyDelta, EncoderSettings};
-use crate::codec::{limits, limits_of_profile, Delta, FrameInfo};
+use crate::codec::{AnyDelta, Delta};
+use crate::columns;
 use crate::errors::IntoPyResult;
 use crate::errors::{Failure, Res};
 use crate::filter::{filter_object, filter_ref, with_filter, CountingFilter, FilterBorrow, Kind};
-use crate::indexer::DETACH_POSITIONS;
-use crate::{columns, DEFAULT_MAX_K, DEFAULT_MAX_M, DEFAULT_MAX_METADATA, DEFAULT_MAX_PAYLOAD};
+use crate::header::FrameInfo;
+use crate::settings::{decode_limits, encoder_settings, EncoderSettings};
+use crate::settings::{DEFAULT_MAX_K, DEFAULT_MAX_M, DEFAULT_MAX_METADATA, DEFAULT_MAX_PAYLOAD};
 use bloomwire::filter::any::FilterRef;
 use bloomwire::FrameHeader;
 use bloomwire::{
@@ -390,8 +391,14 @@ impl Receiver {
         max_filter_bytes: Option<u64>,
         profile: Option<&str>,
     ) -> PyResult<Self> {
-        let limits = limits(max_m, max_k, max_payload, max_metadata, max_filter_bytes);
-        let limits = limits_of_profile(limits, profile).into_py()?;
+        let limits = decode_limits(
+            max_m,
+            max_k,
+            max_payload,
+            max_metadata,
+            max_filter_bytes,
+            profile,
+        )?;
         Ok(Receiver {
             inner: ReceiverState::new(limits, frame_key(key)?),
         })
@@ -732,7 +739,7 @@ impl ReceiverState {
         })
     }
 
-    /// Apply a delta decoded elsewhere, as [`Receiver::apply_filter`].
+    /// Apply a delta decoded elsewhere, as [`ReceiverState::apply_filter`] a filter.
     pub(crate) fn apply_delta(&mut self, delta: &AnyDelta) -> Res<(UpdateInfo, FrameHeader)> {
         self.apply(match delta {
             AnyDelta::Bits(d) => Message::Delta(d.clone()),

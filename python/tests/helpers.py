@@ -1,9 +1,13 @@
-"""Paths, the Rust program and the reference decoder, for the tests and the benchmark."""
+"""Paths, the Rust program and the reference decoder, for the tests and the benchmark; a
+watch of the GIL."""
 
 import importlib.util
 import json
 import os
 import subprocess
+import sys
+import threading
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -41,3 +45,30 @@ def reference_decoder():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def ticks_while(work):
+    """How many times another Python thread ran while `work()` did. The switch interval is
+    10 s meanwhile, so the other thread runs only where `work` releases the GIL."""
+    ticks = []
+    stop, started = threading.Event(), threading.Event()
+
+    def tick():
+        started.set()
+        while not stop.is_set():
+            ticks.append(1)
+            time.sleep(0.0002)
+
+    interval = sys.getswitchinterval()
+    t = threading.Thread(target=tick)
+    t.start()
+    try:
+        started.wait()
+        sys.setswitchinterval(10.0)
+        before = len(ticks)
+        work()
+        return len(ticks) - before
+    finally:
+        sys.setswitchinterval(interval)
+        stop.set()
+        t.join()

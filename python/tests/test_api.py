@@ -2,13 +2,12 @@
 decoding with limits, counting filters, exceptions."""
 
 import hashlib
-import sys
 import threading
-import time
 
 import pytest
 
 import bloomwire
+import helpers
 
 BLOOM_CODINGS = ["raw", "adaptive", "known-p", "known-p-symbols", "known-p-interleaved",
                  "wide", "escape"]
@@ -297,30 +296,12 @@ def test_decode_releases_the_gil():
     f.insert_many(keys(300_000))
     frame = f.encode()
     assert len(frame) > 1 << 15
-    ticks = []
-    stop = threading.Event()
-    started = threading.Event()
 
-    def tick():
-        started.set()
-        while not stop.is_set():
-            ticks.append(1)
-            time.sleep(0.0002)
-
-    interval = sys.getswitchinterval()
-    t = threading.Thread(target=tick)
-    t.start()
-    try:
-        started.wait()
-        sys.setswitchinterval(10.0)
-        before = len(ticks)
+    def decode_ten_times():
         for _ in range(10):
             assert bloomwire.decode(frame).n == 300_000
-        during = len(ticks) - before
-    finally:
-        sys.setswitchinterval(interval)
-        stop.set()
-        t.join()
+
+    during = helpers.ticks_while(decode_ten_times)
     assert during >= 5, during
 
 

@@ -8,6 +8,7 @@ import textwrap
 import pytest
 
 import bloomwire
+import helpers
 
 pa = pytest.importorskip("pyarrow")
 np = pytest.importorskip("numpy")
@@ -204,34 +205,15 @@ def test_opaque_filters_refuse_columns():
 
 
 def test_large_column_hashes_with_the_gil_released():
-    # A column of 2M keys hashes while another thread keeps running (see test_api's GIL test).
-    import threading
-    import time
-
+    # A column of 2M keys hashes while another thread keeps running (helpers.ticks_while).
     keys = pa.array(np.arange(2_000_000, dtype="<i8"))
     f = bloomwire.BloomFilter(1 << 24, 3)
-    ticks, stop, started = [], threading.Event(), threading.Event()
 
-    def tick():
-        started.set()
-        while not stop.is_set():
-            ticks.append(1)
-            time.sleep(0.0002)
-
-    interval = sys.getswitchinterval()
-    t = threading.Thread(target=tick)
-    t.start()
-    try:
-        started.wait()
-        sys.setswitchinterval(10.0)
-        before = len(ticks)
+    def insert_and_query():
         f.insert_array(keys)
         assert f.contains_array(keys).to_numpy(zero_copy_only=False).all()
-        during = len(ticks) - before
-    finally:
-        sys.setswitchinterval(interval)
-        stop.set()
-        t.join()
+
+    during = helpers.ticks_while(insert_and_query)
     assert f.n == 2_000_000 and during >= 5, during
 
 

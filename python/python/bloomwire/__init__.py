@@ -33,64 +33,7 @@ distributed collection, by chunk when it is larger than a worker (`Indexer`, `Ch
 `ChunkedFrame`).
 """
 
-from ._bloomwire import (
-    CODINGS,
-    DEFAULT_MAX_K,
-    DEFAULT_MAX_M,
-    DEFAULT_MAX_METADATA,
-    DEFAULT_MAX_PAYLOAD,
-    AllocationFailed,
-    BadMagic,
-    BadTag,
-    BadVarint,
-    BaseMismatch,
-    BloomFilter,
-    BloomwireError,
-    ChecksumMismatch,
-    Chunk,
-    ChunkedFrame,
-    CorruptPayload,
-    CountingFilter,
-    Delta,
-    FrameError,
-    FrameInfo,
-    GenerationGap,
-    Incompatible,
-    Incomplete,
-    Indexer,
-    InvalidField,
-    UnsupportedCoding,
-    InvalidParameter,
-    LimitExceeded,
-    MissingTag,
-    OpaqueHashFamily,
-    OverBudget,
-    Plan,
-    PlanExceedsLimits,
-    Receiver,
-    ResultMismatch,
-    ResyncNeeded,
-    Sender,
-    SequenceError,
-    StaleGeneration,
-    SummarySender,
-    TagNotVerified,
-    TrailingBytes,
-    UnexpectedDelta,
-    UnexpectedFilterType,
-    UnsupportedVersion,
-    Update,
-    decode,
-    decode_counting,
-    decode_message,
-    encode,
-    frame_info,
-    frontier,
-    plan,
-    plan_for_fpr,
-    release_thread_scratch,
-    thread_scratch_bytes,
-)
+from ._bloomwire import *  # noqa: F403  (every name of the compiled module: its __all__)
 from ._pickle import (
     Limits,
     get_unpickling_limits,
@@ -100,6 +43,8 @@ from ._pickle import (
 
 __version__ = "0.1.0"
 
+# The compiled module's names and the pickles' four, written out: type checkers read no
+# other form of `__all__` (stubtest checks this one against the package at run time).
 __all__ = [
     "CODINGS",
     "DEFAULT_MAX_K",

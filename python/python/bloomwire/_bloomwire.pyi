@@ -1,7 +1,7 @@
 """Type stubs of the compiled module; the package re-exports everything in it."""
 
 from collections.abc import Iterable
-from typing import Any, Final, Optional, Protocol, Union, final
+from typing import Any, Final, Optional, Protocol, Union, final, type_check_only
 
 from typing_extensions import Self
 
@@ -224,8 +224,54 @@ def frontier(
     memory: `(memory_factor, plan)` for the memory-optimal plan (factor 1), at most 2 and 4
     times its memory, and without a memory cap (None)."""
 
+@type_check_only
+class _Filter:
+    """What `BloomFilter` and `CountingFilter` both have. No such class exists at run time:
+    each class has these methods itself (their docstrings say what differs)."""
+
+    def insert(self, key: _Key) -> None:
+        """Add a key (a counting filter increments its counters)."""
+    def insert_many(self, keys: Iterable[_Key]) -> None:
+        """Add every key of an iterable."""
+    def insert_array(self, values: _Column) -> None:
+        """Add every value of an Arrow or NumPy column, read in place, hashed with the GIL
+        released; each value is the key a scalar insert of it would be; nulls skipped."""
+    def contains(self, key: _Key) -> bool:
+        """Whether the key may be in the set: False means certainly not."""
+    def contains_array(self, values: _Column) -> Any:
+        """`contains` for every value of a column: a pyarrow BooleanArray for Arrow input,
+        a NumPy bool array for NumPy input; False for a null."""
+    def __contains__(self, key: _Key, /) -> bool: ...
+    def __len__(self) -> int: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    def __or__(self, other: Self, /) -> Self: ...
+    def __ror__(self, other: Self, /) -> Self: ...
+    def __ior__(self, other: Self, /) -> Self: ...
+    def __copy__(self) -> Self: ...
+    def __deepcopy__(self, memo: Any, /) -> Self: ...
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its frame, checked on load against the unpickling limits."""
+    @property
+    def n(self) -> int:
+        """The number of keys in the filter (a counting filter's inserted less removed)."""
+    @property
+    def m(self) -> int:
+        """Bits (or counters) of the filter."""
+    @property
+    def k(self) -> float:
+        """Hash functions per key."""
+    @property
+    def header(self) -> Optional[FrameInfo]:
+        """The header of the frame the filter was decoded from; None if built here."""
+    def digest(self) -> int:
+        """The digest of the bits or counters (spec 5.1)."""
+    def union(self, other: Self) -> None:
+        """Merge `other` (same parameters) into this filter; `self |= other`."""
+    def copy(self) -> Self:
+        """A copy of the filter."""
+
 @final
-class BloomFilter:
+class BloomFilter(_Filter):
     """A Bloom filter; keys are bytes or str (UTF-8). `len(f)` is the number of keys inserted."""
 
     def __new__(
@@ -250,62 +296,20 @@ class BloomFilter:
     ) -> BloomFilter:
         """A standard filter holding these packed bits (`ceil(m / 8)` bytes). With
         `opaque=True` the bits are another library's: carried, encoded and merged, never
-        queried (`OpaqueHashFamily`)."""
-    def insert(self, key: _Key) -> None:
-        """Add a key; raises `OpaqueHashFamily` for another library's bits (base hash 0)."""
-    def insert_many(self, keys: Iterable[_Key]) -> None:
-        """Add every key of an iterable."""
-    def insert_array(self, values: _Column) -> None:
-        """Add every value of an Arrow or NumPy column, read in place, hashed with the GIL
-        released; each value is the key a scalar insert of it would be; nulls skipped."""
-    def contains(self, key: _Key) -> bool:
-        """Whether the key may be in the set: False means certainly not. Raises
-        `OpaqueHashFamily` for another library's bits (base hash 0)."""
+        queried (`OpaqueHashFamily`, raised by the inserts and queries)."""
     def contains_many(self, keys: Iterable[_Key]) -> list[bool]:
         """`contains` for every key of an iterable."""
-    def contains_array(self, values: _Column) -> Any:
-        """`contains` for every value of a column: a pyarrow BooleanArray for Arrow input,
-        a NumPy bool array for NumPy input; False for a null."""
-    def __contains__(self, key: _Key, /) -> bool: ...
-    def __len__(self) -> int: ...
-    def __eq__(self, other: object, /) -> bool: ...
-    def __or__(self, other: BloomFilter, /) -> BloomFilter: ...
-    def __ror__(self, other: BloomFilter, /) -> BloomFilter: ...
-    def __ior__(self, other: BloomFilter, /) -> Self: ...
-    def __copy__(self) -> BloomFilter: ...
-    def __deepcopy__(self, memo: Any, /) -> BloomFilter: ...
-    def __reduce__(self) -> tuple[Any, ...]:
-        """Pickled as its frame, checked on load against the unpickling limits."""
-    @property
-    def n(self) -> int:
-        """The number of keys inserted."""
-    @property
-    def m(self) -> int:
-        """Bits of the filter."""
-    @property
-    def k(self) -> float:
-        """Hash functions per key."""
     @property
     def opaque(self) -> bool:
         """Whether the bits are another library's (inserts and queries refused)."""
-    @property
-    def header(self) -> Optional[FrameInfo]:
-        """The header of the frame the filter was decoded from; None if built here."""
     @property
     def fraction_of_zeros(self) -> float:
         """The fraction of bits that are zero."""
     def count_ones(self) -> int:
         """The number of bits set."""
-    def digest(self) -> int:
-        """The digest of the bits (CRC-32C of the packed array, spec 5.1)."""
     def bits(self) -> bytes:
-        """The packed bit array: bit i is `(b[i // 8] >> (i % 8)) & 1`."""
-    def union(self, other: BloomFilter) -> None:
-        """Set in this filter every bit set in `other` (same parameters); `self |= other`.
-        n becomes the sum, an upper bound of the keys (a key in both counts twice); `==`
-        compares parameters and bits, not n, so `f | f == f`."""
-    def copy(self) -> BloomFilter:
-        """A copy of the filter."""
+        """The packed bit array: bit i is `(b[i // 8] >> (i % 8)) & 1`. `==` compares
+        parameters and bits, not n, so `f | f == f`."""
     def encode(
         self,
         coding: Optional[str] = None,
@@ -321,8 +325,9 @@ class BloomFilter:
         """The full frame of this filter; see `encode`."""
 
 @final
-class CountingFilter:
-    """A counting Bloom filter: `width`-bit counters, so keys can be removed."""
+class CountingFilter(_Filter):
+    """A counting Bloom filter: `width`-bit counters, so keys can be removed; a union adds
+    counters, saturating (same parameters and width)."""
 
     def __new__(
         cls,
@@ -339,40 +344,8 @@ class CountingFilter:
     @staticmethod
     def from_plan(plan: Plan, width: int = 4) -> CountingFilter:
         """An empty counting filter with a plan's parameters."""
-    def insert(self, key: _Key) -> None:
-        """Add a key: increment its counters."""
-    def insert_many(self, keys: Iterable[_Key]) -> None:
-        """Add every key of an iterable."""
-    def insert_array(self, values: _Column) -> None:
-        """Add every value of an Arrow or NumPy column (see `BloomFilter.insert_array`)."""
     def remove(self, key: _Key) -> None:
         """Remove a key; raises `InvalidParameter`, changing nothing, if it is not in the filter."""
-    def contains(self, key: _Key) -> bool:
-        """Whether the key may be in the set: False means certainly not."""
-    def contains_array(self, values: _Column) -> Any:
-        """`contains` for every value of a column (see `BloomFilter.contains_array`)."""
-    def __contains__(self, key: _Key, /) -> bool: ...
-    def __len__(self) -> int: ...
-    def __eq__(self, other: object, /) -> bool: ...
-    def __or__(self, other: CountingFilter, /) -> CountingFilter: ...
-    def __ror__(self, other: CountingFilter, /) -> CountingFilter: ...
-    def __ior__(self, other: CountingFilter, /) -> Self: ...
-    def __copy__(self) -> CountingFilter: ...
-    def __deepcopy__(self, memo: Any, /) -> CountingFilter: ...
-    def __reduce__(self) -> tuple[Any, ...]:
-        """Pickled as its frame, checked on load against the unpickling limits."""
-    @property
-    def header(self) -> Optional[FrameInfo]:
-        """The header of the frame the filter was decoded from; None if built here."""
-    @property
-    def n(self) -> int:
-        """The number of keys in the filter (inserted less removed)."""
-    @property
-    def m(self) -> int:
-        """Number of counters."""
-    @property
-    def k(self) -> float:
-        """Hash functions per key."""
     @property
     def width(self) -> int:
         """Bits per counter."""
@@ -384,15 +357,8 @@ class CountingFilter:
         """How many counters hold each value 0 .. 2**width - 1."""
     def saturated(self) -> int:
         """The number of saturated counters."""
-    def digest(self) -> int:
-        """The digest of the counters (spec 5.1)."""
     def to_bloom_filter(self) -> BloomFilter:
         """The Bloom filter this one summarizes."""
-    def union(self, other: CountingFilter) -> None:
-        """Add `other`'s counters to this filter's, saturating (same parameters and width);
-        `self |= other`."""
-    def copy(self) -> CountingFilter:
-        """A copy of the filter."""
     def encode(
         self,
         coding: Optional[str] = None,

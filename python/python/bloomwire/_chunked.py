@@ -27,11 +27,12 @@ frame with both.
 
 from __future__ import annotations
 
+import math
 import struct
 from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple, Optional
 
-from ._bloomwire import Chunk, ChunkedFrame, Indexer, Plan
+from ._bloomwire import BloomFilter, Chunk, ChunkedFrame, Indexer, Plan, decode
 from ._partials import _is_pandas, _pandas_column
 
 #: The choice of a coding from the count of ones (the library's first choice for a chunked
@@ -75,6 +76,33 @@ def chunk_shift(plan: Plan, worker_memory: Optional[int], shift: Optional[int]) 
     if worker_memory is None or worker_memory <= 0:
         return None
     return plan.chunked_build(worker_memory)
+
+
+def job_of(plan: Plan, worker_memory: Optional[int], shift: Optional[int], coding: str,
+           no_memory: str) -> ChunkJob:
+    """The job of a build of `plan` by chunk: the chunk shift `shift`, else the plan's for
+    workers of `worker_memory` bytes (ValueError when one holds the whole filter, or, saying
+    `no_memory`, when no memory is known), the shift and the coding checked before any work."""
+    shift = chunk_shift(plan, worker_memory, shift)
+    if shift is None:
+        raise ValueError(
+            f"a worker of {worker_memory} bytes holds the whole filter "
+            f"({plan.receiver_bytes} bytes): give chunk_shift to build it by chunk anyway, "
+            "or use build_filter"
+            if worker_memory else f"give chunk_shift or worker_memory ({no_memory})")
+    indexer = Indexer(plan)
+    job = ChunkJob(indexer, shift)
+    ChunkedFrame(indexer, 0, 0, shift, "positional")  # the shift checked before any work
+    if coding != AUTO:
+        ChunkedFrame(indexer, 0, 0, shift, coding)  # and the coding
+    return job
+
+
+def decode_built(frame: bytes, plan: Plan) -> BloomFilter:
+    """The filter of a frame built by chunk, decoded within its plan's limits (the default
+    limits refuse a filter larger than them)."""
+    return decode(frame, max_m=plan.m, max_k=math.ceil(plan.k),
+                  max_payload=max(len(frame), 1 << 26), max_filter_bytes=-(-plan.m // 8))
 
 
 def keys_of(values: Any) -> Any:

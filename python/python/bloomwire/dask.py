@@ -45,7 +45,6 @@ filter built, then the big side filtered before any shuffle). What crosses the n
 
 from __future__ import annotations
 
-import math
 import sys
 from typing import Any, Literal, Optional, Union
 
@@ -54,7 +53,7 @@ from dask.delayed import Delayed
 
 from . import _chunked, _membership, _partials
 from ._partials import FilterSpec
-from ._bloomwire import BloomFilter, Chunk, ChunkedFrame, CountingFilter, Indexer, Plan, decode
+from ._bloomwire import BloomFilter, Chunk, ChunkedFrame, CountingFilter, Plan
 
 __all__ = ["FilterSpec", "build_chunked", "build_filter", "contains", "partial_frames",
            "semi_join"]
@@ -173,9 +172,7 @@ def build_filter(
             frame = build_chunked(data, plan, column=column, chunk_shift=shift)
             if result == "frame":
                 return frame
-            return decode(frame, max_m=plan.m, max_k=math.ceil(plan.k),
-                          max_payload=max(len(frame), 1 << 26),
-                          max_filter_bytes=-(-plan.m // 8))
+            return _chunked.decode_built(frame, plan)
     spec = _partials.FilterSpec.of(plan, counting_width)
     task = dask.delayed(_partials.partial, pure=True)
     merge = dask.delayed(_partials.merge, pure=True)
@@ -261,17 +258,8 @@ def build_chunked(
 
     plan = _partials.resolve_plan(plan, n, fpr, lambda: _count(data, column))
     memory = worker_memory if worker_memory is not None else cluster_worker_memory()
-    shift = _chunked.chunk_shift(plan, memory, chunk_shift)
-    if shift is None:
-        raise ValueError(
-            f"a worker of {memory} bytes holds the whole filter ({plan.receiver_bytes} bytes): "
-            "give chunk_shift to build it by chunk anyway, or use build_filter"
-            if memory else "give chunk_shift or worker_memory (no worker memory limit found)")
-    indexer = Indexer(plan)
-    job = _chunked.ChunkJob(indexer, shift)
-    ChunkedFrame(indexer, 0, 0, shift, "positional")  # the shift checked before any work
-    if coding != _chunked.AUTO:
-        ChunkedFrame(indexer, 0, 0, shift, coding)  # and the coding
+    job = _chunked.job_of(plan, memory, chunk_shift, coding,
+                          no_memory="no worker memory limit found")
     count = job.chunk_count
 
     rows = [dask.delayed(_chunked.position_rows, pure=True)(job, p)

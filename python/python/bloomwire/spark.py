@@ -44,14 +44,13 @@ any join's shuffle). What crosses the network:
 
 from __future__ import annotations
 
-import math
 import struct
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Literal, Optional, Union
 
 from . import _chunked, _membership, _partials
 from ._partials import FilterSpec
-from ._bloomwire import BloomFilter, ChunkedFrame, CountingFilter, Indexer, Plan, decode
+from ._bloomwire import BloomFilter, Chunk, CountingFilter, Plan
 
 __all__ = ["FilterSpec", "build_chunked", "build_filter", "contains", "partial_frames",
            "semi_join"]
@@ -122,9 +121,7 @@ def build_filter(
             frame = build_chunked(df, column, plan, chunk_shift=shift)
             if result == "frame":
                 return frame
-            return decode(frame, max_m=plan.m, max_k=math.ceil(plan.k),
-                          max_payload=max(len(frame), 1 << 26),
-                          max_filter_bytes=-(-plan.m // 8))
+            return _chunked.decode_built(frame, plan)
     spec = _partials.FilterSpec.of(plan, counting_width)
     frames = partial_frames(df, column, spec).rdd.map(lambda row: bytes(row[0]))
     merged = frames.treeAggregate(
@@ -165,22 +162,19 @@ def _positions_of(job: _chunked.ChunkJob) -> Any:
     return positions
 
 
-def _chunk_partition(job: _chunked.ChunkJob, frame: Optional[ChunkedFrame]) -> Any:
+def _chunk_partition(job: _chunked.ChunkJob, result: Callable[[Chunk], Any]) -> Any:
     """The function of a chunk's partition after the shuffle (partition `i < chunks` holds
     chunk i's positions, the last one the partitions' counts of keys): the chunk built
-    from its pieces as they stream in, and its ones (phase 1) or its payload in `frame`
-    (phase 2); the count partition yields the number of keys."""
+    from its pieces as they stream in, and what `result` makes of it (its ones in phase 1,
+    its payload in phase 2, both for a coding without q0); the count partition yields the
+    number of keys."""
     count = job.chunk_count
 
     def run(index: int, rows: Iterable[tuple[int, Any]]) -> Iterator[tuple[int, Any]]:
         if index == count:
             yield -1, sum(struct.unpack("<Q", bytes(blob))[0] for _, blob in rows)
             return
-        chunk = _chunked.build_chunk(job, index, (blob for _, blob in rows))
-        if frame is None:
-            yield index, chunk.count_ones()
-        else:
-            yield index, chunk.encode(frame)
+        yield index, result(_chunked.build_chunk(job, index, (blob for _, blob in rows)))
 
     return run
 
@@ -224,18 +218,8 @@ def build_chunked(
     """
     plan = _partials.resolve_plan(plan, n, fpr, df.count)
     memory = worker_memory if worker_memory is not None else python_worker_memory(df)
-    shift = _chunked.chunk_shift(plan, memory, chunk_shift)
-    if shift is None:
-        raise ValueError(
-            f"a worker of {memory} bytes holds the whole filter ({plan.receiver_bytes} bytes): "
-            "give chunk_shift to build it by chunk anyway, or use build_filter"
-            if memory else "give chunk_shift or worker_memory (spark.executor.pyspark.memory "
-                           "is not set)")
-    indexer = Indexer(plan)
-    job = _chunked.ChunkJob(indexer, shift)
-    ChunkedFrame(indexer, 0, 0, shift, "positional")  # the shift checked before any work
-    if coding != _chunked.AUTO:
-        ChunkedFrame(indexer, 0, 0, shift, coding)  # and the coding
+    job = _chunked.job_of(plan, memory, chunk_shift, coding,
+                          no_memory="spark.executor.pyspark.memory is not set")
     count = job.chunk_count
 
     rows = (df.select(column).mapInArrow(_positions_of(job), "chunk long, positions binary")
@@ -243,37 +227,25 @@ def build_chunked(
     # One partition per chunk, and the last for the partitions' counts of keys.
     shuffled = rows.partitionBy(count + 1, lambda c: c if c >= 0 else count)
     if _chunked.needs_ones(job, coding):
-        found = dict(shuffled.mapPartitionsWithIndex(_chunk_partition(job, None)).collect())
+        ones_of = _chunk_partition(job, lambda chunk: chunk.count_ones())
+        found = dict(shuffled.mapPartitionsWithIndex(ones_of).collect())
         n_keys = found.pop(-1)
         ones = sum(found.values())
         coding = _chunked.choose_coding(job, coding, n_keys, ones, metadata=metadata,
                                          key=key, budget=budget)
         frame = _chunked.worker_frame(job, coding, n_keys, ones)
-        payloads = dict(shuffled.mapPartitionsWithIndex(_chunk_partition(job, frame)).collect())
+        payload_of = _chunk_partition(job, lambda chunk: chunk.encode(frame))
+        payloads = dict(shuffled.mapPartitionsWithIndex(payload_of).collect())
         payloads.pop(-1)
     else:
         frame = _chunked.worker_frame(job, coding, 0, 0)
-        found = dict(shuffled.mapPartitionsWithIndex(_chunk_ones_and_payloads(job, frame))
-                     .collect())
+        both_of = _chunk_partition(job, lambda chunk: (chunk.count_ones(), chunk.encode(frame)))
+        found = dict(shuffled.mapPartitionsWithIndex(both_of).collect())
         n_keys = found.pop(-1)
         ones = sum(o for o, _ in found.values())
         payloads = {i: p for i, (_, p) in found.items()}
     return _chunked.assemble(job, coding, n_keys, ones, payloads, metadata=metadata, key=key,
                              budget=budget, generation=generation)
-
-
-def _chunk_ones_and_payloads(job: _chunked.ChunkJob, frame: ChunkedFrame) -> Any:
-    """One phase, for a coding without q0: each chunk's ones and payload together."""
-    count = job.chunk_count
-
-    def run(index: int, rows: Iterable[tuple[int, Any]]) -> Iterator[tuple[int, Any]]:
-        if index == count:
-            yield -1, sum(struct.unpack("<Q", bytes(blob))[0] for _, blob in rows)
-            return
-        chunk = _chunked.build_chunk(job, index, (blob for _, blob in rows))
-        yield index, (chunk.count_ones(), chunk.encode(frame))
-
-    return run
 
 
 #: The UDF forms of `contains`: "arrow" (`arrow_udf`, PySpark 4.1 and later) and "pandas"

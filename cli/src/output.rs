@@ -238,7 +238,7 @@ extern "C" fn see_stdout_at_start() {
     STDOUT_CLOSED.store(!open, Ordering::Relaxed);
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 

@@ -23,8 +23,11 @@
 //! (`Sender::next_frame`, going from one generation to the other and back) against the
 //! least any sender of the same delta does: a plain word-by-word comparison of the two bit
 //! arrays collecting the changed positions, then the positional coding of those positions
-//! (the delta's payload, byte for byte). Their ratio is also printed *paired* (the two timed
-//! in alternating batches: `paired_ratio`). `-- scan/` runs them alone.
+//! (the delta's payload, byte for byte); and against the same with the comparison a line
+//! of eight words at a time, as the sender's scan goes (a stateless comparison as fast as
+//! the sender's way of comparing: the baseline not handicapped). Their ratios are also
+//! printed *paired* (the two timed in alternating batches: `paired_ratio`). `-- scan/`
+//! runs them alone.
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -221,12 +224,63 @@ fn compare_and_code(prev: &[u64], next: &[u64], m: u64) -> Vec<u8> {
     out
 }
 
+/// [`compare_and_code`] with the comparison a line of eight words at a time (one test of
+/// the eight XORs, in vector registers, then the positions of a line that differs), as
+/// the sender scans: the least a sender that keeps no state does, no handicap to it.
+fn compare_lines_and_code(prev: &[u64], next: &[u64], m: u64) -> Vec<u8> {
+    let mut positions = Vec::new();
+    let mut push = |i: usize, mut d: u64| {
+        while d != 0 {
+            positions.push(i as u64 * 64 + u64::from(d.trailing_zeros()));
+            d &= d - 1;
+        }
+    };
+    // The lines of `prev`'s cache lines, as the sender's scan takes those of the
+    // generation it holds, and the words before and after them.
+    let head = prev.as_ptr().align_offset(64).min(prev.len());
+    let tail = head + (prev.len() - head) / 8 * 8;
+    for i in 0..head {
+        push(i, prev[i] ^ next[i]);
+    }
+    let (prev_lines, _) = prev[head..tail].as_chunks::<8>();
+    let (next_lines, _) = next[head..tail].as_chunks::<8>();
+    for (l, (o, w)) in prev_lines.iter().zip(next_lines).enumerate() {
+        let mut any = 0;
+        for j in 0..8 {
+            any |= o[j] ^ w[j];
+        }
+        if any != 0 {
+            for j in 0..8 {
+                push(head + l * 8 + j, o[j] ^ w[j]);
+            }
+        }
+    }
+    for i in tail..prev.len() {
+        push(i, prev[i] ^ next[i]);
+    }
+    let mut out = Vec::new();
+    positional::encode_positions(
+        &positions,
+        GapParams::of(m, positions.len() as u64),
+        &mut out,
+    );
+    out
+}
+
+/// The paired ratios of one plan's `next_frame` to the two comparisons.
+struct ScanRatios {
+    words: Paired,
+    lines: Paired,
+}
+
 /// `Sender::next_frame` from one generation to the other and back, against
-/// [`compare_and_code`] of the same two generations; returns the paired ratio.
-fn bench_scan(c: &mut Criterion<CpuTime>, s: &Scenario) -> Paired {
+/// [`compare_and_code`] and [`compare_lines_and_code`] of the same two generations;
+/// returns the paired ratios.
+fn bench_scan(c: &mut Criterion<CpuTime>, s: &Scenario) -> ScanRatios {
     let (base, next) = (s.base.bits().words(), s.next.bits().words());
     let m = s.params.m();
     let payload = compare_and_code(base, next, m);
+    assert_eq!(compare_lines_and_code(base, next, m), payload);
     let mut sender = s.sender();
     let frame = sender.next_frame(&s.next).expect("frame");
     assert_eq!(
@@ -252,14 +306,25 @@ fn bench_scan(c: &mut Criterion<CpuTime>, s: &Scenario) -> Paired {
         flip += 1;
         compare_and_code(black_box(a), black_box(b), m)
     };
+    let mut flip_lines = 0;
+    let mut by_lines = move || {
+        let (a, b) = if flip_lines % 2 == 0 {
+            (base, next)
+        } else {
+            (next, base)
+        };
+        flip_lines += 1;
+        compare_lines_and_code(black_box(a), black_box(b), m)
+    };
     let mut g = c.benchmark_group(format!("scan/{}", s.name));
     g.sample_size(10)
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(3));
     g.bench_function("next_frame", |b| b.iter(&mut step));
     g.bench_function("compare+positional", |b| b.iter(&mut baseline));
+    g.bench_function("compare-lines+positional", |b| b.iter(&mut by_lines));
     g.finish();
-    paired_ratio(
+    let words = paired_ratio(
         Duration::from_secs(3),
         || {
             black_box(step());
@@ -267,7 +332,17 @@ fn bench_scan(c: &mut Criterion<CpuTime>, s: &Scenario) -> Paired {
         || {
             black_box(baseline());
         },
-    )
+    );
+    let lines = paired_ratio(
+        Duration::from_secs(3),
+        || {
+            black_box(step());
+        },
+        || {
+            black_box(by_lines());
+        },
+    );
+    ScanRatios { words, lines }
 }
 
 struct Row {
@@ -329,18 +404,25 @@ fn main() {
     c.final_summary();
     print_table(&rows);
     println!();
-    println!("| plan | next_frame / (word compare + positional), paired | fastest batches |");
-    println!("|---|---:|---:|");
-    for (name, p) in scans {
+    println!(
+        "| plan | next_frame / (word compare + positional), paired | fastest batches | next_frame / (line compare + positional), paired | fastest batches |"
+    );
+    println!("|---|---:|---:|---:|---:|");
+    for (name, r) in scans {
         let group = format!("scan/{name}");
-        let means = mean_ns(&group, "next_frame")
-            .zip(mean_ns(&group, "compare+positional"))
-            .map(|(a, b)| a / b);
+        let means = |baseline: &str| {
+            mean_ns(&group, "next_frame")
+                .zip(mean_ns(&group, baseline))
+                .map(|(a, b)| a / b)
+        };
         println!(
-            "| {name} | {:.2} (criterion's means: {}) | {:.2} |",
-            p.median,
-            cell(means, 2),
-            p.best
+            "| {name} | {:.2} (criterion's means: {}) | {:.2} | {:.2} (criterion's means: {}) | {:.2} |",
+            r.words.median,
+            cell(means("compare+positional"), 2),
+            r.words.best,
+            r.lines.median,
+            cell(means("compare-lines+positional"), 2),
+            r.lines.best,
         );
     }
 }

@@ -32,9 +32,13 @@ use crate::{limits, parse_hex, Coder, Context, Failure, Result};
 /// --max-m and --max-k; or given with --m and --k. A filter larger than the machine can
 /// hold is an error, not an abort.
 ///
-/// A regular file is read twice, to count the keys and then to insert them, and is never
-/// held in memory; standard input (`-`), a pipe, a FIFO or a device is read once into
-/// memory. On a terminal, inputs of 1 MiB or more show a progress bar on stderr.
+/// The keys are never held in memory. Planning needs n first: a regular file is then read
+/// twice, to count the keys and to insert them; standard input (`-`), a pipe, a FIFO or a
+/// device is read once, counted as it is copied into a temporary file (in TMPDIR, or
+/// /tmp; removed at once, so nothing is left behind), which the second pass reads. With
+/// --m and --k nothing needs counting: any input is read once, its keys inserted as they
+/// come, and nothing is kept. On a terminal, inputs of 1 MiB or more show a progress bar
+/// on stderr (a stream, a spinner).
 ///
 /// A summary line goes to stderr (or, with --json, one JSON object to stdout, to stderr
 /// when the frame goes to stdout with `-o -`).
@@ -342,27 +346,32 @@ pub fn run(args: &Args) -> Result<()> {
         _ => None,
     };
 
-    let source = KeySource::open(keys, args.format)?;
-    let mut progress = Progress::for_input(source.len());
+    let mut source = KeySource::open(keys)?;
+    // A stream's length is not known: a spinner rather than a bar, on a terminal.
+    let mut progress = Progress::for_input(source.len().unwrap_or(crate::progress::FROM_BYTES));
 
-    progress.stage("reading keys", Some(source.len()), "bytes");
-    let (mut bytes, mut shown_at) = (0, 0);
-    let stats = keys::for_each_key(&source, args.format, |key| {
-        // The line's bytes and its newline (a `\r` or a record's length prefix aside).
-        bytes += key.len() as u64 + 1;
-        if bytes - shown_at >= PROGRESS_EVERY {
-            progress.set(bytes);
-            shown_at = bytes;
+    // Planning needs n before the first insert: a pass that counts the keys, keeping a
+    // stream in a temporary file for the second. Given m and k, one pass inserts them.
+    let counted = if explicit.is_none() {
+        progress.stage("reading keys", source.len(), "bytes");
+        let (mut bytes, mut shown_at) = (0, 0);
+        let stats = source.for_each_key_keeping(args.format, |key| {
+            // The line's bytes and its newline (a `\r` or a record's length prefix aside).
+            bytes += key.len() as u64 + 1;
+            if bytes - shown_at >= PROGRESS_EVERY {
+                progress.set(bytes);
+                shown_at = bytes;
+            }
+        })?;
+        progress.finish();
+        if stats.keys == 0 {
+            return Err(Failure(format!("{}: no keys", source.name())));
         }
-    })?;
-    progress.finish();
-    let n = stats.keys;
-    if let Some(warning) = stats.warning(&source.name(), args.format) {
-        note(warning);
-    }
-    if n == 0 {
-        return Err(Failure(format!("{}: no keys", source.name())));
-    }
+        Some(stats)
+    } else {
+        None
+    };
+    let n = counted.map_or(0, |stats| stats.keys);
 
     let budget = args
         .budget_bytes
@@ -420,22 +429,29 @@ pub fn run(args: &Args) -> Result<()> {
         }
     };
 
-    progress.stage("inserting keys", Some(n), "keys");
+    progress.stage("inserting keys", counted.map(|_| n), "keys");
     let mut inserted = 0;
-    keys::for_each_key(&source, args.format, |key| {
+    let stats = source.for_each_key(args.format, |key| {
         filter.insert(key);
         inserted += 1;
         if inserted % PROGRESS_EVERY == 0 {
             progress.set(inserted);
         }
     })?;
-    if inserted != n {
+    if let Some(warning) = stats.warning(&source.name(), args.format) {
+        note(warning);
+    }
+    if inserted == 0 {
+        return Err(Failure(format!("{}: no keys", source.name())));
+    }
+    if counted.is_some() && inserted != n {
         // A regular file that changed between the two passes: the plan is for other keys.
         return Err(Failure(format!(
             "{}: changed while it was read ({n} keys, then {inserted})",
             source.name()
         )));
     }
+    let n = inserted;
 
     progress.stage("encoding", None, "");
     let coder = Coder {

@@ -16,8 +16,8 @@
 //! is not UTF-8) is still read as lines, and a warning on stderr says how many keys that
 //! made and names `--binary-keys` and `--allow-binary` (which silences the warning).
 
-use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read};
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use crate::{Context, Failure, Result};
@@ -39,55 +39,180 @@ pub struct Format {
     pub allow_binary: bool,
 }
 
-/// Where the keys come from. Building reads them twice (to plan for n, then to insert), and
-/// only a regular file gives the same bytes on a second read: standard input, a pipe or a
-/// FIFO (`--keys /dev/stdin`, `--keys <(...)`) is empty the second time, which once gave a
-/// filter of 0 keys sized for n, answering "no" for every key.
-pub enum KeySource {
-    /// A regular file, opened again for each pass.
-    File(PathBuf, u64),
-    /// Everything read from a stream, and the name to report it by.
-    Read(Vec<u8>, String),
+/// Where the keys come from: a regular file, read again for each pass, or a stream
+/// (standard input, a pipe, a FIFO, a device), read once as it comes and never held in
+/// memory. A command that needs two passes over a stream (`build` counts the keys to plan
+/// for n, then inserts them) reads it with [`for_each_key_keeping`](Self::for_each_key_keeping),
+/// which copies it into a temporary file for the next pass: a stream is empty the second
+/// time it is read, which once gave a filter of 0 keys sized for n, answering "no" for
+/// every key, and holding it whole in memory cost as much memory as the input.
+pub struct KeySource {
+    name: String,
+    kind: Kind,
+}
+
+enum Kind {
+    /// A regular file, opened again for each pass, and its length when opened.
+    File(PathBuf),
+    /// A stream not read yet (`None` once read).
+    Stream(Option<Box<dyn Read>>),
+    /// A stream read once, kept in a temporary file (already removed from its directory
+    /// where the platform allows it, else removed when the source is dropped).
+    Kept(File, Option<PathBuf>),
 }
 
 impl KeySource {
-    /// A file (read lazily when regular), or standard input for `-` (read now, whole). A
-    /// stream is read as keys in `format` while it is held, so that a key longer than
-    /// [`MAX_KEY_LEN`] stops it there.
-    pub fn open(path: &Path, format: Format) -> Result<KeySource> {
+    /// A file, or standard input for `-`; nothing is read yet.
+    pub fn open(path: &Path) -> Result<KeySource> {
         if path == Path::new("-") {
-            let name = "standard input".to_string();
-            let bytes = read_stream(io::stdin().lock(), format).context(&name)?;
-            return Ok(KeySource::Read(bytes, name));
+            return Ok(KeySource {
+                name: "standard input".into(),
+                kind: Kind::Stream(Some(Box::new(io::stdin()))),
+            });
         }
-        let metadata = std::fs::metadata(path).context(path.display())?;
+        let name = path.display().to_string();
+        let metadata = std::fs::metadata(path).context(&name)?;
         if metadata.is_dir() {
-            return Err(Failure(format!("{}: is a directory", path.display())));
+            return Err(Failure(format!("{name}: is a directory")));
         }
-        if metadata.is_file() {
-            Ok(KeySource::File(path.to_owned(), metadata.len()))
+        let kind = if metadata.is_file() {
+            Kind::File(path.to_owned())
         } else {
-            let file = File::open(path).context(path.display())?;
-            let bytes = read_stream(file, format).context(path.display())?;
-            Ok(KeySource::Read(bytes, path.display().to_string()))
-        }
+            Kind::Stream(Some(Box::new(File::open(path).context(&name)?)))
+        };
+        Ok(KeySource { name, kind })
     }
 
     /// The name to report the keys by.
     pub fn name(&self) -> String {
-        match self {
-            KeySource::File(path, _) => path.display().to_string(),
-            KeySource::Read(_, name) => name.clone(),
+        self.name.clone()
+    }
+
+    /// Bytes of a regular file (or of a stream once kept); `None` for a stream not read.
+    pub fn len(&self) -> Option<u64> {
+        match &self.kind {
+            Kind::File(path) => std::fs::metadata(path).ok().map(|m| m.len()),
+            Kind::Stream(_) => None,
+            Kind::Kept(file, _) => file.metadata().ok().map(|m| m.len()),
         }
     }
 
-    /// Bytes of the source (of the file when it was opened).
-    pub fn len(&self) -> u64 {
-        match self {
-            KeySource::File(_, len) => *len,
-            KeySource::Read(bytes, _) => bytes.len() as u64,
+    /// Call `f` with every key, in `format`; returns what was seen. A stream is read once:
+    /// a second pass over it is an error (see
+    /// [`for_each_key_keeping`](Self::for_each_key_keeping)).
+    pub fn for_each_key(&mut self, format: Format, f: impl FnMut(&[u8])) -> Result<Stats> {
+        self.pass(format, false, f)
+    }
+
+    /// [`for_each_key`](Self::for_each_key), keeping a stream, as it is read, in a
+    /// temporary file (in the directory `TMPDIR` names, or `/tmp`), from which the next
+    /// passes read it: memory stays a few buffers whatever the input's size; the disk
+    /// holds a copy of it until the program ends.
+    pub fn for_each_key_keeping(&mut self, format: Format, f: impl FnMut(&[u8])) -> Result<Stats> {
+        self.pass(format, true, f)
+    }
+
+    fn pass(&mut self, format: Format, keep: bool, mut f: impl FnMut(&[u8])) -> Result<Stats> {
+        let mut stats = Stats::default();
+        let mut see = |key: &[u8]| {
+            stats.see(key);
+            f(key);
+        };
+        let name = &self.name;
+        match &mut self.kind {
+            Kind::File(path) => {
+                let file = File::open(path).context(name)?;
+                let reader = BufReader::with_capacity(BUFFER, file);
+                read_keys(reader, format, &mut see).context(name)?;
+            }
+            Kind::Kept(file, _) => {
+                file.seek(SeekFrom::Start(0)).context(name)?;
+                let reader = BufReader::with_capacity(BUFFER, &*file);
+                read_keys(reader, format, &mut see).context(name)?;
+            }
+            Kind::Stream(stream) => {
+                let Some(stream) = stream.take() else {
+                    return Err(Failure(format!(
+                        "{name}: a stream cannot be read twice (an error of the program)"
+                    )));
+                };
+                if !keep {
+                    let reader = BufReader::with_capacity(BUFFER, stream);
+                    read_keys(reader, format, &mut see).context(name)?;
+                    return Ok(stats);
+                }
+                let (copy, path) = temporary_file()?;
+                let mut tee = Tee {
+                    inner: stream,
+                    copy,
+                    failed: None,
+                };
+                let read = read_keys(BufReader::with_capacity(BUFFER, &mut tee), format, &mut see);
+                if let Some(e) = tee.failed {
+                    return Err(Failure(format!(
+                        "{name}: cannot keep a copy for the second pass in {}: {e}; set \
+                         TMPDIR to a directory with room for it, give a regular file, or give \
+                         --m and --k (one pass, nothing kept)",
+                        std::env::temp_dir().display()
+                    )));
+                }
+                read.context(name)?;
+                self.kind = Kind::Kept(tee.copy, path);
+            }
+        }
+        Ok(stats)
+    }
+}
+
+impl Drop for KeySource {
+    fn drop(&mut self) {
+        if let Kind::Kept(_, Some(path)) = &self.kind {
+            let _ = std::fs::remove_file(path);
         }
     }
+}
+
+/// Bytes read from a keys file at a time.
+const BUFFER: usize = 1 << 16;
+
+/// A new temporary file, open for reading and writing, and its path when it could not be
+/// removed from its directory while open (it is removed at once on Unix, so that nothing
+/// is left behind even if the program is killed).
+fn temporary_file() -> Result<(File, Option<PathBuf>)> {
+    let dir = std::env::temp_dir();
+    let cannot = |e: io::Error| {
+        Failure(format!(
+            "cannot make a temporary file in {} to keep the keys for a second pass: {e}; set \
+             TMPDIR to another directory, give a regular file, or give --m and --k (one pass, \
+             nothing kept)",
+            dir.display()
+        ))
+    };
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    for attempt in 0u32.. {
+        let path = dir.join(format!(
+            ".bloomwire-keys-{}-{stamp}-{attempt}",
+            std::process::id()
+        ));
+        let file = match OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
+            Ok(file) => file,
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempt < 100 => continue,
+            Err(e) => return Err(cannot(e)),
+        };
+        return Ok(if cfg!(unix) && std::fs::remove_file(&path).is_ok() {
+            (file, None)
+        } else {
+            (file, Some(path))
+        });
+    }
+    unreachable!("the loop returns by its 100th attempt")
 }
 
 /// What one pass over the keys saw, to tell whether a file of lines looks binary.
@@ -134,45 +259,22 @@ impl Stats {
     }
 }
 
-/// Call `f` with every key of `source`, in `format`; returns what was seen.
-pub fn for_each_key(source: &KeySource, format: Format, mut f: impl FnMut(&[u8])) -> Result<Stats> {
-    let mut stats = Stats::default();
-    let mut see = |key: &[u8]| {
-        stats.see(key);
-        f(key);
-    };
-    match source {
-        KeySource::File(path, _) => {
-            let file = File::open(path).context(path.display())?;
-            let reader = BufReader::with_capacity(1 << 16, file);
-            read_keys(reader, format, &mut see).context(path.display())?;
-        }
-        KeySource::Read(bytes, name) => read_keys(&bytes[..], format, &mut see).context(name)?,
-    }
-    Ok(stats)
-}
-
-/// Everything `stream` holds, read through the keys' parser so that it stops at the first
-/// key longer than [`MAX_KEY_LEN`] (or a malformed record) having held little more than it.
-fn read_stream(stream: impl Read, format: Format) -> Result<Vec<u8>> {
-    let mut tee = Tee {
-        inner: stream,
-        copy: Vec::new(),
-    };
-    read_keys(BufReader::with_capacity(1 << 16, &mut tee), format, |_| {})?;
-    Ok(tee.copy)
-}
-
-/// A reader that keeps a copy of what it reads.
+/// A reader that writes what it reads into a file, and remembers the first error of
+/// that write apart from the reader's own.
 struct Tee<R> {
     inner: R,
-    copy: Vec<u8>,
+    copy: File,
+    failed: Option<io::Error>,
 }
 
 impl<R: Read> Read for Tee<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let got = self.inner.read(buf)?;
-        self.copy.extend_from_slice(&buf[..got]);
+        if let Err(e) = self.copy.write_all(&buf[..got]) {
+            let shown = io::Error::new(e.kind(), e.to_string());
+            self.failed = Some(e);
+            return Err(shown);
+        }
         Ok(got)
     }
 }

@@ -94,7 +94,9 @@ fn main() -> ExitCode {
     let limits = set_limits(&cli);
     if let Command::Query(args) = &cli.command {
         // grep's statuses: 0 every key may be present, 1 some key is not, 2 an error.
-        return match limits.and_then(|()| query::run(args)) {
+        let answer = limits.and_then(|()| query::run(args));
+        let answer = answer.and_then(|a| output::close_stdout().map(|()| a));
+        return match answer {
             Ok(true) => ExitCode::SUCCESS,
             Ok(false) => ExitCode::from(1),
             Err(failure) => {
@@ -115,6 +117,7 @@ fn main() -> ExitCode {
         Command::Apply(args) => delta::apply(args),
         Command::Conform(args) => conform::run(args),
     });
+    let result = result.and_then(|()| output::close_stdout());
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure(message)) => {

@@ -74,13 +74,86 @@ pub fn write_output(path: &Path, bytes: &[u8], force: bool) -> Result<()> {
         }
         return write_stdout(bytes);
     }
-    let (mut file, created) = open_output(path, force)?;
-    if let Err(e) = file.write_all(bytes).and_then(|()| file.flush()) {
-        drop(file);
+    let (file, created) = open_output(path, force)?;
+    finish_output(path, file, created, bytes)
+}
+
+/// Write `bytes` to `sink`, the output `path`, and close it; on an error, remove the file
+/// when this command `created` it.
+fn finish_output(path: &Path, sink: impl Sink, created: bool, bytes: &[u8]) -> Result<()> {
+    write_and_close(sink, bytes).map_err(|e| {
         if created {
             let _ = std::fs::remove_file(path);
         }
-        return Err(Failure(format!("{}: {e}", path.display())));
+        Failure(format!("{}: {e}", path.display()))
+    })
+}
+
+/// Something written to, then closed: an output file, or a test's stand-in for one whose
+/// close fails.
+trait Sink: Write {
+    /// Close it, with the error the system reports.
+    fn close(self) -> io::Result<()>;
+}
+
+impl Sink for File {
+    fn close(self) -> io::Result<()> {
+        close_file(self)
+    }
+}
+
+/// Write all of `bytes` to `sink`, flush it and close it: an error at any of the three
+/// steps is the output's error. A file system that writes back at close (NFS, FUSE
+/// mounts, quotas checked late) reports there that the data did not reach it, which
+/// dropping a `File` ignores; zstd checks its `fclose` for the same reason.
+fn write_and_close(mut sink: impl Sink, bytes: &[u8]) -> io::Result<()> {
+    sink.write_all(bytes)?;
+    sink.flush()?;
+    sink.close()
+}
+
+/// Close `file` and return what `close(2)` said.
+#[cfg(unix)]
+fn close_file(file: File) -> io::Result<()> {
+    use std::os::fd::IntoRawFd;
+    let fd = file.into_raw_fd();
+    // SAFETY: `into_raw_fd` gave up `file`'s ownership of `fd`, an open descriptor that
+    // nothing else owns; it is closed exactly once, here.
+    if unsafe { libc::close(fd) } == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// Close `file` (the platform's close error is not reachable from the standard library).
+#[cfg(not(unix))]
+fn close_file(file: File) -> io::Result<()> {
+    drop(file);
+    Ok(())
+}
+
+/// At the end of a command that succeeded: flush standard output, then close a duplicate
+/// of its descriptor, so that an error the file system reports only at close (a file on
+/// NFS, `> file` on a full quota) fails the command instead of being lost at exit, as
+/// coreutils' `close_stdout` and zstd do. The descriptor itself stays open.
+pub fn close_stdout() -> Result<()> {
+    let fail = |e: io::Error| Failure(format!("stdout: {e}"));
+    io::stdout().lock().flush().map_err(fail)?;
+    if stdout_was_closed() {
+        return Ok(());
+    }
+    #[cfg(unix)]
+    {
+        use std::os::fd::FromRawFd;
+        // SAFETY: dup reads descriptor 1 and returns a new descriptor (or -1), changing
+        // nothing else.
+        let fd = unsafe { libc::dup(libc::STDOUT_FILENO) };
+        if fd == -1 {
+            return Err(fail(io::Error::last_os_error()));
+        }
+        // SAFETY: `fd` was just returned by dup: open, and owned by nothing else.
+        close_file(unsafe { File::from_raw_fd(fd) }).map_err(fail)?;
     }
     Ok(())
 }
@@ -163,4 +236,53 @@ extern "C" fn see_stdout_at_start() {
     // takes no pointer, and fails with EBADF when the descriptor is not open.
     let open = unsafe { libc::fcntl(libc::STDOUT_FILENO, libc::F_GETFD) } != -1;
     STDOUT_CLOSED.store(!open, Ordering::Relaxed);
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    /// A file whose close fails as NFS's does when the server refuses the data written.
+    struct FailsAtClose(Vec<u8>);
+
+    impl Write for FailsAtClose {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0.write(buf)
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Sink for FailsAtClose {
+        fn close(self) -> io::Result<()> {
+            Err(io::Error::from_raw_os_error(libc::EIO))
+        }
+    }
+
+    #[test]
+    fn an_error_at_close_is_the_outputs_error() {
+        let e = write_and_close(FailsAtClose(Vec::new()), b"frame").unwrap_err();
+        assert_eq!(e.raw_os_error(), Some(libc::EIO));
+    }
+
+    #[test]
+    fn a_file_is_written_and_closed() {
+        let path = std::env::temp_dir().join(format!("bloomwire-close-{}", std::process::id()));
+        write_and_close(File::create(&path).unwrap(), b"frame").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"frame");
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    #[test]
+    fn a_failed_close_removes_the_file_it_created() {
+        let path = std::env::temp_dir().join(format!("bloomwire-close-rm-{}", std::process::id()));
+        let (file, created) = open_output(&path, false).unwrap();
+        assert!(created);
+        drop(file);
+        let e = finish_output(&path, FailsAtClose(Vec::new()), created, b"frame").unwrap_err();
+        assert!(e.0.contains("Input/output error"), "{}", e.0);
+        assert!(!path.exists());
+    }
 }

@@ -69,6 +69,10 @@ pub struct Args {
 /// Keys answered at once: their bit indexes are sorted by chunk together.
 const BATCH: usize = 1 << 20;
 
+/// Bytes of keys answered at once, at most (a key at most past it): a batch of long keys
+/// is answered before it holds more memory than this.
+const BATCH_BYTES: usize = 16 << 20;
+
 /// How the keys are answered.
 enum Lookup {
     /// The whole filter, decoded.
@@ -137,12 +141,14 @@ pub fn run(args: &Args) -> Result<bool> {
             }
         }
         Some(file) => {
-            let source = KeySource::open(file, args.format)?;
+            let mut source = KeySource::open(file)?;
+            let name = source.name();
             let mut batch = Vec::new();
             let mut shown = Vec::new();
             let mut failed = None;
             let mut line = 0u64;
-            let stats = keys::for_each_key(&source, args.format, |key| {
+            let mut held = 0usize;
+            let stats = source.for_each_key(args.format, |key| {
                 line += 1;
                 if failed.is_some() {
                     return;
@@ -151,8 +157,7 @@ pub fn run(args: &Args) -> Result<bool> {
                     match std::str::from_utf8(key).ok().and_then(parse_hex) {
                         Some(bytes) => batch.push(bytes),
                         None => {
-                            failed =
-                                Some(Failure(format!("{}: key {line} is not hex", source.name())));
+                            failed = Some(Failure(format!("{name}: key {line} is not hex")));
                             return;
                         }
                     }
@@ -160,7 +165,9 @@ pub fn run(args: &Args) -> Result<bool> {
                 } else {
                     batch.push(key.to_vec());
                 }
-                if batch.len() == BATCH {
+                held += key.len();
+                if batch.len() == BATCH || held >= BATCH_BYTES {
+                    held = 0;
                     let shown_now = if args.hex { &shown } else { &batch };
                     if let Err(e) = answer(&batch, shown_now, &mut lookup) {
                         failed = Some(e);

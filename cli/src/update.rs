@@ -95,8 +95,8 @@ pub fn run(args: &Args) -> Result<()> {
 
     let mut inserted = 0u64;
     if let Some(path) = &args.insert {
-        let source = KeySource::open(path, args.format)?;
-        let stats = keys::for_each_key(&source, args.format, |key| {
+        let mut source = KeySource::open(path)?;
+        let stats = source.for_each_key(args.format, |key| {
             filter.insert(key);
             inserted += 1;
         })?;
@@ -109,9 +109,9 @@ pub fn run(args: &Args) -> Result<()> {
         let AnyFilter::Counting(counting) = &mut filter else {
             unreachable!("checked above");
         };
-        let source = KeySource::open(path, args.format)?;
+        let mut source = KeySource::open(path)?;
         let mut failed = None;
-        let stats = keys::for_each_key(&source, args.format, |key| {
+        let stats = source.for_each_key(args.format, |key| {
             if failed.is_some() {
                 return;
             }

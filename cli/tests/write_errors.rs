@@ -121,6 +121,28 @@ fn a_full_disk_fails_the_command() {
     }
 }
 
+/// Every command that writes a file with `-o` reports a full disk there and exits 1.
+#[cfg(target_os = "linux")]
+#[test]
+fn every_output_file_reports_a_full_disk() {
+    let dir = temp_dir("full-disk-every-output");
+    let mut checked = 0;
+    for mut args in commands_writing_to_stdout(&dir) {
+        let Some(at) = args.windows(2).position(|w| w[0] == "-o" && w[1] == "-") else {
+            continue;
+        };
+        args[at + 1] = "/dev/full".into();
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let e = fails_with(1, &args);
+        assert!(
+            e.contains("/dev/full: No space left on device"),
+            "{args:?}: {e}"
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 6, "decode, build, update, diff, apply, wrap");
+}
+
 #[test]
 fn a_reader_that_closes_the_pipe_early_fails_the_command() {
     let dir = temp_dir("broken-pipe");

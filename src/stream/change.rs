@@ -4,14 +4,15 @@
 //! is brought forward in place, O(changes), without a copy of the array.
 //!
 //! A sender handed the new generation whole finds the change by a single comparison of both
-//! generations' words ([`scanned`]: O(m/64) word reads plus O(changes); the new ones and
-//! digest follow from the old ones and the changes, the digest being affine
-//! ([`DigestChange`]): a scan that also counted every word's ones and ran the CRC over the
-//! new generation cost twice a word comparison plus the delta's coding on the default plan
-//! for 10^6 keys, `cargo bench -p bloomwire-benches --bench update -- scan/`); a sender
-//! handed the changed positions
-//! ([`Sender::next_frame_with_flips`](super::Sender::next_frame_with_flips)) derives the rest from them ([`flipped`]: O(changes)), so that its step, a delta's, costs
-//! what changed whatever the filter's size.
+//! generations' words, a cache line at a time ([`scanned`]: O(m/64) word reads plus
+//! O(changes); the new ones and digest follow from the old ones and the changes, the digest
+//! being affine ([`DigestChange`]): a scan that also counted every word's ones and ran the
+//! CRC over the new generation cost twice a word comparison plus the delta's coding on the
+//! default plan for 10^6 keys, `cargo bench -p bloomwire-benches --bench update -- scan/`);
+//! a sender handed the changed positions
+//! ([`Sender::next_frame_with_flips`](super::Sender::next_frame_with_flips)) derives the
+//! rest from them ([`flipped`]: O(changes)), so that its step, a delta's, costs what
+//! changed whatever the filter's size.
 
 use crate::error::{invalid, Result};
 use crate::filter::any::FilterRef;
@@ -153,16 +154,23 @@ pub(crate) fn scanned(
 /// Scan `prev` and `next` (the same length) once, copying into `prev` the words that
 /// differ: the changed positions (increasing), and the ones gained and lost (counted bit by
 /// bit as the positions are, which needs no `popcnt`).
+///
+/// The scan goes a cache line of `prev` at a time (eight words, aligned to 64 bytes in
+/// `prev`): one test for the line's eight XORs, which the compiler does in vector
+/// registers, and when one differs, its positions and the whole line copied (that line
+/// is written back to memory anyway). Word by word, with a test and a store per changed
+/// word, the same scan cost 1.15x a stateless word-by-word comparison; by lines it costs
+/// about what a stateless comparison by lines does (`benches/update.rs`, `scan/`).
 fn scan(prev: &mut BitArray, next: &BitArray) -> (Vec<u64>, u64, u64) {
     assert_eq!(prev.len(), next.len(), "generations of one shape");
+    scan_words(prev.words_mut(), next.words())
+}
+
+/// [`scan`] of the words `held` (copied into where they differ) and `new`, of one length.
+fn scan_words(held: &mut [u64], new: &[u64]) -> (Vec<u64>, u64, u64) {
     let mut positions = Vec::new();
     let mut gained = 0u64;
-    for (i, (o, &w)) in prev.words_mut().iter_mut().zip(next.words()).enumerate() {
-        let mut d = *o ^ w;
-        if d == 0 {
-            continue;
-        }
-        *o = w;
+    let mut changed = |i: usize, mut d: u64, w: u64| {
         let base = i as u64 * 64;
         while d != 0 {
             let bit = d.trailing_zeros();
@@ -170,6 +178,42 @@ fn scan(prev: &mut BitArray, next: &BitArray) -> (Vec<u64>, u64, u64) {
             positions.push(base + u64::from(bit));
             d &= d - 1;
         }
+    };
+    // Words before `prev`'s first whole cache line, the lines, and the words after.
+    let head = held.as_ptr().align_offset(64).min(held.len());
+    let lines = (held.len() - head) / 8;
+    let tail = head + lines * 8;
+    let word = |held: &mut [u64], i: usize, changed: &mut dyn FnMut(usize, u64, u64)| {
+        let d = held[i] ^ new[i];
+        if d != 0 {
+            held[i] = new[i];
+            changed(i, d, new[i]);
+        }
+    };
+    for i in 0..head {
+        word(held, i, &mut changed);
+    }
+    let (held_lines, _) = held[head..tail].as_chunks_mut::<8>();
+    let (new_lines, _) = new[head..tail].as_chunks::<8>();
+    for (l, (h, w)) in held_lines.iter_mut().zip(new_lines).enumerate() {
+        let mut any = 0;
+        for j in 0..8 {
+            any |= h[j] ^ w[j];
+        }
+        if any == 0 {
+            continue;
+        }
+        let first = head + l * 8;
+        for j in 0..8 {
+            let d = h[j] ^ w[j];
+            if d != 0 {
+                changed(first + j, d, w[j]);
+            }
+        }
+        *h = *w;
+    }
+    for i in tail..held.len() {
+        word(held, i, &mut changed);
     }
     let lost = positions.len() as u64 - gained;
     (positions, gained, lost)
@@ -250,6 +294,47 @@ mod tests {
             assert_eq!(change.digest, b.bits().digest(), "{len}");
             assert_eq!((change.n, change.base_n), (4, 3));
             assert_eq!(moved, b, "{len}");
+        }
+    }
+
+    /// Every place of the first whole cache line in the held words, and lengths around
+    /// a line's.
+    #[test]
+    fn the_scan_by_lines_finds_every_change_wherever_the_lines_start() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut random = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for len in [0usize, 1, 7, 8, 9, 15, 16, 17, 40, 333] {
+            for skip in 0..8 {
+                let old: Vec<u64> = (0..len + skip).map(|_| random()).collect();
+                // Some words equal, some differing in one bit, some in many.
+                let new: Vec<u64> = old
+                    .iter()
+                    .map(|&w| match random() % 4 {
+                        0 | 1 => w,
+                        2 => w ^ 1 << (random() % 64),
+                        _ => random(),
+                    })
+                    .collect();
+                let mut held = old.clone();
+                let (positions, gained, lost) = scan_words(&mut held[skip..], &new[skip..]);
+                let want: Vec<u64> = (0..len as u64 * 64)
+                    .filter(|&p| {
+                        let i = skip + (p / 64) as usize;
+                        (old[i] ^ new[i]) >> (p % 64) & 1 == 1
+                    })
+                    .collect();
+                assert_eq!(positions, want, "{len} {skip}");
+                let ones = |v: &[u64]| v.iter().map(|w| u64::from(w.count_ones())).sum::<u64>();
+                let (before, after) = (ones(&old[skip..]), ones(&new[skip..]));
+                assert_eq!(before + gained - lost, after, "{len} {skip}");
+                assert_eq!(held[skip..], new[skip..], "{len} {skip}");
+                assert_eq!(held[..skip], old[..skip], "{len} {skip}");
+            }
         }
     }
 

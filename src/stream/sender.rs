@@ -40,8 +40,9 @@ use super::change;
 ///
 /// Each step of a Bloom filter costs one scan of the previous and the new generation's
 /// words (which finds the changed positions, the new filter's ones and its digest), the
-/// coding of ONE frame, chosen by predicting both sizes from those counts, and flipping the
-/// changed positions in the previous generation it keeps (no copy of the filter). A
+/// coding of ONE frame, chosen by predicting both sizes from those counts; the scan copies
+/// the cache lines that changed into the previous generation it keeps as it finds them
+/// (no copy of the whole filter). A
 /// counting filter's step codes both frames and keeps the smaller. The first frame, the
 /// full frame after [`request_full`](Self::request_full) and the periodic full frames carry
 /// the restart flag (spec §5.2), so a receiver that accepted a forged or stray generation

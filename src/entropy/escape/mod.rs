@@ -24,7 +24,7 @@
 //! no more than its carried byte, the secondary state ends where the encoder starts it, the
 //! bits read fill the payload to its last byte and the padding is zero.
 
-use crate::entropy::codec::{per_byte_bound, BitCodec, BitDecoder, Codec};
+use crate::entropy::codec::{per_byte_bound, BitCodec, BitDecoder, Codec, Job};
 use crate::entropy::model::Counts;
 use crate::entropy::profile::{Profile, Status};
 use crate::entropy::tans_stream::{peek, run, write_runs};
@@ -162,14 +162,8 @@ impl DecModel {
 }
 
 impl BitDecoder for DecModel {
-    fn decode(
-        &self,
-        payload: &[u8],
-        len: u64,
-        out: &mut [u64],
-        _zeroed: bool,
-    ) -> Result<(), PayloadError> {
-        decode(payload, len, self, out)
+    fn decode(&self, job: Job<'_>) -> Result<(), PayloadError> {
+        decode(job.payload, job.len, self, job.out)
     }
 }
 

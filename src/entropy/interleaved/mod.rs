@@ -31,7 +31,7 @@
 //! The payload is canonical: a decoder accepts it only if every state ends at `2^31` (where
 //! the encoder starts) and every word has been read, so each bit array has one payload.
 
-use crate::entropy::codec::{per_byte_bound, BitCodec, BitDecoder, Codec, CHUNK_BYTES};
+use crate::entropy::codec::{per_byte_bound, BitCodec, BitDecoder, Codec, Job, CHUNK_BYTES};
 use crate::entropy::model::{symbol_tables, SymbolTable, SYMBOL_PRECISION};
 use crate::entropy::profile::{Profile, Status};
 use crate::entropy::symbol_lookup::{DecModel, DecTable};
@@ -67,14 +67,8 @@ pub(crate) const CODEC: Codec = Codec {
 const FIXED: f64 = 24.0;
 
 impl BitDecoder for DecModel {
-    fn decode(
-        &self,
-        payload: &[u8],
-        len: u64,
-        out: &mut [u64],
-        _zeroed: bool,
-    ) -> Result<(), PayloadError> {
-        decode(payload, len, self, out)
+    fn decode(&self, job: Job<'_>) -> Result<(), PayloadError> {
+        decode(job.payload, job.len, self, job.out)
     }
 }
 

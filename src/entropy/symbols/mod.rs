@@ -10,7 +10,7 @@
 //! refill without a branch while words remain. A decoded payload must leave the coder
 //! exactly empty (state 0, no words left).
 
-use crate::entropy::codec::{per_byte_bound, BitCodec, BitDecoder, Codec, CHUNK_BYTES};
+use crate::entropy::codec::{per_byte_bound, BitCodec, BitDecoder, Codec, Job, CHUNK_BYTES};
 use crate::entropy::model::{symbol_tables, SymbolTable};
 use crate::entropy::profile::{Profile, Status};
 use crate::entropy::symbol_lookup::{DecModel, DecTable};
@@ -49,14 +49,8 @@ const FIXED: f64 = 4.0;
 struct Symbols(DecModel);
 
 impl BitDecoder for Symbols {
-    fn decode(
-        &self,
-        payload: &[u8],
-        len: u64,
-        out: &mut [u64],
-        _zeroed: bool,
-    ) -> Result<(), PayloadError> {
-        decode_symbols_into(payload, len, &self.0, out)
+    fn decode(&self, job: Job<'_>) -> Result<(), PayloadError> {
+        decode_symbols_into(job.payload, job.len, &self.0, job.out)
     }
 }
 

@@ -24,7 +24,7 @@
 //! A payload is canonical: each state ends holding its carried nibbles and nothing more,
 //! every word is read once, and no bit past `m` is set.
 
-use crate::entropy::codec::{per_byte_bound, BitCodec, BitDecoder, Codec, CHUNK_BYTES};
+use crate::entropy::codec::{per_byte_bound, BitCodec, BitDecoder, Codec, Job, CHUNK_BYTES};
 use crate::entropy::model::Counts;
 use crate::entropy::nibble_rans::{
     encode_rounds, excess_bits, expected_words, nibble_of_lane, Backwards, DecModel, EncModel,
@@ -189,14 +189,8 @@ fn encode_with(words: &[u64], m: u64, model: &EncModel, out: &mut Vec<u8>, kerne
 struct Model(DecModel);
 
 impl BitDecoder for Model {
-    fn decode(
-        &self,
-        payload: &[u8],
-        len: u64,
-        out: &mut [u64],
-        _zeroed: bool,
-    ) -> Result<(), PayloadError> {
-        decode(payload, len, &self.0, out)
+    fn decode(&self, job: Job<'_>) -> Result<(), PayloadError> {
+        decode(job.payload, job.len, &self.0, job.out)
     }
 }
 

@@ -18,65 +18,25 @@ pub(super) fn reject_vectors(rejects: &mut Rejects) {
             .to_bytes()
             .to_vec()
     };
-    let forged = result_forged(delta(&g7, 7, &g8, 8), g8.bits().digest());
-    for (name, bytes, error, base) in [
-        (
-            "delta_applied_to_other_base",
-            delta(&g7, 7, &g8, 8),
-            "BaseMismatch",
-            "accept/gen7_other_base.bin",
-        ),
-        (
-            "delta_gap",
-            delta(&g8, 8, &g9, 9),
-            "GenerationGap",
-            "accept/gen7_base.bin",
-        ),
-        (
-            "delta_result_forged",
-            forged,
-            "ResultMismatch",
-            "accept/gen7_base.bin",
-        ),
-        (
-            "delta_applied_to_other_shape",
-            delta(&g7, 7, &g8, 8),
-            "Incompatible",
-            "accept/gen7_other_shape.bin",
-        ),
-        (
-            "delta_already_applied",
-            delta(&g7, 7, &g8, 8),
-            "StaleGeneration",
-            "accept/gen8_full.bin",
-        ),
+    stale_deltas(
+        rejects,
+        "",
+        &delta(&g7, 7, &g8, 8),
+        delta(&g8, 8, &g9, 9),
+        g8.bits().digest(),
         // "Hash family" in section 5.2 covers the seed and the index scheme.
-        (
-            "delta_applied_to_other_seed",
-            delta(&g7, 7, &g8, 8),
-            "Incompatible",
-            "accept/gen7_other_seed.bin",
-        ),
-        (
-            "delta_applied_to_other_scheme",
-            delta(&g7, 7, &g8, 8),
-            "Incompatible",
-            "accept/gen7_other_scheme.bin",
-        ),
-        (
-            "full_without_restart_after_forged",
-            Encoder::new()
-                .coding(BitCoding::KnownP)
-                .encode_generation(&g8, 8)
-                .expect("no budget")
-                .to_bytes()
-                .to_vec(),
-            "StaleGeneration",
-            "accept/forged_gen_max.bin",
-        ),
-    ] {
-        rejects.push(name, bytes, json!({"error": error, "apply_to": base}));
-    }
+        &["other_shape", "other_seed", "other_scheme"],
+    );
+    rejects.push(
+        "full_without_restart_after_forged",
+        Encoder::new()
+            .coding(BitCoding::KnownP)
+            .encode_generation(&g8, 8)
+            .expect("no budget")
+            .to_bytes()
+            .to_vec(),
+        json!({"error": "StaleGeneration", "apply_to": "accept/forged_gen_max.bin"}),
+    );
     // Flags bit 1 (restart) is for full frames: on a delta it is refused (section 2).
     let mut restart_delta = delta(&g7, 7, &g8, 8);
     assert_eq!(restart_delta[5], 1, "a delta");
@@ -86,4 +46,52 @@ pub(super) fn reject_vectors(rejects: &mut Rejects) {
         checksum_fixed(restart_delta),
         json!({"error": "InvalidField", "field": "flags"}),
     );
+}
+
+/// The deltas a receiver holding the frame `apply_to` names must refuse, for either kind of
+/// filter (`kind`: "" or "counting_", before the file names and the accept files they apply
+/// to): `d78`, generation 8 on 7 (whose result's digest is `digest8`), applied to another
+/// base, forged, already applied, and applied to each accept file `gen7_{other}`
+/// (incompatible); `d89`, generation 9 on 8, after a gap.
+pub(super) fn stale_deltas(
+    rejects: &mut Rejects,
+    kind: &str,
+    d78: &[u8],
+    d89: Vec<u8>,
+    digest8: u32,
+    others: &[&str],
+) {
+    let mut cases = vec![
+        (
+            "delta_applied_to_other_base",
+            d78.to_vec(),
+            "BaseMismatch",
+            "gen7_other_base",
+        ),
+        ("delta_gap", d89, "GenerationGap", "gen7_base"),
+        (
+            "delta_result_forged",
+            result_forged(d78.to_vec(), digest8),
+            "ResultMismatch",
+            "gen7_base",
+        ),
+        (
+            "delta_already_applied",
+            d78.to_vec(),
+            "StaleGeneration",
+            "gen8_full",
+        ),
+    ]
+    .into_iter()
+    .map(|(name, bytes, error, base)| (name.to_string(), bytes, error, base.to_string()))
+    .collect::<Vec<_>>();
+    for o in others {
+        let (name, base) = (format!("delta_applied_to_{o}"), format!("gen7_{o}"));
+        cases.push((name, d78.to_vec(), "Incompatible", base));
+    }
+    for (name, bytes, error, base) in cases {
+        let apply_to = format!("accept/{kind}{base}.bin");
+        let entry = json!({"error": error, "apply_to": apply_to});
+        rejects.push(&format!("{kind}{name}"), bytes, entry);
+    }
 }

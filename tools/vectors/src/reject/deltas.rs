@@ -1,7 +1,7 @@
 //! Reject vectors of generations (spec sections 2 and 5.2): deltas that decode but that a
 //! receiver holding the frame named by `apply_to` must refuse, and a restart flag on a delta.
 
-use bloomwire::{BitCoding, BloomFilter, Encoder};
+use bloomwire::{BitCoding, Encoder, Filter};
 use serde_json::json;
 
 use super::{checksum_fixed, result_forged, Rejects};
@@ -10,27 +10,19 @@ use crate::accept::delta_generations;
 /// Appends the deltas' reject files.
 pub(super) fn reject_vectors(rejects: &mut Rejects) {
     let [g7, g8, g9, _] = delta_generations();
-    let delta = |base: &BloomFilter, b: u64, next: &BloomFilter, g: u64| {
-        Encoder::new()
-            .coding(BitCoding::KnownP)
-            .encode_delta(base, b, next, g)
-            .expect("no budget")
-            .to_bytes()
-            .to_vec()
-    };
+    let encoder = Encoder::new().coding(BitCoding::KnownP);
     stale_deltas(
         rejects,
         "",
-        &delta(&g7, 7, &g8, 8),
-        delta(&g8, 8, &g9, 9),
+        &encoder,
+        [&g7, &g8, &g9],
         g8.bits().digest(),
         // "Hash family" in section 5.2 covers the seed and the index scheme.
         &["other_shape", "other_seed", "other_scheme"],
     );
     rejects.push(
         "full_without_restart_after_forged",
-        Encoder::new()
-            .coding(BitCoding::KnownP)
+        encoder
             .encode_generation(&g8, 8)
             .expect("no budget")
             .to_bytes()
@@ -38,7 +30,7 @@ pub(super) fn reject_vectors(rejects: &mut Rejects) {
         json!({"error": "StaleGeneration", "apply_to": "accept/forged_gen_max.bin"}),
     );
     // Flags bit 1 (restart) is for full frames: on a delta it is refused (section 2).
-    let mut restart_delta = delta(&g7, 7, &g8, 8);
+    let mut restart_delta = delta(&encoder, &g7, 7, &g8, 8);
     assert_eq!(restart_delta[5], 1, "a delta");
     restart_delta[10] |= 0x02;
     rejects.push(
@@ -48,19 +40,30 @@ pub(super) fn reject_vectors(rejects: &mut Rejects) {
     );
 }
 
-/// The deltas a receiver holding the frame `apply_to` names must refuse, for either kind of
+/// The delta from generation `b` (`base`) to `g` (`next`), as `encoder` writes it.
+fn delta<F: Filter>(encoder: &Encoder<F>, base: &F, b: u64, next: &F, g: u64) -> Vec<u8> {
+    encoder
+        .encode_delta(base, b, next, g)
+        .expect("no budget")
+        .to_bytes()
+        .to_vec()
+}
+
+/// The deltas between generations 7, 8 and 9 (`gens`, the digest of 8's bits `digest8`)
+/// that a receiver holding the frame `apply_to` names must refuse, for either kind of
 /// filter (`kind`: "" or "counting_", before the file names and the accept files they apply
-/// to): `d78`, generation 8 on 7 (whose result's digest is `digest8`), applied to another
-/// base, forged, already applied, and applied to each accept file `gen7_{other}`
-/// (incompatible); `d89`, generation 9 on 8, after a gap.
-pub(super) fn stale_deltas(
+/// to): 8 on 7 applied to another base, forged, already applied, and applied to each
+/// accept file `gen7_{other}` (incompatible); 9 on 8, after a gap.
+pub(super) fn stale_deltas<F: Filter>(
     rejects: &mut Rejects,
     kind: &str,
-    d78: &[u8],
-    d89: Vec<u8>,
+    encoder: &Encoder<F>,
+    [g7, g8, g9]: [&F; 3],
     digest8: u32,
     others: &[&str],
 ) {
+    let d78 = delta(encoder, g7, 7, g8, 8);
+    let d89 = delta(encoder, g8, 8, g9, 9);
     let mut cases = vec![
         (
             "delta_applied_to_other_base",

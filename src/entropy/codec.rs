@@ -81,6 +81,15 @@ pub(crate) struct Job<'a> {
     pub(crate) zeroed: bool,
 }
 
+impl<'a> Job<'a> {
+    /// The payload, its bits and the words to fill (in debug builds, checked to be
+    /// `ceil(len / 64)`).
+    pub(crate) fn parts(self) -> (&'a [u8], u64, &'a mut [u64]) {
+        debug_assert_eq!(self.out.len(), crate::filter::bits::words_for(self.len));
+        (self.payload, self.len, self.out)
+    }
+}
+
 /// The payload of `values`, counters of `width` bits (`table` for known-counters).
 pub(crate) type EncodeCounters =
     fn(values: &[u8], width: u8, table: Option<&CounterTable>) -> Result<Vec<u8>>;

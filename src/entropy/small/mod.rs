@@ -93,8 +93,14 @@ const FIXED: f64 = 6.0;
 pub(crate) const SPREAD_BITS: f64 = 0.000_25;
 
 impl BitDecoder for DecModel {
+    /// Decode with BMI2 where the CPU has it.
     fn decode(&self, job: Job<'_>) -> Result<(), PayloadError> {
-        decode(job.payload, job.len, self, job.out)
+        let (payload, len, out) = job.parts();
+        #[cfg(target_arch = "x86_64")]
+        if let Some(result) = crate::entropy::small::bmi2::decode(payload, len, self, out) {
+            return result;
+        }
+        decode_portable(payload, len, self, out)
     }
 }
 
@@ -362,22 +368,8 @@ fn group(table: &Table, s: &mut [usize; STATES], bits: u64) -> (u64, u32) {
 }
 
 /// Decode a coding-9 payload of `m` bits into `out` (exactly `ceil(m / 64)` words, every
-/// one overwritten; bits past `m` are zero), with BMI2 where the CPU has it. On error
-/// `out` holds garbage.
-pub(crate) fn decode(
-    payload: &[u8],
-    m: u64,
-    model: &DecModel,
-    out: &mut [u64],
-) -> Result<(), PayloadError> {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(result) = crate::entropy::small::bmi2::decode(payload, m, model, out) {
-        return result;
-    }
-    decode_portable(payload, m, model, out)
-}
-
-/// [`decode`] in the target's baseline instructions (inlined into the BMI2 kernel too).
+/// one overwritten; bits past `m` are zero) in the target's baseline instructions (inlined
+/// into the BMI2 kernel too). On error `out` holds garbage.
 #[inline(always)]
 pub(crate) fn decode_portable(
     payload: &[u8],
@@ -494,7 +486,13 @@ mod tests {
 
     fn dec(payload: &[u8], m: u64, q0: u16) -> Result<Vec<u64>, PayloadError> {
         let mut out = vec![0u64; words_for(m)];
-        decode(payload, m, &DecModel::new(q0), &mut out).map(|()| out)
+        let job = Job {
+            payload,
+            len: m,
+            out: &mut out,
+            zeroed: false,
+        };
+        DecModel::new(q0).decode(job).map(|()| out)
     }
 
     /// The decoder of §4.13 as written: the table built by its pseudocode, one bit at a

@@ -189,8 +189,9 @@ fn encode_with(words: &[u64], m: u64, model: &EncModel, out: &mut Vec<u8>, kerne
 struct Model(DecModel);
 
 impl BitDecoder for Model {
+    /// Decode with the fastest decoder this CPU has.
     fn decode(&self, job: Job<'_>) -> Result<(), PayloadError> {
-        decode(job.payload, job.len, &self.0, job.out)
+        decode_with(job.payload, job.len, &self.0, job.out, Kernel::fastest())
     }
 }
 
@@ -264,18 +265,8 @@ fn initial_states(payload: &[u8], h: usize) -> Result<[u32; LANES], PayloadError
 }
 
 /// Decode a coding-10 payload of `m` bits into `out` (exactly `ceil(m / 64)` words, every
-/// one overwritten; bits past `m` are zero), with the fastest decoder this CPU has. On
-/// error `out` holds garbage.
-pub(crate) fn decode(
-    payload: &[u8],
-    m: u64,
-    model: &DecModel,
-    out: &mut [u64],
-) -> Result<(), PayloadError> {
-    decode_with(payload, m, model, out, Kernel::fastest())
-}
-
-/// [`decode`], both halves' first rounds by `kernel` (which the CPU must have).
+/// one overwritten; bits past `m` are zero), both halves' first rounds by `kernel` (which
+/// the CPU must have). On error `out` holds garbage.
 fn decode_with(
     payload: &[u8],
     m: u64,

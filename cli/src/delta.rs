@@ -112,13 +112,8 @@ pub fn diff(args: &DiffArgs) -> Result<()> {
              parameters"
         )));
     }
-    let coding = args
-        .writing
-        .coding
-        .for_filter(args.writing.chunks, new.is_counting())?;
-    let coder = args
-        .writing
-        .coder(coding, metadata.or(new_header.metadata.clone()), key);
+    let metadata = metadata.or(new_header.metadata.clone());
+    let coder = args.writing.coder(new.is_counting(), metadata, key)?;
     let frame = match (&old, &new) {
         (AnyFilter::Bloom(old), AnyFilter::Bloom(new)) => {
             coder
@@ -133,7 +128,7 @@ pub fn diff(args: &DiffArgs) -> Result<()> {
     .map_err(|e| Failure(format!("cannot encode the delta: {e}")))?;
     let bytes = frame.to_bytes();
     write_output(&args.output, &bytes, args.force.force)?;
-    note_changes(coding, args.writing.chunks, &frame);
+    note_changes(coder.coding, args.writing.chunks, &frame);
     if bytes.len() >= new_header.frame_len() {
         // Spec 5.2: a sender sends a delta only when it is smaller than the full frame.
         note(format!(
@@ -204,19 +199,14 @@ pub fn apply(args: &ApplyArgs) -> Result<()> {
         ))
     })?;
     let result = receiver.filter().expect("a full frame was applied");
-    let coding = args
-        .writing
-        .coding
-        .for_filter(args.writing.chunks, result.is_counting())?;
-    let coder = args
-        .writing
-        .coder(coding, metadata.or(header.metadata.clone()), key);
+    let metadata = metadata.or(header.metadata.clone());
+    let coder = args.writing.coder(result.is_counting(), metadata, key)?;
     let frame = coder
         .encode(result, update.generation())
         .map_err(|e| Failure(format!("cannot encode the result: {e}")))?;
     let bytes = frame.to_bytes();
     write_output(&args.output, &bytes, args.force.force)?;
-    note_changes(coding, args.writing.chunks, &frame);
+    note_changes(coder.coding, args.writing.chunks, &frame);
     let how = if update.is_full() {
         format!(
             "replaced by the full frame of generation {}{}",

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use bloomwire::FrameKey;
 
-use crate::build::{ChunkArg, CodingArg, CodingOption};
+use crate::build::{ChunkArg, CodingOption};
 use crate::Coder;
 
 use crate::{limits, parse_hex, Context, Failure, Result};
@@ -31,19 +31,21 @@ impl FrameOptions {
         self.coding.check_args(self.chunks);
     }
 
-    /// The coder of `coding` (from [`CodingOption::for_filter`]) with these chunks and
-    /// profile, writing `metadata` and tagging with `key`.
+    /// The coder of a frame of a counting filter or not: the coding asked for one (checked
+    /// by [`CodingOption::for_filter`]), these chunks and profile, writing `metadata` and
+    /// tagging with `key`.
     pub fn coder(
         &self,
-        coding: CodingArg,
+        counting: bool,
         metadata: Option<Vec<u8>>,
         key: Option<FrameKey>,
-    ) -> Coder {
-        Coder {
+    ) -> Result<Coder> {
+        let coding = self.coding.for_filter(self.chunks, counting)?;
+        Ok(Coder {
             metadata,
             key,
             ..Coder::new(coding, self.chunks.chunking(), self.coding.profile)
-        }
+        })
     }
 }
 

@@ -139,15 +139,14 @@ pub fn wrap(args: &WrapArgs) -> Result<()> {
     let ones = bits.count_ones();
     let params = Params::standard(m, args.k, HashFamily::opaque()).context("--m and --k")?;
     let filter = AnyFilter::Bloom(BloomFilter::from_parts(params, bits, args.n).context(&name)?);
-    let coding = args.writing.coding.for_filter(args.writing.chunks, false)?;
-    let coder = args.writing.coder(coding, metadata, key);
+    let coder = args.writing.coder(false, metadata, key)?;
     let frame = coder
         .encode(&filter, args.generation)
         .and_then(|f| f.with_restart(args.restart))
         .context("cannot encode the bits")?;
     let wire = frame.to_bytes();
     write_output(&args.output, &wire, force)?;
-    note_changes(coding, args.writing.chunks, &frame);
+    note_changes(coder.coding, args.writing.chunks, &frame);
     note(format!(
         "{name}: {m} bits ({} ones) of another library's filter, coding {}; {} bytes written \
          to {}",

@@ -85,10 +85,11 @@ pub fn run(args: &Args) -> Result<()> {
              can (build --counting BITS)"
         )));
     }
-    let coding = args
-        .writing
-        .coding
-        .for_filter(args.writing.chunks, filter.is_counting())?;
+    let coder = args.writing.coder(
+        filter.is_counting(),
+        metadata.or(header.metadata.clone()),
+        key,
+    )?;
 
     let mut inserted = 0u64;
     if let Some(path) = &args.insert {
@@ -140,16 +141,13 @@ pub fn run(args: &Args) -> Result<()> {
             ))
         })?,
     };
-    let coder = args
-        .writing
-        .coder(coding, metadata.or(header.metadata.clone()), key);
     let frame = coder
         .encode(&filter, generation)
         .and_then(|f| f.with_restart(args.restart))
         .context("cannot encode the filter")?;
     let bytes = frame.to_bytes();
     write_output(&args.output, &bytes, force)?;
-    note_changes(coding, args.writing.chunks, &frame);
+    note_changes(coder.coding, args.writing.chunks, &frame);
     note(format!(
         "{name}: {inserted} keys inserted, {removed} removed; n = {}, generation {generation}, \
          coding {}; {} bytes written to {}",

@@ -195,6 +195,17 @@ impl BitDecoder for Model {
     }
 }
 
+/// What a SIMD kernel's rounds work on: the model, both halves' 32 states, the two
+/// streams, and the output words of each half's coded rounds.
+#[cfg(target_arch = "x86_64")]
+pub(crate) struct Rounds<'a, 'p> {
+    pub(crate) model: &'a DecModel,
+    pub(crate) x: &'a mut [[u32; LANES]; 2],
+    pub(crate) streams: &'a mut Streams<'p>,
+    pub(crate) out_a: &'a mut [u64],
+    pub(crate) out_b: &'a mut [u64],
+}
+
 /// The two streams of words between the states and the payload's end: the first half's
 /// next word at byte `front`, the second half's just below byte `back`.
 pub(crate) struct Streams<'a> {
@@ -290,12 +301,20 @@ fn decode_with(
     // rounds inside the array; the last round, which may end early, is carried).
     let (head, tail) = out.split_at_mut((2 * b.first).min(out.len()));
     let (out_a, out_b) = (&mut head[..2 * a.coded()], &mut tail[..2 * b.coded()]);
+    #[cfg(target_arch = "x86_64")]
+    let rounds = Rounds {
+        model,
+        x: &mut x,
+        streams: &mut streams,
+        out_a,
+        out_b,
+    };
     let done = match kernel {
         Kernel::Scalar => 0,
         #[cfg(target_arch = "x86_64")]
-        Kernel::Avx2 => avx2::decode_rounds(model, &mut x, &mut streams, out_a, out_b),
+        Kernel::Avx2 => avx2::decode_rounds(rounds),
         #[cfg(target_arch = "x86_64")]
-        Kernel::Avx512 => avx512::decode_rounds(model, &mut x, &mut streams, out_a, out_b),
+        Kernel::Avx512 => avx512::decode_rounds(rounds),
     };
     if streams.front > streams.back {
         return Err("wide payload ends before the last symbol");

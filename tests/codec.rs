@@ -66,6 +66,21 @@ fn claim_over_max_m() -> BytesMut {
     BytesMut::from(&bytes[..18])
 }
 
+/// `codec` refuses a header claiming m = 2^40 as soon as m has arrived, with nothing
+/// buffered.
+fn refuses_a_claim_over_max_m<D>(codec: &mut D)
+where
+    D: Decoder<Error = CodecError>,
+    D::Item: core::fmt::Debug,
+{
+    let mut buf = claim_over_max_m();
+    assert!(matches!(
+        codec.decode(&mut buf),
+        Err(CodecError::Frame(Error::LimitExceeded { field: "m", .. }))
+    ));
+    assert!(buf.capacity() < 1024);
+}
+
 #[test]
 fn decoder_handles_every_split_point() {
     let (bytes, filters) = stream();
@@ -101,14 +116,7 @@ async fn frames_cross_a_loopback_socket_split_at_every_byte() {
 
 #[test]
 fn limits_apply_before_the_frame_is_complete() {
-    // A header claiming m = 2^40: refused as soon as m has arrived, with nothing buffered.
-    let mut codec = FrameCodec::new(Limits::default());
-    let mut buf = claim_over_max_m();
-    assert!(matches!(
-        codec.decode(&mut buf),
-        Err(CodecError::Frame(Error::LimitExceeded { field: "m", .. }))
-    ));
-    assert!(buf.capacity() < 1024);
+    refuses_a_claim_over_max_m(&mut FrameCodec::new(Limits::default()));
 }
 
 #[test]
@@ -144,13 +152,7 @@ fn framing_codec_refuses_a_bad_checksum_and_a_claim_over_the_limits() {
         Err(CodecError::Frame(Error::ChecksumMismatch { .. }))
     ));
     assert_eq!(buf.len(), bytes.len(), "the buffer is left as it was");
-
-    let mut buf = claim_over_max_m();
-    assert!(matches!(
-        codec.decode(&mut buf),
-        Err(CodecError::Frame(Error::LimitExceeded { field: "m", .. }))
-    ));
-    assert!(buf.capacity() < 1024);
+    refuses_a_claim_over_max_m(&mut codec);
 }
 
 /// A receiver's codec yields what happened to each frame: a gap is an item, not the

@@ -77,6 +77,32 @@ pub unsafe extern "C" fn bw_decode(
     key_len: usize,
     out: *mut *mut Filter,
 ) -> Status {
+    // SAFETY: the caller's guarantees, passed on.
+    unsafe {
+        on_frame(frame, len, limits, key, key_len, out, |frame, checks| {
+            let decoded: Decoded<AnyFilter> = checks.decode(frame)?;
+            Ok(Filter(decoded.filter))
+        })
+    }
+}
+
+/// A call on one frame under checks that hands back a handle (`bw_decode`, `bw_inspect`):
+/// `out` (set to NULL first), the frame's bytes and the checks are taken from the C
+/// arguments in that order, then `make` gives the handle's value.
+///
+/// # Safety
+///
+/// `frame` is NULL or `len` readable bytes; `limits` NULL or a live `bw_limits`; `key` NULL
+/// or `key_len` readable bytes; `out` NULL or a writable `T *`.
+pub(crate) unsafe fn on_frame<T>(
+    frame: *const u8,
+    len: usize,
+    limits: *const CLimits,
+    key: *const u8,
+    key_len: usize,
+    out: *mut *mut T,
+    make: impl FnOnce(&[u8], &Checks) -> Result<T, Fail>,
+) -> Status {
     guard(|| {
         // SAFETY: the caller's guarantees, passed on.
         let (out, frame, checks) = unsafe {
@@ -86,8 +112,7 @@ pub unsafe extern "C" fn bw_decode(
                 Checks::new(limits, key, key_len)?,
             )
         };
-        let decoded: Decoded<AnyFilter> = checks.decode(frame)?;
-        out.put(Filter(decoded.filter));
+        out.put(make(frame, &checks)?);
         Ok(())
     })
 }

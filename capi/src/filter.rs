@@ -143,14 +143,35 @@ pub unsafe extern "C" fn bw_filter_insert(
     key: *const u8,
     len: usize,
 ) -> Status {
+    // SAFETY: the caller's guarantees, passed on.
+    unsafe {
+        by_key(filter, key, len, |filter, key| {
+            match filter {
+                AnyFilter::Bloom(f) => f.try_insert(key)?,
+                AnyFilter::Counting(f) => f.insert(key),
+            }
+            Ok(())
+        })
+    }
+}
+
+/// A call that changes `filter` by the key of `len` bytes at `key` (`bw_filter_insert`,
+/// `bw_filter_remove`).
+///
+/// # Safety
+///
+/// `filter` is NULL or a live `bw_filter` no other call uses; `key` NULL or `len` readable
+/// bytes.
+unsafe fn by_key(
+    filter: *mut Filter,
+    key: *const u8,
+    len: usize,
+    change: impl FnOnce(&mut AnyFilter, &[u8]) -> Result<(), Fail>,
+) -> Status {
     guard(|| {
         // SAFETY: the caller's guarantees, passed on.
         let (filter, key) = unsafe { (handle_mut(filter, "filter")?, bytes_in(key, len, "key")?) };
-        match &mut filter.0 {
-            AnyFilter::Bloom(f) => f.try_insert(key)?,
-            AnyFilter::Counting(f) => f.insert(key),
-        }
-        Ok(())
+        change(&mut filter.0, key)
     })
 }
 
@@ -197,14 +218,13 @@ pub unsafe extern "C" fn bw_filter_remove(
     key: *const u8,
     len: usize,
 ) -> Status {
-    guard(|| {
-        // SAFETY: the caller's guarantees, passed on.
-        let (filter, key) = unsafe { (handle_mut(filter, "filter")?, bytes_in(key, len, "key")?) };
-        match &mut filter.0 {
+    // SAFETY: the caller's guarantees, passed on.
+    unsafe {
+        by_key(filter, key, len, |filter, key| match filter {
             AnyFilter::Counting(f) => Ok(f.remove(key)?),
             AnyFilter::Bloom(_) => Err(Fail::arg("a Bloom filter cannot remove keys")),
-        }
-    })
+        })
+    }
 }
 
 /// The union of two counting filters of the same parameters and width: counters added,

@@ -10,11 +10,11 @@ use bloomwire::{
     BaseHash, Error, FrameHeader, FrameKind, FrameView, Limits, Message, Tag, Verifier,
 };
 
-use crate::decode::Checks;
+use crate::decode::{on_frame, Checks};
 use crate::error::{c_string, guard, guard_void, Fail};
 use crate::limits::Limits as CLimits;
 use crate::plan::layout_id;
-use crate::ptr::{bytes_in, free_handle, handle, Out, OutHandle};
+use crate::ptr::{free_handle, handle, Out};
 use crate::status::Status;
 
 /// `BW_TAG_ABSENT`: no tag (flags bit 2 clear).
@@ -246,18 +246,8 @@ pub unsafe extern "C" fn bw_inspect(
     key_len: usize,
     out: *mut *mut FrameInfo,
 ) -> Status {
-    guard(|| {
-        // SAFETY: the caller's guarantees, passed on.
-        let (out, frame, checks) = unsafe {
-            (
-                OutHandle::new(out, "out")?,
-                bytes_in(frame, len, "frame")?,
-                Checks::new(limits, key, key_len)?,
-            )
-        };
-        out.put(describe(frame, &checks)?);
-        Ok(())
-    })
+    // SAFETY: the caller's guarantees, passed on.
+    unsafe { on_frame(frame, len, limits, key, key_len, out, describe) }
 }
 
 /// `bw_status bw_frame_info_get(const bw_frame_info *info, bw_frame_desc *out)`: the

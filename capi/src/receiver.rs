@@ -3,10 +3,11 @@
 
 use bloomwire::{AnyFilter, BloomFilter, CountingBloomFilter, FrameKey, Limits, Update};
 
+use crate::decode::Checks;
 use crate::error::{guard, guard_void, Fail};
 use crate::filter::{Filter, KIND_ANY, KIND_BLOOM, KIND_COUNTING};
-use crate::limits::{limits_or_default, Limits as CLimits};
-use crate::ptr::{bytes_in, free_handle, handle, handle_mut, key_in, Out, OutHandle};
+use crate::limits::Limits as CLimits;
+use crate::ptr::{bytes_in, free_handle, handle, handle_mut, Out, OutHandle};
 use crate::status::Status;
 
 /// The library's receiver of one kind, or of either.
@@ -80,11 +81,10 @@ pub unsafe extern "C" fn bw_receiver_new(
 ) -> Status {
     guard(|| {
         // SAFETY: the caller's guarantees, passed on.
-        let (out, limits, key) = unsafe {
+        let (out, Checks { limits, key }) = unsafe {
             (
                 OutHandle::new(out, "out")?,
-                limits_or_default(limits)?,
-                key_in(key, key_len)?,
+                Checks::new(limits, key, key_len)?,
             )
         };
         out.put(Receiver {

@@ -260,7 +260,7 @@ fn chunk_help() -> String {
 /// The note for a frame that is not chunked although `--chunk-shift S` asked for chunks
 /// (auto coding chose a coding that is never chunked, or raw was smaller), as the library
 /// ignores the chunking of such codings.
-pub fn chunk_change(chunks: ChunkArg, frame: &Frame) -> Option<String> {
+fn chunk_change(chunks: ChunkArg, frame: &Frame) -> Option<String> {
     let Chunking::Shift(shift) = chunks.chunk_shift else {
         return None;
     };
@@ -468,12 +468,7 @@ pub fn run(args: &Args) -> Result<()> {
     progress.finish();
     write_output(&output, &bytes, args.force.force)?;
 
-    if let Some(change) = coding_change(coding, &frame) {
-        note(format!("bloomwire: note: {change}"));
-    }
-    if let Some(change) = chunk_change(args.chunks, &frame) {
-        note(format!("bloomwire: note: {change}"));
-    }
+    note_changes(coding, args.chunks, &frame);
     let summary = Summary {
         keys: source.name(),
         n,
@@ -558,8 +553,18 @@ impl Summary<'_> {
     }
 }
 
+/// Notes on standard error where `frame`'s coding or chunks are not those asked for.
+pub fn note_changes(coding: CodingArg, chunks: ChunkArg, frame: &Frame) {
+    if let Some(change) = coding_change(coding, frame) {
+        note(format!("bloomwire: note: {change}"));
+    }
+    if let Some(change) = chunk_change(chunks, frame) {
+        note(format!("bloomwire: note: {change}"));
+    }
+}
+
 /// What to tell the user when the frame's coding is not the one asked for.
-pub fn coding_change(asked: CodingArg, frame: &Frame) -> Option<String> {
+fn coding_change(asked: CodingArg, frame: &Frame) -> Option<String> {
     let asked = asked.asked()?;
     let got = frame.coding();
     if got == asked || frame.header().is_counting() {

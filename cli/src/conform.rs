@@ -338,18 +338,7 @@ fn encode_op(request: &Value, profile: Profile) -> Answer<Value> {
             encoder = encoder.counter_table(table);
         }
         let encoder = finish(encoder, metadata, key);
-        match base {
-            Some(b) => {
-                let base_filter = counting(b, 0)?;
-                encoder.encode_delta(
-                    &base_filter,
-                    dec_member(b, "generation")?,
-                    &filter,
-                    generation,
-                )
-            }
-            None => encoder.encode_generation(&filter, generation),
-        }
+        encode_filter(&encoder, &filter, base, counting, generation)?
     } else {
         let bloom = |value: &Value, n: u64| -> Answer<BloomFilter> {
             let bytes = hex_member(value, "bits")?;
@@ -371,18 +360,7 @@ fn encode_op(request: &Value, profile: Profile) -> Answer<Value> {
             }
         }
         let encoder = finish(encoder, metadata, key);
-        match base {
-            Some(b) => {
-                let base_filter = bloom(b, 0)?;
-                encoder.encode_delta(
-                    &base_filter,
-                    dec_member(b, "generation")?,
-                    &filter,
-                    generation,
-                )
-            }
-            None => encoder.encode_generation(&filter, generation),
-        }
+        encode_filter(&encoder, &filter, base, bloom, generation)?
     };
     let frame = frame.and_then(|f| if restart { f.with_restart(true) } else { Ok(f) });
     let frame = match frame {
@@ -423,6 +401,23 @@ fn not_as_asked(
 
 fn q0_source(q0: Option<u16>) -> PSource {
     q0.map_or(PSource::Measured, PSource::Fixed)
+}
+
+/// The frame of `filter` as generation `generation`, or, when the request has a `base`,
+/// the delta to it from the base's filter (`of` reads a filter from the request's members).
+fn encode_filter<F: bloomwire::Filter>(
+    encoder: &Encoder<F>,
+    filter: &F,
+    base: Option<&Value>,
+    of: impl Fn(&Value, u64) -> Answer<F>,
+    generation: u64,
+) -> Answer<bloomwire::Result<Frame>> {
+    Ok(match base {
+        Some(b) => {
+            encoder.encode_delta(&of(b, 0)?, dec_member(b, "generation")?, filter, generation)
+        }
+        None => encoder.encode_generation(filter, generation),
+    })
 }
 
 fn finish<F: bloomwire::Filter>(

@@ -5,12 +5,12 @@ use std::path::PathBuf;
 
 use bloomwire::{AnyFilter, Error, Message, Params, Receiver};
 
-use crate::build::{chunk_change, coding_change, ChunkArg, CodingOption};
+use crate::build::note_changes;
 use crate::frames::{input_name, FrameReader};
 use crate::inspect::layout_name;
-use crate::options::{ForceArg, KeyArg, MetadataArg};
+use crate::options::{ForceArg, FrameOptions};
 use crate::output::{check_output, is_std, note, shown, write_output};
-use crate::{limits, Coder, Failure, Result};
+use crate::{limits, Failure, Result};
 
 /// Write the delta frame that turns one full frame into another of the same parameters.
 ///
@@ -37,13 +37,7 @@ pub struct DiffArgs {
     #[arg(short, long, value_name = "DELTA")]
     output: PathBuf,
     #[command(flatten)]
-    coding: CodingOption,
-    #[command(flatten)]
-    chunks: ChunkArg,
-    #[command(flatten)]
-    key: KeyArg,
-    #[command(flatten)]
-    metadata: MetadataArg,
+    writing: FrameOptions,
     #[command(flatten)]
     force: ForceArg,
 }
@@ -74,31 +68,25 @@ pub struct ApplyArgs {
     #[arg(short, long, value_name = "NEW")]
     output: PathBuf,
     #[command(flatten)]
-    coding: CodingOption,
-    #[command(flatten)]
-    chunks: ChunkArg,
-    #[command(flatten)]
-    key: KeyArg,
-    #[command(flatten)]
-    metadata: MetadataArg,
+    writing: FrameOptions,
     #[command(flatten)]
     force: ForceArg,
 }
 
 /// Refuse two inputs from standard input (a usage error), and a coding with chunks it
 /// never has.
-fn check_args(a: &Path, b: &Path, coding: &CodingOption, chunks: ChunkArg) {
+fn check_args(a: &Path, b: &Path, writing: &FrameOptions) {
     if is_std(a) && is_std(b) {
         crate::usage_error("only one of the two frames can come from standard input (-)");
     }
-    coding.check_args(chunks);
+    writing.check();
 }
 
 pub fn diff(args: &DiffArgs) -> Result<()> {
-    check_args(&args.old, &args.new, &args.coding, args.chunks);
+    check_args(&args.old, &args.new, &args.writing);
     check_output(&args.output, args.force.force)?;
-    let key = args.key.load()?;
-    let metadata = args.metadata.load()?;
+    let key = args.writing.key.load()?;
+    let metadata = args.writing.metadata.load()?;
     let reader = FrameReader::new(key.clone());
     let (old, old_header) = reader.full(&args.old)?;
     let (new, new_header) = reader.full(&args.new)?;
@@ -124,12 +112,8 @@ pub fn diff(args: &DiffArgs) -> Result<()> {
              parameters"
         )));
     }
-    let coding = args.coding.for_filter(args.chunks, new.is_counting())?;
-    let coder = Coder {
-        metadata: metadata.or(new_header.metadata.clone()),
-        key,
-        ..Coder::new(coding, args.chunks.chunking(), args.coding.profile)
-    };
+    let metadata = metadata.or(new_header.metadata.clone());
+    let coder = args.writing.coder(new.is_counting(), metadata, key)?;
     let frame = match (&old, &new) {
         (AnyFilter::Bloom(old), AnyFilter::Bloom(new)) => {
             coder
@@ -144,12 +128,7 @@ pub fn diff(args: &DiffArgs) -> Result<()> {
     .map_err(|e| Failure(format!("cannot encode the delta: {e}")))?;
     let bytes = frame.to_bytes();
     write_output(&args.output, &bytes, args.force.force)?;
-    if let Some(change) = coding_change(coding, &frame) {
-        note(format!("bloomwire: note: {change}"));
-    }
-    if let Some(change) = chunk_change(args.chunks, &frame) {
-        note(format!("bloomwire: note: {change}"));
-    }
+    note_changes(coder.coding, args.writing.chunks, &frame);
     if bytes.len() >= new_header.frame_len() {
         // Spec 5.2: a sender sends a delta only when it is smaller than the full frame.
         note(format!(
@@ -177,10 +156,10 @@ pub fn diff(args: &DiffArgs) -> Result<()> {
 }
 
 pub fn apply(args: &ApplyArgs) -> Result<()> {
-    check_args(&args.base, &args.delta, &args.coding, args.chunks);
+    check_args(&args.base, &args.delta, &args.writing);
     check_output(&args.output, args.force.force)?;
-    let key = args.key.load()?;
-    let metadata = args.metadata.load()?;
+    let key = args.writing.key.load()?;
+    let metadata = args.writing.metadata.load()?;
     let reader = FrameReader::new(key.clone());
     let (base_name, frame_name) = (input_name(&args.base), input_name(&args.delta));
     let base = match reader.message(&args.base)? {
@@ -220,23 +199,14 @@ pub fn apply(args: &ApplyArgs) -> Result<()> {
         ))
     })?;
     let result = receiver.filter().expect("a full frame was applied");
-    let coding = args.coding.for_filter(args.chunks, result.is_counting())?;
-    let coder = Coder {
-        metadata: metadata.or(header.metadata.clone()),
-        key,
-        ..Coder::new(coding, args.chunks.chunking(), args.coding.profile)
-    };
+    let metadata = metadata.or(header.metadata.clone());
+    let coder = args.writing.coder(result.is_counting(), metadata, key)?;
     let frame = coder
         .encode(result, update.generation())
         .map_err(|e| Failure(format!("cannot encode the result: {e}")))?;
     let bytes = frame.to_bytes();
     write_output(&args.output, &bytes, args.force.force)?;
-    if let Some(change) = coding_change(coding, &frame) {
-        note(format!("bloomwire: note: {change}"));
-    }
-    if let Some(change) = chunk_change(args.chunks, &frame) {
-        note(format!("bloomwire: note: {change}"));
-    }
+    note_changes(coder.coding, args.writing.chunks, &frame);
     let how = if update.is_full() {
         format!(
             "replaced by the full frame of generation {}{}",

@@ -1,12 +1,53 @@
-//! Options several commands share: the authentication key, application metadata, and
-//! `--force`.
+//! Options several commands share: the authentication key, application metadata,
+//! `--force`, and the four that say how a frame is written.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use bloomwire::FrameKey;
 
+use crate::build::{ChunkArg, CodingOption};
+use crate::Coder;
+
 use crate::{limits, parse_hex, Context, Failure, Result};
+
+/// How a command that rewrites a frame (`wrap`, `update`, `diff`, `apply`) writes it: the
+/// coding, the chunks, the key and the metadata.
+#[derive(Debug, clap::Args)]
+pub struct FrameOptions {
+    #[command(flatten)]
+    pub coding: CodingOption,
+    #[command(flatten)]
+    pub chunks: ChunkArg,
+    #[command(flatten)]
+    pub key: KeyArg,
+    #[command(flatten)]
+    pub metadata: MetadataArg,
+}
+
+impl FrameOptions {
+    /// Refuse (a usage error) chunks with a coding that never has them.
+    pub fn check(&self) {
+        self.coding.check_args(self.chunks);
+    }
+
+    /// The coder of a frame of a counting filter or not: the coding asked for one (checked
+    /// by [`CodingOption::for_filter`]), these chunks and profile, writing `metadata` and
+    /// tagging with `key`.
+    pub fn coder(
+        &self,
+        counting: bool,
+        metadata: Option<Vec<u8>>,
+        key: Option<FrameKey>,
+    ) -> Result<Coder> {
+        let coding = self.coding.for_filter(self.chunks, counting)?;
+        Ok(Coder {
+            metadata,
+            key,
+            ..Coder::new(coding, self.chunks.chunking(), self.coding.profile)
+        })
+    }
+}
 
 /// `--key-file`: the key frames are authenticated with (spec 2.5).
 #[derive(Debug, Clone, Default, clap::Args)]

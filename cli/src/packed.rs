@@ -6,11 +6,11 @@ use std::path::PathBuf;
 
 use bloomwire::{AnyFilter, BitArray, BloomFilter, Error, HashFamily, Params};
 
-use crate::build::{chunk_change, coding_change, ChunkArg, CodingOption};
+use crate::build::note_changes;
 use crate::frames::{frame_error, input_name, FrameReader};
-use crate::options::{ForceArg, KeyArg, MetadataArg};
+use crate::options::{ForceArg, FrameOptions, KeyArg};
 use crate::output::{check_output, is_std, note, shown, write_output};
-use crate::{limits, Coder, Context, Failure, Result};
+use crate::{limits, Context, Failure, Result};
 
 /// Write the packed bit array of a full frame (bit i is `bytes[i / 8] >> (i % 8) & 1`,
 /// ceil(m / 8) bytes), or of a counting filter its packed counters (b bits each, from bit
@@ -104,13 +104,7 @@ pub struct WrapArgs {
     #[arg(long)]
     restart: bool,
     #[command(flatten)]
-    coding: CodingOption,
-    #[command(flatten)]
-    chunks: ChunkArg,
-    #[command(flatten)]
-    key: KeyArg,
-    #[command(flatten)]
-    metadata: MetadataArg,
+    writing: FrameOptions,
     /// Where to write the frame (`-` for stdout).
     #[arg(short, long, value_name = "OUT")]
     output: PathBuf,
@@ -120,7 +114,7 @@ pub struct WrapArgs {
 
 pub fn wrap(args: &WrapArgs) -> Result<()> {
     let force = args.force.force;
-    args.coding.check_args(args.chunks);
+    args.writing.check();
     check_output(&args.output, force)?;
     let m = args.m;
     let max_m = limits().max_m;
@@ -136,8 +130,8 @@ pub fn wrap(args: &WrapArgs) -> Result<()> {
             args.k
         )));
     }
-    let key = args.key.load()?;
-    let metadata = args.metadata.load()?.or(None);
+    let key = args.writing.key.load()?;
+    let metadata = args.writing.metadata.load()?.or(None);
     let name = input_name(&args.bits);
     let bytes = read_bits(args, &name)?;
     let bits = unpack(&bytes, m).context(&name)?;
@@ -145,24 +139,14 @@ pub fn wrap(args: &WrapArgs) -> Result<()> {
     let ones = bits.count_ones();
     let params = Params::standard(m, args.k, HashFamily::opaque()).context("--m and --k")?;
     let filter = AnyFilter::Bloom(BloomFilter::from_parts(params, bits, args.n).context(&name)?);
-    let coding = args.coding.for_filter(args.chunks, false)?;
-    let coder = Coder {
-        metadata,
-        key,
-        ..Coder::new(coding, args.chunks.chunking(), args.coding.profile)
-    };
+    let coder = args.writing.coder(false, metadata, key)?;
     let frame = coder
         .encode(&filter, args.generation)
         .and_then(|f| f.with_restart(args.restart))
         .context("cannot encode the bits")?;
     let wire = frame.to_bytes();
     write_output(&args.output, &wire, force)?;
-    if let Some(change) = coding_change(coding, &frame) {
-        note(format!("bloomwire: note: {change}"));
-    }
-    if let Some(change) = chunk_change(args.chunks, &frame) {
-        note(format!("bloomwire: note: {change}"));
-    }
+    note_changes(coder.coding, args.writing.chunks, &frame);
     note(format!(
         "{name}: {m} bits ({} ones) of another library's filter, coding {}; {} bytes written \
          to {}",

@@ -5,12 +5,12 @@ use std::path::PathBuf;
 
 use bloomwire::AnyFilter;
 
-use crate::build::{chunk_change, coding_change, ChunkArg, CodingOption};
+use crate::build::note_changes;
 use crate::frames::{frame_error, input_name, FrameReader};
 use crate::keys::{self, KeySource};
-use crate::options::{ForceArg, KeyArg, MetadataArg};
+use crate::options::{ForceArg, FrameOptions};
 use crate::output::{check_output, is_std, note, shown, write_output};
-use crate::{Coder, Context, Failure, Result};
+use crate::{Context, Failure, Result};
 
 /// Insert keys into the filter a full frame holds, or remove keys from a counting filter
 /// (`build --counting BITS`), and write the result as a full frame.
@@ -49,13 +49,7 @@ pub struct Args {
     #[arg(long)]
     restart: bool,
     #[command(flatten)]
-    coding: CodingOption,
-    #[command(flatten)]
-    chunks: ChunkArg,
-    #[command(flatten)]
-    key: KeyArg,
-    #[command(flatten)]
-    metadata: MetadataArg,
+    writing: FrameOptions,
     /// Where to write the updated frame (`-` for stdout).
     #[arg(short, long, value_name = "OUT")]
     output: PathBuf,
@@ -74,11 +68,11 @@ pub fn run(args: &Args) -> Result<()> {
             "only one of the frame and the keys files can come from standard input (-)",
         );
     }
-    args.coding.check_args(args.chunks);
+    args.writing.check();
     let force = args.force.force;
     check_output(&args.output, force)?;
-    let key = args.key.load()?;
-    let metadata = args.metadata.load()?;
+    let key = args.writing.key.load()?;
+    let metadata = args.writing.metadata.load()?;
     let reader = FrameReader::new(key.clone());
     let (mut filter, header) = reader.full(&args.frame)?;
     let name = input_name(&args.frame);
@@ -91,7 +85,11 @@ pub fn run(args: &Args) -> Result<()> {
              can (build --counting BITS)"
         )));
     }
-    let coding = args.coding.for_filter(args.chunks, filter.is_counting())?;
+    let coder = args.writing.coder(
+        filter.is_counting(),
+        metadata.or(header.metadata.clone()),
+        key,
+    )?;
 
     let mut inserted = 0u64;
     if let Some(path) = &args.insert {
@@ -143,23 +141,13 @@ pub fn run(args: &Args) -> Result<()> {
             ))
         })?,
     };
-    let coder = Coder {
-        metadata: metadata.or(header.metadata.clone()),
-        key,
-        ..Coder::new(coding, args.chunks.chunking(), args.coding.profile)
-    };
     let frame = coder
         .encode(&filter, generation)
         .and_then(|f| f.with_restart(args.restart))
         .context("cannot encode the filter")?;
     let bytes = frame.to_bytes();
     write_output(&args.output, &bytes, force)?;
-    if let Some(change) = coding_change(coding, &frame) {
-        note(format!("bloomwire: note: {change}"));
-    }
-    if let Some(change) = chunk_change(args.chunks, &frame) {
-        note(format!("bloomwire: note: {change}"));
-    }
+    note_changes(coder.coding, args.writing.chunks, &frame);
     note(format!(
         "{name}: {inserted} keys inserted, {removed} removed; n = {}, generation {generation}, \
          coding {}; {} bytes written to {}",

@@ -5,7 +5,7 @@
  */
 import { CorruptPayload } from "./errors.js";
 import {
-  aliasTable, ansModel, escapeModel, gapModel, gapParams, smallTable,
+  adaptCounts, aliasTable, ansModel, escapeModel, gapModel, gapParams, smallTable,
   type SymbolModel,
 } from "./models.js";
 import { mul32 } from "./u64.js";
@@ -216,17 +216,7 @@ export function decodeRangeCounters(
       ptL = beWord(p, reads++);
     }
     counters[i] = v;
-    if (!table) {
-      freq[v] += 32;
-      total += 32;
-      if (total > 1 << 22) {
-        total = 0;
-        for (let u = 0; u < symbols; u++) {
-          freq[u] = Math.floor((freq[u] + 1) / 2);
-          total += freq[u];
-        }
-      }
-    }
+    if (!table) total = adaptCounts(freq, v, total);
   }
   checkTermination(p, big(lowH, lowL), big(rngH, rngL), big(ptH, ptL), reads);
 }

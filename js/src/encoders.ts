@@ -3,7 +3,7 @@
  * (4.2 to 4.4), the counter codings 4 (4.7), and positional (4.11). Each is the exact
  * inverse of its decoder, so each writes the one canonical payload.
  */
-import { gapModel, gapParams } from "./models.js";
+import { adaptCounts, gapModel, gapParams } from "./models.js";
 
 const TWO32 = 4294967296;
 
@@ -249,17 +249,7 @@ export function encodeRangeCounters(counters: Uint8Array, width: number, table: 
     for (let u = 0; u < v; u++) cum += freq[u];
     if (freq[v] === 0) throw new RangeError(`counter value ${v} has frequency 0 in the table`);
     enc.symbol(cum, freq[v], total);
-    if (!table) {
-      freq[v] += 32;
-      total += 32;
-      if (total > 1 << 22) {
-        total = 0;
-        for (let u = 0; u < symbols; u++) {
-          freq[u] = Math.floor((freq[u] + 1) / 2);
-          total += freq[u];
-        }
-      }
-    }
+    if (!table) total = adaptCounts(freq, v, total);
   }
   return enc.finish();
 }

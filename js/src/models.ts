@@ -317,3 +317,20 @@ export function gapModel(a: number): GapModel {
     return { Q, f, cum, lut };
   });
 }
+
+/**
+ * Coding 5's model after coding the counter value `v` (spec 4.8): its count grows by 32,
+ * and when the total passes 2^22 every count is halved, rounding up. Returns the new total.
+ */
+export function adaptCounts(freq: Float64Array, v: number, total: number): number {
+  freq[v] += 32;
+  total += 32;
+  if (total > 1 << 22) {
+    total = 0;
+    for (let u = 0; u < freq.length; u++) {
+      freq[u] = Math.floor((freq[u] + 1) / 2);
+      total += freq[u];
+    }
+  }
+  return total;
+}

@@ -42,37 +42,9 @@ FIELD_CLASSES = ("InvalidField", "LimitExceeded")
 PRE_CODING_FIELDS = ("frame kind", "filter type", "base hash", "index scheme", "coding")
 
 
-# ---------------------------------------------------------------------------
-# CRC-32C (spec 2.4)
-# ---------------------------------------------------------------------------
-
-def _crc_table():
-    table = []
-    for i in range(256):
-        c = i
-        for _ in range(8):
-            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
-        table.append(c)
-    return table
-
-
-_CRC_TABLE = _crc_table()
-
-
-def crc32c(data):
-    c = 0xFFFFFFFF
-    for b in data:
-        c = _CRC_TABLE[(c ^ b) & 0xFF] ^ (c >> 8)
-    return c ^ 0xFFFFFFFF
-
-
-def varint(x):
-    out = bytearray()
-    while True:
-        out.append((x & 0x7F) | (0x80 if x >> 7 else 0))
-        x >>= 7
-        if not x:
-            return bytes(out)
+# The CRC-32C of spec 2.4 and varints (2.1): the reference decoder's.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "reference"))
+from bloomwire_ref import crc32c, varint  # noqa: E402
 
 
 # ---------------------------------------------------------------------------
@@ -299,13 +271,7 @@ class Judge:
     def decode(self, category, frame, key=None, limits=None, what=""):
         """Decode `frame` on both sides; returns the oracle's answer."""
         request = {"op": "decode", "frame": frame.hex(), "key": key, "limits": limits}
-        want = self.oracle.request(request)
-        got = self.impl.request(request)
-        if want.get("error") == "AdapterFailure":
-            self.results.check("oracle", want["detail"], what, request)
-            return want
-        self.results.check(category, differ_decode(want, got), what, request, want, got)
-        return want
+        return self._both(category, request, differ_decode, what)
 
     def open(self, key=None):
         self.sessions += 1
@@ -320,12 +286,17 @@ class Judge:
 
     def receive(self, category, session, frame, what=""):
         request = {"op": "receive", "session": session, "frame": frame.hex()}
+        return self._both(category, request, differ_receive, what)
+
+    def _both(self, category, request, differ, what):
+        """Sends `request` to the oracle and the implementation and checks the answers with
+        `differ`; returns the oracle's answer."""
         want = self.oracle.request(request)
         got = self.impl.request(request)
         if want.get("error") == "AdapterFailure":
             self.results.check("oracle", want["detail"], what, request)
             return want
-        self.results.check(category, differ_receive(want, got), what, request, want, got)
+        self.results.check(category, differ(want, got), what, request, want, got)
         return want
 
 

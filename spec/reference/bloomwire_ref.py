@@ -183,6 +183,17 @@ def crc32c(data):
     return crc ^ 0xFFFFFFFF                # final XOR
 
 
+def varint(x):
+    """The shortest varint (§1) of x, for writing test frames: the inverse of
+    Reader.varint."""
+    out = bytearray()
+    while True:
+        out.append((x & 0x7F) | (0x80 if x >> 7 else 0))
+        x >>= 7
+        if not x:
+            return bytes(out)
+
+
 # ---------------------------------------------------------------------------
 # Appendix A: XXH64
 # ---------------------------------------------------------------------------
@@ -1717,14 +1728,6 @@ def _self_tests(t):
 
     # §2, §2.2: coding 11 in the header: q0 read, never chunked, L >= 8, the work bound,
     # Bloom filters only
-    def varint(x):
-        out = bytearray()
-        while True:
-            out.append((x & 0x7F) | (0x80 if x >> 7 else 0))
-            x >>= 7
-            if not x:
-                return bytes(out)
-
     def frame(m, q0, payload, flags=0, filter_type=0):
         head = b"BLWR" + bytes([1, 0, filter_type, 1, 0, 11, flags]) + varint(0) + varint(m)
         if filter_type == 3:

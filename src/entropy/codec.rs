@@ -64,16 +64,30 @@ pub(crate) struct BitCodec {
 /// A coding's decoder, its tables built: decodes any number of payloads (chunks) of the
 /// length it was built for (the same `len mod 8`), on any thread.
 pub(crate) trait BitDecoder: Send + Sync {
-    /// Decode a payload of `len` bits into `out` (`ceil(len / 64)` words, all overwritten;
-    /// bits past `len` zero). `zeroed` says that `out` is all zeros already (a coder that
-    /// writes only one bits then need not clear it). On error `out` holds garbage.
-    fn decode(
-        &self,
-        payload: &[u8],
-        len: u64,
-        out: &mut [u64],
-        zeroed: bool,
-    ) -> core::result::Result<(), PayloadError>;
+    /// Decode `job.payload` into `job.out`. On error `out` holds garbage.
+    fn decode(&self, job: Job<'_>) -> core::result::Result<(), PayloadError>;
+}
+
+/// One payload for a [`BitDecoder`] and the words it fills.
+pub(crate) struct Job<'a> {
+    /// The payload's bytes.
+    pub(crate) payload: &'a [u8],
+    /// The bits it codes.
+    pub(crate) len: u64,
+    /// `ceil(len / 64)` words, all overwritten (bits past `len` zero).
+    pub(crate) out: &'a mut [u64],
+    /// `out` is all zeros already (a coder that writes only one bits then need not clear
+    /// it).
+    pub(crate) zeroed: bool,
+}
+
+impl<'a> Job<'a> {
+    /// The payload, its bits and the words to fill (in debug builds, checked to be
+    /// `ceil(len / 64)`).
+    pub(crate) fn parts(self) -> (&'a [u8], u64, &'a mut [u64]) {
+        debug_assert_eq!(self.out.len(), crate::filter::bits::words_for(self.len));
+        (self.payload, self.len, self.out)
+    }
 }
 
 /// The payload of `values`, counters of `width` bits (`table` for known-counters).

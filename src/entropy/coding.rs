@@ -3,7 +3,7 @@
 //! enums name the codings: [`Coding`] by wire id, [`BitCoding`] and [`CounterCoding`] the
 //! ones an encoder of each filter kind takes. Everything else asks the table.
 
-use crate::entropy::codec::{BitCodec, BitDecoder, Codec};
+use crate::entropy::codec::{BitCodec, BitDecoder, Codec, Job};
 use crate::entropy::counter_table::CounterTable;
 use crate::entropy::model::Counts;
 use crate::entropy::profile::{Profile, Status};
@@ -491,7 +491,12 @@ pub(crate) fn decode_bits(
     len: u64,
     out: &mut [u64],
 ) -> core::result::Result<(), PayloadError> {
-    models.get(len).decode(payload, len, out, false)
+    models.get(len).decode(Job {
+        payload,
+        len,
+        out,
+        zeroed: false,
+    })
 }
 
 /// [`decode_bits`] into an `out` the caller has just zeroed: the positional coding then
@@ -502,7 +507,12 @@ pub(crate) fn decode_bits_zeroed(
     len: u64,
     out: &mut [u64],
 ) -> core::result::Result<(), PayloadError> {
-    models.get(len).decode(payload, len, out, true)
+    models.get(len).decode(Job {
+        payload,
+        len,
+        out,
+        zeroed: true,
+    })
 }
 
 #[cfg(test)]

@@ -109,6 +109,91 @@ pub(crate) mod testing {
         near
     }
 
+    /// A tANS coding under test (9 or 11): its coder, a decoder of its spec as written, its
+    /// kernels, and its smallest payload. The checks both codings pass.
+    pub(crate) struct Tans {
+        pub(crate) enc: fn(&[u64], u64, u16) -> Vec<u8>,
+        pub(crate) dec: fn(&[u8], u64, u16) -> super::Decoded,
+        pub(crate) spec_decode: fn(&[u8], u64, u16) -> Option<Vec<u64>>,
+        pub(crate) encode_kernels: fn(&[u64], u64, u16) -> super::ByKernel<Vec<u8>>,
+        pub(crate) decode_kernels: fn(&[u8], u64, u16) -> super::ByKernel<super::Decoded>,
+        pub(crate) min_len: usize,
+    }
+
+    impl Tans {
+        /// Arrays of `m` bits and about `ones` per 1024 round trip at their measured q0 and
+        /// at 1, 32768 and 65535, and the spec's decoder reads the same bits.
+        pub(crate) fn round_trips(&self, cases: &[(u64, u64)]) {
+            for (i, &(m, ones)) in cases.iter().enumerate() {
+                let words = pseudo_random_words(m, ones, i as u64);
+                let ones: u64 = words.iter().map(|w| u64::from(w.count_ones())).sum();
+                let q0 = (((m - ones) * 65536 / m) as u16).clamp(1, 65535);
+                for q0 in [q0, 1, 32768, 65535] {
+                    let p = (self.enc)(&words, m, q0);
+                    assert!(p.len() >= self.min_len);
+                    let got = (self.dec)(&p, m, q0);
+                    assert_eq!(got.as_deref(), Ok(&words[..]), "m {m} q0 {q0}");
+                    assert_eq!((self.spec_decode)(&p, m, q0).as_deref(), Some(&words[..]));
+                }
+            }
+        }
+
+        /// Every kernel writes the same payloads of random arrays, and reads the same
+        /// result (bits or error) from them, flipped and cut short.
+        pub(crate) fn kernels_agree(&self) {
+            for seed in 0..40u64 {
+                let m = 1 + seed * seed * 37 + seed % 5;
+                let ones = crate::filter::hashing::fmix64(seed) % 1025;
+                let words = pseudo_random_words(m, ones, seed);
+                let q0 = crate::entropy::model::KnownP::measured(
+                    m - words.iter().map(|w| u64::from(w.count_ones())).sum::<u64>(),
+                    m,
+                );
+                let p = agreed(
+                    (self.encode_kernels)(&words, m, q0),
+                    &format!("seed {seed}"),
+                );
+                let agree = |payload: &[u8], what: &str| {
+                    agreed(
+                        (self.decode_kernels)(payload, m, q0),
+                        &format!("seed {seed} {what}"),
+                    )
+                };
+                assert_eq!(agree(&p, "").as_deref(), Ok(&words[..]), "seed {seed}");
+                for i in 0..p.len().min(64) {
+                    let mut bad = p.clone();
+                    bad[(i * 7919) % p.len()] ^= 1 << (i % 8);
+                    // Any result, so long as all agree.
+                    let _ = agree(&bad, &format!("flip {i}"));
+                    let _ = agree(&p[..p.len() - 1 - i % p.len().min(8)], &format!("cut {i}"));
+                }
+            }
+        }
+
+        /// Each single bit flipped in a payload is rejected, as by the spec's decoder, or
+        /// decodes to another array whose payload it is (the coding is canonical); the
+        /// payload cut short, one byte longer, and a payload shorter than the states are
+        /// rejected.
+        pub(crate) fn every_flip_is_rejected_or_another_array(&self) {
+            let (m, q0) = (3001, 52000);
+            let words = pseudo_random_words(m, 205, 9);
+            let p = (self.enc)(&words, m, q0);
+            for bit in 0..8 * p.len() {
+                let mut bad = p.clone();
+                bad[bit / 8] ^= 1 << (bit % 8);
+                let fast = (self.dec)(&bad, m, q0).ok();
+                assert_eq!(fast, (self.spec_decode)(&bad, m, q0), "flip {bit}");
+                if let Some(other) = fast {
+                    assert_ne!(other, words, "flip {bit}");
+                    assert_eq!((self.enc)(&other, m, q0), bad, "flip {bit}: not canonical");
+                }
+            }
+            assert!((self.dec)(&p[..p.len() - 1], m, q0).is_err());
+            assert!((self.dec)(&[&p[..], &[0]].concat(), m, q0).is_err());
+            assert!((self.dec)(&vec![0u8; self.min_len - 1], 4, q0).is_err());
+        }
+    }
+
     /// [`pseudo_random_bits`] as words.
     pub(crate) fn pseudo_random_words(m: u64, ones_per_1024: u64, seed: u64) -> Vec<u64> {
         pseudo_random_bits(m, ones_per_1024, seed).words().to_vec()

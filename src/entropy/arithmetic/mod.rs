@@ -4,7 +4,9 @@
 //! in the header. The arithmetic coding of Section III of *Compressed Bloom Filters*: within
 //! a few bytes of `m H(p) / 8`, the slowest to decode (one coder step a bit).
 
-use crate::entropy::codec::{append, per_byte_bound, BitCodec, BitDecoder, Codec, CHUNK_BYTES};
+use crate::entropy::codec::{
+    append, per_byte_bound, BitCodec, BitDecoder, Codec, Job, CHUNK_BYTES,
+};
 use crate::entropy::model::{Adaptive, Counts, BIT_PRECISION};
 use crate::entropy::profile::{Profile, Status};
 use crate::entropy::range_coder::{RangeBitDecoder, RangeBitEncoder};
@@ -77,16 +79,10 @@ struct Bits {
 }
 
 impl BitDecoder for Bits {
-    fn decode(
-        &self,
-        payload: &[u8],
-        len: u64,
-        out: &mut [u64],
-        _zeroed: bool,
-    ) -> Result<(), PayloadError> {
+    fn decode(&self, job: Job<'_>) -> Result<(), PayloadError> {
         match self.q0 {
-            Some(q0) => decode_known_p_into(payload, len, q0, out),
-            None => decode_adaptive_into(payload, len, out),
+            Some(q0) => decode_known_p_into(job.payload, job.len, q0, job.out),
+            None => decode_adaptive_into(job.payload, job.len, job.out),
         }
     }
 }

@@ -31,7 +31,7 @@
 //! The payload is canonical: a decoder accepts it only if every state ends at `2^31` (where
 //! the encoder starts) and every word has been read, so each bit array has one payload.
 
-use crate::entropy::codec::{per_byte_bound, BitCodec, BitDecoder, Codec, CHUNK_BYTES};
+use crate::entropy::codec::{per_byte_bound, BitCodec, BitDecoder, Codec, Job, CHUNK_BYTES};
 use crate::entropy::model::{symbol_tables, SymbolTable, SYMBOL_PRECISION};
 use crate::entropy::profile::{Profile, Status};
 use crate::entropy::symbol_lookup::{DecModel, DecTable};
@@ -67,14 +67,8 @@ pub(crate) const CODEC: Codec = Codec {
 const FIXED: f64 = 24.0;
 
 impl BitDecoder for DecModel {
-    fn decode(
-        &self,
-        payload: &[u8],
-        len: u64,
-        out: &mut [u64],
-        _zeroed: bool,
-    ) -> Result<(), PayloadError> {
-        decode(payload, len, self, out)
+    fn decode(&self, job: Job<'_>) -> Result<(), PayloadError> {
+        decode(job, self)
     }
 }
 
@@ -256,13 +250,8 @@ pub(crate) fn encode(words: &[u64], m: u64, model: &EncModel, out: &mut Vec<u8>)
 /// Decode a coding-6 payload of `m` bits into `out` (exactly `ceil(m / 64)` words, every one
 /// overwritten; bits past `m` are zero). `model` must have been built for the same
 /// `m mod 8`. On error `out` holds garbage.
-pub(crate) fn decode(
-    payload: &[u8],
-    m: u64,
-    model: &DecModel,
-    out: &mut [u64],
-) -> Result<(), PayloadError> {
-    debug_assert_eq!(out.len(), crate::filter::bits::words_for(m));
+pub(crate) fn decode(job: Job<'_>, model: &DecModel) -> Result<(), PayloadError> {
+    let (payload, m, out) = job.parts();
     if !payload.len().is_multiple_of(4) || payload.len() < STATE_BYTES {
         return Err("interleaved payload is not whole words or too short for its states");
     }
@@ -437,7 +426,15 @@ mod tests {
 
     fn fast_decode(payload: &[u8], m: u64, q0: u16) -> Result<BitArray, PayloadError> {
         let mut words = vec![0u64; crate::filter::bits::words_for(m)];
-        decode(payload, m, &DecModel::new(q0, m), &mut words)?;
+        decode(
+            Job {
+                payload,
+                len: m,
+                out: &mut words,
+                zeroed: false,
+            },
+            &DecModel::new(q0, m),
+        )?;
         Ok(BitArray::from_words(words, m).expect("only m bits"))
     }
 

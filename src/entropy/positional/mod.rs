@@ -28,7 +28,7 @@
 //! no bytes and leave no choice. The decoder checks that the states end at 2^31 with every
 //! word read, so each set of positions has exactly one payload.
 
-use super::codec::{exempt, BitCodec, BitDecoder, Codec, CHUNK_BYTES};
+use super::codec::{exempt, BitCodec, BitDecoder, Codec, Job, CHUNK_BYTES};
 use super::PayloadError;
 use crate::entropy::profile::{Profile, Status};
 
@@ -61,17 +61,11 @@ pub(crate) const CODEC: Codec = Codec {
 struct Positions;
 
 impl BitDecoder for Positions {
-    fn decode(
-        &self,
-        payload: &[u8],
-        len: u64,
-        out: &mut [u64],
-        zeroed: bool,
-    ) -> Result<(), PayloadError> {
-        if zeroed {
-            decode_into_zeroed(payload, len, out)
+    fn decode(&self, job: Job<'_>) -> Result<(), PayloadError> {
+        if job.zeroed {
+            decode_into_zeroed(job.payload, job.len, job.out)
         } else {
-            decode_into(payload, len, out)
+            decode_into(job.payload, job.len, job.out)
         }
     }
 }

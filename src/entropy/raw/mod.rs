@@ -2,7 +2,7 @@
 //! filter's packed counters, `ceil(m * width / 8)` bytes. Every frame may fall back to it,
 //! and an encoder sends it whenever compression would not be smaller.
 
-use crate::entropy::codec::{exempt, BitCodec, BitDecoder, Codec, CounterCodec};
+use crate::entropy::codec::{exempt, BitCodec, BitDecoder, Codec, CounterCodec, Job};
 use crate::entropy::counter_table::CounterTable;
 use crate::entropy::profile::{Profile, Status};
 use crate::entropy::PayloadError;
@@ -71,15 +71,9 @@ pub(crate) fn check(payload: &[u8], len: u64) -> core::result::Result<(), Payloa
 struct Raw;
 
 impl BitDecoder for Raw {
-    fn decode(
-        &self,
-        payload: &[u8],
-        len: u64,
-        out: &mut [u64],
-        _zeroed: bool,
-    ) -> core::result::Result<(), PayloadError> {
-        check(payload, len)?;
-        for (w, v) in out.iter_mut().zip(packed_words(payload)) {
+    fn decode(&self, job: Job<'_>) -> Result<(), PayloadError> {
+        check(job.payload, job.len)?;
+        for (w, v) in job.out.iter_mut().zip(packed_words(job.payload)) {
             *w = v;
         }
         Ok(())

@@ -24,7 +24,7 @@
 //! than its carried nibbles, the bits read fill the payload to its last byte and the padding
 //! is zero.
 
-use crate::entropy::codec::{per_byte_bound, BitCodec, BitDecoder, Codec};
+use crate::entropy::codec::{per_byte_bound, BitCodec, BitDecoder, Codec, Job};
 use crate::entropy::model::{nibble_frequencies, Counts};
 use crate::entropy::profile::{Profile, Status};
 use crate::entropy::tans_stream::{peek, run, write_runs};
@@ -93,14 +93,14 @@ const FIXED: f64 = 6.0;
 pub(crate) const SPREAD_BITS: f64 = 0.000_25;
 
 impl BitDecoder for DecModel {
-    fn decode(
-        &self,
-        payload: &[u8],
-        len: u64,
-        out: &mut [u64],
-        _zeroed: bool,
-    ) -> Result<(), PayloadError> {
-        decode(payload, len, self, out)
+    /// Decode with BMI2 where the CPU has it.
+    fn decode(&self, job: Job<'_>) -> Result<(), PayloadError> {
+        let (payload, len, out) = job.parts();
+        #[cfg(target_arch = "x86_64")]
+        if let Some(result) = crate::entropy::small::bmi2::decode(payload, len, self, out) {
+            return result;
+        }
+        decode_portable(payload, len, self, out)
     }
 }
 
@@ -368,22 +368,8 @@ fn group(table: &Table, s: &mut [usize; STATES], bits: u64) -> (u64, u32) {
 }
 
 /// Decode a coding-9 payload of `m` bits into `out` (exactly `ceil(m / 64)` words, every
-/// one overwritten; bits past `m` are zero), with BMI2 where the CPU has it. On error
-/// `out` holds garbage.
-pub(crate) fn decode(
-    payload: &[u8],
-    m: u64,
-    model: &DecModel,
-    out: &mut [u64],
-) -> Result<(), PayloadError> {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(result) = crate::entropy::small::bmi2::decode(payload, m, model, out) {
-        return result;
-    }
-    decode_portable(payload, m, model, out)
-}
-
-/// [`decode`] in the target's baseline instructions (inlined into the BMI2 kernel too).
+/// one overwritten; bits past `m` are zero) in the target's baseline instructions (inlined
+/// into the BMI2 kernel too). On error `out` holds garbage.
 #[inline(always)]
 pub(crate) fn decode_portable(
     payload: &[u8],
@@ -490,7 +476,7 @@ mod tests {
     use super::*;
     use crate::filter::bits::words_for;
 
-    use crate::entropy::testing::{pseudo_random_words as random_words, SpecBits};
+    use crate::entropy::testing::{pseudo_random_words as random_words, SpecBits, Tans};
 
     fn enc(words: &[u64], m: u64, q0: u16) -> Vec<u8> {
         let mut out = Vec::new();
@@ -500,7 +486,13 @@ mod tests {
 
     fn dec(payload: &[u8], m: u64, q0: u16) -> Result<Vec<u64>, PayloadError> {
         let mut out = vec![0u64; words_for(m)];
-        decode(payload, m, &DecModel::new(q0), &mut out).map(|()| out)
+        let job = Job {
+            payload,
+            len: m,
+            out: &mut out,
+            zeroed: false,
+        };
+        DecModel::new(q0).decode(job).map(|()| out)
     }
 
     /// The decoder of §4.13 as written: the table built by its pseudocode, one bit at a
@@ -550,9 +542,18 @@ mod tests {
         ok.then_some(words)
     }
 
+    const TANS: Tans = Tans {
+        enc,
+        dec,
+        spec_decode,
+        encode_kernels,
+        decode_kernels,
+        min_len: MIN_LEN,
+    };
+
     #[test]
     fn round_trips_and_agrees_with_the_spec_decoder() {
-        for (i, &(m, ones)) in [
+        TANS.round_trips(&[
             (1u64, 512),
             (3, 307),
             (4, 102),
@@ -564,20 +565,7 @@ mod tests {
             (4099, 51),
             (140_000, 136),
             (100_003, 10),
-        ]
-        .iter()
-        .enumerate()
-        {
-            let words = random_words(m, ones, i as u64);
-            let ones: u64 = words.iter().map(|w| u64::from(w.count_ones())).sum();
-            let q0 = (((m - ones) * 65536 / m) as u16).clamp(1, 65535);
-            for q0 in [q0, 1, 32768, 65535] {
-                let p = enc(&words, m, q0);
-                assert!(p.len() >= MIN_LEN);
-                assert_eq!(dec(&p, m, q0).as_deref(), Ok(&words[..]), "m {m} q0 {q0}");
-                assert_eq!(spec_decode(&p, m, q0).as_deref(), Some(&words[..]));
-            }
-        }
+        ]);
     }
 
     #[test]
@@ -589,54 +577,12 @@ mod tests {
                 "q0 {q0}"
             );
         }
-        for seed in 0..40u64 {
-            let m = 1 + seed * seed * 37 + seed % 5;
-            let ones = crate::filter::hashing::fmix64(seed) % 1025;
-            let words = random_words(m, ones, seed);
-            let q0 = crate::entropy::model::KnownP::measured(
-                m - words.iter().map(|w| u64::from(w.count_ones())).sum::<u64>(),
-                m,
-            );
-            use crate::entropy::testing::agreed;
-            let p = agreed(encode_kernels(&words, m, q0), &format!("seed {seed}"));
-            let agree = |payload: &[u8], what: &str| {
-                agreed(
-                    decode_kernels(payload, m, q0),
-                    &format!("seed {seed} {what}"),
-                )
-            };
-            assert_eq!(agree(&p, "").as_deref(), Ok(&words[..]), "seed {seed}");
-            for i in 0..p.len().min(64) {
-                let mut bad = p.clone();
-                bad[(i * 7919) % p.len()] ^= 1 << (i % 8);
-                // Any result, so long as all agree.
-                let _ = agree(&bad, &format!("flip {i}"));
-                let _ = agree(&p[..p.len() - 1 - i % p.len().min(8)], &format!("cut {i}"));
-            }
-        }
+        TANS.kernels_agree();
     }
 
     #[test]
     fn every_flip_is_rejected_or_another_array_with_another_payload() {
-        let m = 3001;
-        let words = random_words(m, 205, 9);
-        let p = enc(&words, m, 52000);
-        for bit in 0..8 * p.len() {
-            let mut bad = p.clone();
-            bad[bit / 8] ^= 1 << (bit % 8);
-            let (fast, spec) = (dec(&bad, m, 52000).ok(), spec_decode(&bad, m, 52000));
-            assert_eq!(fast, spec, "flip {bit}");
-            if let Some(other) = fast {
-                assert_ne!(other, words, "flip {bit}");
-                assert_eq!(enc(&other, m, 52000), bad, "flip {bit}: not canonical");
-            }
-        }
-        // Cut short, one byte more, a state off.
-        assert!(dec(&p[..p.len() - 1], m, 52000).is_err());
-        let mut longer = p.clone();
-        longer.push(0);
-        assert!(dec(&longer, m, 52000).is_err());
-        assert!(dec(&[0u8; 5], 4, 52000).is_err());
+        TANS.every_flip_is_rejected_or_another_array();
     }
 
     #[test]

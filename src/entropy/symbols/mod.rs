@@ -10,7 +10,7 @@
 //! refill without a branch while words remain. A decoded payload must leave the coder
 //! exactly empty (state 0, no words left).
 
-use crate::entropy::codec::{per_byte_bound, BitCodec, BitDecoder, Codec, CHUNK_BYTES};
+use crate::entropy::codec::{per_byte_bound, BitCodec, BitDecoder, Codec, Job, CHUNK_BYTES};
 use crate::entropy::model::{symbol_tables, SymbolTable};
 use crate::entropy::profile::{Profile, Status};
 use crate::entropy::symbol_lookup::{DecModel, DecTable};
@@ -49,14 +49,8 @@ const FIXED: f64 = 4.0;
 struct Symbols(DecModel);
 
 impl BitDecoder for Symbols {
-    fn decode(
-        &self,
-        payload: &[u8],
-        len: u64,
-        out: &mut [u64],
-        _zeroed: bool,
-    ) -> Result<(), PayloadError> {
-        decode_symbols_into(payload, len, &self.0, out)
+    fn decode(&self, job: Job<'_>) -> Result<(), PayloadError> {
+        decode_symbols_into(job, &self.0)
     }
 }
 
@@ -190,7 +184,15 @@ pub(crate) fn encode_symbols_constriction(bits: &BitArray, q0: u16) -> Vec<u8> {
 pub(crate) fn decode_symbols(payload: &[u8], m: u64, q0: u16) -> Result<BitArray, PayloadError> {
     let model = DecModel::new(q0, m);
     let mut words = vec![0u64; crate::filter::bits::words_for(m)];
-    decode_symbols_into(payload, m, &model, &mut words)?;
+    decode_symbols_into(
+        Job {
+            payload,
+            len: m,
+            out: &mut words,
+            zeroed: false,
+        },
+        &model,
+    )?;
     Ok(BitArray::from_words(words, m).expect("symbols hold only m bits"))
 }
 
@@ -207,13 +209,8 @@ fn word(payload: &[u8], i: usize) -> u64 {
 /// symbol found by the table of the first symbol of each slice of `[0, 2^24)` and a short
 /// step along `cum` (no division, no search), eight symbols assembled into each word of
 /// `out`. On error `out` holds garbage.
-pub(crate) fn decode_symbols_into(
-    payload: &[u8],
-    m: u64,
-    model: &DecModel,
-    out: &mut [u64],
-) -> Result<(), PayloadError> {
-    debug_assert_eq!(out.len(), crate::filter::bits::words_for(m));
+pub(crate) fn decode_symbols_into(job: Job<'_>, model: &DecModel) -> Result<(), PayloadError> {
+    let (payload, m, out) = job.parts();
     if !payload.len().is_multiple_of(4) {
         return Err("payload length is not a multiple of 4");
     }

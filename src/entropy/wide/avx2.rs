@@ -10,35 +10,29 @@ use core::arch::x86_64::*;
 
 use crate::entropy::nibble_rans::decode_avx2::{round, Tables};
 use crate::entropy::nibble_rans::lanes_avx2::{available, load_lanes, store_lanes};
-use crate::entropy::nibble_rans::{DecModel, LANES};
-use crate::entropy::wide::Streams;
+use crate::entropy::wide::Rounds;
 
 /// Decode rounds of both halves, a round of each per step, into `out_a` and `out_b` (two
 /// words a round) while each stream has 64 bytes left to read at its end, as the scalar
 /// rounds do; returns the rounds done in each half. Returns 0 without decoding when the
 /// CPU lacks AVX2.
-pub(crate) fn decode_rounds(
-    model: &DecModel,
-    x: &mut [[u32; LANES]; 2],
-    streams: &mut Streams<'_>,
-    out_a: &mut [u64],
-    out_b: &mut [u64],
-) -> usize {
+pub(crate) fn decode_rounds(rounds: Rounds<'_, '_>) -> usize {
     if !available() {
         return 0;
     }
     // SAFETY: the CPU has AVX2 and POPCNT (checked just above).
-    unsafe { rounds(model, x, streams, out_a, out_b) }
+    unsafe { decode(rounds) }
 }
 
 #[target_feature(enable = "avx2,popcnt")]
-fn rounds(
-    model: &DecModel,
-    x: &mut [[u32; LANES]; 2],
-    streams: &mut Streams<'_>,
-    out_a: &mut [u64],
-    out_b: &mut [u64],
-) -> usize {
+fn decode(rounds: Rounds<'_, '_>) -> usize {
+    let Rounds {
+        model,
+        x,
+        streams,
+        out_a,
+        out_b,
+    } = rounds;
     let t = Tables::new(model);
     // SAFETY: this function's CPU has AVX2.
     let (mut sa, mut sb) = unsafe { (load_lanes(&x[0]), load_lanes(&x[1])) };

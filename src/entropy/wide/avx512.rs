@@ -23,24 +23,18 @@ use core::arch::x86_64::*;
 
 use crate::entropy::nibble_rans::avx512::{available, vector};
 use crate::entropy::nibble_rans::{DecModel, LANES, LOWER};
-use crate::entropy::wide::Streams;
+use crate::entropy::wide::Rounds;
 
 /// Decode rounds of both halves, a round of each per step, into `out_a` and `out_b` (two
 /// words a round) while each stream has 64 bytes left to read at its end, as the scalar
 /// rounds do; returns the rounds done in each half. Returns 0 without decoding when the
 /// CPU lacks AVX-512.
-pub(crate) fn decode_rounds(
-    model: &DecModel,
-    x: &mut [[u32; LANES]; 2],
-    streams: &mut Streams<'_>,
-    out_a: &mut [u64],
-    out_b: &mut [u64],
-) -> usize {
+pub(crate) fn decode_rounds(rounds: Rounds<'_, '_>) -> usize {
     if !available() {
         return 0;
     }
     // SAFETY: the CPU has AVX-512 F, VL, BW and VBMI2, and POPCNT (checked just above).
-    unsafe { rounds(model, x, streams, out_a, out_b) }
+    unsafe { decode(rounds) }
 }
 
 /// The decoding model in four vectors of 16 entries by bucket.
@@ -137,13 +131,14 @@ fn round(
 }
 
 #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512vbmi2,popcnt")]
-fn rounds(
-    model: &DecModel,
-    x: &mut [[u32; LANES]; 2],
-    streams: &mut Streams<'_>,
-    out_a: &mut [u64],
-    out_b: &mut [u64],
-) -> usize {
+fn decode(rounds: Rounds<'_, '_>) -> usize {
+    let Rounds {
+        model,
+        x,
+        streams,
+        out_a,
+        out_b,
+    } = rounds;
     let t = Tables::new(model);
     let load = |x: &[u32; LANES]| {
         [

@@ -24,7 +24,7 @@
 //! A payload is canonical: each state ends holding its carried nibbles and nothing more,
 //! every word is read once, and no bit past `m` is set.
 
-use crate::entropy::codec::{per_byte_bound, BitCodec, BitDecoder, Codec, CHUNK_BYTES};
+use crate::entropy::codec::{per_byte_bound, BitCodec, BitDecoder, Codec, Job, CHUNK_BYTES};
 use crate::entropy::model::Counts;
 use crate::entropy::nibble_rans::{
     encode_rounds, excess_bits, expected_words, nibble_of_lane, Backwards, DecModel, EncModel,
@@ -189,15 +189,21 @@ fn encode_with(words: &[u64], m: u64, model: &EncModel, out: &mut Vec<u8>, kerne
 struct Model(DecModel);
 
 impl BitDecoder for Model {
-    fn decode(
-        &self,
-        payload: &[u8],
-        len: u64,
-        out: &mut [u64],
-        _zeroed: bool,
-    ) -> Result<(), PayloadError> {
-        decode(payload, len, &self.0, out)
+    /// Decode with the fastest decoder this CPU has.
+    fn decode(&self, job: Job<'_>) -> Result<(), PayloadError> {
+        decode_with(job.payload, job.len, &self.0, job.out, Kernel::fastest())
     }
+}
+
+/// What a SIMD kernel's rounds work on: the model, both halves' 32 states, the two
+/// streams, and the output words of each half's coded rounds.
+#[cfg(target_arch = "x86_64")]
+pub(crate) struct Rounds<'a, 'p> {
+    pub(crate) model: &'a DecModel,
+    pub(crate) x: &'a mut [[u32; LANES]; 2],
+    pub(crate) streams: &'a mut Streams<'p>,
+    pub(crate) out_a: &'a mut [u64],
+    pub(crate) out_b: &'a mut [u64],
 }
 
 /// The two streams of words between the states and the payload's end: the first half's
@@ -270,18 +276,8 @@ fn initial_states(payload: &[u8], h: usize) -> Result<[u32; LANES], PayloadError
 }
 
 /// Decode a coding-10 payload of `m` bits into `out` (exactly `ceil(m / 64)` words, every
-/// one overwritten; bits past `m` are zero), with the fastest decoder this CPU has. On
-/// error `out` holds garbage.
-pub(crate) fn decode(
-    payload: &[u8],
-    m: u64,
-    model: &DecModel,
-    out: &mut [u64],
-) -> Result<(), PayloadError> {
-    decode_with(payload, m, model, out, Kernel::fastest())
-}
-
-/// [`decode`], both halves' first rounds by `kernel` (which the CPU must have).
+/// one overwritten; bits past `m` are zero), both halves' first rounds by `kernel` (which
+/// the CPU must have). On error `out` holds garbage.
 fn decode_with(
     payload: &[u8],
     m: u64,
@@ -305,12 +301,20 @@ fn decode_with(
     // rounds inside the array; the last round, which may end early, is carried).
     let (head, tail) = out.split_at_mut((2 * b.first).min(out.len()));
     let (out_a, out_b) = (&mut head[..2 * a.coded()], &mut tail[..2 * b.coded()]);
+    #[cfg(target_arch = "x86_64")]
+    let rounds = Rounds {
+        model,
+        x: &mut x,
+        streams: &mut streams,
+        out_a,
+        out_b,
+    };
     let done = match kernel {
         Kernel::Scalar => 0,
         #[cfg(target_arch = "x86_64")]
-        Kernel::Avx2 => avx2::decode_rounds(model, &mut x, &mut streams, out_a, out_b),
+        Kernel::Avx2 => avx2::decode_rounds(rounds),
         #[cfg(target_arch = "x86_64")]
-        Kernel::Avx512 => avx512::decode_rounds(model, &mut x, &mut streams, out_a, out_b),
+        Kernel::Avx512 => avx512::decode_rounds(rounds),
     };
     if streams.front > streams.back {
         return Err("wide payload ends before the last symbol");

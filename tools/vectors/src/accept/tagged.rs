@@ -1,7 +1,7 @@
 //! Vectors of authenticated frames (spec section 2.5): tagged frames read with the key, and
 //! forged tags refused.
 
-use bloomwire::{BitArray, BitCoding, BloomFilter, Coding, Encoder, Frame, FrameKey};
+use bloomwire::{BitCoding, Coding, Encoder, FrameKey};
 use serde_json::{json, Value};
 
 use crate::accept::{accept_files, delta_generations};
@@ -12,20 +12,14 @@ pub(crate) fn vector_key() -> [u8; 32] {
     core::array::from_fn(|i| i as u8)
 }
 
-/// [`accept_files`] for a frame tagged with [`vector_key`]: the manifest gives the key.
-pub(crate) fn tagged_accept_files(
-    name: &str,
-    frame: &Frame,
-    bits: &BitArray,
-    filter: &BloomFilter,
-    members: core::ops::Range<u64>,
-    base: Option<&str>,
-) -> Vec<VectorFile> {
-    let mut files = accept_files(name, frame, bits, filter, members, base);
+/// The files of [`accept_files`] for a frame tagged with [`vector_key`]: the manifest
+/// gives the key.
+fn with_key(mut files: Vec<VectorFile>) -> Vec<VectorFile> {
     let manifest = files.last_mut().expect("the manifest");
     let mut v: Value = serde_json::from_slice(&manifest.bytes).expect("json");
     v["key_hex"] = json!(hex(&vector_key()));
-    *manifest = json_file(&format!("accept/{name}.json"), &v);
+    let path = manifest.path.to_str().expect("a UTF-8 path").to_string();
+    *manifest = json_file(&path, &v);
     files
 }
 
@@ -34,7 +28,7 @@ pub(crate) fn tagged_accept_files(
 pub(crate) fn tagged_accept_vectors() -> Vec<VectorFile> {
     let [g7, g8, _, _] = delta_generations();
     let tagged = || Encoder::new().key(FrameKey::new(vector_key()));
-    let mut out = tagged_accept_files(
+    let mut out = with_key(accept_files(
         "tagged_gen7_base",
         &tagged()
             .coding(BitCoding::KnownP)
@@ -44,20 +38,20 @@ pub(crate) fn tagged_accept_vectors() -> Vec<VectorFile> {
         &g7,
         0..400,
         None,
-    );
+    ));
     let xor = g8.xor(&g7).expect("same params");
     let delta = tagged()
         .coding(BitCoding::Positional)
         .encode_delta(&g7, 7, &g8, 8)
         .expect("no budget");
     assert_eq!(delta.coding(), Coding::Positional);
-    out.extend(tagged_accept_files(
+    out.extend(with_key(accept_files(
         "tagged_delta_gen8",
         &delta,
         &xor,
         &g8,
         20..420,
         Some("tagged_gen7_base.bin"),
-    ));
+    )));
     out
 }

@@ -4,7 +4,8 @@
 use bloomwire::{Coding, CounterCoding, CountingBloomFilter, Encoder, IndexScheme, Params};
 use serde_json::{json, Value};
 
-use super::{checksum_fixed, result_forged, Rejects};
+use super::deltas::stale_deltas;
+use super::{checksum_fixed, Rejects};
 use crate::accept::counting::{counting_generations, counting_of};
 use crate::raw_frame::varint;
 use crate::{counter, xxh};
@@ -223,47 +224,12 @@ pub(super) fn reject_vectors(rejects: &mut Rejects) {
     }
     // Counting deltas that decode, refused by a receiver holding `apply_to`.
     let [g7, g8, g9, _, _] = counting_generations();
-    let delta = |base: &CountingBloomFilter, b: u64, next: &CountingBloomFilter, g: u64| {
-        Encoder::new()
-            .coding(CounterCoding::Known)
-            .encode_delta(base, b, next, g)
-            .expect("no budget")
-            .to_bytes()
-            .to_vec()
-    };
-    let forged = result_forged(delta(&g7, 7, &g8, 8), g8.digest());
-    for (name, bytes, error, base) in [
-        (
-            "counting_delta_applied_to_other_base",
-            delta(&g7, 7, &g8, 8),
-            "BaseMismatch",
-            "accept/counting_gen7_other_base.bin",
-        ),
-        (
-            "counting_delta_gap",
-            delta(&g8, 8, &g9, 9),
-            "GenerationGap",
-            "accept/counting_gen7_base.bin",
-        ),
-        (
-            "counting_delta_result_forged",
-            forged,
-            "ResultMismatch",
-            "accept/counting_gen7_base.bin",
-        ),
-        (
-            "counting_delta_applied_to_other_width",
-            delta(&g7, 7, &g8, 8),
-            "Incompatible",
-            "accept/counting_gen7_other_width.bin",
-        ),
-        (
-            "counting_delta_already_applied",
-            delta(&g7, 7, &g8, 8),
-            "StaleGeneration",
-            "accept/counting_gen8_full.bin",
-        ),
-    ] {
-        rejects.push(name, bytes, json!({"error": error, "apply_to": base}));
-    }
+    stale_deltas(
+        rejects,
+        "counting_",
+        &Encoder::new().coding(CounterCoding::Known),
+        [&g7, &g8, &g9],
+        g8.digest(),
+        &["other_width"],
+    );
 }

@@ -1,28 +1,16 @@
 //! Reject vectors of coding 11, escape (spec section 4.15).
 
-use bloomwire::{BitCoding, BloomFilter, Coding, IndexScheme, Params};
+use bloomwire::{BitCoding, Coding};
 
-use super::{field, plain, Case, Kit};
-use crate::raw_frame::{varint, RawFrame};
-use crate::{key, xxh};
+use super::{ends_early, field, framed, padding_set, plain, Case, Kit};
 
 /// Each check of coding 11's decoder.
 pub(super) fn cases(kit: &Kit) -> Vec<Case> {
-    let escaped = || {
-        let mut f = BloomFilter::new(
-            Params::standard(1000, 3, xxh(0, IndexScheme::DoubleHashing)).expect("valid"),
-        );
-        (0..100).for_each(|i| f.insert(key(i)));
-        RawFrame::from_frame(&f, Coding::Escape)
-    };
+    let escaped = || framed(1000, 3, 100, Coding::Escape);
     // m = 13: two bytes, carried by states 0 and 1; states 2 and 3 and the secondary
     // state must be zero. The payload is the five states alone.
     let states_alone = || {
-        let mut f = BloomFilter::new(
-            Params::standard(13, 2, xxh(0, IndexScheme::DoubleHashing)).expect("valid"),
-        );
-        (0..3).for_each(|i| f.insert(key(i)));
-        let r = RawFrame::from_frame(&f, Coding::Escape);
+        let r = framed(13, 2, 3, Coding::Escape);
         assert_eq!(r.payload.len(), 8, "the states alone");
         r
     };
@@ -73,24 +61,12 @@ pub(super) fn cases(kit: &Kit) -> Vec<Case> {
         ),
         (
             "escape_ends_early",
-            {
-                let mut r = escaped();
-                r.payload.truncate(r.payload.len() - 1);
-                r.len = varint(r.payload.len() as u64);
-                r.into()
-            },
+            ends_early(escaped(), 1),
             plain("CorruptPayload"),
         ),
         (
             "escape_padding_set",
-            {
-                let mut r = escaped();
-                // The stream ends inside its last byte; the byte's top bit is padding.
-                let last = r.payload.len() - 1;
-                assert!(r.payload[last] < 0x80, "padding in the last byte");
-                r.payload[last] |= 0x80;
-                r.into()
-            },
+            padding_set(escaped()),
             plain("CorruptPayload"),
         ),
         (
@@ -100,11 +76,7 @@ pub(super) fn cases(kit: &Kit) -> Vec<Case> {
         ),
         (
             "chunked_escape",
-            {
-                let mut r = kit.coded(Coding::Escape);
-                r.fixed[10] = 1;
-                r.into()
-            },
+            kit.flagged_chunked(Coding::Escape),
             field("flags"),
         ),
     ]

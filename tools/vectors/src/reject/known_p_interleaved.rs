@@ -1,10 +1,8 @@
 //! Reject vectors of coding 6, known p interleaved (spec section 4.9).
 
-use bloomwire::{BloomFilter, Coding, IndexScheme, Params};
+use bloomwire::Coding;
 
-use super::{field, plain, Case, Kit};
-use crate::raw_frame::{varint, RawFrame};
-use crate::{key, xxh};
+use super::{ends_early, field, framed, plain, Case, Kit};
 
 /// Each check of coding 6's decoder, on the small filter's payload.
 pub(super) fn cases(kit: &Kit) -> Vec<Case> {
@@ -49,15 +47,9 @@ pub(super) fn cases(kit: &Kit) -> Vec<Case> {
             "interleaved_ends_early",
             {
                 // The small filter's payload is only its states; this one has words after.
-                let mut f = BloomFilter::new(
-                    Params::standard(1000, 3, xxh(0, IndexScheme::DoubleHashing)).expect("valid"),
-                );
-                (0..100).for_each(|i| f.insert(key(i)));
-                let mut r = RawFrame::from_frame(&f, Coding::KnownPInterleaved);
+                let r = framed(1000, 3, 100, Coding::KnownPInterleaved);
                 assert!(r.payload.len() > 36);
-                r.payload.truncate(r.payload.len() - 4);
-                r.len = varint(r.payload.len() as u64);
-                r.into()
+                ends_early(r, 4)
             },
             plain("CorruptPayload"),
         ),

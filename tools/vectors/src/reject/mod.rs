@@ -16,8 +16,9 @@ mod wide;
 use bloomwire::{BitArray, BitCoding, BloomFilter, Coding, IndexScheme, Params};
 use serde_json::{json, Map, Value};
 
+use crate::accept::filter_of;
 use crate::raw_frame::{payload_with_q0, varint, RawFrame, Truncated};
-use crate::{json_file, key, xxh, VectorFile};
+use crate::{json_file, xxh, VectorFile};
 
 /// A case: the file's name without `.bin`, the frame (cut where a decoder stops), and the
 /// manifest's entry for it.
@@ -32,15 +33,9 @@ struct Kit {
 
 impl Kit {
     fn new() -> Kit {
-        let mut small = BloomFilter::new(
-            Params::standard(100, 2, xxh(0, IndexScheme::DoubleHashing)).expect("valid"),
-        );
-        for i in 0..10 {
-            small.insert(key(i));
-        }
         Kit {
             base: RawFrame::valid_raw(),
-            small,
+            small: standard(100, 2, 10),
         }
     }
 
@@ -51,9 +46,13 @@ impl Kit {
 
     /// A coded frame with its payload edited, and the payload length to match.
     fn coded_with(&self, coding: Coding, edit: &dyn Fn(&mut RawFrame)) -> Truncated {
+        relength(self.coded(coding), edit)
+    }
+
+    /// The small filter in `coding`, flagged as chunked: for a coding that never chunks.
+    fn flagged_chunked(&self, coding: Coding) -> Truncated {
         let mut r = self.coded(coding);
-        edit(&mut r);
-        r.len = varint(r.payload.len() as u64);
+        r.fixed[10] = 1;
         r.into()
     }
 
@@ -67,22 +66,53 @@ impl Kit {
     /// A filter of 102 bits whose payload, in a nibble coding (9, 10 or 11), codes 104
     /// with bit 103 set: the last nibble's bits past m.
     fn bit_past_m(&self, coding: BitCoding) -> Truncated {
-        let xh = xxh(0, IndexScheme::DoubleHashing);
-        let mut f = BloomFilter::new(Params::standard(102, 2, xh).expect("valid"));
-        (0..10).for_each(|i| f.insert(key(i)));
-        let mut r = RawFrame::from_frame(&f, Coding::from(coding));
+        let f = standard(102, 2, 10);
+        let r = RawFrame::from_frame(&f, Coding::from(coding));
         let q0 = u16::from_le_bytes([r.q0[0], r.q0[1]]);
         let mut bits = BitArray::new(104);
         (0..102)
             .filter(|&i| f.bits().get(i))
             .for_each(|i| bits.set(i));
         bits.set(103);
-        let params = Params::standard(104, 2, xh).expect("valid");
+        let params = Params::standard(104, 2, xxh(0, IndexScheme::DoubleHashing)).expect("valid");
         let g = BloomFilter::from_parts(params, bits, 10).expect("valid");
-        r.payload = payload_with_q0(Coding::from(coding), g.bits(), q0);
-        r.len = varint(r.payload.len() as u64);
-        r.into()
+        relength(r, |r| {
+            r.payload = payload_with_q0(Coding::from(coding), g.bits(), q0)
+        })
     }
+}
+
+/// A standard filter (xxh3, double hashing) of `m` bits and `k` hashes holding the keys
+/// `0..n`.
+fn standard(m: u64, k: u32, n: u64) -> BloomFilter {
+    let params = Params::standard(m, k, xxh(0, IndexScheme::DoubleHashing)).expect("valid");
+    filter_of(&params, 0..n)
+}
+
+/// [`standard`]'s filter framed in `coding`.
+fn framed(m: u64, k: u32, n: u64, coding: Coding) -> RawFrame {
+    RawFrame::from_frame(&standard(m, k, n), coding)
+}
+
+/// `r` with its payload edited and the payload length to match.
+fn relength(mut r: RawFrame, edit: impl FnOnce(&mut RawFrame)) -> Truncated {
+    edit(&mut r);
+    r.len = varint(r.payload.len() as u64);
+    r.into()
+}
+
+/// `r` with the last `bytes` bytes of its payload cut (and the length to match): a coded
+/// stream that ends early.
+fn ends_early(r: RawFrame, bytes: usize) -> Truncated {
+    relength(r, |r| r.payload.truncate(r.payload.len() - bytes))
+}
+
+/// `r`, whose stream ends inside its last byte, with that byte's top bit (padding) set.
+fn padding_set(mut r: RawFrame) -> Truncated {
+    let last = r.payload.len() - 1;
+    assert!(r.payload[last] < 0x80, "padding in the last byte");
+    r.payload[last] |= 0x80;
+    r.into()
 }
 
 /// An `InvalidField` entry naming `name`.

@@ -1,20 +1,15 @@
 //! Reject vectors of coding 10, wide (spec section 4.14).
 
-use bloomwire::{BitArray, BitCoding, BloomFilter, Coding, IndexScheme, Params};
+use bloomwire::{BitArray, BitCoding, BloomFilter, Coding, Params};
 
-use super::{field, plain, Case, Kit};
-use crate::raw_frame::{payload_with_q0, varint, RawFrame};
-use crate::{key, xxh};
+use super::{ends_early, field, framed, plain, relength, standard, Case, Kit};
+use crate::raw_frame::{payload_with_q0, RawFrame};
 
 /// Each check of coding 10's decoder. The small filter's 25 nibbles are one round, which the
 /// first half's states carry; the second half is empty.
 pub(super) fn cases(kit: &Kit) -> Vec<Case> {
     let wider = || {
-        let mut f = BloomFilter::new(
-            Params::standard(4000, 3, xxh(0, IndexScheme::DoubleHashing)).expect("valid"),
-        );
-        (0..400).for_each(|i| f.insert(key(i)));
-        let r = RawFrame::from_frame(&f, Coding::Wide);
+        let r = framed(4000, 3, 400, Coding::Wide);
         assert!(r.payload.len() > 300, "words after the states");
         r
     };
@@ -75,13 +70,10 @@ pub(super) fn cases(kit: &Kit) -> Vec<Case> {
         ),
         (
             "wide_word_inserted",
-            {
-                let mut r = wider();
+            relength(wider(), |r| {
                 let at = r.payload.len() / 2 / 2 * 2;
                 r.payload.splice(at..at, [1, 0]);
-                r.len = varint(r.payload.len() as u64);
-                r.into()
-            },
+            }),
             plain("CorruptPayload"),
         ),
         (
@@ -90,33 +82,25 @@ pub(super) fn cases(kit: &Kit) -> Vec<Case> {
                 // m = 4096, 32 rounds: the first half's bits of a filter, the second
                 // half's all zero and nearly free at q0 = 65000 (it reads no word), so that
                 // a word after the first half's is left.
-                let xh = xxh(0, IndexScheme::DoubleHashing);
-                let mut f = BloomFilter::new(Params::standard(2048, 3, xh).expect("valid"));
-                (0..300).for_each(|i| f.insert(key(i)));
+                let f = standard(2048, 3, 300);
                 let mut bits = BitArray::new(4096);
                 (0..2048)
                     .filter(|&i| f.bits().get(i))
                     .for_each(|i| bits.set(i));
-                let params = Params::standard(4096, 3, xh).expect("valid");
+                let params = Params::standard(4096, 3, *f.params().family()).expect("valid");
                 let g = BloomFilter::from_parts(params, bits, 300).expect("valid");
-                let mut r = RawFrame::from_frame(&g, Coding::Wide);
-                r.q0 = 65000u16.to_le_bytes().to_vec();
-                r.payload = payload_with_q0(Coding::Wide, g.bits(), 65000);
-                assert!(r.payload.len() > 256, "the first half's words");
-                r.payload.extend_from_slice(&[1, 0]);
-                r.len = varint(r.payload.len() as u64);
-                r.into()
+                relength(RawFrame::from_frame(&g, Coding::Wide), |r| {
+                    r.q0 = 65000u16.to_le_bytes().to_vec();
+                    r.payload = payload_with_q0(Coding::Wide, g.bits(), 65000);
+                    assert!(r.payload.len() > 256, "the first half's words");
+                    r.payload.extend_from_slice(&[1, 0]);
+                })
             },
             plain("CorruptPayload"),
         ),
         (
             "wide_ends_early",
-            {
-                let mut r = wider();
-                r.payload.truncate(r.payload.len() - 2);
-                r.len = varint(r.payload.len() as u64);
-                r.into()
-            },
+            ends_early(wider(), 2),
             plain("CorruptPayload"),
         ),
         (

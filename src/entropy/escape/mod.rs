@@ -345,9 +345,11 @@ fn escaped(table: &DecTable<N2>, y: &mut usize, bits: Bits<'_>, at: &mut u64) ->
 ///
 /// The four states are positions of the primary table (below 4096): each starts as 12 bits
 /// of the payload and each step makes it `base + read(nb)` of a position, below 4096 by the
-/// table's invariant ([`DecTable`]). So the steps index the table with no bounds check (a
-/// mask or a check a state would cost a group four instructions of the twenty or so that
-/// bound its speed).
+/// table's invariant ([`DecTable`]), whatever the payload: the tables come from q0 alone,
+/// built by [`DecModel::new`] (its fields are private to this module), and the test
+/// `every_state_stays_a_position` checks the invariant. So the steps index the table with
+/// no bounds check (a mask or a check a state costs a group four of the sixty or so
+/// instructions that bound its speed).
 #[inline(always)]
 #[allow(unsafe_code)]
 fn group(

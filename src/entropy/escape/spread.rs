@@ -551,7 +551,7 @@ mod tests {
     }
 
     #[test]
-    #[ignore = "every q0: about a minute in a release build (cargo test --release -- --ignored)"]
+    #[ignore = "every q0, a sort each: with the next test about a minute of CPU (cargo test -p bloomwire --lib -- --ignored every_q0_)"]
     fn every_q0_gives_the_spec_tables() {
         for q0 in 1..=65535u16 {
             check_tables(q0);
@@ -559,7 +559,7 @@ mod tests {
     }
 
     #[test]
-    #[ignore = "every q0: cargo test --release -- --ignored"]
+    #[ignore = "every q0, a sort each (cargo test -p bloomwire --lib -- --ignored every_q0_)"]
     fn every_q0_walks_the_sorted_spread() {
         use crate::entropy::escape::model::frequencies;
         for q0 in 1..=65535u16 {

@@ -42,10 +42,10 @@ pub(crate) mod spread;
 mod bmi2;
 
 use model::{
-    excess_bits, frequencies, is_primary, ESCAPE_BYTE, PRIMARY, PRIMARY_BYTES, PRIMARY_PRECISION,
+    excess_bits, frequencies, is_primary, ESCAPE, PRIMARY, PRIMARY_BYTES, PRIMARY_PRECISION,
     PRIMARY_SYMBOL, SECONDARY, SECONDARY_BYTES, SECONDARY_PRECISION, SYMBOL,
 };
-use spread::{DecTable, EncTable};
+use spread::{DecTable, EncTable, ESCAPE_FLAG, NB_BITS};
 
 /// The table's row of coding 11.
 pub(crate) const CODEC: Codec = Codec {
@@ -155,8 +155,8 @@ impl DecModel {
     pub(crate) fn portable(q0: u16) -> Self {
         let (primary, secondary) = frequencies(q0);
         DecModel {
-            primary: DecTable::new(&primary, &PRIMARY_BYTES),
-            secondary: DecTable::new(&secondary, &SECONDARY_BYTES),
+            primary: DecTable::new(&primary, &PRIMARY_BYTES, Some(ESCAPE)),
+            secondary: DecTable::new(&secondary, &SECONDARY_BYTES, None),
         }
     }
 }
@@ -280,7 +280,18 @@ pub(crate) fn encode_portable(words: &[u64], m: u64, q0: u16, out: &mut Vec<u8>)
 /// the next state.
 #[inline(always)]
 fn step<const N: usize>(table: &DecTable<N>, u: usize, bits: u64) -> usize {
-    usize::from(table.base[u]) + (bits & ((1 << table.nb[u]) - 1)) as usize
+    usize::from(table.base[u]) + (bits & ((1 << (table.nb[u] & NB_BITS)) - 1)) as usize
+}
+
+/// [`step`] for a state known to be below `N`, the tables' length: with no bounds check.
+#[inline(always)]
+#[allow(unsafe_code)]
+fn step_unchecked<const N: usize>(table: &DecTable<N>, u: usize, bits: u64) -> usize {
+    debug_assert!(u < N);
+    // SAFETY: `u < N`, the length of `base` and `nb` (the caller's contract; see
+    // `group`).
+    let (base, nb) = unsafe { (*table.base.get_unchecked(u), *table.nb.get_unchecked(u)) };
+    usize::from(base) + (bits & ((1 << (nb & NB_BITS)) - 1)) as usize
 }
 
 /// Where a step reads its bits: the payload, or a window of it known to hold them.
@@ -319,13 +330,22 @@ fn escaped(table: &DecTable<N2>, y: &mut usize, bits: Bits<'_>, at: &mut u64) ->
     // A state is below 2048 (the mask only spares a bounds check).
     let u = *y & (N2 - 1);
     *y = step(table, u, bits.peek(*at));
-    *at += u64::from(table.nb[u]);
+    *at += u64::from(table.nb[u] & NB_BITS);
     table.byte[u]
 }
 
 /// Four primary steps from one load of the stream at `at`, then a secondary step for each
 /// escape among them, in order: the group's four bytes, `at` moved past the bits read.
+///
+/// The four states are positions of the primary table (below 4096): each starts as 12 bits
+/// of the payload and each step makes it `base + read(nb)` of a position, below 4096 by the
+/// table's invariant ([`DecTable`]), whatever the payload: the tables come from q0 alone,
+/// built by [`DecModel::new`] (its fields are private to this module), and the test
+/// `every_state_stays_a_position` checks the invariant. So the steps index the table with
+/// no bounds check (a mask or a check a state costs a group four of the sixty or so
+/// instructions that bound its speed).
 #[inline(always)]
+#[allow(unsafe_code)]
 fn group(
     model: &DecModel,
     u: &mut [usize; STATES],
@@ -335,25 +355,28 @@ fn group(
 ) -> u32 {
     let p = &*model.primary;
     let bits = stream.peek(*at);
-    // A state is below 4096: `base + read(nb)` is below `(k + 1) 2^nb <= 8192`, less 4096
-    // (the mask only spares a bounds check).
-    let s = u.map(|s| s & (N1 - 1));
-    let nb = s.map(|s| u32::from(p.nb[s]));
+    let s = *u;
+    debug_assert!(s.iter().all(|&s| s < N1));
+    // SAFETY: each state is below 4096, the tables' length (above).
+    let nb = s.map(|s| u32::from(unsafe { *p.nb.get_unchecked(s) }));
+    // The bits the steps before a state's read (the flags above bit 5 are past a shift's
+    // six bits); the total's bits above them count the escapes.
     let (b, c, d) = (nb[0], nb[0] + nb[1], nb[0] + nb[1] + nb[2]);
+    let all = d + nb[3];
+    const SHIFT: u32 = NB_BITS as u32;
     *u = [
-        step(p, s[0], bits),
-        step(p, s[1], bits >> b),
-        step(p, s[2], bits >> c),
-        step(p, s[3], bits >> d),
+        step_unchecked(p, s[0], bits),
+        step_unchecked(p, s[1], bits >> (b & SHIFT)),
+        step_unchecked(p, s[2], bits >> (c & SHIFT)),
+        step_unchecked(p, s[3], bits >> (d & SHIFT)),
     ];
-    *at += u64::from(d + nb[3]);
-    let v = s.map(|s| u32::from(p.byte[s]));
+    *at += u64::from(all & SHIFT);
+    // SAFETY: as above.
+    let v = s.map(|s| u32::from(unsafe { *p.byte.get_unchecked(s) }));
     let bytes = v[0] | v[1] << 8 | v[2] << 16 | v[3] << 24;
-    // Any escape (byte 0xFF)? The zero-byte test of !bytes, a gate only: the lanes are
-    // checked one by one behind it.
-    let e = !bytes;
-    if e.wrapping_sub(0x0101_0101) & !e & 0x8080_8080 != 0 {
-        let (bytes, y_after, at_after) = escapes(&model.secondary, *y, stream, *at, bytes);
+    if all & !SHIFT != 0 {
+        let flags = nb.map(|nb| nb & u32::from(ESCAPE_FLAG) != 0);
+        let (bytes, y_after, at_after) = escapes(&model.secondary, *y, stream, *at, bytes, flags);
         (*y, *at) = (y_after, at_after);
         return bytes;
     }
@@ -370,10 +393,11 @@ fn escapes(
     stream: Bits<'_>,
     mut at: u64,
     bytes: u32,
+    flags: [bool; STATES],
 ) -> (u32, usize, u64) {
     let mut out = bytes.to_le_bytes();
-    for b in out.iter_mut() {
-        if *b == ESCAPE_BYTE {
+    for (b, escape) in out.iter_mut().zip(flags) {
+        if escape {
             *b = escaped(table, &mut y, stream, &mut at);
         }
     }
@@ -445,17 +469,17 @@ pub(crate) fn decode_portable(
     let p = &*model.primary;
     for start in (8 * whole..coded).step_by(STATES) {
         let end = (start + STATES).min(coded);
-        let mut bytes = [0u8; STATES];
+        let mut bytes = [(0u8, false); STATES];
         for t in start..end {
             let s = &mut u[t % STATES];
             let k = *s & (N1 - 1);
             *s = step(p, k, peek(payload, at));
-            at += u64::from(p.nb[k]);
-            bytes[t - start] = p.byte[k];
+            at += u64::from(p.nb[k] & NB_BITS);
+            bytes[t - start] = (p.byte[k], p.nb[k] & ESCAPE_FLAG != 0);
         }
         for t in start..end {
-            let mut b = bytes[t - start];
-            if b == ESCAPE_BYTE {
+            let (mut b, escape) = bytes[t - start];
+            if escape {
                 b = escaped(&model.secondary, &mut y, Bits::Payload(payload), &mut at);
             }
             out[t / 8] |= u64::from(b) << (8 * (t % 8));

@@ -254,9 +254,9 @@ export function decodeAns(p: Uint8Array, m: number, q0: number, out: Uint8Array)
   }
   const whole = Math.floor(m / 8), rbits = m % 8;
   const count = whole + (rbits ? 1 : 0);
-  const full = ansModel(8, q0);
+  const full = ansModel(8, q0), last = rbits ? ansModel(rbits, q0) : full;
   for (let t = 0; t < count; t++) {
-    const model = t < whole ? full : ansModel(rbits, q0);
+    const model = t < whole ? full : last;
     const slot = xL & 0xffffff;
     const v = findSymbol(model, slot);
     const f = model.f[v];
@@ -288,9 +288,9 @@ export function decodeInterleaved(p: Uint8Array, m: number, q0: number, out: Uin
   let pos = 8;
   const whole = Math.floor(m / 8), rbits = m % 8;
   const count = whole + (rbits ? 1 : 0);
-  const full = ansModel(8, q0);
+  const full = ansModel(8, q0), last = rbits ? ansModel(rbits, q0) : full;
   for (let t = 0; t < count; t++) {
-    const model = t < whole ? full : ansModel(rbits, q0);
+    const model = t < whole ? full : last;
     const j = t & 3;
     let hi = xh[j], lo = xl[j];
     const slot = lo & 0xffffff;

@@ -105,18 +105,15 @@ export function aliasTable(q0: number): Uint32Array {
     second[b] = next[alias[b]];
     next[alias[b]] += 512 - div[b];
   }
+  // Bucket b's slots: its own symbol's first div[b], then its alias's, in two runs.
   const tab = new Uint32Array(8192);
-  for (let slot = 0; slot < 8192; slot++) {
-    const b = slot >>> 9, r = slot & 511;
-    let v: number, i: number;
-    if (r < div[b]) {
-      v = b;
-      i = r;
-    } else {
-      v = alias[b];
-      i = second[b] + r - div[b];
-    }
-    tab[slot] = (v | (i << 4) | (f[v] << 17)) >>> 0;
+  for (let b = 0; b < 16; b++) {
+    const at = b << 9, d = div[b];
+    const own = b | (f[b] << 17);
+    for (let r = 0; r < d; r++) tab[at + r] = (own | (r << 4)) >>> 0;
+    const v = alias[b];
+    const other = (v | (f[v] << 17)) + ((second[b] - d) << 4);
+    for (let r = d; r < 512; r++) tab[at + r] = (other + (r << 4)) >>> 0;
   }
   return tab;
 }
@@ -183,9 +180,15 @@ const BINOM8 = [1, 8, 28, 56, 70, 56, 28, 8, 1];
 
 /** Spec 4.15 Model: the primary (94) and secondary (163) frequencies. */
 export function escapeFrequencies(q0: number): [Int32Array, Int32Array] {
+  // The powers of q0 and q1 = 65536 - q0 by repeated products, then each weight one more.
+  const P0: bigint[] = [1n], P1: bigint[] = [1n];
   const q0n = BigInt(q0), q1n = BigInt(65536 - q0);
+  for (let e = 1; e <= 8; e++) {
+    P0.push(P0[e - 1] * q0n);
+    P1.push(P1[e - 1] * q1n);
+  }
   const W: bigint[] = [];
-  for (let o = 0; o <= 8; o++) W.push(q0n ** BigInt(8 - o) * q1n ** BigInt(o));
+  for (let o = 0; o <= 8; o++) W.push(P0[8 - o] * P1[o]);
   let E = 0n;
   for (let o = 4; o <= 8; o++) E += BigInt(BINOM8[o]) * W[o];
   const g1 = new Int32Array(9);
@@ -195,7 +198,7 @@ export function escapeFrequencies(q0: number): [Int32Array, Int32Array] {
   f1[93] = 1 + Number((E * 4002n) >> 128n);
   const V: bigint[] = [];
   let Z = 0n;
-  for (let o = 0; o <= 8; o++) V.push(o >= 4 ? q0n ** BigInt(8 - o) * q1n ** BigInt(o - 4) : 0n);
+  for (let o = 0; o <= 8; o++) V.push(o >= 4 ? P0[8 - o] * P1[o - 4] : 0n);
   for (let o = 4; o <= 8; o++) Z += BigInt(BINOM8[o]) * V[o];
   const g2 = new Int32Array(9);
   for (let o = 4; o <= 8; o++) g2[o] = 1 + Number((V[o] * 1885n) / Z);
@@ -224,7 +227,7 @@ export function escapeFrequencies(q0: number): [Int32Array, Int32Array] {
  * ties to the run of smaller symbols. At the paper's density a few hundred merge steps place
  * the 4096 primary positions.
  */
-function escapeTable(f: Int32Array, precision: number, bytes: ArrayLike<number>): TansTable {
+function escapeTable(f: Int32Array, precision: number, bytes: Int32Array): TansTable {
   const size = 1 << precision;
   const tab = new Int32Array(size);
   // The runs of equal frequency: first symbol, count, frequency.
@@ -245,15 +248,6 @@ function escapeTable(f: Int32Array, precision: number, bytes: ArrayLike<number>)
   const next = new Int32Array(runs);
   next[filler] = F;
   let t = 0, filled = 0;
-  // The filler's groups filled .. to - 1, from position t on.
-  const fill = (to: number): void => {
-    for (; filled < to; filled++) {
-      const k = F + filled;
-      const nb = precision - (31 - Math.clz32(k));
-      const hi = (nb << 9) | (((k << nb) - size) << 13);
-      for (let c = 0; c < fCount; c++) tab[t++] = bytes[fFirst + c] | hi;
-    }
-  };
   for (;;) {
     // The smallest key among the other runs: (2i + 1) / g below (2j + 1) / h exactly when
     // (2i + 1) h < (2j + 1) g; strict, so that a tie goes to the earlier run.
@@ -272,7 +266,8 @@ function escapeTable(f: Int32Array, precision: number, bytes: ArrayLike<number>)
     const d = (2 * bi + 1) * F + (filler < best ? 1 : 0);
     let to = filled;
     while (to < F && (2 * to + 1) * bg < d) to++;
-    fill(to);
+    t = fillGroups(tab, t, filled, to, F, precision, bytes, fFirst, fCount);
+    filled = to;
     const k = bg + bi;
     const nb = precision - (31 - Math.clz32(k));
     const hi = (nb << 9) | (((k << nb) - size) << 13);
@@ -280,8 +275,32 @@ function escapeTable(f: Int32Array, precision: number, bytes: ArrayLike<number>)
     for (let c = 0; c < count[best]; c++) tab[t++] = bytes[at + c] | hi;
     next[best] = bi + 1;
   }
-  fill(F);
+  fillGroups(tab, t, filled, F, F, precision, bytes, fFirst, fCount);
   return tab;
+}
+
+/**
+ * The filler's groups `from .. to - 1` (symbols `first .. first + n - 1` of frequency F),
+ * from position t on; returns the position after them.
+ */
+function fillGroups(tab: Int32Array, t: number, from: number, to: number, F: number, precision: number, bytes: Int32Array, first: number, n: number): number {
+  const size = 1 << precision;
+  if (n === 1) {
+    const byte = bytes[first];
+    for (let j = from; j < to; j++) {
+      const k = F + j;
+      const nb = precision - (31 - Math.clz32(k));
+      tab[t++] = byte | (nb << 9) | (((k << nb) - size) << 13);
+    }
+    return t;
+  }
+  for (let j = from; j < to; j++) {
+    const k = F + j;
+    const nb = precision - (31 - Math.clz32(k));
+    const hi = (nb << 9) | (((k << nb) - size) << 13);
+    for (let c = 0; c < n; c++) tab[t++] = bytes[first + c] | hi;
+  }
+  return t;
 }
 
 /** Spec 4.15: the byte of each primary symbol (256 for the escape, symbol 93). */

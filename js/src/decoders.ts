@@ -683,10 +683,13 @@ export function decodeSmall(p: Uint8Array, m: number, q0: number, out: Uint8Arra
   checkTail(out, m, "small");
 }
 
+/** Coding 11's tables, rebuilt for each frame into the same buffers. */
+const ESCAPE_TABLES = { t1: new Int32Array(4096), t2: new Int32Array(2048) };
+
 /** Coding 11. Returns the count of ones of the array when the kernel counted them, else -1. */
 export function decodeEscape(p: Uint8Array, m: number, q0: number, out: Uint8Array): number {
   const total = 8 * p.length;
-  const { t1, t2 } = escapeModel(q0);
+  const { t1, t2 } = escapeModel(q0, ESCAPE_TABLES);
   // 4 x 12 + 11 bits of states (L >= 8)
   let bb = p[0] | (p[1] << 8) | (p[2] << 16);
   let u0 = bb & 4095, u1 = (bb >>> 12) & 4095;

@@ -227,9 +227,8 @@ export function escapeFrequencies(q0: number): [Int32Array, Int32Array] {
  * ties to the run of smaller symbols. At the paper's density a few hundred merge steps place
  * the 4096 primary positions.
  */
-function escapeTable(f: Int32Array, precision: number, bytes: Int32Array): TansTable {
+function escapeTable(f: Int32Array, precision: number, bytes: Int32Array, tab: TansTable): TansTable {
   const size = 1 << precision;
-  const tab = new Int32Array(size);
   // The runs of equal frequency: first symbol, count, frequency.
   const first: number[] = [], count: number[] = [], freq: number[] = [];
   for (let v = 0; v < f.length; ) {
@@ -271,8 +270,9 @@ function escapeTable(f: Int32Array, precision: number, bytes: Int32Array): TansT
     const k = bg + bi;
     const nb = precision - (31 - Math.clz32(k));
     const hi = (nb << 9) | (((k << nb) - size) << 13);
-    const at = first[best];
-    for (let c = 0; c < count[best]; c++) tab[t++] = bytes[at + c] | hi;
+    const at = first[best], end = t + count[best];
+    for (let u = t, s = at - t; u < end; u++) tab[u] = bytes[u + s] | hi;
+    t = end;
     next[best] = bi + 1;
   }
   fillGroups(tab, t, filled, F, F, precision, bytes, fFirst, fCount);
@@ -286,11 +286,18 @@ function escapeTable(f: Int32Array, precision: number, bytes: Int32Array): TansT
 function fillGroups(tab: Int32Array, t: number, from: number, to: number, F: number, precision: number, bytes: Int32Array, first: number, n: number): number {
   const size = 1 << precision;
   if (n === 1) {
+    // k = F + j reads the same nb up to the next power of two, and base grows by 2^nb.
     const byte = bytes[first];
-    for (let j = from; j < to; j++) {
+    for (let j = from; j < to; ) {
       const k = F + j;
       const nb = precision - (31 - Math.clz32(k));
-      tab[t++] = byte | (nb << 9) | (((k << nb) - size) << 13);
+      const end = Math.min(to, (2 << (31 - Math.clz32(k))) - F);
+      let e = byte | (nb << 9) | (((k << nb) - size) << 13);
+      const step = 1 << (nb + 13);
+      for (; j < end; j++) {
+        tab[t++] = e;
+        e += step;
+      }
     }
     return t;
   }
@@ -317,9 +324,16 @@ export interface EscapeModel {
   t2: TansTable;
 }
 
-export function escapeModel(q0: number): EscapeModel {
+/**
+ * Coding 11's model of `q0`, its tables written into `into`'s if given (a decoder's buffers,
+ * rewritten for each frame: fresh ones cost more to write than the tables' building), else
+ * into new ones.
+ */
+export function escapeModel(q0: number, into?: { t1: TansTable; t2: TansTable }): EscapeModel {
   const [f1, f2] = escapeFrequencies(q0);
-  return { f1, f2, t1: escapeTable(f1, 12, PRIMARY_BYTES), t2: escapeTable(f2, 11, SECONDARY_BYTES) };
+  const t1 = escapeTable(f1, 12, PRIMARY_BYTES, into?.t1 ?? new Int32Array(4096));
+  const t2 = escapeTable(f2, 11, SECONDARY_BYTES, into?.t2 ?? new Int32Array(2048));
+  return { f1, f2, t1, t2 };
 }
 
 /** Spec 4.11 parameters (r, a) from m and c (c >= 1). */

@@ -254,9 +254,9 @@ export function decodeAns(p: Uint8Array, m: number, q0: number, out: Uint8Array)
   }
   const whole = Math.floor(m / 8), rbits = m % 8;
   const count = whole + (rbits ? 1 : 0);
-  const full = ansModel(8, q0);
+  const full = ansModel(8, q0), last = rbits ? ansModel(rbits, q0) : full;
   for (let t = 0; t < count; t++) {
-    const model = t < whole ? full : ansModel(rbits, q0);
+    const model = t < whole ? full : last;
     const slot = xL & 0xffffff;
     const v = findSymbol(model, slot);
     const f = model.f[v];
@@ -288,9 +288,9 @@ export function decodeInterleaved(p: Uint8Array, m: number, q0: number, out: Uin
   let pos = 8;
   const whole = Math.floor(m / 8), rbits = m % 8;
   const count = whole + (rbits ? 1 : 0);
-  const full = ansModel(8, q0);
+  const full = ansModel(8, q0), last = rbits ? ansModel(rbits, q0) : full;
   for (let t = 0; t < count; t++) {
-    const model = t < whole ? full : ansModel(rbits, q0);
+    const model = t < whole ? full : last;
     const j = t & 3;
     let hi = xh[j], lo = xl[j];
     const slot = lo & 0xffffff;
@@ -683,10 +683,13 @@ export function decodeSmall(p: Uint8Array, m: number, q0: number, out: Uint8Arra
   checkTail(out, m, "small");
 }
 
+/** Coding 11's tables, rebuilt for each frame into the same buffers. */
+const ESCAPE_TABLES = { t1: new Int32Array(4096), t2: new Int32Array(2048) };
+
 /** Coding 11. Returns the count of ones of the array when the kernel counted them, else -1. */
 export function decodeEscape(p: Uint8Array, m: number, q0: number, out: Uint8Array): number {
   const total = 8 * p.length;
-  const { t1, t2 } = escapeModel(q0);
+  const { t1, t2 } = escapeModel(q0, ESCAPE_TABLES);
   // 4 x 12 + 11 bits of states (L >= 8)
   let bb = p[0] | (p[1] << 8) | (p[2] << 16);
   let u0 = bb & 4095, u1 = (bb >>> 12) & 4095;

@@ -16,8 +16,6 @@ type EscapeFn = (at: number, L: number, T: number, out: number, u0: number, u1: 
 interface Kernel {
   mem: KernelMemory;
   escape: EscapeFn;
-  /** the primary table in the memory (the secondary comes with it) */
-  table: TansTable | null;
 }
 
 let compiled: WebAssembly.Module | null | undefined;
@@ -35,7 +33,7 @@ function instantiate(): Kernel | null {
   try {
     const mem = new KernelMemory(1);
     const inst = new WebAssembly.Instance(compiled, { env: { memory: mem.memory } });
-    return { mem, escape: inst.exports.escape as EscapeFn, table: null };
+    return { mem, escape: inst.exports.escape as EscapeFn };
   } catch {
     return null;
   }
@@ -62,11 +60,9 @@ export function wasmEscape(p: Uint8Array, T: number, t1: TansTable, t2: TansTabl
   const k = need <= SHARED_LIMIT ? (shared ??= instantiate()) : instantiate();
   if (!k || !k.mem.reserve(need)) return null;
   const b = k.mem.bytes();
-  if (k.table !== t1) {
-    new Uint32Array(k.mem.memory.buffer, T1, 4096).set(t1);
-    new Uint32Array(k.mem.memory.buffer, T2, 2048).set(t2);
-    k.table = t1;
-  }
+  // The tables are the frame's (built for each frame, in a buffer the next frame reuses).
+  new Uint32Array(k.mem.memory.buffer, T1, 4096).set(t1);
+  new Uint32Array(k.mem.memory.buffer, T2, 2048).set(t2);
   b.set(p, IN);
   b.fill(0, IN + L, IN + L + SLACK);
   const read = k.escape(IN, L, T, outAt, u[0], u[1], u[2], u[3], u[4]);

@@ -1,23 +1,28 @@
 /**
  * The static models of the codings (spec 4.5, 4.11, 4.12, 4.13, 4.15), computed in exact
- * integers (BigInt, once per model, never per symbol) and cached by their parameters.
+ * integers and built on every call, as the library builds them on every frame (a receiver
+ * sees a new q0, and a new count, with each generation: a cache by parameters would only
+ * flatter a benchmark that decodes one frame again and again). BigInt only once per count
+ * of ones (at most nine values per model), never per entry; the tables themselves are built
+ * with 32-bit integers in typed arrays.
  */
-
-const cache = new Map<string, unknown>();
-function cached<T>(key: string, make: () => T): T {
-  let v = cache.get(key) as T | undefined;
-  if (v === undefined) {
-    if (cache.size > 256) cache.clear();
-    v = make();
-    cache.set(key, v);
-  }
-  return v;
-}
 
 function popcount(v: number): number {
   let c = 0;
   for (; v; v &= v - 1) c++;
   return c;
+}
+
+/**
+ * `value(q0^(w - o) (65536 - q0)^o)` for each count of ones o = 0 .. w: the models' weights
+ * depend on a symbol's count of ones alone, so the exact products (BigInt) are taken once
+ * per count, and each entry reads its count's value.
+ */
+function byOnes(w: number, q0: number, value: (weight: bigint) => number): Int32Array {
+  const q0n = BigInt(q0), q1n = BigInt(65536 - q0);
+  const out = new Int32Array(w + 1);
+  for (let o = 0; o <= w; o++) out[o] = value(q0n ** BigInt(w - o) * q1n ** BigInt(o));
+  return out;
 }
 
 /** Index of the first largest value. */
@@ -36,46 +41,39 @@ export interface SymbolModel {
 }
 
 export function ansModel(w: number, q0: number): SymbolModel {
-  return cached(`ans${w},${q0}`, () => {
-    const q0n = BigInt(q0), q1n = BigInt(65536 - q0);
-    const size = 1 << w;
-    const f = new Int32Array(size);
-    let sum = 0;
-    for (let v = 0; v < size; v++) {
-      const o = popcount(v);
-      const weight = q0n ** BigInt(w - o) * q1n ** BigInt(o);
-      const fv = Number((weight << 24n) >> BigInt(16 * w));
-      f[v] = Math.max(1, fv);
-      sum += f[v];
-    }
-    f[firstMax(f)] += (1 << 24) - sum;
-    const cum = new Int32Array(size + 1);
-    for (let v = 0; v < size; v++) cum[v + 1] = cum[v] + f[v];
-    const start = new Uint16Array(4096);
-    let v = 0;
-    for (let s = 0; s < 4096; s++) {
-      while (cum[v + 1] <= s << 12) v++;
-      start[s] = v;
-    }
-    return { f, cum, start };
-  });
+  const shift = BigInt(16 * w);
+  const byO = byOnes(w, q0, (weight) => Math.max(1, Number((weight << 24n) >> shift)));
+  const size = 1 << w;
+  const f = new Int32Array(size);
+  let sum = 0;
+  for (let v = 0; v < size; v++) {
+    f[v] = byO[popcount(v)];
+    sum += f[v];
+  }
+  f[firstMax(f)] += (1 << 24) - sum;
+  const cum = new Int32Array(size + 1);
+  for (let v = 0; v < size; v++) cum[v + 1] = cum[v] + f[v];
+  const start = new Uint16Array(4096);
+  let v = 0;
+  for (let s = 0; s < 4096; s++) {
+    while (cum[v + 1] <= s << 12) v++;
+    start[s] = v;
+  }
+  return { f, cum, start };
 }
 
 /** Spec 4.12 / 4.13: the 16 nibble frequencies at `precision` (12 or 13) bits. */
 export function nibbleFrequencies(q0: number, precision: number): Int32Array {
-  return cached(`nib${precision},${q0}`, () => {
-    const q0n = BigInt(q0), q1n = BigInt(65536 - q0);
-    const f = new Int32Array(16);
-    let sum = 0;
-    for (let v = 0; v < 16; v++) {
-      const o = popcount(v);
-      const weight = q0n ** BigInt(4 - o) * q1n ** BigInt(o);
-      f[v] = Math.max(1, Number(weight >> BigInt(64 - precision)));
-      sum += f[v];
-    }
-    f[firstMax(f)] += (1 << precision) - sum;
-    return f;
-  });
+  const shift = BigInt(64 - precision);
+  const byO = byOnes(4, q0, (weight) => Math.max(1, Number(weight >> shift)));
+  const f = new Int32Array(16);
+  let sum = 0;
+  for (let v = 0; v < 16; v++) {
+    f[v] = byO[popcount(v)];
+    sum += f[v];
+  }
+  f[firstMax(f)] += (1 << precision) - sum;
+  return f;
 }
 
 /**
@@ -83,62 +81,55 @@ export function nibbleFrequencies(q0: number, precision: number): Int32Array {
  * `v | i << 4 | f(v) << 17`, so that a step is `x = f * (x >> 13) + i`.
  */
 export function aliasTable(q0: number): Uint32Array {
-  return cached(`alias${q0}`, () => {
-    const f = nibbleFrequencies(q0, 13);
-    const rem = Array.from(f);
-    const div = new Array<number>(16).fill(512);
-    const alias = Array.from({ length: 16 }, (_, v) => v);
-    const small: number[] = [], large: number[] = [];
-    for (let v = 0; v < 16; v++) if (f[v] < 512) small.push(v);
-    for (let v = 0; v < 16; v++) if (f[v] > 512) large.push(v);
-    while (small.length) {
-      const s = small.pop()!;
-      const l = large[large.length - 1];
-      div[s] = rem[s];
-      alias[s] = l;
-      rem[l] -= 512 - rem[s];
-      if (rem[l] <= 512) {
-        large.pop();
-        if (rem[l] < 512) small.push(l);
-      }
+  const f = nibbleFrequencies(q0, 13);
+  const rem = Array.from(f);
+  const div = new Array<number>(16).fill(512);
+  const alias = Array.from({ length: 16 }, (_, v) => v);
+  const small: number[] = [], large: number[] = [];
+  for (let v = 0; v < 16; v++) if (f[v] < 512) small.push(v);
+  for (let v = 0; v < 16; v++) if (f[v] > 512) large.push(v);
+  while (small.length) {
+    const s = small.pop()!;
+    const l = large[large.length - 1];
+    div[s] = rem[s];
+    alias[s] = l;
+    rem[l] -= 512 - rem[s];
+    if (rem[l] <= 512) {
+      large.pop();
+      if (rem[l] < 512) small.push(l);
     }
-    const next = div.slice();
-    const second = new Array<number>(16);
-    for (let b = 0; b < 16; b++) {
-      second[b] = next[alias[b]];
-      next[alias[b]] += 512 - div[b];
-    }
-    const tab = new Uint32Array(8192);
-    for (let slot = 0; slot < 8192; slot++) {
-      const b = slot >>> 9, r = slot & 511;
-      let v: number, i: number;
-      if (r < div[b]) {
-        v = b;
-        i = r;
-      } else {
-        v = alias[b];
-        i = second[b] + r - div[b];
-      }
-      tab[slot] = (v | (i << 4) | (f[v] << 17)) >>> 0;
-    }
-    return tab;
-  });
+  }
+  const next = div.slice();
+  const second = new Array<number>(16);
+  for (let b = 0; b < 16; b++) {
+    second[b] = next[alias[b]];
+    next[alias[b]] += 512 - div[b];
+  }
+  // Bucket b's slots: its own symbol's first div[b], then its alias's, in two runs.
+  const tab = new Uint32Array(8192);
+  for (let b = 0; b < 16; b++) {
+    const at = b << 9, d = div[b];
+    const own = b | (f[b] << 17);
+    for (let r = 0; r < d; r++) tab[at + r] = (own | (r << 4)) >>> 0;
+    const v = alias[b];
+    const other = (v | (f[v] << 17)) + ((second[b] - d) << 4);
+    for (let r = d; r < 512; r++) tab[at + r] = (other + (r << 4)) >>> 0;
+  }
+  return tab;
 }
 
 /**
  * Spec 4.12's encoder view of the same model: cum(v) and, for nibble v numbered i, its slot.
  */
 export function aliasSlots(q0: number): { f: Int32Array; slotOf: Int32Array[] } {
-  return cached(`aslots${q0}`, () => {
-    const f = nibbleFrequencies(q0, 13);
-    const tab = aliasTable(q0);
-    const slotOf = Array.from({ length: 16 }, (_, v) => new Int32Array(f[v]));
-    for (let slot = 0; slot < 8192; slot++) {
-      const e = tab[slot];
-      slotOf[e & 15][(e >>> 4) & 8191] = slot;
-    }
-    return { f, slotOf };
-  });
+  const f = nibbleFrequencies(q0, 13);
+  const tab = aliasTable(q0);
+  const slotOf = Array.from({ length: 16 }, (_, v) => new Int32Array(f[v]));
+  for (let slot = 0; slot < 8192; slot++) {
+    const e = tab[slot];
+    slotOf[e & 15][(e >>> 4) & 8191] = slot;
+  }
+  return { f, slotOf };
 }
 
 /** A tANS table: one entry per position, `sym | nb << 8 | base << 12`. */
@@ -158,21 +149,19 @@ function tansEntries(size: number, precision: number, sym: ArrayLike<number>, f:
 
 /** Spec 4.13: coding 9's table of 4096 positions. */
 export function smallTable(q0: number): TansTable {
-  return cached(`small${q0}`, () => {
-    const f = nibbleFrequencies(q0, 12);
-    const sym = new Int32Array(4096);
-    let pos = 0;
-    for (let v = 0; v < 16; v++) {
-      for (let c = 0; c < f[v]; c++) {
-        sym[pos] = v;
-        pos = (pos + 2563) & 4095;
-      }
+  const f = nibbleFrequencies(q0, 12);
+  const sym = new Int32Array(4096);
+  let pos = 0;
+  for (let v = 0; v < 16; v++) {
+    for (let c = 0; c < f[v]; c++) {
+      sym[pos] = v;
+      pos = (pos + 2563) & 4095;
     }
-    const next = Array.from(f);
-    const k = new Int32Array(4096);
-    for (let u = 0; u < 4096; u++) k[u] = next[sym[u]]++;
-    return tansEntries(4096, 12, sym, f, k);
-  });
+  }
+  const next = Array.from(f);
+  const k = new Int32Array(4096);
+  for (let u = 0; u < 4096; u++) k[u] = next[sym[u]]++;
+  return tansEntries(4096, 12, sym, f, k);
 }
 
 /** Spec 4.15 alphabets: byte values by count of ones, then by value; and each byte's index. */
@@ -191,70 +180,140 @@ const BINOM8 = [1, 8, 28, 56, 70, 56, 28, 8, 1];
 
 /** Spec 4.15 Model: the primary (94) and secondary (163) frequencies. */
 export function escapeFrequencies(q0: number): [Int32Array, Int32Array] {
-  return cached(`escf${q0}`, () => {
-    const q0n = BigInt(q0), q1n = BigInt(65536 - q0);
-    const W: bigint[] = [];
-    for (let o = 0; o <= 8; o++) W.push(q0n ** BigInt(8 - o) * q1n ** BigInt(o));
-    let E = 0n;
-    for (let o = 4; o <= 8; o++) E += BigInt(BINOM8[o]) * W[o];
-    const f1 = new Int32Array(94);
-    for (let v = 0; v < 93; v++) f1[v] = 1 + Number((W[popcount(ESCAPE_BYTES[v])] * 4002n) >> 128n);
-    f1[93] = 1 + Number((E * 4002n) >> 128n);
-    const V: bigint[] = [];
-    let Z = 0n;
-    for (let o = 0; o <= 8; o++) V.push(o >= 4 ? q0n ** BigInt(8 - o) * q1n ** BigInt(o - 4) : 0n);
-    for (let o = 4; o <= 8; o++) Z += BigInt(BINOM8[o]) * V[o];
-    const f2 = new Int32Array(163);
-    for (let v = 0; v < 163; v++) f2[v] = 1 + Number((V[popcount(ESCAPE_BYTES[93 + v])] * 1885n) / Z);
-    let s1 = 0, s2 = 0;
-    for (const x of f1) s1 += x;
-    for (const x of f2) s2 += x;
-    f1[firstMax(f1)] += 4096 - s1;
-    f2[firstMax(f2)] += 2048 - s2;
-    return [f1, f2];
-  });
-}
-
-/** Spec 4.15 Tables: the precise spread of frequencies f summing to 2^precision. */
-function escapeSpread(f: Int32Array, precision: number): { sym: Int32Array; k: Int32Array } {
-  // Pairs (v, i) ordered by (2i + 1) / f(v), then v. The quotients are compared as doubles:
-  // two equal fractions give the same double, and two different ones (denominators at most
-  // 2^12, values below 2^13) differ by at least 2^-24, far above a double's rounding, so
-  // the order is the spec's exact one.
-  const size = 1 << precision;
-  const key = new Float64Array(size), pv = new Int32Array(size), pi = new Int32Array(size);
-  let n = 0;
-  for (let v = 0; v < f.length; v++) {
-    for (let i = 0; i < f[v]; i++) {
-      key[n] = (2 * i + 1) / f[v];
-      pv[n] = v;
-      pi[n] = i;
-      n++;
-    }
+  // The powers of q0 and q1 = 65536 - q0 by repeated products, then each weight one more.
+  const P0: bigint[] = [1n], P1: bigint[] = [1n];
+  const q0n = BigInt(q0), q1n = BigInt(65536 - q0);
+  for (let e = 1; e <= 8; e++) {
+    P0.push(P0[e - 1] * q0n);
+    P1.push(P1[e - 1] * q1n);
   }
-  const order = Array.from({ length: size }, (_, x) => x);
-  order.sort((a, b) => key[a] - key[b] || pv[a] - pv[b]);
-  const sym = new Int32Array(size), k = new Int32Array(size);
-  for (let u = 0; u < size; u++) {
-    const x = order[u];
-    sym[u] = pv[x];
-    k[u] = f[pv[x]] + pi[x];
-  }
-  return { sym, k };
+  const W: bigint[] = [];
+  for (let o = 0; o <= 8; o++) W.push(P0[8 - o] * P1[o]);
+  let E = 0n;
+  for (let o = 4; o <= 8; o++) E += BigInt(BINOM8[o]) * W[o];
+  const g1 = new Int32Array(9);
+  for (let o = 0; o <= 8; o++) g1[o] = 1 + Number((W[o] * 4002n) >> 128n);
+  const f1 = new Int32Array(94);
+  for (let v = 0; v < 93; v++) f1[v] = g1[popcount(ESCAPE_BYTES[v])];
+  f1[93] = 1 + Number((E * 4002n) >> 128n);
+  const V: bigint[] = [];
+  let Z = 0n;
+  for (let o = 0; o <= 8; o++) V.push(o >= 4 ? P0[8 - o] * P1[o - 4] : 0n);
+  for (let o = 4; o <= 8; o++) Z += BigInt(BINOM8[o]) * V[o];
+  const g2 = new Int32Array(9);
+  for (let o = 4; o <= 8; o++) g2[o] = 1 + Number((V[o] * 1885n) / Z);
+  const f2 = new Int32Array(163);
+  for (let v = 0; v < 163; v++) f2[v] = g2[popcount(ESCAPE_BYTES[93 + v])];
+  let s1 = 0, s2 = 0;
+  for (const x of f1) s1 += x;
+  for (const x of f2) s2 += x;
+  f1[firstMax(f1)] += 4096 - s1;
+  f2[firstMax(f2)] += 2048 - s2;
+  return [f1, f2];
 }
 
 /**
- * Coding 11's tables name the byte a position decodes to, not its symbol: an entry is
- * `byte | nb << 9 | base << 13`, byte 256 standing for the primary alphabet's escape.
+ * Spec 4.15 Tables: coding 11's decoding table of frequencies `f` (summing to 2^precision,
+ * precision at most 12), symbol v decoding to `bytes[v]` (256: the primary's escape). An
+ * entry is `byte | nb << 9 | base << 13`: the byte a position decodes to, not its symbol.
+ *
+ * The spread lists the pairs (v, i), i = 0 .. f(v) - 1, by (2i + 1) / f(v), ties by v, and
+ * gives the t-th pair position t, whose state is k = f(v) + i. Built as the library builds
+ * it, with no sort and no division: the symbols of equal frequency come in runs (the bytes
+ * of equal count of ones; six runs at most for every q0), whose pairs of equal i share a
+ * key and so take neighbouring positions, a group. The run of the largest frequency (the
+ * filler) fills the gaps between the other runs' groups, which are merged in key order:
+ * keys compared exactly as integers, (2i + 1) f(w) against (2j + 1) f(v), both below 2^26,
+ * ties to the run of smaller symbols. At the paper's density a few hundred merge steps place
+ * the 4096 primary positions.
  */
-function byteEntries(size: number, precision: number, sym: ArrayLike<number>, k: ArrayLike<number>, byteOf: (v: number) => number): TansTable {
-  const tab = new Int32Array(size);
-  for (let u = 0; u < size; u++) {
-    const nb = precision - (31 - Math.clz32(k[u]));
-    tab[u] = byteOf(sym[u]) | (nb << 9) | ((k[u] * (1 << nb) - size) << 13);
+function escapeTable(f: Int32Array, precision: number, bytes: Int32Array, tab: TansTable): TansTable {
+  const size = 1 << precision;
+  // The runs of equal frequency: first symbol, count, frequency.
+  const first: number[] = [], count: number[] = [], freq: number[] = [];
+  for (let v = 0; v < f.length; ) {
+    let end = v + 1;
+    while (end < f.length && f[end] === f[v]) end++;
+    first.push(v);
+    count.push(end - v);
+    freq.push(f[v]);
+    v = end;
   }
+  const runs = first.length;
+  let filler = 0;
+  for (let r = 1; r < runs; r++) if (freq[r] > freq[filler]) filler = r;
+  const F = freq[filler], fFirst = first[filler], fCount = count[filler];
+  // next[r]: the run's next group i (the filler's own is `filled`).
+  const next = new Int32Array(runs);
+  next[filler] = F;
+  let t = 0, filled = 0;
+  for (;;) {
+    // The smallest key among the other runs: (2i + 1) / g below (2j + 1) / h exactly when
+    // (2i + 1) h < (2j + 1) g; strict, so that a tie goes to the earlier run.
+    let best = -1, bi = 0, bg = 1;
+    for (let r = 0; r < runs; r++) {
+      const i = next[r], g = freq[r];
+      if (i < g && (best < 0 || (2 * i + 1) * bg < (2 * bi + 1) * g)) {
+        best = r;
+        bi = i;
+        bg = g;
+      }
+    }
+    if (best < 0) break;
+    // The filler's groups j before it: (2j + 1) bg < (2 bi + 1) F, or equal with the
+    // filler the earlier run.
+    const d = (2 * bi + 1) * F + (filler < best ? 1 : 0);
+    let to = filled;
+    while (to < F && (2 * to + 1) * bg < d) to++;
+    t = fillGroups(tab, t, filled, to, F, precision, bytes, fFirst, fCount);
+    filled = to;
+    const k = bg + bi;
+    const nb = precision - (31 - Math.clz32(k));
+    const hi = (nb << 9) | (((k << nb) - size) << 13);
+    const at = first[best], end = t + count[best];
+    for (let u = t, s = at - t; u < end; u++) tab[u] = bytes[u + s] | hi;
+    t = end;
+    next[best] = bi + 1;
+  }
+  fillGroups(tab, t, filled, F, F, precision, bytes, fFirst, fCount);
   return tab;
 }
+
+/**
+ * The filler's groups `from .. to - 1` (symbols `first .. first + n - 1` of frequency F),
+ * from position t on; returns the position after them.
+ */
+function fillGroups(tab: Int32Array, t: number, from: number, to: number, F: number, precision: number, bytes: Int32Array, first: number, n: number): number {
+  const size = 1 << precision;
+  if (n === 1) {
+    // k = F + j reads the same nb up to the next power of two, and base grows by 2^nb.
+    const byte = bytes[first];
+    for (let j = from; j < to; ) {
+      const k = F + j;
+      const nb = precision - (31 - Math.clz32(k));
+      const end = Math.min(to, (2 << (31 - Math.clz32(k))) - F);
+      let e = byte | (nb << 9) | (((k << nb) - size) << 13);
+      const step = 1 << (nb + 13);
+      for (; j < end; j++) {
+        tab[t++] = e;
+        e += step;
+      }
+    }
+    return t;
+  }
+  for (let j = from; j < to; j++) {
+    const k = F + j;
+    const nb = precision - (31 - Math.clz32(k));
+    const hi = (nb << 9) | (((k << nb) - size) << 13);
+    for (let c = 0; c < n; c++) tab[t++] = bytes[first + c] | hi;
+  }
+  return t;
+}
+
+/** Spec 4.15: the byte of each primary symbol (256 for the escape, symbol 93). */
+const PRIMARY_BYTES: Int32Array = Int32Array.from({ length: 94 }, (_, v) => (v === 93 ? 256 : ESCAPE_BYTES[v]));
+/** Spec 4.15: the byte of each secondary symbol. */
+const SECONDARY_BYTES: Int32Array = Int32Array.from({ length: 163 }, (_, v) => ESCAPE_BYTES[93 + v]);
 
 export interface EscapeModel {
   f1: Int32Array;
@@ -265,16 +324,16 @@ export interface EscapeModel {
   t2: TansTable;
 }
 
-export function escapeModel(q0: number): EscapeModel {
-  return cached(`esc${q0}`, () => {
-    const [f1, f2] = escapeFrequencies(q0);
-    const s1 = escapeSpread(f1, 12), s2 = escapeSpread(f2, 11);
-    return {
-      f1, f2,
-      t1: byteEntries(4096, 12, s1.sym, s1.k, (v) => (v === 93 ? 256 : ESCAPE_BYTES[v])),
-      t2: byteEntries(2048, 11, s2.sym, s2.k, (v) => ESCAPE_BYTES[93 + v]),
-    };
-  });
+/**
+ * Coding 11's model of `q0`, its tables written into `into`'s if given (a decoder's buffers,
+ * rewritten for each frame: fresh ones cost more to write than the tables' building), else
+ * into new ones.
+ */
+export function escapeModel(q0: number, into?: { t1: TansTable; t2: TansTable }): EscapeModel {
+  const [f1, f2] = escapeFrequencies(q0);
+  const t1 = escapeTable(f1, 12, PRIMARY_BYTES, into?.t1 ?? new Int32Array(4096));
+  const t2 = escapeTable(f2, 11, SECONDARY_BYTES, into?.t2 ?? new Int32Array(2048));
+  return { f1, f2, t1, t2 };
 }
 
 /** Spec 4.11 parameters (r, a) from m and c (c >= 1). */
@@ -298,24 +357,23 @@ export interface GapModel {
 }
 
 export function gapModel(a: number): GapModel {
-  return cached(`gap${a}`, () => {
-    const tails = [65536];
-    let s = 1n << 32n;
-    const an = BigInt(a);
-    for (;;) {
-      s = (s * an) >> 16n;
-      tails.push(Number((s + (1n << 15n)) >> 16n));
-      if (s < 1n << 25n) break;
-    }
-    const Q = tails.length - 1;
-    const f = new Int32Array(Q + 1), cum = new Int32Array(Q + 1);
-    for (let v = 0; v < Q; v++) f[v] = tails[v] - tails[v + 1];
-    f[Q] = tails[Q];
-    for (let v = 0; v <= Q; v++) cum[v] = 65536 - tails[v];
-    const lut = new Uint8Array(65536);
-    for (let v = 0; v <= Q; v++) lut.fill(v, cum[v], cum[v] + f[v]);
-    return { Q, f, cum, lut };
-  });
+  // s stays at most 2^32 and a below 2^16: s a is an integer below 2^48, exact as a
+  // number, and its divisions by powers of two are exact too, so floor gives the shift.
+  const tails = [65536];
+  let s = 2 ** 32;
+  for (;;) {
+    s = Math.floor((s * a) / 65536);
+    tails.push(Math.floor((s + 32768) / 65536));
+    if (s < 2 ** 25) break;
+  }
+  const Q = tails.length - 1;
+  const f = new Int32Array(Q + 1), cum = new Int32Array(Q + 1);
+  for (let v = 0; v < Q; v++) f[v] = tails[v] - tails[v + 1];
+  f[Q] = tails[Q];
+  for (let v = 0; v <= Q; v++) cum[v] = 65536 - tails[v];
+  const lut = new Uint8Array(65536);
+  for (let v = 0; v <= Q; v++) lut.fill(v, cum[v], cum[v] + f[v]);
+  return { Q, f, cum, lut };
 }
 
 /**

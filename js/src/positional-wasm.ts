@@ -68,7 +68,8 @@ export function wasmGaps(
     }
   }
   let mem = new Uint8Array(k.memory.buffer);
-  // the model (kept while the same model decodes again)
+  // the model (kept while the same model object decodes again: the decoder builds one a
+  // frame, so each frame's is copied in)
   if (k !== shared || sharedModel !== f) {
     // the symbol at the first slot of each 16 (the kernel steps on from there), and
     // cum(Q + 1) = 65536 after the cum(v)

@@ -86,6 +86,7 @@ export function wasmWide(p: Uint8Array, W: number, K0: number, K1: number, R0: n
   const k = outEnd <= SHARED_LIMIT ? (shared ??= instantiate()) : instantiate();
   if (!k || !k.mem.reserve(outEnd)) return null;
   const b = k.mem.bytes();
+  // (the decoder builds a table a frame: each frame's is copied in)
   if (k.table !== tab) {
     // the kernel's entries: i | v << 13 | f << 17 (the package's are v | i << 4 | f << 17)
     const t = new Uint32Array(k.mem.memory.buffer, TAB, 8192);

@@ -267,6 +267,26 @@ fn compare_lines_and_code(prev: &[u64], next: &[u64], m: u64) -> Vec<u8> {
     out
 }
 
+/// `code` from `base` to `next`, then from `next` back to `base`, turn about: the baseline
+/// side of the scan, which goes back and forth as the sender does.
+fn back_and_forth<'a>(
+    base: &'a [u64],
+    next: &'a [u64],
+    m: u64,
+    code: impl Fn(&[u64], &[u64], u64) -> Vec<u8> + 'a,
+) -> impl FnMut() -> Vec<u8> + 'a {
+    let mut flip = 0;
+    move || {
+        let (a, b) = if flip % 2 == 0 {
+            (base, next)
+        } else {
+            (next, base)
+        };
+        flip += 1;
+        code(black_box(a), black_box(b), m)
+    }
+}
+
 /// The paired ratios of one plan's `next_frame` to the two comparisons.
 struct ScanRatios {
     words: Paired,
@@ -296,26 +316,8 @@ fn bench_scan(c: &mut Criterion<CpuTime>, s: &Scenario) -> ScanRatios {
         turn += 1;
         frame
     };
-    let mut flip = 0;
-    let mut baseline = move || {
-        let (a, b) = if flip % 2 == 0 {
-            (base, next)
-        } else {
-            (next, base)
-        };
-        flip += 1;
-        compare_and_code(black_box(a), black_box(b), m)
-    };
-    let mut flip_lines = 0;
-    let mut by_lines = move || {
-        let (a, b) = if flip_lines % 2 == 0 {
-            (base, next)
-        } else {
-            (next, base)
-        };
-        flip_lines += 1;
-        compare_lines_and_code(black_box(a), black_box(b), m)
-    };
+    let mut baseline = back_and_forth(base, next, m, compare_and_code);
+    let mut by_lines = back_and_forth(base, next, m, compare_lines_and_code);
     let mut g = c.benchmark_group(format!("scan/{}", s.name));
     g.sample_size(10)
         .warm_up_time(Duration::from_secs(1))

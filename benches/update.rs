@@ -203,25 +203,35 @@ fn bench_update(c: &mut Criterion<CpuTime>, s: &Scenario, rows: &mut Vec<Row>) {
     g.finish();
 }
 
+/// The positions of the ones of `d`, word `i` of a generation's XOR, onto `positions`.
+#[inline]
+fn push_ones(positions: &mut Vec<u64>, i: usize, mut d: u64) {
+    while d != 0 {
+        positions.push(i as u64 * 64 + u64::from(d.trailing_zeros()));
+        d &= d - 1;
+    }
+}
+
+/// `positions` (of m bits) coded as the positional coding does a delta's: the payload.
+fn code_positions(positions: &[u64], m: u64) -> Vec<u8> {
+    let mut out = Vec::new();
+    positional::encode_positions(
+        positions,
+        GapParams::of(m, positions.len() as u64),
+        &mut out,
+    );
+    out
+}
+
 /// The least work of a sender that compares two generations: the positions where the
 /// words of `prev` and `next` differ, found word by word, then coded as the positional
 /// coding does a delta's (the frame's payload).
 fn compare_and_code(prev: &[u64], next: &[u64], m: u64) -> Vec<u8> {
     let mut positions = Vec::new();
     for (i, (&o, &w)) in prev.iter().zip(next).enumerate() {
-        let mut d = o ^ w;
-        while d != 0 {
-            positions.push(i as u64 * 64 + u64::from(d.trailing_zeros()));
-            d &= d - 1;
-        }
+        push_ones(&mut positions, i, o ^ w);
     }
-    let mut out = Vec::new();
-    positional::encode_positions(
-        &positions,
-        GapParams::of(m, positions.len() as u64),
-        &mut out,
-    );
-    out
+    code_positions(&positions, m)
 }
 
 /// [`compare_and_code`] with the comparison a line of eight words at a time (one test of
@@ -229,12 +239,7 @@ fn compare_and_code(prev: &[u64], next: &[u64], m: u64) -> Vec<u8> {
 /// the sender scans: the least a sender that keeps no state does, no handicap to it.
 fn compare_lines_and_code(prev: &[u64], next: &[u64], m: u64) -> Vec<u8> {
     let mut positions = Vec::new();
-    let mut push = |i: usize, mut d: u64| {
-        while d != 0 {
-            positions.push(i as u64 * 64 + u64::from(d.trailing_zeros()));
-            d &= d - 1;
-        }
-    };
+    let mut push = |i: usize, d: u64| push_ones(&mut positions, i, d);
     // The lines of `prev`'s cache lines, as the sender's scan takes those of the
     // generation it holds, and the words before and after them.
     let head = prev.as_ptr().align_offset(64).min(prev.len());
@@ -258,13 +263,7 @@ fn compare_lines_and_code(prev: &[u64], next: &[u64], m: u64) -> Vec<u8> {
     for i in tail..prev.len() {
         push(i, prev[i] ^ next[i]);
     }
-    let mut out = Vec::new();
-    positional::encode_positions(
-        &positions,
-        GapParams::of(m, positions.len() as u64),
-        &mut out,
-    );
-    out
+    code_positions(&positions, m)
 }
 
 /// `code` from `base` to `next`, then from `next` back to `base`, turn about: the baseline

@@ -325,25 +325,23 @@ fn bench_scan(c: &mut Criterion<CpuTime>, s: &Scenario) -> ScanRatios {
     g.bench_function("compare+positional", |b| b.iter(&mut baseline));
     g.bench_function("compare-lines+positional", |b| b.iter(&mut by_lines));
     g.finish();
-    let words = paired_ratio(
-        Duration::from_secs(3),
-        || {
-            black_box(step());
-        },
-        || {
-            black_box(baseline());
-        },
-    );
-    let lines = paired_ratio(
-        Duration::from_secs(3),
-        || {
-            black_box(step());
-        },
-        || {
-            black_box(by_lines());
-        },
-    );
+    let words = paired_over_3s(&mut step, &mut baseline);
+    let lines = paired_over_3s(&mut step, &mut by_lines);
     ScanRatios { words, lines }
+}
+
+/// [`paired_ratio`] of `a` to `b` over 3 s of CPU time, their results kept from the
+/// optimizer.
+fn paired_over_3s<A, B>(mut a: impl FnMut() -> A, mut b: impl FnMut() -> B) -> Paired {
+    paired_ratio(
+        Duration::from_secs(3),
+        || {
+            black_box(a());
+        },
+        || {
+            black_box(b());
+        },
+    )
 }
 
 struct Row {

@@ -17,8 +17,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use bloomwire::{BitCoding, BloomFilter, Encoder, HashFamily, Params};
-use bloomwire_benches::{cell, mean_ns, paired_ratio, start_run, CpuTime};
-use bloomwire_testkit::thread_minor_faults;
+use bloomwire_benches::{cell, faults_per_call, mean_ns, paired_ratio, start_run, CpuTime};
 use criterion::Criterion;
 
 struct Case {
@@ -46,16 +45,6 @@ fn cases() -> Vec<Case> {
         .into_iter()
         .map(|m| case(m, 1_000_000));
     per_ten.chain(issue).collect()
-}
-
-/// Minor page faults per call of `f`, over `calls` calls after one to warm up.
-fn faults_per_call(calls: u64, mut f: impl FnMut()) -> f64 {
-    f();
-    let before = thread_minor_faults();
-    for _ in 0..calls {
-        f();
-    }
-    (thread_minor_faults() - before) as f64 / calls as f64
 }
 
 struct Row {

@@ -13,7 +13,7 @@ use std::time::SystemTime;
 
 use criterion::measurement::{Measurement, ValueFormatter, WallTime};
 
-use bloomwire_testkit::thread_cpu_nanos;
+use bloomwire_testkit::{thread_cpu_nanos, thread_minor_faults};
 
 /// A criterion measurement of the benchmarking thread's CPU time, in nanoseconds: time the
 /// thread spends waiting for a core on a shared machine is not the code's.
@@ -174,4 +174,14 @@ pub fn command_line_filter() -> Option<String> {
         }
     }
     None
+}
+
+/// Minor page faults per call of `f`, over `calls` calls after one to warm up.
+pub fn faults_per_call(calls: u64, mut f: impl FnMut()) -> f64 {
+    f();
+    let before = thread_minor_faults();
+    for _ in 0..calls {
+        f();
+    }
+    (thread_minor_faults() - before) as f64 / calls as f64
 }

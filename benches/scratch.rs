@@ -18,8 +18,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use bloomwire::{BloomFilter, Encoder, HashFamily, Params, Scratch};
-use bloomwire_benches::{cell, mean_ns, paired_ratio, start_run, CpuTime};
-use bloomwire_testkit::thread_minor_faults;
+use bloomwire_benches::{cell, faults_per_call, mean_ns, paired_ratio, start_run, CpuTime};
 use criterion::Criterion;
 
 fn filter(m: u64, n: u64) -> BloomFilter {
@@ -28,16 +27,6 @@ fn filter(m: u64, n: u64) -> BloomFilter {
         f.insert(i.to_le_bytes());
     }
     f
-}
-
-/// Minor page faults per call of `f`, over `calls` calls after one to warm up.
-fn faults_per_call(calls: u64, mut f: impl FnMut()) -> f64 {
-    f();
-    let before = thread_minor_faults();
-    for _ in 0..calls {
-        f();
-    }
-    (thread_minor_faults() - before) as f64 / calls as f64
 }
 
 /// The three ways, each one encode ending in `out`.

@@ -203,25 +203,35 @@ fn bench_update(c: &mut Criterion<CpuTime>, s: &Scenario, rows: &mut Vec<Row>) {
     g.finish();
 }
 
+/// The positions of the ones of `d`, word `i` of a generation's XOR, onto `positions`.
+#[inline]
+fn push_ones(positions: &mut Vec<u64>, i: usize, mut d: u64) {
+    while d != 0 {
+        positions.push(i as u64 * 64 + u64::from(d.trailing_zeros()));
+        d &= d - 1;
+    }
+}
+
+/// `positions` (of m bits) coded as the positional coding does a delta's: the payload.
+fn code_positions(positions: &[u64], m: u64) -> Vec<u8> {
+    let mut out = Vec::new();
+    positional::encode_positions(
+        positions,
+        GapParams::of(m, positions.len() as u64),
+        &mut out,
+    );
+    out
+}
+
 /// The least work of a sender that compares two generations: the positions where the
 /// words of `prev` and `next` differ, found word by word, then coded as the positional
 /// coding does a delta's (the frame's payload).
 fn compare_and_code(prev: &[u64], next: &[u64], m: u64) -> Vec<u8> {
     let mut positions = Vec::new();
     for (i, (&o, &w)) in prev.iter().zip(next).enumerate() {
-        let mut d = o ^ w;
-        while d != 0 {
-            positions.push(i as u64 * 64 + u64::from(d.trailing_zeros()));
-            d &= d - 1;
-        }
+        push_ones(&mut positions, i, o ^ w);
     }
-    let mut out = Vec::new();
-    positional::encode_positions(
-        &positions,
-        GapParams::of(m, positions.len() as u64),
-        &mut out,
-    );
-    out
+    code_positions(&positions, m)
 }
 
 /// [`compare_and_code`] with the comparison a line of eight words at a time (one test of
@@ -229,12 +239,7 @@ fn compare_and_code(prev: &[u64], next: &[u64], m: u64) -> Vec<u8> {
 /// the sender scans: the least a sender that keeps no state does, no handicap to it.
 fn compare_lines_and_code(prev: &[u64], next: &[u64], m: u64) -> Vec<u8> {
     let mut positions = Vec::new();
-    let mut push = |i: usize, mut d: u64| {
-        while d != 0 {
-            positions.push(i as u64 * 64 + u64::from(d.trailing_zeros()));
-            d &= d - 1;
-        }
-    };
+    let mut push = |i: usize, d: u64| push_ones(&mut positions, i, d);
     // The lines of `prev`'s cache lines, as the sender's scan takes those of the
     // generation it holds, and the words before and after them.
     let head = prev.as_ptr().align_offset(64).min(prev.len());
@@ -258,13 +263,27 @@ fn compare_lines_and_code(prev: &[u64], next: &[u64], m: u64) -> Vec<u8> {
     for i in tail..prev.len() {
         push(i, prev[i] ^ next[i]);
     }
-    let mut out = Vec::new();
-    positional::encode_positions(
-        &positions,
-        GapParams::of(m, positions.len() as u64),
-        &mut out,
-    );
-    out
+    code_positions(&positions, m)
+}
+
+/// `code` from `base` to `next`, then from `next` back to `base`, turn about: the baseline
+/// side of the scan, which goes back and forth as the sender does.
+fn back_and_forth<'a>(
+    base: &'a [u64],
+    next: &'a [u64],
+    m: u64,
+    code: impl Fn(&[u64], &[u64], u64) -> Vec<u8> + 'a,
+) -> impl FnMut() -> Vec<u8> + 'a {
+    let mut flip = 0;
+    move || {
+        let (a, b) = if flip % 2 == 0 {
+            (base, next)
+        } else {
+            (next, base)
+        };
+        flip += 1;
+        code(black_box(a), black_box(b), m)
+    }
 }
 
 /// The paired ratios of one plan's `next_frame` to the two comparisons.
@@ -296,26 +315,8 @@ fn bench_scan(c: &mut Criterion<CpuTime>, s: &Scenario) -> ScanRatios {
         turn += 1;
         frame
     };
-    let mut flip = 0;
-    let mut baseline = move || {
-        let (a, b) = if flip % 2 == 0 {
-            (base, next)
-        } else {
-            (next, base)
-        };
-        flip += 1;
-        compare_and_code(black_box(a), black_box(b), m)
-    };
-    let mut flip_lines = 0;
-    let mut by_lines = move || {
-        let (a, b) = if flip_lines % 2 == 0 {
-            (base, next)
-        } else {
-            (next, base)
-        };
-        flip_lines += 1;
-        compare_lines_and_code(black_box(a), black_box(b), m)
-    };
+    let mut baseline = back_and_forth(base, next, m, compare_and_code);
+    let mut by_lines = back_and_forth(base, next, m, compare_lines_and_code);
     let mut g = c.benchmark_group(format!("scan/{}", s.name));
     g.sample_size(10)
         .warm_up_time(Duration::from_secs(1))
@@ -324,25 +325,23 @@ fn bench_scan(c: &mut Criterion<CpuTime>, s: &Scenario) -> ScanRatios {
     g.bench_function("compare+positional", |b| b.iter(&mut baseline));
     g.bench_function("compare-lines+positional", |b| b.iter(&mut by_lines));
     g.finish();
-    let words = paired_ratio(
-        Duration::from_secs(3),
-        || {
-            black_box(step());
-        },
-        || {
-            black_box(baseline());
-        },
-    );
-    let lines = paired_ratio(
-        Duration::from_secs(3),
-        || {
-            black_box(step());
-        },
-        || {
-            black_box(by_lines());
-        },
-    );
+    let words = paired_over_3s(&mut step, &mut baseline);
+    let lines = paired_over_3s(&mut step, &mut by_lines);
     ScanRatios { words, lines }
+}
+
+/// [`paired_ratio`] of `a` to `b` over 3 s of CPU time, their results kept from the
+/// optimizer.
+fn paired_over_3s<A, B>(mut a: impl FnMut() -> A, mut b: impl FnMut() -> B) -> Paired {
+    paired_ratio(
+        Duration::from_secs(3),
+        || {
+            black_box(a());
+        },
+        || {
+            black_box(b());
+        },
+    )
 }
 
 struct Row {

@@ -14,6 +14,8 @@ use bloomwire::{
 };
 use bloomwire_testkit::{peak_during, CountingAllocator};
 
+mod common;
+
 #[global_allocator]
 static ALLOCATOR: CountingAllocator = CountingAllocator;
 
@@ -509,15 +511,7 @@ fn a_delta_costs_a_receiver_no_memory_before_its_checks() {
     assert!(matches!(got, Err(Error::BaseMismatch { .. })), "{got:?}");
     assert!(peak <= SMALL, "{peak} bytes for a delta to another base");
     // The base held: applied in place, the positions never held as a list.
-    let mut receiver: Receiver = Receiver::new(Limits::default());
-    receiver
-        .receive(
-            &Encoder::new()
-                .encode_generation(&base, 1)
-                .unwrap()
-                .to_bytes(),
-        )
-        .unwrap();
+    let mut receiver = common::holding(&base, 1);
     let (got, peak, _) = peak_during(|| receiver.receive(&wire));
     assert_eq!(got.unwrap().generation(), 2);
     assert_eq!(receiver.filter(), Some(&next));

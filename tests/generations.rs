@@ -200,15 +200,7 @@ fn positional_deltas_apply_in_place_chunked_or_not() {
             chunking != Chunking::Never
         );
         let wire = delta.to_bytes();
-        let mut receiver = Receiver::new(Limits::default());
-        receiver
-            .receive(
-                &Encoder::new()
-                    .encode_generation(&base, 1)
-                    .unwrap()
-                    .to_bytes(),
-            )
-            .unwrap();
+        let mut receiver = common::holding(&base, 1);
         // A forged result digest: refused, and nothing changes.
         let digest = next.bits().digest().to_le_bytes();
         let at = wire.windows(4).position(|w| w == digest).unwrap();

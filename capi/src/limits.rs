@@ -7,7 +7,7 @@ use bloomwire::filter::MAX_M;
 use bloomwire::Profile;
 
 use crate::error::{guard, guard_void, Fail};
-use crate::ptr::{free_handle, handle, handle_mut, str_in, OutHandle};
+use crate::ptr::{free_handle, handle, handle_mut, new_handle, str_in};
 use crate::status::Status;
 
 /// A decoder's limits (`bw_limits`): m up to 2^28, k up to 64, payloads up to 2^26 bytes,
@@ -35,12 +35,8 @@ pub(crate) unsafe fn limits_or_default(ptr: *const Limits) -> Result<bloomwire::
 /// `out` is NULL or points to a writable `bw_limits *`.
 #[no_mangle]
 pub unsafe extern "C" fn bw_limits_new(out: *mut *mut Limits) -> Status {
-    guard(|| {
-        // SAFETY: the caller's guarantee, passed on.
-        let out = unsafe { OutHandle::new(out, "out") }?;
-        out.put(Limits(bloomwire::Limits::default()));
-        Ok(())
-    })
+    // SAFETY: the caller's guarantee, passed on.
+    unsafe { new_handle(out, || Limits(bloomwire::Limits::default())) }
 }
 
 /// Change one limit of a `bw_limits`.

@@ -9,7 +9,7 @@ use bloomwire::{BaseHash, BitCoding, HashCount, HashFamily, IndexScheme, Layout}
 
 use crate::error::{c_string, guard, guard_void, Fail};
 use crate::limits::Limits;
-use crate::ptr::{bytes_in, free_handle, handle, handle_mut, str_in, Out, OutHandle};
+use crate::ptr::{bytes_in, free_handle, handle, handle_mut, new_handle, str_in, Out, OutHandle};
 use crate::status::Status;
 
 /// `BW_LAYOUT_STANDARD`: one array of m bits.
@@ -70,12 +70,8 @@ pub struct PlanInfo {
 /// `out` is NULL or points to a writable `bw_optimizer *`.
 #[no_mangle]
 pub unsafe extern "C" fn bw_optimizer_new(out: *mut *mut Optimizer) -> Status {
-    guard(|| {
-        // SAFETY: the caller's guarantee, passed on.
-        let out = unsafe { OutHandle::new(out, "out") }?;
-        out.put(Optimizer::default());
-        Ok(())
-    })
+    // SAFETY: the caller's guarantee, passed on.
+    unsafe { new_handle(out, Optimizer::default) }
 }
 
 /// Change an optimizer's settings.

@@ -6,7 +6,8 @@ use core::ptr::NonNull;
 
 use bloomwire::FrameKey;
 
-use crate::error::Fail;
+use crate::error::{guard, Fail};
+use crate::status::Status;
 
 /// The `len` bytes at `ptr`; NULL is allowed when `len` is 0 (the empty input).
 ///
@@ -18,18 +19,8 @@ pub(crate) unsafe fn bytes_in<'a>(
     len: usize,
     what: &str,
 ) -> Result<&'a [u8], Fail> {
-    if len == 0 {
-        return Ok(&[]);
-    }
-    if ptr.is_null() {
-        return Err(Fail::null(what));
-    }
-    if len > isize::MAX as usize {
-        return Err(Fail::arg(format!("{what}: length {len} overflows")));
-    }
-    // SAFETY: `ptr` is not NULL, `len` is at most isize::MAX, and the caller guarantees
-    // that `ptr` points to `len` readable bytes that outlive 'a.
-    Ok(unsafe { core::slice::from_raw_parts(ptr, len) })
+    // SAFETY: the caller's guarantee, passed on.
+    unsafe { slice_in(ptr, len, what, "length", "uint8_t") }
 }
 
 /// The `count` 64-bit words at `ptr`; NULL is allowed when `count` is 0.
@@ -42,6 +33,23 @@ pub(crate) unsafe fn words_in<'a>(
     count: usize,
     what: &str,
 ) -> Result<&'a [u64], Fail> {
+    // SAFETY: the caller's guarantee, passed on.
+    unsafe { slice_in(ptr, count, what, "count", "uint64_t") }
+}
+
+/// The `count` values of `T` (C's `c_type`) at `ptr`; NULL is allowed when `count` is 0.
+/// A count whose bytes overflow is said as `{what}: {counted} {count} overflows`.
+///
+/// # Safety
+///
+/// When `count` is not 0, `ptr` is NULL or points to `count` readable `T` for `'a`.
+unsafe fn slice_in<'a, T>(
+    ptr: *const T,
+    count: usize,
+    what: &str,
+    counted: &str,
+    c_type: &str,
+) -> Result<&'a [T], Fail> {
     if count == 0 {
         return Ok(&[]);
     }
@@ -49,16 +57,17 @@ pub(crate) unsafe fn words_in<'a>(
         return Err(Fail::null(what));
     }
     if count
-        .checked_mul(8)
+        .checked_mul(size_of::<T>())
         .is_none_or(|bytes| bytes > isize::MAX as usize)
     {
-        return Err(Fail::arg(format!("{what}: count {count} overflows")));
+        return Err(Fail::arg(format!("{what}: {counted} {count} overflows")));
     }
     if !ptr.is_aligned() {
-        return Err(Fail::arg(format!("{what} is not aligned for uint64_t")));
+        return Err(Fail::arg(format!("{what} is not aligned for {c_type}")));
     }
-    // SAFETY: `ptr` is not NULL and aligned, `count * 8` is at most isize::MAX, and the
-    // caller guarantees it points to `count` readable words that outlive 'a.
+    // SAFETY: `ptr` is not NULL and aligned, `count * size_of::<T>()` is at most
+    // isize::MAX, and the caller guarantees it points to `count` readable values that
+    // outlive 'a.
     Ok(unsafe { core::slice::from_raw_parts(ptr, count) })
 }
 
@@ -176,6 +185,21 @@ impl<T> OutHandle<T> {
     pub(crate) fn put(&self, value: T) {
         self.0.put(Box::into_raw(Box::new(value)));
     }
+}
+
+/// The body of a `bw_..._new(bw_... **out)` that takes no argument: a handle of `value()`
+/// into `out`, NULL there on failure.
+///
+/// # Safety
+///
+/// As [`Out::new`].
+pub(crate) unsafe fn new_handle<T>(out: *mut *mut T, value: impl FnOnce() -> T) -> Status {
+    guard(|| {
+        // SAFETY: the caller's guarantee, passed on.
+        let out = unsafe { OutHandle::new(out, "out") }?;
+        out.put(value());
+        Ok(())
+    })
 }
 
 /// Free a handle made by [`OutHandle::put`]; NULL does nothing.

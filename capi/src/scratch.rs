@@ -8,7 +8,7 @@ use crate::bytes::Sink;
 use crate::encoder::{kind_mismatch, Encoder};
 use crate::error::{guard, guard_void};
 use crate::filter::Filter;
-use crate::ptr::{free_handle, handle, handle_mut, Out, OutHandle};
+use crate::ptr::{free_handle, handle, handle_mut, new_handle, Out};
 use crate::status::Status;
 
 /// An encoder context (`bw_scratch`): the library's `Scratch`, and the buffer its frames'
@@ -34,12 +34,8 @@ impl Scratch {
 /// `out` is NULL or points to a writable `bw_scratch *`.
 #[no_mangle]
 pub unsafe extern "C" fn bw_scratch_new(out: *mut *mut Scratch) -> Status {
-    guard(|| {
-        // SAFETY: the caller's guarantee, passed on.
-        let out = unsafe { OutHandle::new(out, "out") }?;
-        out.put(Scratch::default());
-        Ok(())
-    })
+    // SAFETY: the caller's guarantee, passed on.
+    unsafe { new_handle(out, Scratch::default) }
 }
 
 /// `void bw_scratch_free(bw_scratch *s)`: free the context and the memory it keeps; NULL

@@ -3,12 +3,12 @@
 use std::path::Path;
 use std::path::PathBuf;
 
-use bloomwire::{AnyFilter, Error, Message, Params, Receiver};
+use bloomwire::{AnyFilter, Error, FrameKey, Message, Params, Receiver};
 
 use crate::build::note_changes;
 use crate::frames::{input_name, FrameReader};
 use crate::inspect::layout_name;
-use crate::options::{ForceArg, FrameOptions};
+use crate::options::{ForceArg, FrameOptions, Metadata};
 use crate::output::{check_output, is_std, note, shown, write_output};
 use crate::{limits, Failure, Result};
 
@@ -73,21 +73,35 @@ pub struct ApplyArgs {
     force: ForceArg,
 }
 
-/// Refuse two inputs from standard input (a usage error), and a coding with chunks it
-/// never has.
-fn check_args(a: &Path, b: &Path, writing: &FrameOptions) {
+/// Refuse two inputs from standard input (a usage error), a coding with chunks it never
+/// has, and an output `force` does not allow; then the key, the metadata and a reader of
+/// the two inputs.
+fn start(
+    a: &Path,
+    b: &Path,
+    writing: &FrameOptions,
+    output: &Path,
+    force: &ForceArg,
+) -> Result<(Option<FrameKey>, Metadata, FrameReader)> {
     if is_std(a) && is_std(b) {
         crate::usage_error("only one of the two frames can come from standard input (-)");
     }
     writing.check();
+    check_output(output, force.force)?;
+    let key = writing.key.load()?;
+    let metadata = writing.metadata.load()?;
+    let reader = FrameReader::new(key.clone());
+    Ok((key, metadata, reader))
 }
 
 pub fn diff(args: &DiffArgs) -> Result<()> {
-    check_args(&args.old, &args.new, &args.writing);
-    check_output(&args.output, args.force.force)?;
-    let key = args.writing.key.load()?;
-    let metadata = args.writing.metadata.load()?;
-    let reader = FrameReader::new(key.clone());
+    let (key, metadata, reader) = start(
+        &args.old,
+        &args.new,
+        &args.writing,
+        &args.output,
+        &args.force,
+    )?;
     let (old, old_header) = reader.full(&args.old)?;
     let (new, new_header) = reader.full(&args.new)?;
     let (old_name, new_name) = (input_name(&args.old), input_name(&args.new));
@@ -156,11 +170,13 @@ pub fn diff(args: &DiffArgs) -> Result<()> {
 }
 
 pub fn apply(args: &ApplyArgs) -> Result<()> {
-    check_args(&args.base, &args.delta, &args.writing);
-    check_output(&args.output, args.force.force)?;
-    let key = args.writing.key.load()?;
-    let metadata = args.writing.metadata.load()?;
-    let reader = FrameReader::new(key.clone());
+    let (key, metadata, reader) = start(
+        &args.base,
+        &args.delta,
+        &args.writing,
+        &args.output,
+        &args.force,
+    )?;
     let (base_name, frame_name) = (input_name(&args.base), input_name(&args.delta));
     let base = match reader.message(&args.base)? {
         m @ (Message::Full(_) | Message::Counting(_)) => m,

@@ -2,17 +2,13 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 use serde_json::Value;
 
-/// A fresh directory for one test, removed when the test passes.
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("bloomwire-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+mod common;
+
+use common::{s, temp_dir};
 
 fn run(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_bloomwire"))
@@ -42,8 +38,13 @@ fn some_key_absent(stdout: &str) -> bool {
 /// Runs and expects success; returns stdout. For `query`, success is status 0 when every
 /// key answers "maybe" and 1 when some key answers "no" (grep's statuses).
 fn ok(args: &[&str]) -> String {
-    let out = run(args);
-    let stdout = String::from_utf8(out.stdout).unwrap();
+    let out = succeeded(args, run(args));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// `out` of a run with `args`, checked to be a success (see [`ok`]).
+fn succeeded(args: &[&str], out: Output) -> Output {
+    let stdout = String::from_utf8_lossy(&out.stdout);
     let expected = if command(args) == Some("query") && some_key_absent(&stdout) {
         1
     } else {
@@ -55,23 +56,14 @@ fn ok(args: &[&str]) -> String {
         "{args:?} failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    stdout
+    out
 }
 
 /// Runs and expects a runtime failure: exit status 1 (2 for `query`, whose 1 means a key
 /// is absent) and one line on stderr.
 fn fails(args: &[&str]) -> String {
     let code = if command(args) == Some("query") { 2 } else { 1 };
-    let out = run(args);
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(out.status.code(), Some(code), "{args:?}: {stderr}");
-    assert!(stderr.starts_with("bloomwire: "), "{stderr}");
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    stderr
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
+    common::fails_with(code, args)
 }
 
 const N: usize = 5000;
@@ -298,33 +290,22 @@ fn counting_frames_inspect_query_decode() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// Runs with `stdin` as standard input and expects success.
-fn succeeds_with_stdin(args: &[&str], stdin: &[u8]) -> std::process::Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_bloomwire"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+/// Runs with `stdin` written to standard input by a thread; returns the output and how
+/// the writing ended.
+fn with_stdin(args: &[&str], stdin: &[u8]) -> (Output, std::io::Result<()>) {
+    let mut child = common::piped(args).spawn().unwrap();
     let mut pipe = child.stdin.take().unwrap();
     let input = stdin.to_vec();
     let writer = std::thread::spawn(move || pipe.write_all(&input));
     let out = child.wait_with_output().unwrap();
-    writer.join().unwrap().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let expected = if command(args) == Some("query") && some_key_absent(&stdout) {
-        1
-    } else {
-        0
-    };
-    assert_eq!(
-        out.status.code(),
-        Some(expected),
-        "{args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
+    (out, writer.join().unwrap())
+}
+
+/// Runs with `stdin` as standard input and expects success.
+fn succeeds_with_stdin(args: &[&str], stdin: &[u8]) -> Output {
+    let (out, written) = with_stdin(args, stdin);
+    written.unwrap();
+    succeeded(args, out)
 }
 
 /// Runs with `stdin` as standard input and expects success; returns stderr.
@@ -1149,20 +1130,8 @@ fn vectors() -> PathBuf {
 
 /// Runs with `stdin` as standard input, whatever the outcome.
 fn run_with_stdin(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_bloomwire"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut pipe = child.stdin.take().unwrap();
-    let input = stdin.to_vec();
-    let writer = std::thread::spawn(move || pipe.write_all(&input));
-    let out = child.wait_with_output().unwrap();
     // The program may stop reading early (a refused input): a broken pipe is fine.
-    let _ = writer.join().unwrap();
-    out
+    with_stdin(args, stdin).0
 }
 
 /// A key file holding `hex` (64 hex digits) as the program reads it.

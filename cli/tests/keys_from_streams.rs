@@ -10,7 +10,7 @@ mod common;
 
 use std::io::{Read, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use common::*;
 
@@ -27,13 +27,7 @@ struct Run {
 /// waits for it with `wait4`, which gives that one child's peak memory.
 #[allow(clippy::zombie_processes)] // Waited for by `wait4`, not by `Child::wait`.
 fn run_piped(args: &[&str], input: impl FnOnce(&mut dyn Write) + Send + 'static) -> Run {
-    let mut child = Command::new(bin())
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = piped(args).spawn().unwrap();
     let mut stdin = child.stdin.take().unwrap();
     let writer = std::thread::spawn(move || {
         input(&mut stdin);
@@ -201,12 +195,8 @@ fn a_key_too_long_on_a_stream_is_named() {
 
 #[test]
 fn an_unwritable_temporary_directory_is_said_with_the_way_out() {
-    let mut child = Command::new(bin())
-        .args(["build", "--keys", "-", "-o", "-"])
+    let mut child = piped(&["build", "--keys", "-", "-o", "-"])
         .env("TMPDIR", "/nonexistent/bloomwire-test")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let _ = child.stdin.take().unwrap().write_all(b"a\nb\n");
@@ -216,16 +206,12 @@ fn an_unwritable_temporary_directory_is_said_with_the_way_out() {
     assert!(stderr.contains("/nonexistent/bloomwire-test"), "{stderr}");
     assert!(stderr.contains("--m and --k"), "{stderr}");
     // Given m and k, nothing is kept: the same input builds.
-    let mut child = Command::new(bin())
-        .args([
-            "build", "-q", "--keys", "-", "-o", "-", "--m", "1000", "--k", "2",
-        ])
-        .env("TMPDIR", "/nonexistent/bloomwire-test")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = piped(&[
+        "build", "-q", "--keys", "-", "-o", "-", "--m", "1000", "--k", "2",
+    ])
+    .env("TMPDIR", "/nonexistent/bloomwire-test")
+    .spawn()
+    .unwrap();
     child.stdin.take().unwrap().write_all(b"a\nb\n").unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(

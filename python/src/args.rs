@@ -18,6 +18,18 @@ pub(crate) const DETACH_FILTER_BITS: u64 = 1 << 18;
 /// Positions at least this many are set (or grouped) with the GIL released.
 pub(crate) const DETACH_POSITIONS: usize = 1 << 14;
 
+/// `f` of the bytes of every key of the iterable `keys` (see [`key_bytes`]), in order; the
+/// first error stops there.
+pub(crate) fn for_each_key(
+    keys: &Bound<'_, PyAny>,
+    mut f: impl FnMut(&[u8]) -> PyResult<()>,
+) -> PyResult<()> {
+    for key in keys.try_iter()? {
+        f(&key_bytes(&key?)?)?;
+    }
+    Ok(())
+}
+
 /// The bytes of a key: `bytes` borrowed, `str` as UTF-8, `bytearray` and `memoryview` copied.
 pub(crate) fn key_bytes<'a>(key: &'a Bound<'_, PyAny>) -> PyResult<Cow<'a, [u8]>> {
     if let Ok(b) = key.cast::<PyBytes>() {

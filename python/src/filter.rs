@@ -14,7 +14,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
 
 use crate::args::{
-    bool_column, describe, family, key_bytes, maybe_detach, to_pybytes, unpickler,
+    bool_column, describe, family, for_each_key, key_bytes, maybe_detach, to_pybytes, unpickler,
     DETACH_COLUMN_LEN, DETACH_FILTER_BITS,
 };
 use crate::columns;
@@ -239,10 +239,7 @@ macro_rules! filter_class {
 
             /// Add every key of an iterable.
             fn insert_many(&mut self, keys: &Bound<'_, PyAny>) -> PyResult<()> {
-                for key in keys.try_iter()? {
-                    self.inner.insert_key(&key_bytes(&key?)?).into_py()?;
-                }
-                Ok(())
+                for_each_key(keys, |key| self.inner.insert_key(key).into_py())
             }
 
             #[doc = $insert_array]

@@ -109,12 +109,8 @@ impl EncoderSettings {
     /// refused.
     pub(crate) fn bloom(&self) -> Res<Encoder<Bloom>> {
         let mut e = Encoder::new();
-        if let Some(coding) = self.coding {
-            let names = BitCoding::ALL.iter().map(|c| c.to_string()).collect();
-            e = e.coding(
-                BitCoding::try_from(coding)
-                    .map_err(|c| unknown_coding(&c.to_string(), "a Bloom filter", names))?,
-            );
+        if let Some(coding) = self.coding_of(&BitCoding::ALL, "a Bloom filter")? {
+            e = e.coding(coding);
         }
         Ok(self.apply(e))
     }
@@ -123,14 +119,26 @@ impl EncoderSettings {
     /// refused.
     pub(crate) fn counting(&self) -> Res<Encoder<Counting>> {
         let mut e = Encoder::new();
-        if let Some(coding) = self.coding {
-            let names = CounterCoding::ALL.iter().map(|c| c.to_string()).collect();
-            e = e.coding(
-                CounterCoding::try_from(coding)
-                    .map_err(|c| unknown_coding(&c.to_string(), "a counting filter", names))?,
-            );
+        if let Some(coding) = self.coding_of(&CounterCoding::ALL, "a counting filter")? {
+            e = e.coding(coding);
         }
         Ok(self.apply(e))
+    }
+
+    /// The coding asked for, if any, as one of `all` (the codings of `kind`); another
+    /// is refused with the names of these.
+    fn coding_of<C>(&self, all: &[C], kind: &str) -> Res<Option<C>>
+    where
+        C: TryFrom<Coding, Error = Coding> + std::fmt::Display,
+    {
+        self.coding
+            .map(|coding| {
+                C::try_from(coding).map_err(|c| {
+                    let names = all.iter().map(|c| c.to_string()).collect();
+                    unknown_coding(&c.to_string(), kind, names)
+                })
+            })
+            .transpose()
     }
 
     /// The same settings with this application metadata on every frame (empty: none).

@@ -6,7 +6,7 @@ use pyo3::types::{PyBytes, PyString};
 
 use crate::args::describe;
 use crate::args::{
-    frame_bytes, frame_key, key_bytes, maybe_detach, to_pybytes, DETACH_COLUMN_LEN,
+    for_each_key, frame_bytes, frame_key, key_bytes, maybe_detach, to_pybytes, DETACH_COLUMN_LEN,
     DETACH_FILTER_BITS, DETACH_FRAME_BYTES, DETACH_POSITIONS,
 };
 use crate::codec::{AnyDelta, Delta};
@@ -269,10 +269,10 @@ impl SummarySender {
 
     /// Add every key of an iterable.
     fn insert_many(&mut self, keys: &Bound<'_, PyAny>) -> PyResult<()> {
-        for key in keys.try_iter()? {
-            self.inner.insert(key_bytes(&key?)?);
-        }
-        Ok(())
+        for_each_key(keys, |key| {
+            self.inner.insert(key);
+            Ok(())
+        })
     }
 
     /// Add every value of a column, as `BloomFilter.insert_array` (nulls skipped).
@@ -296,10 +296,7 @@ impl SummarySender {
     /// Remove every key of an iterable, one after the other (an error stops there: the keys
     /// before it are removed).
     fn remove_many(&mut self, keys: &Bound<'_, PyAny>) -> PyResult<()> {
-        for key in keys.try_iter()? {
-            self.inner.remove(&key_bytes(&key?)?).into_py()?;
-        }
-        Ok(())
+        for_each_key(keys, |key| self.inner.remove(key).into_py())
     }
 
     /// Whether the key may be in the set.

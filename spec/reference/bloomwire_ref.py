@@ -645,6 +645,20 @@ def decode_raw(payload, m):
 # ---------------------------------------------------------------------------
 
 
+class RangeWords:
+    """§4.2 the range decoder's input: big-endian 32-bit words, zero bytes past the end of
+    the payload; `reads` counts every word read, also those past the end."""
+
+    def __init__(self, payload):
+        self.payload = payload
+        self.reads = 0
+
+    def next(self):
+        chunk = self.payload[4 * self.reads:4 * self.reads + 4]
+        self.reads += 1
+        return int.from_bytes(chunk + bytes(4 - len(chunk)), "big")
+
+
 def check_termination(payload, lower, rng, point, reads):
     """§4.2 termination: the fewest bytes b naming a point X of the final interval."""
     end = lower + rng                              # 65 bits, no wrap
@@ -663,14 +677,8 @@ def check_termination(payload, lower, rng, point, reads):
 
 def decode_range(payload, m, q0_fixed):
     """Decode m bits.  q0_fixed None = adaptive model (§4.3), else known-p (§4.4)."""
-    reads = 0          # counts every next_word() call, also those past the end
-
-    def next_word():
-        # big-endian words, zero bytes past the end of the payload (§4.2)
-        nonlocal reads
-        chunk = payload[4 * reads:4 * reads + 4]
-        reads += 1
-        return int.from_bytes(chunk + bytes(4 - len(chunk)), "big")
+    words = RangeWords(payload)
+    next_word = words.next
 
     point = (next_word() << 32) | next_word()
     lower = 0
@@ -701,7 +709,7 @@ def decode_range(payload, m, q0_fixed):
             rng <<= 32
             point = ((point << 32) & MASK64) | next_word()
 
-    check_termination(payload, lower, rng, point, reads)
+    check_termination(payload, lower, rng, point, words.reads)
     return bits
 
 
@@ -788,13 +796,8 @@ def unpack_counters(payload, m, width):
 def decode_range_counters(payload, m, width, table):
     """§4.2 decode_symbol for m counters: with the header's table (§4.7, coding 4), or
     with table None the adaptive model (§4.8, coding 5)."""
-    reads = 0
-
-    def next_word():
-        nonlocal reads
-        chunk = payload[4 * reads:4 * reads + 4]
-        reads += 1
-        return int.from_bytes(chunk + bytes(4 - len(chunk)), "big")
+    words = RangeWords(payload)
+    next_word = words.next
 
     point = (next_word() << 32) | next_word()
     lower = 0
@@ -830,7 +833,7 @@ def decode_range_counters(payload, m, width, table):
                 freq = [(c + 1) // 2 for c in freq]
                 total = sum(freq)
 
-    check_termination(payload, lower, rng, point, reads)   # as for the bit codings
+    check_termination(payload, lower, rng, point, words.reads)   # as for the bit codings
     return counters
 
 

@@ -1,6 +1,8 @@
 //! What several integration tests build their filters from.
 
-use bloomwire::{BloomFilter, Params};
+#![allow(dead_code)] // Each test file uses some of these.
+
+use bloomwire::{BloomFilter, Encoder, Limits, Params, Receiver};
 use bloomwire_testkit::{mix64, GAMMA};
 
 /// Key `i` of the key sequence `seed`: 8 bytes, distinct across seeds and indexes.
@@ -15,4 +17,18 @@ pub fn keys(params: &Params, seed: u64, range: core::ops::Range<u64>) -> BloomFi
         f.insert(key(seed, i));
     }
     f
+}
+
+/// A receiver with default limits that holds `base` as generation `generation`.
+pub fn holding(base: &BloomFilter, generation: u64) -> Receiver {
+    let mut receiver = Receiver::new(Limits::default());
+    receiver
+        .receive(
+            &Encoder::new()
+                .encode_generation(base, generation)
+                .unwrap()
+                .to_bytes(),
+        )
+        .unwrap();
+    receiver
 }

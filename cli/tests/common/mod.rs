@@ -18,6 +18,16 @@ pub fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_bloomwire")
 }
 
+/// The program with `args`, its standard input, output and error piped, to spawn.
+pub fn piped(args: &[&str]) -> Command {
+    let mut cmd = Command::new(bin());
+    cmd.args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    cmd
+}
+
 /// Run the program with `args`, standard input empty.
 pub fn run(args: &[&str]) -> Output {
     Command::new(bin())

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use bloomwire::{AnyFilter, Error, FrameKey, Message, Params, Receiver};
 
-use crate::build::note_changes;
+use crate::coding_options::note_changes;
 use crate::frames::{input_name, FrameReader};
 use crate::inspect::layout_name;
 use crate::options::{ForceArg, FrameOptions, Metadata};

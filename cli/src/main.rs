@@ -17,6 +17,7 @@ use bloomwire::{
 use clap::{Parser, Subcommand};
 
 mod build;
+mod coding_options;
 mod conform;
 mod delta;
 mod frames;
@@ -201,7 +202,7 @@ pub fn limits() -> Limits {
 /// How a command codes the frames it writes.
 pub struct Coder {
     /// The coding asked for.
-    pub coding: build::CodingArg,
+    pub coding: coding_options::CodingArg,
     /// Chunks of a Bloom filter's payload.
     pub chunking: Chunking,
     /// A frame size not to exceed.
@@ -215,9 +216,9 @@ pub struct Coder {
 }
 
 impl Coder {
-    /// A coder of `coding` and `chunking` (checked by [`build::CodingOption::for_filter`])
+    /// A coder of `coding` and `chunking` (checked by [`coding_options::CodingOption::for_filter`])
     /// within `profile`, nothing else.
-    pub fn new(coding: build::CodingArg, chunking: Chunking, profile: Profile) -> Self {
+    pub fn new(coding: coding_options::CodingArg, chunking: Chunking, profile: Profile) -> Self {
         Coder {
             coding,
             chunking,

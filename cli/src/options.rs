@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use bloomwire::FrameKey;
 
-use crate::build::{ChunkArg, CodingOption};
+use crate::coding_options::{ChunkArg, CodingOption};
 use crate::Coder;
 
 use crate::{limits, parse_hex, Context, Failure, Result};

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use bloomwire::{AnyFilter, BitArray, BloomFilter, Error, HashFamily, Params};
 
-use crate::build::note_changes;
+use crate::coding_options::note_changes;
 use crate::frames::{frame_error, input_name, FrameReader};
 use crate::options::{ForceArg, FrameOptions, KeyArg};
 use crate::output::{check_output, is_std, note, shown, write_output};

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use bloomwire::AnyFilter;
 
-use crate::build::note_changes;
+use crate::coding_options::note_changes;
 use crate::frames::{frame_error, input_name, FrameReader};
 use crate::keys::{self, KeySource};
 use crate::options::{ForceArg, FrameOptions};

@@ -22,13 +22,15 @@
 //! shared, and time the thread spends waiting for a core is not the coder's. The chunked
 //! group measures wall time, since what it shows is how many cores a decode keeps busy.
 //!
-//! At the end, one Markdown table of sizes and speeds (MB/s = 10^6 bytes of uncompressed
-//! filter per second, from criterion's mean times in `target/criterion`) for every case that
-//! ran, then the default coder's speed over zstd's *paired*: the two timed in alternating
-//! batches, the median of the batches' ratios (criterion's means, taken seconds apart, carry
-//! a shared machine's slow phases into their ratio) and the ratio of each side's fastest
-//! batch (a core shared with another thread slows the two by different amounts), for every
-//! case where criterion ran both. Run with `cargo bench -p bloomwire-benches --bench codec`; a filter after `--`
+//! At the end, one Markdown table of sizes and speeds (MB/s = 10^6 bytes of uncompressed filter per
+//! second, from criterion's mean times in `target/criterion`) for every case that ran, then,
+//! *paired*, the default coder's speed over zstd's and coding 10's decode over zstd -19's (coding
+//! 10 is the registry's fastest decoder of dense arrays: the choice of a sender who gives bytes for
+//! decode speed): the two timed in alternating batches, the median of the batches' ratios
+//! (criterion's means, taken seconds apart, carry a shared machine's slow phases into their ratio)
+//! and the ratio of each side's fastest batch (a core shared with another thread slows the two by
+//! different amounts), for every case where criterion ran both. Run with `cargo bench -p
+//! bloomwire-benches --bench codec`; a filter after `--`
 //! selects cases, e.g. `-- 'm=8000000/p0=0.9/|chunked'` for the README's table.
 
 use std::hint::black_box;
@@ -391,8 +393,8 @@ fn bench_codec(c: &mut Criterion<CpuTime>) {
     }
 }
 
-/// The default coder's speed over zstd's (decode against -19, encode against -3), paired,
-/// where criterion ran both in this run.
+/// The default coder's speed over zstd's (decode against -19, encode against -3), and coding
+/// 10's decode against -19, paired, where criterion ran both in this run.
 static PAIRED: std::sync::Mutex<Vec<(String, &str, Paired)>> = std::sync::Mutex::new(Vec::new());
 
 fn paired_against_zstd(case: &Case) {
@@ -402,7 +404,17 @@ fn paired_against_zstd(case: &Case) {
     let len = case.packed.len();
     let mut paired = PAIRED.lock().unwrap();
     let (mut dctx, mut cctx3) = (zstd_decompressor(), zstd_compressor(3));
-    if ran("decode/default", "decode/zstd-19") {
+    // The default frame, and coding 10's: the fastest decode of the registry, the choice of
+    // a sender who gives bytes for decode speed.
+    let wide = case.frames.iter().find(|(c, _)| *c == BitCoding::Wide);
+    let frames = [
+        ("default", "decode, default / zstd -19", Some(&case.default)),
+        ("wide", "decode, wide / zstd -19", wide.map(|(_, b)| b)),
+    ];
+    for (name, what, frame) in frames {
+        let Some(frame) = frame.filter(|_| ran(&format!("decode/{name}"), "decode/zstd-19")) else {
+            continue;
+        };
         let speed = paired_ratio(
             budget,
             || {
@@ -410,12 +422,12 @@ fn paired_against_zstd(case: &Case) {
             },
             || {
                 black_box(
-                    bloomwire::decode::<Decoded>(black_box(&case.default), &Limits::default())
+                    bloomwire::decode::<Decoded>(black_box(frame), &Limits::default())
                         .expect("decode"),
                 );
             },
         );
-        paired.push((group.clone(), "decode, default / zstd -19", speed));
+        paired.push((group.clone(), what, speed));
     }
     if ran("encode/default", "encode/zstd-3") {
         let speed = paired_ratio(

@@ -9,13 +9,18 @@
 //   - the paper's filter: m = 140 000, n = 10 000, k = 2,
 //   - a receiver's delta: m = 2^27, k = 2, a million keys then 10 000 more (about
 //     20 000 flipped bits).
-// Both sides are timed in CPU time, in batches of calls of at least 20 ms, the best batch
-// (the machine is shared: time spent waiting for a core is not counted): the package with
-// process.cpuUsage() around decodeFrame in this process after warm-up, the library with
-// the thread's CPU time around bloomwire::decode in bench/rust-decode (same files).
-import { execFileSync } from "node:child_process";
+// Both sides are timed in CPU time (the machine is shared: time spent waiting for a core is
+// not counted), in batches of calls of at least 20 ms each: the package with
+// process.cpuUsage() around decodeFrame in this process, the library with the thread's CPU
+// time around bloomwire::decode in bench/rust-decode, a child process that stays up and
+// decodes the same files on request. The batches alternate, a library batch then a package
+// batch, N pairs a frame, so that both halves of a pair see the same load; the table gives
+// the best batch of each side and, for each pair, the package's speed over the library's:
+// their median and range.
+import { execFileSync, spawn } from "node:child_process";
+import { createInterface } from "node:readline";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { cpus } from "node:os";
+import { cpus, loadavg } from "node:os";
 import { join, dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as bw from "../dist/index.js";
@@ -61,42 +66,90 @@ const cpuMs = () => {
   return (u.user + u.system) / 1000;
 };
 
-/** Best CPU ms per call over batches of calls of at least 20 ms. */
-function best(fn) {
+/** Calls of `fn` a batch: enough for 20 ms of CPU time (after as much warm-up). */
+function callsFor(fn) {
   const start = cpuMs();
   let calls = 0;
   while (cpuMs() - start < 20 || calls < 3) {
     fn();
     calls++;
   }
+  return calls;
+}
+
+/** CPU ms per call of one batch of `calls` calls. */
+function batch(fn, calls) {
+  const s = cpuMs();
+  for (let i = 0; i < calls; i++) fn();
+  return (cpuMs() - s) / calls;
+}
+
+/** Best CPU ms per call over BATCHES batches of calls of at least 20 ms. */
+function best(fn) {
+  const calls = callsFor(fn);
   let t = Infinity;
-  for (let b = 0; b < BATCHES; b++) {
-    const s = cpuMs();
-    for (let i = 0; i < calls; i++) fn();
-    t = Math.min(t, (cpuMs() - s) / calls);
-  }
+  for (let b = 0; b < BATCHES; b++) t = Math.min(t, batch(fn, calls));
   return t;
 }
 
-const CODING = ["raw", "adaptive", "known-p", "known-p-symbols", "known-counters", "adaptive-counters", "known-p-interleaved", "positional", "dense", "small", "wide", "escape"];
-const lib = new Map();
-if (existsSync(LIB)) {
-  const out = execFileSync(LIB, [String(BATCHES), ...cases.map((c) => f(c.name))]).toString();
-  for (const line of out.trim().split("\n")) {
-    const [path, ms] = line.split("\t");
-    lib.set(path, Number(ms));
-  }
-} else console.log(`(the library's timer is not built at ${LIB}: see the command above)`);
-console.log(`node ${process.version}, ${cpus()[0].model} (${cpus().length} cores, shared), CPU time, best of ${BATCHES} batches\n`);
-console.log("| frame | coding | frame bytes | package ms | library ms | package speed / library's |");
-console.log("|---|---|---:|---:|---:|---:|");
-for (const c of cases) {
-  const h = bw.decodeFrame(c.frame).header;
-  const ours = best(() => bw.decodeFrame(c.frame));
-  const theirs = lib.get(f(c.name));
-  const ratio = theirs ? `${(theirs / ours).toFixed(2)}x` : "";
-  console.log(`| ${c.label} | ${h.coding} ${CODING[h.coding]}${h.chunkShift !== null ? ` (chunks of 2^${h.chunkShift})` : ""} | ${c.frame.length} | ${ours.toFixed(3)} | ${theirs?.toFixed(3) ?? "?"} | ${ratio} |`);
+/** The library's timer (bench/rust-decode) as a child that answers "INDEX CALLS" with CPU ms. */
+function libraryTimer(paths) {
+  const child = spawn(LIB, paths, { stdio: ["pipe", "pipe", "inherit"] });
+  const waiting = [];
+  createInterface({ input: child.stdout }).on("line", (line) => waiting.shift()?.resolve(Number(line)));
+  child.on("exit", (code) => {
+    for (const w of waiting.splice(0)) w.reject(new Error(`the library's timer ended (${code})`));
+  });
+  return {
+    /** CPU ms of `calls` decodes of frame `index`, all together */
+    run(index, calls) {
+      return new Promise((resolve, reject) => {
+        waiting.push({ resolve, reject });
+        child.stdin.write(`${index} ${calls}\n`);
+      });
+    },
+    close() {
+      child.stdin.end();
+    },
+  };
 }
+
+const median = (v) => {
+  const s = [...v].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+const CODING = ["raw", "adaptive", "known-p", "known-p-symbols", "known-counters", "adaptive-counters", "known-p-interleaved", "positional", "dense", "small", "wide", "escape"];
+const lib = existsSync(LIB) ? libraryTimer(cases.map((c) => f(c.name))) : null;
+if (!lib) console.log(`(the library's timer is not built at ${LIB}: see the command above)`);
+console.log(`node ${process.version}, ${cpus()[0].model} (${cpus().length} cores, shared), load ${loadavg().map((l) => l.toFixed(2)).join(" ")}, CPU time, ${BATCHES} pairs of batches a frame\n`);
+console.log("| frame | coding | frame bytes | package ms (best) | library ms (best) | ratio of the bests | package speed / library's, per pair: median (range) |");
+console.log("|---|---|---:|---:|---:|---:|---|");
+for (const [i, c] of cases.entries()) {
+  const h = bw.decodeFrame(c.frame).header;
+  const fn = () => bw.decodeFrame(c.frame);
+  const calls = callsFor(fn);
+  let libCalls = 0;
+  if (lib) {
+    // warm-up and calls a batch: double until a batch takes 20 ms
+    for (libCalls = 1; (await lib.run(i, libCalls)) < 20; libCalls *= 2);
+  }
+  let ours = Infinity, theirs = Infinity;
+  const ratios = [];
+  for (let b = 0; b < BATCHES; b++) {
+    const l = lib ? (await lib.run(i, libCalls)) / libCalls : NaN;
+    const o = batch(fn, calls);
+    ours = Math.min(ours, o);
+    if (lib) {
+      theirs = Math.min(theirs, l);
+      ratios.push(l / o);
+    }
+  }
+  const coding = `${h.coding} ${CODING[h.coding]}${h.chunkShift !== null ? ` (chunks of 2^${h.chunkShift})` : ""}`;
+  const pairs = lib ? `${median(ratios).toFixed(2)}x (${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)})` : "";
+  console.log(`| ${c.label} | ${coding} | ${c.frame.length} | ${ours.toFixed(3)} | ${lib ? theirs.toFixed(3) : "?"} | ${lib ? `${(theirs / ours).toFixed(2)}x` : ""} | ${pairs} |`);
+}
+lib?.close();
 
 // Where the dense frame's time goes: the checksum, coding 10's coded rounds alone (the
 // kernel, into an array of its own, the payload copied in and the bits out), a fresh

@@ -25,7 +25,6 @@ import { join, dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as bw from "../dist/index.js";
 import { crc32c } from "../dist/crc32c.js";
-import { aliasTable } from "../dist/models.js";
 import { wasmWide, wideWasmAvailable } from "../dist/wide-wasm.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -159,13 +158,13 @@ lib?.close();
   const h = bw.decodeFrame(c.frame).header;
   const p = c.frame.subarray(h.headerLength, h.headerLength + h.payloadLength);
   const out = new Uint8Array(Math.ceil(h.m / 8));
-  const tab = aliasTable(h.q0);
+  const q0 = h.q0;
   const W = (p.length - 256) >>> 1, n = Math.ceil(h.m / 4), R = Math.ceil(n / 32), R0 = Math.ceil(R / 2);
   const K0 = R0 - Math.min(4, R0), K1 = R - R0 - Math.min(4, R - R0);
   const x = new Int32Array(64);
   const kernel = () => {
     for (let k = 0; k < 64; k++) x[k] = p[4 * k] | (p[4 * k + 1] << 8) | (p[4 * k + 2] << 16) | (p[4 * k + 3] << 24);
-    if (!wasmWide(p, W, K0, K1, R0, tab, x, out)) throw new Error("no SIMD kernel here");
+    if (!wasmWide(p, W, K0, K1, R0, q0, x, out)) throw new Error("no SIMD kernel here");
   };
   if (h.coding === 10 && wideWasmAvailable()) {
     const parts = [

@@ -2,7 +2,7 @@
 //
 //   cargo build --release -p bloomwire-cli
 //   cargo build --release --manifest-path js/bench/rust-decode/Cargo.toml --target-dir target
-//   node js/bench/decode.mjs [--batches N]
+//   node js/bench/decode.mjs [--batches N] [--warmup MS]
 //
 // Frames (built once into bench/frames/ with the program, its default coding):
 //   - 8 000 000-bit filters (k = 3) at p0 = 0.9, 0.99 and 0.999,
@@ -13,7 +13,9 @@
 // not counted), in batches of calls of at least 20 ms each: the package with
 // process.cpuUsage() around decodeFrame in this process, the library with the thread's CPU
 // time around bloomwire::decode in bench/rust-decode, a child process that stays up and
-// decodes the same files on request. The batches alternate, a library batch then a package
+// decodes the same files on request. Each side first decodes each frame for WARMUP ms of
+// CPU time (default 500: V8 compiles a function's fastest code only after it has run a
+// while, and a receiver's stream of frames runs that code). The batches then alternate, a library batch then a package
 // batch, N pairs a frame, so that both halves of a pair see the same load; the table gives
 // the best batch of each side and, for each pair, the package's speed over the library's:
 // their median and range.
@@ -36,6 +38,7 @@ const opt = (name, def) => {
 const CLI = opt("--cli", process.env.BLOOMWIRE_CLI ?? resolve(here, "..", "..", "target", "release", "bloomwire"));
 const LIB = opt("--lib", resolve(here, "..", "..", "target", "release", "bloomwire-js-bench-decode"));
 const BATCHES = Number(opt("--batches", "10"));
+const WARMUP = Number(opt("--warmup", "500"));
 const dir = join(here, "frames");
 mkdirSync(dir, { recursive: true });
 const f = (n) => join(dir, n);
@@ -121,16 +124,20 @@ const median = (v) => {
 const CODING = ["raw", "adaptive", "known-p", "known-p-symbols", "known-counters", "adaptive-counters", "known-p-interleaved", "positional", "dense", "small", "wide", "escape"];
 const lib = existsSync(LIB) ? libraryTimer(cases.map((c) => f(c.name))) : null;
 if (!lib) console.log(`(the library's timer is not built at ${LIB}: see the command above)`);
-console.log(`node ${process.version}, ${cpus()[0].model} (${cpus().length} cores, shared), load ${loadavg().map((l) => l.toFixed(2)).join(" ")}, CPU time, ${BATCHES} pairs of batches a frame\n`);
+console.log(`node ${process.version}, ${cpus()[0].model} (${cpus().length} cores, shared), load ${loadavg().map((l) => l.toFixed(2)).join(" ")}, CPU time, ${WARMUP} ms of warm-up and ${BATCHES} pairs of batches a frame\n`);
 console.log("| frame | coding | frame bytes | package ms (best) | library ms (best) | ratio of the bests | package speed / library's, per pair: median (range) |");
 console.log("|---|---|---:|---:|---:|---:|---|");
 for (const [i, c] of cases.entries()) {
   const h = bw.decodeFrame(c.frame).header;
   const fn = () => bw.decodeFrame(c.frame);
+  // warm-up, then the calls a batch
+  for (const s = cpuMs(); cpuMs() - s < WARMUP;) fn();
   const calls = callsFor(fn);
   let libCalls = 0;
   if (lib) {
-    // warm-up and calls a batch: double until a batch takes 20 ms
+    // warm-up, then calls a batch: doubled until a batch takes 20 ms
+    let spent = 0;
+    for (libCalls = 1; spent < WARMUP; libCalls *= 2) spent += await lib.run(i, libCalls);
     for (libCalls = 1; (await lib.run(i, libCalls)) < 20; libCalls *= 2);
   }
   let ours = Infinity, theirs = Infinity;

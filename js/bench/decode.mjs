@@ -86,14 +86,6 @@ function batch(fn, calls) {
   return (cpuMs() - s) / calls;
 }
 
-/** Best CPU ms per call over BATCHES batches of calls of at least 20 ms. */
-function best(fn) {
-  const calls = callsFor(fn);
-  let t = Infinity;
-  for (let b = 0; b < BATCHES; b++) t = Math.min(t, batch(fn, calls));
-  return t;
-}
-
 /** The library's timer (bench/rust-decode) as a child that answers "INDEX CALLS" with CPU ms. */
 function libraryTimer(paths) {
   const child = spawn(LIB, paths, { stdio: ["pipe", "pipe", "inherit"] });
@@ -158,8 +150,11 @@ for (const [i, c] of cases.entries()) {
 lib?.close();
 
 // Where the dense frame's time goes: the checksum, coding 10's coded rounds alone (the
-// kernel, into an array of its own, the payload copied in and the bits out), a fresh
-// output array, and the whole decodeFrame; same best-of-batches CPU time.
+// kernel, into an array of its own: the table built, the payload copied in and the bits
+// out), a fresh output array first touched, and the whole decodeFrame. Their batches are
+// interleaved (a batch of each in turn, BATCHES rounds), so each part's share of the
+// decode is taken within a round; printed: each part's best batch and its median share,
+// and what the parts leave of the decode (median over the rounds).
 {
   const c = cases[0];
   const h = bw.decodeFrame(c.frame).header;
@@ -175,12 +170,17 @@ lib?.close();
   };
   if (h.coding === 10 && wideWasmAvailable()) {
     const parts = [
-      ["checksum", best(() => crc32c(c.frame, 0, c.frame.length - 4))],
-      ["coded rounds (SIMD kernel, copies in and out)", best(kernel)],
-      ["a fresh output array, first touched", best(() => new Uint8Array(out.length).fill(0))],
-      ["decodeFrame", best(() => bw.decodeFrame(c.frame))],
-    ];
-    console.log(`\n${c.label}: ${parts.map(([k, t]) => `${k} ${t.toFixed(3)} ms`).join("; ")}`);
+      ["checksum", () => crc32c(c.frame, 0, c.frame.length - 4)],
+      ["coded rounds (SIMD kernel: table, copies in and out)", kernel],
+      ["a fresh output array, first touched", () => new Uint8Array(out.length).fill(0)],
+      ["decodeFrame", () => bw.decodeFrame(c.frame)],
+    ].map(([name, fn]) => ({ name, fn, calls: callsFor(fn), times: [] }));
+    for (let b = 0; b < BATCHES; b++) for (const part of parts) part.times.push(batch(part.fn, part.calls));
+    const whole = parts[parts.length - 1].times;
+    const shares = parts.map((part) => median(part.times.map((t, b) => t / whole[b])));
+    const rest = median(whole.map((t, b) => (t - parts.slice(0, -1).reduce((sum, part) => sum + part.times[b], 0)) / t));
+    console.log(`\n${c.label}, its parts (best ms, median share of decodeFrame in the same round):`);
+    console.log(parts.map((part, i) => `${part.name} ${Math.min(...part.times).toFixed(3)} ms (${(100 * shares[i]).toFixed(0)}%)`).join("; ") + `; the rest ${(100 * rest).toFixed(0)}%`);
   }
 }
 

@@ -9,7 +9,7 @@ import { WIDE_WASM } from "./wide-wasm-bytes.js";
 import { aliasBuckets } from "./models.js";
 import { base64Bytes, envFlag, KernelMemory } from "./wasm-memory.js";
 
-const SHUF0 = 32768, SHUF1 = 33024, STATES = 33280, ONES = 33536, BUCKETS = 33792, WORDS = 33984;
+const TAB = 0, SHUF0 = 32768, SHUF1 = 33024, STATES = 33280, ONES = 33536, BUCKETS = 33792, WORDS = 33984;
 const SLACK = 128;
 const SHARED_LIMIT = 16 << 20;
 
@@ -64,6 +64,31 @@ function instantiate(): Kernel | null {
   }
 }
 
+/**
+ * The alias table of q0, a frame's: its 16 buckets' runs written into the kernel's memory,
+ * the 8192 entries built there by the module in its layout (i | v << 13 | f << 17: slot
+ * number, nibble, frequency).
+ */
+function buildTable(k: Kernel, q0: number): void {
+  const { f, div, alias, second } = aliasBuckets(q0);
+  const runs = new Int32Array(k.mem.memory.buffer, BUCKETS, 48);
+  for (let b = 0; b < 16; b++) {
+    const v = alias[b];
+    runs[3 * b] = div[b];
+    runs[3 * b + 1] = (b << 13) | (f[b] << 17);
+    runs[3 * b + 2] = ((v << 13) | (f[v] << 17)) + second[b] - div[b];
+  }
+  k.table();
+}
+
+/** The table the kernel builds for q0, copied out (for the tests), or null when it cannot run. */
+export function wideKernelTable(q0: number): Uint32Array | null {
+  if (!wideWasmAvailable()) return null;
+  const k = shared!;
+  buildTable(k, q0);
+  return new Uint32Array(k.mem.memory.buffer, TAB, 8192).slice();
+}
+
 /** Whether the SIMD loop can run here. */
 export function wideWasmAvailable(): boolean {
   if (envFlag("BLOOMWIRE_NO_WASM") || envFlag("BLOOMWIRE_NO_SIMD")) return false;
@@ -87,18 +112,8 @@ export function wasmWide(p: Uint8Array, W: number, K0: number, K1: number, R0: n
   // the shared instance keeps its memory: a larger call gets one of its own, dropped after
   const k = outEnd <= SHARED_LIMIT ? (shared ??= instantiate()) : instantiate();
   if (!k || !k.mem.reserve(outEnd)) return null;
+  buildTable(k, q0);
   const buffer = k.mem.memory.buffer;
-  // the table, a frame's: its 16 buckets' runs here, the 8192 entries by the kernel, in its
-  // layout (i | v << 13 | f << 17: slot number, nibble, frequency)
-  const { f, div, alias, second } = aliasBuckets(q0);
-  const runs = new Int32Array(buffer, BUCKETS, 48);
-  for (let b = 0; b < 16; b++) {
-    const v = alias[b];
-    runs[3 * b] = div[b];
-    runs[3 * b + 1] = (b << 13) | (f[b] << 17);
-    runs[3 * b + 2] = ((v << 13) | (f[v] << 17)) + second[b] - div[b];
-  }
-  k.table();
   new Int32Array(buffer, STATES, 64).set(x);
   const b = new Uint8Array(buffer);
   b.set(p.subarray(256, 256 + 2 * W), words);

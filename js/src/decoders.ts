@@ -506,18 +506,19 @@ export function decodeWide(p: Uint8Array, m: number, q0: number, out: Uint8Array
     x[k] = s;
   }
   const W = (L - 256) >>> 1;
-  const tab = aliasTable(q0);
   const n = Math.ceil(m / 4);
   const R = Math.ceil(n / 32);
   const R0 = Math.ceil(R / 2);
   let a0 = 0, a1 = 0;
   const K0w = R0 - Math.min(4, R0), K1w = R - R0 - Math.min(4, R - R0);
-  const kernel = wideWasmAvailable() ? wasmWide(p, W, K0w, K1w, R0, tab, x, out) : null;
+  // the kernel builds the alias table in its own layout; the loops below, in the package's
+  const kernel = wideWasmAvailable() ? wasmWide(p, W, K0w, K1w, R0, q0, x, out) : null;
+  const tab = kernel === null ? aliasTable(q0) : null;
   let ones = -1;
-  if (kernel !== null) {
-    if (kernel.read < 0) corrupt("wide: the payload ends before the last nibble");
-    a0 = kernel.read; // a0 + a1: both halves' words
-    ones = kernel.ones;
+  if (tab === null) {
+    if (kernel!.read < 0) corrupt("wide: the payload ends before the last nibble");
+    a0 = kernel!.read; // a0 + a1: both halves' words
+    ones = kernel!.ones;
   } else if (LITTLE_ENDIAN && out.byteOffset % 2 === 0) {
     const out16 = new Uint16Array(out.buffer, out.byteOffset, out.length >>> 1);
     // the words as 16-bit values: a view when aligned, else a copy

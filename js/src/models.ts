@@ -77,14 +77,17 @@ export function nibbleFrequencies(q0: number, precision: number): Int32Array {
 }
 
 /**
- * Spec 4.12's alias table at precision 13 (used by coding 10), as one entry per slot:
- * `v | i << 4 | f(v) << 17`, so that a step is `x = f * (x >> 13) + i`.
+ * Spec 4.12's alias buckets at precision 13 (coding 10): the 16 frequencies `f`, and for
+ * bucket b (slots 512 b .. 512 b + 511) its own symbol's share `div[b]`, its alias
+ * `alias[b]` and the number `second[b]` of the alias's first slot in it: slot 512 b + r
+ * is nibble b numbered r when r < div[b], else nibble alias[b] numbered second[b] +
+ * r - div[b].
  */
-export function aliasTable(q0: number): Uint32Array {
+export function aliasBuckets(q0: number): { f: Int32Array; div: Int32Array; alias: Int32Array; second: Int32Array } {
   const f = nibbleFrequencies(q0, 13);
-  const rem = Array.from(f);
-  const div = new Array<number>(16).fill(512);
-  const alias = Array.from({ length: 16 }, (_, v) => v);
+  const rem = Int32Array.from(f);
+  const div = new Int32Array(16).fill(512);
+  const alias = Int32Array.from({ length: 16 }, (_, v) => v);
   const small: number[] = [], large: number[] = [];
   for (let v = 0; v < 16; v++) if (f[v] < 512) small.push(v);
   for (let v = 0; v < 16; v++) if (f[v] > 512) large.push(v);
@@ -100,11 +103,21 @@ export function aliasTable(q0: number): Uint32Array {
     }
   }
   const next = div.slice();
-  const second = new Array<number>(16);
+  const second = new Int32Array(16);
   for (let b = 0; b < 16; b++) {
     second[b] = next[alias[b]];
     next[alias[b]] += 512 - div[b];
   }
+  return { f, div, alias, second };
+}
+
+/**
+ * Spec 4.12's alias table at precision 13 (used by coding 10's JavaScript loop and its
+ * encoder), as one entry per slot: `v | i << 4 | f(v) << 17`, so that a step is
+ * `x = f * (x >> 13) + i`. (The WebAssembly kernel builds its own layout from the buckets.)
+ */
+export function aliasTable(q0: number): Uint32Array {
+  const { f, div, alias, second } = aliasBuckets(q0);
   // Bucket b's slots: its own symbol's first div[b], then its alias's, in two runs.
   const tab = new Uint32Array(8192);
   for (let b = 0; b < 16; b++) {

@@ -6,9 +6,10 @@
  * Both give the same bits and the same errors.
  */
 import { WIDE_WASM } from "./wide-wasm-bytes.js";
+import { aliasBuckets } from "./models.js";
 import { base64Bytes, envFlag, KernelMemory } from "./wasm-memory.js";
 
-const TAB = 0, SHUF0 = 32768, SHUF1 = 33024, STATES = 33280, ONES = 33536, WORDS = 33792;
+const TAB = 0, SHUF0 = 32768, SHUF1 = 33024, STATES = 33280, ONES = 33536, BUCKETS = 33792, WORDS = 33984;
 const SLACK = 128;
 const SHARED_LIMIT = 16 << 20;
 
@@ -17,8 +18,8 @@ type WideFn = (words: number, W: number, K0: number, K1: number, R0: number, out
 interface Kernel {
   mem: KernelMemory;
   wide: WideFn;
-  /** the alias table in the memory */
-  table: Uint32Array | null;
+  /** builds the alias table in the memory from the buckets written there */
+  table: () => void;
 }
 
 let compiled: WebAssembly.Module | null | undefined;
@@ -57,10 +58,35 @@ function instantiate(): Kernel | null {
         k++;
       }
     }
-    return { mem, wide: inst.exports.wide as WideFn, table: null };
+    return { mem, wide: inst.exports.wide as WideFn, table: inst.exports.table as () => void };
   } catch {
     return null;
   }
+}
+
+/**
+ * The alias table of q0, a frame's: its 16 buckets' runs written into the kernel's memory,
+ * the 8192 entries built there by the module in its layout (i | v << 13 | f << 17: slot
+ * number, nibble, frequency).
+ */
+function buildTable(k: Kernel, q0: number): void {
+  const { f, div, alias, second } = aliasBuckets(q0);
+  const runs = new Int32Array(k.mem.memory.buffer, BUCKETS, 48);
+  for (let b = 0; b < 16; b++) {
+    const v = alias[b];
+    runs[3 * b] = div[b];
+    runs[3 * b + 1] = (b << 13) | (f[b] << 17);
+    runs[3 * b + 2] = ((v << 13) | (f[v] << 17)) + second[b] - div[b];
+  }
+  k.table();
+}
+
+/** The table the kernel builds for q0, copied out (for the tests), or null when it cannot run. */
+export function wideKernelTable(q0: number): Uint32Array | null {
+  if (!wideWasmAvailable()) return null;
+  const k = shared!;
+  buildTable(k, q0);
+  return new Uint32Array(k.mem.memory.buffer, TAB, 8192).slice();
 }
 
 /** Whether the SIMD loop can run here. */
@@ -72,12 +98,13 @@ export function wideWasmAvailable(): boolean {
 
 /**
  * Decodes the coded rounds of both halves of a coding-10 payload `p` (states checked by the
- * caller, in `x`) into `out` (zero on entry): half 0's rounds 0 .. K0 - 1, half 1's R0 ..
+ * caller, in `x`) into `out` (zero on entry), with the alias table of `q0` (spec 4.12,
+ * built in the kernel's memory for this call): half 0's rounds 0 .. K0 - 1, half 1's R0 ..
  * R0 + K1 - 1. Leaves the final states in `x`. Returns the words read by both halves (-1
  * when they would read more than W) and the count of ones of the rounds decoded, or null
  * when the kernel cannot run (no memory).
  */
-export function wasmWide(p: Uint8Array, W: number, K0: number, K1: number, R0: number, tab: Uint32Array,
+export function wasmWide(p: Uint8Array, W: number, K0: number, K1: number, R0: number, q0: number,
   x: Int32Array, out: Uint8Array): { read: number; ones: number } | null {
   const words = WORDS + SLACK;
   const outAt = (words + 2 * W + SLACK + 15) & ~15;
@@ -85,23 +112,15 @@ export function wasmWide(p: Uint8Array, W: number, K0: number, K1: number, R0: n
   // the shared instance keeps its memory: a larger call gets one of its own, dropped after
   const k = outEnd <= SHARED_LIMIT ? (shared ??= instantiate()) : instantiate();
   if (!k || !k.mem.reserve(outEnd)) return null;
-  const b = k.mem.bytes();
-  // (the decoder builds a table a frame: each frame's is copied in)
-  if (k.table !== tab) {
-    // the kernel's entries: i | v << 13 | f << 17 (the package's are v | i << 4 | f << 17)
-    const t = new Uint32Array(k.mem.memory.buffer, TAB, 8192);
-    for (let s = 0; s < 8192; s++) {
-      const e = tab[s];
-      t[s] = ((e >>> 4) & 8191) | ((e & 15) << 13) | (e & ~0x1ffff);
-    }
-    k.table = tab;
-  }
-  new Int32Array(k.mem.memory.buffer, STATES, 64).set(x);
+  buildTable(k, q0);
+  const buffer = k.mem.memory.buffer;
+  new Int32Array(buffer, STATES, 64).set(x);
+  const b = new Uint8Array(buffer);
   b.set(p.subarray(256, 256 + 2 * W), words);
   const read = k.wide(words, W, K0, K1, R0, outAt);
   if (read < 0) return { read, ones: 0 };
-  x.set(new Int32Array(k.mem.memory.buffer, STATES, 64));
+  x.set(new Int32Array(buffer, STATES, 64));
   if (K0 > 0) out.set(b.subarray(outAt, outAt + 16 * K0), 0);
   if (K1 > 0) out.set(b.subarray(outAt + 16 * R0, outAt + 16 * (R0 + K1)), 16 * R0);
-  return { read, ones: new Int32Array(k.mem.memory.buffer, ONES, 1)[0] };
+  return { read, ones: new Int32Array(buffer, ONES, 1)[0] };
 }

@@ -1,8 +1,11 @@
-//! `bloomwire-js-bench-decode BATCHES FRAME...`: for each frame file, the library's
-//! `bloomwire::decode` (default limits) timed in this thread's CPU time (the machine is
-//! shared: waiting for a core is not counted), in batches of calls that take at least
-//! 20 ms each; prints `FRAME<TAB>MS` with the best batch's time per call.
+//! `bloomwire-js-bench-decode FRAME...`: the library's `bloomwire::decode` (default limits)
+//! on the given frame files, timed in this thread's CPU time (the machine is shared:
+//! waiting for a core is not counted), on request. It reads lines `INDEX CALLS` on stdin
+//! and answers each with one line: the CPU milliseconds that CALLS decodes of frame INDEX
+//! (0-based, in the order given) took, all together. It ends at the end of its input.
+//! `bench/decode.mjs` keeps one running and alternates its batches with the package's.
 use std::hint::black_box;
+use std::io::{BufRead, Write};
 
 fn thread_cpu_ns() -> u64 {
     let mut ts = libc::timespec {
@@ -22,25 +25,26 @@ fn decode(bytes: &[u8]) {
 }
 
 fn main() {
-    let mut args = std::env::args().skip(1);
-    let batches: usize = args.next().and_then(|r| r.parse().ok()).unwrap_or(10);
-    for path in args {
-        let bytes = std::fs::read(&path).expect("read the frame");
-        // calls per batch: enough for 20 ms
+    let frames: Vec<Vec<u8>> = std::env::args()
+        .skip(1)
+        .map(|path| std::fs::read(&path).expect("read the frame"))
+        .collect();
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    for line in std::io::stdin().lock().lines() {
+        let line = line.expect("read a request");
+        let mut words = line.split_whitespace();
+        let (Some(index), Some(calls)) = (words.next(), words.next()) else {
+            continue;
+        };
+        let frame = &frames[index.parse::<usize>().expect("a frame index")];
+        let calls: u64 = calls.parse().expect("a count of calls");
         let start = thread_cpu_ns();
-        let mut calls = 0u64;
-        while thread_cpu_ns() - start < 20_000_000 {
-            decode(&bytes);
-            calls += 1;
+        for _ in 0..calls {
+            decode(frame);
         }
-        let mut best = f64::MAX;
-        for _ in 0..batches {
-            let t = thread_cpu_ns();
-            for _ in 0..calls {
-                decode(&bytes);
-            }
-            best = best.min((thread_cpu_ns() - t) as f64 / 1e6 / calls as f64);
-        }
-        println!("{path}\t{best:.4}");
+        let ms = (thread_cpu_ns() - start) as f64 / 1e6;
+        writeln!(out, "{ms:.6}").expect("answer");
+        out.flush().expect("answer");
     }
 }

@@ -31,9 +31,7 @@ pub(super) fn cases(kit: &Kit) -> Vec<Case> {
     .collect();
     cases.push((
         "escape_byte_left",
-        kit.coded_with(Coding::Escape, &|r| {
-            r.payload.push(0);
-        }),
+        kit.appended(Coding::Escape, &[0]),
         plain("CorruptPayload"),
     ));
     cases

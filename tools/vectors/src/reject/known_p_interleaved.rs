@@ -12,9 +12,7 @@ pub(super) fn cases(kit: &Kit) -> Vec<Case> {
     vec![
         (
             "interleaved_length_not_multiple_of_4",
-            kit.coded_with(Coding::KnownPInterleaved, &|r| {
-                r.payload.push(1);
-            }),
+            kit.appended(Coding::KnownPInterleaved, &[1]),
             field("payload length"),
         ),
         (
@@ -29,9 +27,7 @@ pub(super) fn cases(kit: &Kit) -> Vec<Case> {
         ),
         (
             "interleaved_word_left",
-            kit.coded_with(Coding::KnownPInterleaved, &|r| {
-                r.payload.extend_from_slice(&[1, 0, 0, 0]);
-            }),
+            kit.appended(Coding::KnownPInterleaved, &[1, 0, 0, 0]),
             plain("CorruptPayload"),
         ),
         (

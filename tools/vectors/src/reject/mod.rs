@@ -50,6 +50,12 @@ impl Kit {
         relength(self.coded(coding), edit)
     }
 
+    /// The small filter in `coding` with `bytes` appended to its payload (and the length to
+    /// match): data after the coded stream.
+    fn appended(&self, coding: Coding, bytes: &[u8]) -> Truncated {
+        relength(self.coded(coding), |r| r.payload.extend_from_slice(bytes))
+    }
+
     /// The small filter in `coding`, flagged as chunked: for a coding that never chunks.
     fn flagged_chunked(&self, coding: Coding) -> Truncated {
         let mut r = self.coded(coding);

@@ -22,9 +22,7 @@ pub(super) fn cases(kit: &Kit) -> Vec<Case> {
         ),
         (
             "small_byte_left",
-            kit.coded_with(Coding::Small, &|r| {
-                r.payload.push(0);
-            }),
+            kit.appended(Coding::Small, &[0]),
             plain("CorruptPayload"),
         ),
     ]

@@ -21,9 +21,7 @@ pub(super) fn cases(kit: &Kit) -> Vec<Case> {
     vec![
         (
             "wide_length_odd",
-            kit.coded_with(Coding::Wide, &|r| {
-                r.payload.push(1);
-            }),
+            kit.appended(Coding::Wide, &[1]),
             field("payload length"),
         ),
         (

@@ -4,7 +4,7 @@
 use bloomwire::{BitCoding, Coding, Encoder, FrameKey};
 use serde_json::{json, Value};
 
-use crate::accept::{accept_files, delta_generations};
+use crate::accept::{accept_files, delta_generations, filter_files, known_p_generation};
 use crate::{hex, json_file, VectorFile};
 
 /// The key of the authenticated vectors (section 2.5): bytes 0x00 to 0x1f.
@@ -28,16 +28,11 @@ fn with_key(mut files: Vec<VectorFile>) -> Vec<VectorFile> {
 pub(crate) fn tagged_accept_vectors() -> Vec<VectorFile> {
     let [g7, g8, _, _] = delta_generations();
     let tagged = || Encoder::new().key(FrameKey::new(vector_key()));
-    let mut out = with_key(accept_files(
+    let mut out = with_key(filter_files(
         "tagged_gen7_base",
-        &tagged()
-            .coding(BitCoding::KnownP)
-            .encode_generation(&g7, 7)
-            .expect("no budget"),
-        g7.bits(),
+        &known_p_generation(tagged(), &g7, 7),
         &g7,
         0..400,
-        None,
     ));
     let xor = g8.xor(&g7).expect("same params");
     let delta = tagged()

@@ -6,8 +6,8 @@ mod opaque;
 pub(crate) mod tagged;
 
 use bloomwire::{
-    BitArray, BitCoding, BloomFilter, Chunking, Coding, Encoder, Frame, FrameKind, HashCount,
-    HashFamily, IndexScheme, Layout, PSource, Params, Tag,
+    BitArray, BitCoding, BloomFilter, Chunking, Coding, Encoder, Filter, Frame, FrameKind,
+    HashCount, HashFamily, IndexScheme, Layout, PSource, Params, Tag,
 };
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
@@ -440,6 +440,22 @@ pub(crate) fn known_p_generation(encoder: Encoder, f: &BloomFilter, generation: 
         .expect("no budget")
 }
 
+/// `next` as the delta from generation 7 (`base`) to 8, by `encoder` in `coding`, which
+/// it keeps.
+pub(crate) fn delta_7_to_8<F: Filter>(
+    encoder: Encoder<F>,
+    coding: F::Coding,
+    base: &F,
+    next: &F,
+) -> Frame {
+    let frame = encoder
+        .coding(coding)
+        .encode_delta(base, 7, next, 8)
+        .expect("no budget");
+    assert_eq!(frame.coding(), coding.into());
+    frame
+}
+
 pub(crate) fn filter_of(params: &Params, keys: core::ops::Range<u64>) -> BloomFilter {
     let mut f = BloomFilter::new(params.clone());
     for i in keys {
@@ -565,11 +581,7 @@ pub(crate) fn accept_vectors() -> Vec<VectorFile> {
         ("delta_gen8_raw", Coding::Raw),
         ("delta_gen8_positional", Coding::Positional),
     ] {
-        let frame = Encoder::new()
-            .coding(bit(coding))
-            .encode_delta(&g7, 7, &g8, 8)
-            .expect("no budget");
-        assert_eq!(frame.coding(), coding);
+        let frame = delta_7_to_8(Encoder::new(), bit(coding), &g7, &g8);
         out.extend(accept_files(
             name,
             &frame,

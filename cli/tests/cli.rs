@@ -1142,11 +1142,7 @@ fn unhex(s: &str) -> Vec<u8> {
 /// The library's name of an error (`InvalidField`), and its field if it has one.
 fn error_name(e: &bloomwire::Error) -> (String, Option<String>) {
     let debug = format!("{e:?}");
-    let name = debug
-        .split(|c: char| !c.is_alphanumeric())
-        .next()
-        .unwrap()
-        .to_string();
+    let name = e.name().to_string();
     let field = debug
         .split("field: \"")
         .nth(1)

@@ -1948,17 +1948,11 @@ def inspect(path):
     except BloomwireError as e:
         print(f"header rejected: {type(e).__name__}: {e}")
         return 1
+    names = {"filter_type": FILTER_TYPES, "base_hash": BASE_HASHES,
+             "index_scheme": INDEX_SCHEMES, "coding": CODINGS, "counted_type": FILTER_TYPES}
     for key, value in hdr.items():
-        if key == "filter_type":
-            value = f"{value} ({FILTER_TYPES[value]})"
-        elif key == "base_hash":
-            value = f"{value} ({BASE_HASHES[value]})"
-        elif key == "index_scheme":
-            value = f"{value} ({INDEX_SCHEMES[value]})"
-        elif key == "coding":
-            value = f"{value} ({CODINGS[value]})"
-        elif key == "counted_type":
-            value = f"{value} ({FILTER_TYPES[value]})"
+        if key in names:
+            value = f"{value} ({names[key][value]})"
         elif key == "k_raw":
             value = f"{value} (k = {value / 65536:g})"
         print(f"{key:14} {value}")

@@ -1195,41 +1195,27 @@ pub fn genuine_tagged() -> &'static [Vec<u8>] {
         let tagged = || Encoder::new().key(forge_key());
         let mut counting = CountingBloomFilter::new(params.clone(), 4).expect("valid");
         (0..150u32).for_each(|i| counting.insert(i.to_le_bytes()));
-        vec![
-            tagged()
-                .coding(BitCoding::KnownP)
-                .encode_generation(&a, 7)
-                .expect("no budget")
-                .to_bytes()
-                .to_vec(),
+        let restarted = tagged()
+            .coding(BitCoding::Raw)
+            .encode_generation(&b, 10)
+            .expect("no budget")
+            .with_restart(true);
+        [
+            tagged().coding(BitCoding::KnownP).encode_generation(&a, 7),
             tagged()
                 .coding(BitCoding::Positional)
-                .encode_delta(&a, 7, &b, 8)
-                .expect("no budget")
-                .to_bytes()
-                .to_vec(),
+                .encode_delta(&a, 7, &b, 8),
             tagged()
                 .chunking(Chunking::Shift(10))
                 .coding(BitCoding::KnownPInterleaved)
-                .encode_generation(&b, 9)
-                .expect("no budget")
-                .to_bytes()
-                .to_vec(),
+                .encode_generation(&b, 9),
             Encoder::<CountingBloomFilter>::new()
                 .key(forge_key())
-                .encode_generation(&counting, 3)
-                .expect("no budget")
-                .to_bytes()
-                .to_vec(),
-            tagged()
-                .coding(BitCoding::Raw)
-                .encode_generation(&b, 10)
-                .expect("no budget")
-                .with_restart(true)
-                .expect("a full frame")
-                .to_bytes()
-                .to_vec(),
+                .encode_generation(&counting, 3),
+            restarted,
         ]
+        .map(|frame| frame.expect("a frame").to_bytes().to_vec())
+        .to_vec()
     })
 }
 

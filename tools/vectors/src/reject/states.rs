@@ -1,13 +1,14 @@
 //! Reject vectors every coding whose payload opens with its coder's final states (codings 6,
 //! 9, 10 and 11, spec sections 4.9 and 4.13 to 4.15) gets alike: a payload shorter than the
-//! states, a stream that ends early, and for the nibble codings a bit past m, padding set
-//! and the chunked flag. Each coding's own checks are in its file.
+//! states, a stream that ends early, and for the nibble codings a q0 other than the measured
+//! one, a bit past m, padding set and the chunked flag. Each coding's own checks are in its
+//! file.
 
 use bloomwire::{BitCoding, Coding};
 use serde_json::Value;
 
 use super::{ends_early, field, framed, padding_set, plain, wide, Kit};
-use crate::raw_frame::{RawFrame, Truncated};
+use crate::raw_frame::{q0_neighbour, RawFrame, Truncated};
 
 /// How a coding's stream after its states is read, which decides the checks it gets.
 #[derive(Clone, Copy, PartialEq)]
@@ -79,6 +80,14 @@ pub(super) fn cases(kit: &Kit) -> Vec<(String, Truncated, Value)> {
             ));
         }
         if stream != Stream::Words {
+            // Codings 9 to 11 carry the measured fraction of zeros as q0 (4.4): a neighbour
+            // of it whose model codes the array to the very same payload (their tables
+            // quantize q0 coarsely) is refused.
+            cases.push((
+                format!("q0_not_measured_{prefix}"),
+                q0_neighbour(&kit.small, coding),
+                corrupt(),
+            ));
             let nibbles = BitCoding::try_from(coding).expect("a bit coding");
             cases.push((
                 format!("{prefix}_bit_past_m"),

@@ -18,41 +18,25 @@ use bloomwire::{
     decode, BitCoding, BloomFilter, Decoded, Encoder, FrameKey, HashFamily, Limits, Params,
     Verifier,
 };
-use bloomwire_benches::{cell, mean_ns, start_run, CpuTime};
-use criterion::Criterion;
+use bloomwire_benches::{cell, cpu_criterion, mean_ns, print_table_head, start_run};
 
 const KEY: [u8; 32] = [0x42; 32];
 
 fn frames() -> Vec<(&'static str, Vec<u8>)> {
-    let key = FrameKey::new(KEY);
-    let compressed = {
-        let params = Params::standard(1 << 24, 2, HashFamily::default()).expect("valid");
+    // A filter of m bits holding a million keys, tagged, as `encoder` frames it.
+    let frame = |m: u64, encoder: Encoder| {
+        let params = Params::standard(m, 2, HashFamily::default()).expect("valid");
         let mut f = BloomFilter::new(params);
         for i in 0..1_000_000u64 {
             f.insert(i.to_le_bytes());
         }
-        Encoder::new()
-            .key(key.clone())
-            .encode(&f)
-            .expect("frame")
-            .to_bytes()
-            .to_vec()
+        let tagged = encoder.key(FrameKey::new(KEY));
+        tagged.encode(&f).expect("frame").to_bytes().to_vec()
     };
-    let raw = {
-        let params = Params::standard(1 << 23, 2, HashFamily::default()).expect("valid");
-        let mut f = BloomFilter::new(params);
-        for i in 0..1_000_000u64 {
-            f.insert(i.to_le_bytes());
-        }
-        Encoder::new()
-            .key(key)
-            .coding(BitCoding::Raw)
-            .encode(&f)
-            .expect("frame")
-            .to_bytes()
-            .to_vec()
-    };
-    vec![("compressed", compressed), ("raw", raw)]
+    vec![
+        ("compressed", frame(1 << 24, Encoder::new())),
+        ("raw", frame(1 << 23, Encoder::new().coding(BitCoding::Raw))),
+    ]
 }
 
 fn blake2b_tag(bytes: &[u8]) -> [u8; 16] {
@@ -68,9 +52,7 @@ fn blake3_tag(bytes: &[u8]) -> [u8; 16] {
 
 fn main() {
     start_run();
-    let mut c = Criterion::default()
-        .with_measurement(CpuTime)
-        .configure_from_args();
+    let mut c = cpu_criterion();
     let limits = Limits::new().max_m(1 << 28);
     let verifier = Verifier::new(FrameKey::new(KEY), limits);
     let mut rows = Vec::new();
@@ -99,9 +81,7 @@ fn main() {
         rows.push((group, frame.len()));
     }
     c.final_summary();
-    println!();
-    println!("| frame | bytes | decode ms | decode with key ms | BLAKE2b tag ms | BLAKE3 keyed ms | tag / decode | BLAKE3 / BLAKE2b |");
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|");
+    print_table_head("| frame | bytes | decode ms | decode with key ms | BLAKE2b tag ms | BLAKE3 keyed ms | tag / decode | BLAKE3 / BLAKE2b |", "|---|---:|---:|---:|---:|---:|---:|---:|");
     for (group, len) in rows {
         let ms = |f: &str| mean_ns(&group, f).map(|ns| ns / 1e6);
         let (d, dv, b2, b3) = (

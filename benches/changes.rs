@@ -19,7 +19,9 @@ use std::time::Duration;
 
 use bloomwire::filter::bits::BitArray;
 use bloomwire::{BloomFilter, Encoder, HashFamily, Limits, Params, Receiver, Sender};
-use bloomwire_benches::{cell, command_line_filter, mean_ns, start_run, CpuTime};
+use bloomwire_benches::{
+    cell, command_line_filter, cpu_criterion, mean_ns, print_table_head, start_run, CpuTime,
+};
 use criterion::Criterion;
 
 const FLIPS: usize = 20_000;
@@ -107,9 +109,10 @@ fn bench_m(c: &mut Criterion<CpuTime>, m: u64, rows: &mut Vec<Row>) {
 }
 
 fn print_table(rows: &[Row]) {
-    println!();
-    println!("| m | delta bytes | sender + receiver µs per update | against m = 2^20 |");
-    println!("|---:|---:|---:|---:|");
+    print_table_head(
+        "| m | delta bytes | sender + receiver µs per update | against m = 2^20 |",
+        "|---:|---:|---:|---:|",
+    );
     let first = rows
         .first()
         .and_then(|r| mean_ns(&group(r.m), "sender+receiver"));
@@ -127,9 +130,7 @@ fn print_table(rows: &[Row]) {
 
 fn main() {
     start_run();
-    let mut c = Criterion::default()
-        .with_measurement(CpuTime)
-        .configure_from_args();
+    let mut c = cpu_criterion();
     let filter = command_line_filter();
     let mut rows = Vec::new();
     for log in LOG_MS {

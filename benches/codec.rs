@@ -44,7 +44,10 @@ use bloomwire::{
     BitArray, BitCoding, BloomFilter, Chunking, Decoded, Encoder, FrameView, HashFamily, Limits,
     Params,
 };
-use bloomwire_benches::{command_line_filter, mean_ns, paired_ratio, start_run, CpuTime, Paired};
+use bloomwire_benches::{
+    command_line_filter, cpu_criterion, mean_ns, paired_ratio, print_table_head, start_run,
+    CpuTime, Paired,
+};
 use bloomwire_testkit::splitmix64;
 use criterion::{Criterion, SamplingMode, Throughput};
 
@@ -565,9 +568,10 @@ fn bench_chunked(c: &mut Criterion) {
 }
 
 fn print_table() {
-    println!();
-    println!("| case | coder | bytes | over m H(p)/8 | encode MB/s | decode MB/s |");
-    println!("|---|---|---:|---:|---:|---:|");
+    print_table_head(
+        "| case | coder | bytes | over m H(p)/8 | encode MB/s | decode MB/s |",
+        "|---|---|---:|---:|---:|---:|",
+    );
     for row in ROWS.lock().unwrap().iter() {
         let m: f64 = row
             .group
@@ -592,9 +596,10 @@ fn print_table() {
     }
     let paired = PAIRED.lock().unwrap();
     if !paired.is_empty() {
-        println!();
-        println!("| case | speed, paired | median of the pairs | fastest batches |");
-        println!("|---|---|---:|---:|");
+        print_table_head(
+            "| case | speed, paired | median of the pairs | fastest batches |",
+            "|---|---|---:|---:|",
+        );
         for (group, what, speed) in paired.iter() {
             println!(
                 "| {} | {what} | {:.2} | {:.2} |",
@@ -608,9 +613,7 @@ fn print_table() {
 
 fn main() {
     start_run();
-    let mut cpu = Criterion::default()
-        .with_measurement(CpuTime)
-        .configure_from_args();
+    let mut cpu = cpu_criterion();
     bench_codec(&mut cpu);
     let mut wall = Criterion::default().configure_from_args();
     bench_chunked(&mut wall);

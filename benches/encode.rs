@@ -17,7 +17,10 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use bloomwire::{BitCoding, BloomFilter, Encoder, HashFamily, Params};
-use bloomwire_benches::{cell, faults_per_call, mean_ns, paired_ratio, start_run, CpuTime};
+use bloomwire_benches::{
+    cell, cpu_criterion, faults_per_call, mean_ns, paired_ratio, print_table_head, start_run,
+    CpuTime,
+};
 use criterion::Criterion;
 
 struct Case {
@@ -132,11 +135,7 @@ fn bench_case(c: &mut Criterion<CpuTime>, case: &Case, rows: &mut Vec<Row>) {
 }
 
 fn print_table(rows: &[Row]) {
-    println!();
-    println!(
-        "| case | coding | bytes | chosen µs | default µs | default / chosen | reuse µs | reuse / chosen | default / chosen, paired | reuse / chosen, paired | faults a call, one-shot | faults a call, reuse |"
-    );
-    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    print_table_head("| case | coding | bytes | chosen µs | default µs | default / chosen | reuse µs | reuse / chosen | default / chosen, paired | reuse / chosen, paired | faults a call, one-shot | faults a call, reuse |", "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for r in rows {
         let t = |f: &str| mean_ns(&r.label, f).map(|ns| ns / 1e3);
         let (chosen, default, reuse) = (t("chosen"), t("default"), t("default-reuse"));
@@ -160,9 +159,7 @@ fn print_table(rows: &[Row]) {
 
 fn main() {
     start_run();
-    let mut c = Criterion::default()
-        .with_measurement(CpuTime)
-        .configure_from_args();
+    let mut c = cpu_criterion();
     let mut rows = Vec::new();
     for case in cases() {
         bench_case(&mut c, &case, &mut rows);

@@ -98,7 +98,10 @@ fn bloomfilter_empty() -> bloomfilter::Bloom<[u8; 8]> {
     f
 }
 
-fn configure(c: &mut Criterion) -> criterion::BenchmarkGroup<'_, criterion::measurement::WallTime> {
+/// The group every benchmark of this file is in.
+type Group<'a> = criterion::BenchmarkGroup<'a, criterion::measurement::WallTime>;
+
+fn configure(c: &mut Criterion) -> Group<'_> {
     let mut g = c.benchmark_group("filters");
     g.sample_size(10)
         .warm_up_time(Duration::from_secs(1))
@@ -108,44 +111,45 @@ fn configure(c: &mut Criterion) -> criterion::BenchmarkGroup<'_, criterion::meas
     g
 }
 
+/// Times inserting every member into a new filter from `empty` with `insert`, as
+/// `insert/{name}`.
+fn bench_inserts<F>(
+    g: &mut Group<'_>,
+    name: &str,
+    members: &[[u8; 8]],
+    empty: impl Fn() -> F,
+    insert: impl Fn(&mut F, &[u8; 8]),
+) {
+    g.bench_function(format!("insert/{name}"), |b| {
+        b.iter_batched_ref(
+            &empty,
+            |f| {
+                for key in members {
+                    insert(f, key);
+                }
+            },
+            BatchSize::LargeInput,
+        )
+    });
+}
+
 fn bench_insert(c: &mut Criterion) {
     let members = keys(1, N);
     let mut g = configure(c);
     for (name, params) in variants() {
-        g.bench_function(format!("insert/{name}"), |b| {
-            b.iter_batched_ref(
-                || BloomFilter::new(params.clone()),
-                |f| {
-                    for key in &members {
-                        f.insert(key);
-                    }
-                },
-                BatchSize::LargeInput,
-            )
-        });
+        let empty = || BloomFilter::new(params.clone());
+        bench_inserts(&mut g, name, &members, empty, |f, key| f.insert(key));
     }
-    g.bench_function("insert/fastbloom", |b| {
-        b.iter_batched_ref(
-            fastbloom_empty,
-            |f| {
-                for key in &members {
-                    f.insert(key);
-                }
-            },
-            BatchSize::LargeInput,
-        )
+    bench_inserts(&mut g, "fastbloom", &members, fastbloom_empty, |f, key| {
+        f.insert(key);
     });
-    g.bench_function("insert/bloomfilter", |b| {
-        b.iter_batched_ref(
-            bloomfilter_empty,
-            |f| {
-                for key in &members {
-                    f.set(key);
-                }
-            },
-            BatchSize::LargeInput,
-        )
-    });
+    bench_inserts(
+        &mut g,
+        "bloomfilter",
+        &members,
+        bloomfilter_empty,
+        |f, key| f.set(key),
+    );
     g.finish();
 }
 

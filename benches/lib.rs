@@ -12,6 +12,7 @@ use std::time::Duration;
 use std::time::SystemTime;
 
 use criterion::measurement::{Measurement, ValueFormatter, WallTime};
+use criterion::Criterion;
 
 use bloomwire_testkit::{thread_cpu_nanos, thread_minor_faults};
 
@@ -82,6 +83,22 @@ pub fn mean_ns(group: &str, function: &str) -> Option<f64> {
     let text = std::fs::read_to_string(path).ok()?;
     let v: serde_json::Value = serde_json::from_str(&text).ok()?;
     v["mean"]["point_estimate"].as_f64()
+}
+
+/// The criterion the benchmarks share: the thread's CPU time ([`CpuTime`]), and the
+/// command line's options.
+pub fn cpu_criterion() -> Criterion<CpuTime> {
+    Criterion::default()
+        .with_measurement(CpuTime)
+        .configure_from_args()
+}
+
+/// Prints the head of a markdown table after an empty line: its `columns` (`| a | b |`) and
+/// their `align`ment (`|---|---:|`).
+pub fn print_table_head(columns: &str, align: &str) {
+    println!();
+    println!("{columns}");
+    println!("{align}");
 }
 
 /// A table cell: `v` with `digits` decimals, or a dash where the figure is missing (a

@@ -14,7 +14,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use bloomwire::internals::positional::{self, GapParams};
-use bloomwire_benches::CpuTime;
+use bloomwire_benches::{cpu_criterion, CpuTime};
 use criterion::{Criterion, SamplingMode, Throughput};
 
 const M: u64 = 8_000_000;
@@ -110,9 +110,7 @@ fn bench(c: &mut Criterion<CpuTime>) {
 }
 
 fn main() {
-    let mut c = Criterion::default()
-        .with_measurement(CpuTime)
-        .configure_from_args();
+    let mut c = cpu_criterion();
     bench(&mut c);
     c.final_summary();
 }

@@ -18,7 +18,10 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use bloomwire::{BloomFilter, Encoder, HashFamily, Params, Scratch};
-use bloomwire_benches::{cell, faults_per_call, mean_ns, paired_ratio, start_run, CpuTime};
+use bloomwire_benches::{
+    cell, cpu_criterion, faults_per_call, mean_ns, paired_ratio, print_table_head, start_run,
+    CpuTime,
+};
 use criterion::Criterion;
 
 fn filter(m: u64, n: u64) -> BloomFilter {
@@ -116,19 +119,13 @@ fn bench_case(c: &mut Criterion<CpuTime>, label: &str, f: &BloomFilter) -> Row {
 
 fn main() {
     start_run();
-    let mut c = Criterion::default()
-        .with_measurement(CpuTime)
-        .configure_from_args();
+    let mut c = cpu_criterion();
     let rows: Vec<Row> = [(100_000_000u64, 10_000_000u64), (12_400_000, 1_000_000)]
         .into_iter()
         .map(|(m, n)| bench_case(&mut c, &format!("scratch/m={m}/n={n}"), &filter(m, n)))
         .collect();
     c.final_summary();
-    println!();
-    println!(
-        "| case | bytes | default ms | context ms | no reuse ms | context / default | no reuse / default | context / default, paired | no reuse / default, paired | faults a call: context, default, no reuse |"
-    );
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+    print_table_head("| case | bytes | default ms | context ms | no reuse ms | context / default | no reuse / default | context / default, paired | no reuse / default, paired | faults a call: context, default, no reuse |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|");
     for r in &rows {
         let t = |f: &str| mean_ns(&r.label, f).map(|ns| ns / 1e6);
         let (context, default, none) = (t("context"), t("default"), t("no-reuse"));

@@ -34,7 +34,9 @@ use std::time::Duration;
 
 use bloomwire::internals::positional::{self, GapParams};
 use bloomwire::{BloomFilter, Encoder, Limits, Optimizer, Params, Receiver, Sender};
-use bloomwire_benches::{cell, mean_ns, paired_ratio, start_run, CpuTime, Paired};
+use bloomwire_benches::{
+    cell, cpu_criterion, mean_ns, paired_ratio, print_table_head, start_run, CpuTime, Paired,
+};
 use criterion::{BatchSize, Criterion};
 
 const KEYS: u64 = 1_000_000;
@@ -353,11 +355,7 @@ struct Row {
 }
 
 fn print_table(rows: &[Row]) {
-    println!();
-    println!(
-        "| plan | m | k | bloomwire bytes | zstd -3 bytes | bytes ratio | bloomwire sender + receiver ms | by flips ms | zstd -3 ms | CPU ratio | by flips CPU ratio |"
-    );
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    print_table_head("| plan | m | k | bloomwire bytes | zstd -3 bytes | bytes ratio | bloomwire sender + receiver ms | by flips ms | zstd -3 ms | CPU ratio | by flips CPU ratio |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for r in rows {
         let ms = |sender: &str, receiver: &str| {
             let s = mean_ns(&r.group, &format!("{sender}/sender"))?;
@@ -388,9 +386,7 @@ fn print_table(rows: &[Row]) {
 
 fn main() {
     start_run();
-    let mut c = Criterion::default()
-        .with_measurement(CpuTime)
-        .configure_from_args();
+    let mut c = cpu_criterion();
     let mut rows = Vec::new();
     let mut scans = Vec::new();
     for s in [
@@ -402,11 +398,7 @@ fn main() {
     }
     c.final_summary();
     print_table(&rows);
-    println!();
-    println!(
-        "| plan | next_frame / (word compare + positional), paired | fastest batches | next_frame / (line compare + positional), paired | fastest batches |"
-    );
-    println!("|---|---:|---:|---:|---:|");
+    print_table_head("| plan | next_frame / (word compare + positional), paired | fastest batches | next_frame / (line compare + positional), paired | fastest batches |", "|---|---:|---:|---:|---:|");
     for (name, r) in scans {
         let group = format!("scan/{name}");
         let means = |baseline: &str| {

@@ -254,6 +254,45 @@ pub enum Error {
 }
 
 impl Error {
+    /// The variant's name (`"InvalidField"`): how the test vectors' manifests
+    /// (`spec/vectors/reject/manifest.json`), the reference decoder and the conformance kit
+    /// name the error.
+    ///
+    /// ```
+    /// use bloomwire::{decode, Decoded, Limits};
+    /// let e = decode::<Decoded>(b"BLWX", &Limits::default()).unwrap_err();
+    /// assert_eq!(e.name(), "BadMagic");
+    /// ```
+    pub fn name(&self) -> &'static str {
+        match self {
+            Error::InvalidParameter { .. } => "InvalidParameter",
+            Error::Incompatible(_) => "Incompatible",
+            Error::Incomplete { .. } => "Incomplete",
+            Error::BadMagic { .. } => "BadMagic",
+            Error::UnsupportedVersion(_) => "UnsupportedVersion",
+            Error::InvalidField { .. } => "InvalidField",
+            Error::UnsupportedCoding { .. } => "UnsupportedCoding",
+            Error::BadVarint { .. } => "BadVarint",
+            Error::LimitExceeded { .. } => "LimitExceeded",
+            Error::ChecksumMismatch { .. } => "ChecksumMismatch",
+            Error::MissingTag { .. } => "MissingTag",
+            Error::BadTag { .. } => "BadTag",
+            Error::TrailingBytes { .. } => "TrailingBytes",
+            Error::CorruptPayload { .. } => "CorruptPayload",
+            Error::UnexpectedDelta => "UnexpectedDelta",
+            Error::UnexpectedFilterType { .. } => "UnexpectedFilterType",
+            Error::OpaqueHashFamily => "OpaqueHashFamily",
+            Error::GenerationGap { .. } => "GenerationGap",
+            Error::StaleGeneration { .. } => "StaleGeneration",
+            Error::BaseMismatch { .. } => "BaseMismatch",
+            Error::ResultMismatch { .. } => "ResultMismatch",
+            Error::TagNotVerified => "TagNotVerified",
+            Error::OverBudget { .. } => "OverBudget",
+            Error::AllocationFailed { .. } => "AllocationFailed",
+            Error::PlanExceedsLimits { .. } => "PlanExceedsLimits",
+        }
+    }
+
     /// Whether a receiver refused the frame for where it stands in the sequence of
     /// generations (spec 5.2): [`StaleGeneration`](Error::StaleGeneration) (a duplicate or
     /// a late frame: ignore it), [`GenerationGap`](Error::GenerationGap),

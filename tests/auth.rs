@@ -16,6 +16,11 @@ fn frame_key() -> FrameKey {
     FrameKey::new(core::array::from_fn(|i| i as u8 * 7 + 1))
 }
 
+/// [`frame_key`], and a decoder that checks it, with the default limits.
+fn keyed() -> (FrameKey, Verifier) {
+    (frame_key(), Verifier::new(frame_key(), Limits::default()))
+}
+
 /// The checksum of a tagged frame made right again after a change (the tag is not).
 fn fix_crc(frame: &mut [u8]) {
     let body = frame.len() - TAG_LEN - 4;
@@ -114,8 +119,7 @@ fn generation_offset(frame: &[u8]) -> usize {
 #[test]
 fn every_bit_flip_of_a_tagged_frame_is_refused() {
     let params = Params::standard(20_000, 3, HashFamily::default()).unwrap();
-    let k = frame_key();
-    let verifier = Verifier::new(k.clone(), Limits::default());
+    let (k, verifier) = keyed();
     let base = keys(&params, 2, 0..1000);
     let next = keys(&params, 2, 10..1010);
     let full = Encoder::new()
@@ -149,8 +153,7 @@ fn every_bit_flip_of_a_tagged_frame_is_refused() {
 #[test]
 fn the_tag_is_checked_before_the_payload() {
     let params = Params::standard(50_000, 2, HashFamily::default()).unwrap();
-    let k = frame_key();
-    let verifier = Verifier::new(k.clone(), Limits::default());
+    let (k, verifier) = keyed();
     let f = keys(&params, 4, 0..3000);
     let frame = Encoder::new().key(k).encode(&f).unwrap();
     let header_len = frame.header().header_len;
@@ -180,8 +183,7 @@ fn the_tag_is_checked_before_the_payload() {
 #[test]
 fn lengths_incomplete_and_prefix_count_the_tag() {
     let params = Params::standard(10_000, 2, HashFamily::default()).unwrap();
-    let k = frame_key();
-    let verifier = Verifier::new(k.clone(), Limits::default());
+    let (k, verifier) = keyed();
     let f = keys(&params, 5, 0..500);
     let frame = Encoder::new().key(k.clone()).encode(&f).unwrap();
     let wire = frame.to_bytes();
@@ -233,8 +235,7 @@ fn lengths_incomplete_and_prefix_count_the_tag() {
 #[test]
 fn budgets_counting_frames_and_relays() {
     let params = Params::standard(30_000, 3, HashFamily::default()).unwrap();
-    let k = frame_key();
-    let verifier = Verifier::new(k.clone(), Limits::default());
+    let (k, verifier) = keyed();
     let f = keys(&params, 6, 0..2000);
     let plain_len = Encoder::new().encode(&f).unwrap().encoded_len();
     assert!(matches!(

@@ -41,6 +41,14 @@ fn chosen_against_smallest(m: u64, p1: f64, seed: u64) -> (Coding, usize, Coding
     )
 }
 
+/// The encoder chooses `want` for an array of `m` bits with ones at `p1` (seed `seed`);
+/// prints the choice and the smallest frame's.
+fn assert_chooses(m: u64, p1: f64, seed: u64, want: Coding) {
+    let (coding, len, best, smallest) = chosen_against_smallest(m, p1, seed);
+    println!("m {m} p1 {p1}: {coding} {len} B; smallest {best} {smallest} B");
+    assert_eq!(coding, want, "m {m} p1 {p1}");
+}
+
 quickcheck! {
     fn the_predicted_choice_is_within_a_margin_of_the_smallest(
         m: u32, density: u16, log_scale: u8, seed: u64
@@ -84,9 +92,7 @@ fn sparse_filters_choose_the_positional_coding() {
     // Positional's lanes cost a few bytes: at 10^5 bits and 1% ones it is a near tie
     // (6 bytes over adaptive, 0.6%), and known-p symbols may take it.
     for (m, p1) in [(200_000u64, 0.01), (1_000_000, 0.001), (8_000_000, 0.01)] {
-        let (coding, len, best, smallest) = chosen_against_smallest(m, p1, 1);
-        assert_eq!(coding, Coding::Positional, "m {m} p1 {p1}");
-        println!("m {m} p1 {p1}: {coding} {len} B; smallest {best} {smallest} B");
+        assert_chooses(m, p1, 1, Coding::Positional);
     }
 }
 
@@ -100,9 +106,7 @@ fn coding_11_waits_for_arrays_that_repay_its_tables() {
         (140_000, 0.133, Coding::Escape),
         (45_000, 0.25, Coding::Small),
     ] {
-        let (coding, len, best, smallest) = chosen_against_smallest(m, p1, m);
-        println!("m {m} p1 {p1}: {coding} {len} B; smallest {best} {smallest} B");
-        assert_eq!(coding, want, "m {m} p1 {p1}");
+        assert_chooses(m, p1, m, want);
     }
 }
 
@@ -119,9 +123,7 @@ fn large_dense_filters_choose_the_wide_coding() {
         // one before it was withdrawn).
         (3_000_000, 0.1, Coding::Escape),
     ] {
-        let (coding, len, best, smallest) = chosen_against_smallest(m, p1, 2);
-        println!("m {m} p1 {p1}: {coding} {len} B; smallest {best} {smallest} B");
-        assert_eq!(coding, want, "m {m} p1 {p1}");
+        assert_chooses(m, p1, 2, want);
     }
     // The paper's size (m = 140 000, p0 about 0.87): the states would cost 1%.
     let (coding, ..) = chosen_against_smallest(140_000, 0.133, 2);

@@ -66,22 +66,6 @@ fn distinct(rng: &mut SplitMix64, bits: usize, count: usize) -> Vec<usize> {
     v
 }
 
-fn kind(e: &Error) -> &'static str {
-    match e {
-        Error::Incomplete { .. } => "Incomplete",
-        Error::BadMagic { .. } => "BadMagic",
-        Error::UnsupportedVersion(_) => "UnsupportedVersion",
-        Error::InvalidField { .. } => "InvalidField",
-        Error::BadVarint { .. } => "BadVarint",
-        Error::LimitExceeded { .. } => "LimitExceeded",
-        Error::ChecksumMismatch { .. } => "ChecksumMismatch",
-        Error::TrailingBytes { .. } => "TrailingBytes",
-        Error::CorruptPayload { .. } => "CorruptPayload",
-        Error::BadTag { .. } => "BadTag",
-        _ => "other",
-    }
-}
-
 #[derive(Default)]
 struct Tally {
     mutations: usize,
@@ -141,7 +125,7 @@ fn check_flips(name: &str, frame: &[u8], header_len: usize, flips: &[usize], tal
         );
     }
     tally.mutations += 1;
-    *tally.errors.entry(kind(&err)).or_default() += 1;
+    *tally.errors.entry(err.name()).or_default() += 1;
 }
 
 /// Every truncation and 1-bit flip of every frame, and `sampled` 2-bit and 3-bit flips of

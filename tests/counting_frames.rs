@@ -125,18 +125,17 @@ fn counting_messages_re_encode_or_refuse() {
     let Message::Counting(mut d) = message else {
         panic!("a counting frame")
     };
+    let refuses = |d: &Decoded<CountingBloomFilter>| {
+        let refused = Message::Counting(d.clone()).to_frame();
+        assert!(
+            matches!(refused, Err(Error::InvalidParameter { .. })),
+            "{refused:?}"
+        );
+    };
     d.header.counter_table = Some(CounterTable::new(vec![65536], 4).unwrap());
-    let refused = Message::Counting(d.clone()).to_frame();
-    assert!(
-        matches!(refused, Err(Error::InvalidParameter { .. })),
-        "{refused:?}"
-    );
+    refuses(&d);
     d.header.counter_width = None;
-    let refused = Message::Counting(d).to_frame();
-    assert!(
-        matches!(refused, Err(Error::InvalidParameter { .. })),
-        "{refused:?}"
-    );
+    refuses(&d);
 }
 
 #[test]

@@ -170,6 +170,14 @@ fn rewrite_crc(frame: &mut [u8]) {
     frame[n - 4..].copy_from_slice(&crc.to_le_bytes());
 }
 
+/// A receiver that has applied `f`'s full frame numbered `number`.
+fn holding(f: &BloomFilter, number: u64) -> Receiver {
+    let mut r: Receiver = Receiver::new(Limits::default());
+    let full = Encoder::new().encode_generation(f, number).unwrap();
+    r.receive(&full.to_bytes()).unwrap();
+    r
+}
+
 #[test]
 fn mismatched_deltas_are_typed_errors_and_change_nothing() {
     let params = Params::standard(10_000, 2, HashFamily::default()).unwrap();
@@ -179,15 +187,8 @@ fn mismatched_deltas_are_typed_errors_and_change_nothing() {
     let bytes = delta.to_bytes().to_vec();
 
     // Another base with the same generation number.
-    let mut r: Receiver = Receiver::new(Limits::default());
     let other = generation(&params, 2, 0, 500);
-    r.receive(
-        &Encoder::new()
-            .encode_generation(&other, 1)
-            .unwrap()
-            .to_bytes(),
-    )
-    .unwrap();
+    let mut r = holding(&other, 1);
     assert!(matches!(
         r.receive(&bytes),
         Err(Error::BaseMismatch { generation: 1, .. })
@@ -200,14 +201,7 @@ fn mismatched_deltas_are_typed_errors_and_change_nothing() {
     let at = forged.windows(4).position(|w| w == digest).unwrap();
     forged[at] ^= 1;
     rewrite_crc(&mut forged);
-    let mut r: Receiver = Receiver::new(Limits::default());
-    r.receive(
-        &Encoder::new()
-            .encode_generation(&base, 1)
-            .unwrap()
-            .to_bytes(),
-    )
-    .unwrap();
+    let mut r = holding(&base, 1);
     assert!(matches!(
         r.receive(&forged),
         Err(Error::ResultMismatch { generation: 2, .. })

@@ -170,20 +170,13 @@ fn key_of(manifest: &Value) -> Option<FrameKey> {
     Some(FrameKey::new(bytes.try_into().expect("a 32-byte key")))
 }
 
-fn error_name(e: &Error) -> (String, Option<&'static str>) {
-    match e {
-        Error::InvalidField { field, .. } => ("InvalidField".into(), Some(field)),
-        Error::LimitExceeded { field, .. } => ("LimitExceeded".into(), Some(field)),
-        other => {
-            let dbg = format!("{other:?}");
-            let name = dbg
-                .split(|c: char| !c.is_alphanumeric())
-                .next()
-                .unwrap()
-                .to_string();
-            (name, None)
-        }
-    }
+/// An error's name and the field it names, as the manifests write them.
+fn error_name(e: &Error) -> (&'static str, Option<&'static str>) {
+    let field = match e {
+        Error::InvalidField { field, .. } | Error::LimitExceeded { field, .. } => Some(*field),
+        _ => None,
+    };
+    (e.name(), field)
 }
 
 #[test]

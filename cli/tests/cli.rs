@@ -8,7 +8,7 @@ use serde_json::Value;
 
 mod common;
 
-use common::{s, temp_dir};
+use common::{file_with, s, temp_dir};
 
 fn run(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_bloomwire"))
@@ -219,8 +219,7 @@ fn bad_input_fails_with_one_line() {
     }
     fails(&["build", "--keys", s(&missing)]);
 
-    let garbage = dir.join("garbage.blwr");
-    std::fs::write(&garbage, b"this is not a frame at all").unwrap();
+    let garbage = file_with(&dir, "garbage.blwr", b"this is not a frame at all");
     assert!(fails(&["inspect", s(&garbage)]).contains("not a bloomwire frame"));
     fails(&["query", s(&garbage), "key"]);
 
@@ -236,8 +235,7 @@ fn bad_input_fails_with_one_line() {
     // A corrupted payload: inspect still prints the header, and says what is wrong.
     let mut corrupt = bytes.clone();
     corrupt[bytes.len() / 2] ^= 0x10;
-    let corrupted = dir.join("corrupt.blwr");
-    std::fs::write(&corrupted, &corrupt).unwrap();
+    let corrupted = file_with(&dir, "corrupt.blwr", &corrupt);
     assert!(fails(&["query", s(&corrupted), "key"]).contains("checksum mismatch"));
     let out = run(&["inspect", "--json", s(&corrupted)]);
     assert_eq!(out.status.code(), Some(1));
@@ -246,8 +244,7 @@ fn bad_input_fails_with_one_line() {
     assert_eq!(info["n"], N.to_string());
     assert!(info["ones"].is_null());
 
-    let empty = dir.join("empty.txt");
-    std::fs::write(&empty, b"").unwrap();
+    let empty = file_with(&dir, "empty.txt", b"");
     assert!(fails(&["build", "--keys", s(&empty)]).contains("no keys"));
 
     // Usage errors are clap's: exit status 2.
@@ -364,8 +361,7 @@ fn keys_from_a_pipe_are_read_once_and_all_inserted() {
 #[test]
 fn json_carries_64_bit_values_as_decimal_strings() {
     let dir = temp_dir("json64");
-    let keys = dir.join("keys.txt");
-    std::fs::write(&keys, "a\nb\nc\n").unwrap();
+    let keys = file_with(&dir, "keys.txt", "a\nb\nc\n");
     let frame = dir.join("f.blwr");
     ok(&[
         "build",
@@ -426,8 +422,7 @@ fn bloomwire_payload_of_zero_counters() -> Vec<u8> {
 fn the_program_reads_frames_within_the_library_limits_unless_raised() {
     let dir = temp_dir("limits");
     // m = 2^32 counters would take 4 GiB to decode (8 GiB before the limits): refused.
-    let big = dir.join("big.blwr");
-    std::fs::write(&big, zero_counters_frame(1 << 32)).unwrap();
+    let big = file_with(&dir, "big.blwr", zero_counters_frame(1 << 32));
     for args in [
         vec!["decode", s(&big), "-o", "/dev/null"],
         vec!["query", s(&big), "key"],
@@ -439,8 +434,7 @@ fn the_program_reads_frames_within_the_library_limits_unless_raised() {
         );
     }
     // One over the default limit, and the same frame within a raised one.
-    let over = dir.join("over.blwr");
-    std::fs::write(&over, zero_counters_frame(2000)).unwrap();
+    let over = file_with(&dir, "over.blwr", zero_counters_frame(2000));
     assert!(fails(&["--max-m", "1999", "query", s(&over), "key"]).contains("--max-m"));
     // 2000 counters take 2000 bytes: more than a Bloom filter of --max-m 2000 bits.
     let err = fails(&["--max-m", "2000", "query", s(&over), "key"]);
@@ -702,8 +696,7 @@ fn diff_then_apply_reproduces_the_new_filter_bit_for_bit() {
     let mut bytes = std::fs::read(&delta).unwrap();
     let mid = bytes.len() / 2;
     bytes[mid] ^= 1;
-    let corrupt = dir.join("corrupt.blwr");
-    std::fs::write(&corrupt, bytes).unwrap();
+    let corrupt = file_with(&dir, "corrupt.blwr", bytes);
     let err = fails(&["apply", s(&old), s(&corrupt), "-f", "-o", s(&dir.join("x"))]);
     assert!(err.contains("checksum mismatch"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
@@ -883,8 +876,7 @@ fn query_keys_from_files_and_stdin_decodes_only_the_chunks_needed() {
             }
         })
         .collect();
-    let list = dir.join("list.txt");
-    std::fs::write(&list, &mixed).unwrap();
+    let list = file_with(&dir, "list.txt", &mixed);
     let from_file = ok(&["query", s(&chunked), "--keys", s(&list)]);
     let from_stdin = stdout_with_stdin(&["query", s(&whole), "--keys", "-"], mixed.as_bytes());
     assert_eq!(from_file, from_stdin);
@@ -932,8 +924,7 @@ fn query_keys_from_files_and_stdin_decodes_only_the_chunks_needed() {
     assert!(note.contains("decoded whole"), "{note}");
 
     // Hex lines are printed as given; a line that is not hex fails.
-    let hex = dir.join("hex.txt");
-    std::fs::write(&hex, "6b65792d31\n6b65792d3130303030\n").unwrap();
+    let hex = file_with(&dir, "hex.txt", "6b65792d31\n6b65792d3130303030\n");
     assert_eq!(
         ok(&["query", s(&chunked), "--hex", "--keys", s(&hex)]),
         ok(&[
@@ -958,8 +949,7 @@ fn query_keys_from_files_and_stdin_decodes_only_the_chunks_needed() {
     let bytes = std::fs::read(&chunked).unwrap();
     let mut corrupt = bytes.clone();
     corrupt[bytes.len() / 2] ^= 0x40;
-    let bad = dir.join("bad.blwr");
-    std::fs::write(&bad, &corrupt).unwrap();
+    let bad = file_with(&dir, "bad.blwr", &corrupt);
     assert!(fails(&["query", s(&bad), "--keys", s(&keys)]).contains("checksum"));
     // The file is read in pieces, so its length is checked against the header's.
     std::fs::write(&bad, &bytes[..bytes.len() - 1]).unwrap();
@@ -985,8 +975,7 @@ fn binary_keys_files() {
         records.extend_from_slice(&(k.len() as u32).to_le_bytes());
         records.extend_from_slice(k);
     }
-    let file = dir.join("keys.bin");
-    std::fs::write(&file, &records).unwrap();
+    let file = file_with(&dir, "keys.bin", &records);
     let frame = dir.join("f.blwr");
     let out = run(&[
         "build",
@@ -1136,9 +1125,7 @@ fn run_with_stdin(args: &[&str], stdin: &[u8]) -> Output {
 
 /// A key file holding `hex` (64 hex digits) as the program reads it.
 fn key_file(dir: &Path, name: &str, hex: &str) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::write(&path, format!("{hex}\n")).unwrap();
-    path
+    file_with(dir, name, format!("{hex}\n"))
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -1155,11 +1142,7 @@ fn unhex(s: &str) -> Vec<u8> {
 /// The library's name of an error (`InvalidField`), and its field if it has one.
 fn error_name(e: &bloomwire::Error) -> (String, Option<String>) {
     let debug = format!("{e:?}");
-    let name = debug
-        .split(|c: char| !c.is_alphanumeric())
-        .next()
-        .unwrap()
-        .to_string();
+    let name = e.name().to_string();
     let field = debug
         .split("field: \"")
         .nth(1)
@@ -1363,8 +1346,7 @@ fn inspect_checks_the_payload_before_trailing_bytes() {
     let dir = temp_dir("order");
     let mut bytes = std::fs::read(vectors().join("reject/ans_data_left.bin")).unwrap();
     bytes.extend_from_slice(b"xyz");
-    let frame = dir.join("f.blwr");
-    std::fs::write(&frame, &bytes).unwrap();
+    let frame = file_with(&dir, "f.blwr", &bytes);
     let err = fails(&["inspect", s(&frame)]);
     assert!(err.contains("corrupt payload"), "{err}");
     assert!(!err.contains("trailing"), "{err}");
@@ -1403,8 +1385,7 @@ fn the_input_cap_counts_metadata_and_the_tag() {
         .encode(&f)
         .unwrap();
     assert_eq!(frame.payload().len(), 1000);
-    let path = dir.join("f.blwr");
-    std::fs::write(&path, frame.to_bytes()).unwrap();
+    let path = file_with(&dir, "f.blwr", frame.to_bytes());
     let info: Value = serde_json::from_str(&ok(&[
         "--max-payload",
         "1000",
@@ -1483,8 +1464,7 @@ fn a_huge_m_is_an_error_not_an_abort() {
         (1u64 << 40, unhex(reported)),
         (1 << 47, empty_frame_of_m(1 << 47)),
     ] {
-        let frame = dir.join("huge.blwr");
-        std::fs::write(&frame, &bytes).unwrap();
+        let frame = file_with(&dir, "huge.blwr", &bytes);
         let max_m = m.to_string();
         for args in [
             vec!["--max-m", &max_m, "inspect", s(&frame)],
@@ -1529,8 +1509,7 @@ fn a_huge_m_is_an_error_not_an_abort() {
 #[ignore = "needs the library's fallible decode"]
 fn a_huge_counting_frame_is_an_error_not_an_abort() {
     let dir = temp_dir("huge-counting");
-    let frame = dir.join("huge.blwr");
-    std::fs::write(&frame, zero_counters_frame(1 << 47)).unwrap();
+    let frame = file_with(&dir, "huge.blwr", zero_counters_frame(1 << 47));
     let max_m = (1u64 << 47).to_string();
     for args in [
         vec!["--max-m", &max_m, "inspect", s(&frame)],
@@ -1752,8 +1731,7 @@ fn key_files_are_32_bytes_or_64_hex_digits() {
     ];
     let mut frames = Vec::new();
     for (name, contents) in &good {
-        let key = dir.join(name);
-        std::fs::write(&key, contents).unwrap();
+        let key = file_with(&dir, name, contents);
         let frame = dir.join(format!("{name}.blwr"));
         ok(&[
             "build",
@@ -1777,8 +1755,7 @@ fn key_files_are_32_bytes_or_64_hex_digits() {
         ("empty", Vec::new()),
     ];
     for (name, contents) in &bad {
-        let key = dir.join(name);
-        std::fs::write(&key, contents).unwrap();
+        let key = file_with(&dir, name, contents);
         let err = fails(&[
             "build",
             "--keys",
@@ -1843,8 +1820,7 @@ fn metadata_and_restart() {
     assert_eq!(info["restart"], true);
     assert_eq!(info["generation"], "3");
     // Binary metadata from a file: hex only.
-    let binary = dir.join("meta.bin");
-    std::fs::write(&binary, [0u8, 1, 2, 0xff]).unwrap();
+    let binary = file_with(&dir, "meta.bin", [0u8, 1, 2, 0xff]);
     let other = dir.join("g.blwr");
     ok(&[
         "build",
@@ -2164,8 +2140,7 @@ fn frames_from_standard_input() {
 fn outputs_are_not_overwritten_without_force() {
     let dir = temp_dir("force");
     let keys = keys_file(&dir, "keys.txt", 0..500);
-    let frame = dir.join("f.blwr");
-    std::fs::write(&frame, b"precious").unwrap();
+    let frame = file_with(&dir, "f.blwr", b"precious");
     let err = fails(&["build", "--keys", s(&keys), "-o", s(&frame)]);
     assert!(
         err.contains("already exists") && err.contains("--force"),
@@ -2173,22 +2148,19 @@ fn outputs_are_not_overwritten_without_force() {
     );
     assert_eq!(std::fs::read(&frame).unwrap(), b"precious");
     // The default name too.
-    let default = dir.join("keys.txt.blwr");
-    std::fs::write(&default, b"precious").unwrap();
+    let default = file_with(&dir, "keys.txt.blwr", b"precious");
     assert!(fails(&["build", "--keys", s(&keys)]).contains("already exists"));
     ok(&["build", "--keys", s(&keys), "--force"]);
     assert_ne!(std::fs::read(&default).unwrap(), b"precious");
     ok(&["build", "--keys", s(&keys), "-f", "-o", s(&frame)]);
     assert!(inspect(&frame)["n"] == "500");
     // decode, diff, apply, plan --plot alike; devices are written to.
-    let bits = dir.join("bits");
-    std::fs::write(&bits, b"precious").unwrap();
+    let bits = file_with(&dir, "bits", b"precious");
     assert!(fails(&["decode", s(&frame), "-o", s(&bits)]).contains("already exists"));
     ok(&["decode", s(&frame), "-o", "/dev/null"]);
     assert!(fails(&["diff", s(&frame), s(&default), "-o", s(&bits)]).contains("already exists"));
     assert!(fails(&["apply", s(&frame), s(&frame), "-o", s(&bits)]).contains("already exists"));
-    let svg = dir.join("p.svg");
-    std::fs::write(&svg, b"precious").unwrap();
+    let svg = file_with(&dir, "p.svg", b"precious");
     assert!(
         fails(&["plan", "--n", "100", "--fpr", "0.01", "--plot", s(&svg)])
             .contains("already exists")
@@ -2211,8 +2183,7 @@ fn quiet_and_json_summaries() {
         String::from_utf8_lossy(&out.stderr)
     );
     // Warnings too (a binary keys file read as lines).
-    let binary = dir.join("bin.txt");
-    std::fs::write(&binary, b"a\0b\nc\0d\n").unwrap();
+    let binary = file_with(&dir, "bin.txt", b"a\0b\nc\0d\n");
     let out = run(&[
         "--quiet",
         "build",
@@ -2305,8 +2276,7 @@ fn wrap_carries_another_librarys_bits() {
         bits[(i / 8) as usize] |= 1 << (i % 8);
     }
     let ones: u32 = bits.iter().map(|b| b.count_ones()).sum();
-    let file = dir.join("bits.bin");
-    std::fs::write(&file, &bits).unwrap();
+    let file = file_with(&dir, "bits.bin", &bits);
     let frame = dir.join("f.blwr");
     let out = run(&[
         "wrap",
@@ -2533,8 +2503,11 @@ fn update_removes_keys_from_a_counting_filter() {
     assert_eq!(inspect(&delta)["base_generation"], "5");
 
     // Removing keys that are not there: the key named, nothing written.
-    let absent = dir.join("absent.txt");
-    std::fs::write(&absent, "key-1500\nnever-inserted-1\nnever-inserted-2\n").unwrap();
+    let absent = file_with(
+        &dir,
+        "absent.txt",
+        "key-1500\nnever-inserted-1\nnever-inserted-2\n",
+    );
     let out_path = dir.join("x.blwr");
     let err = fails(&[
         "update",

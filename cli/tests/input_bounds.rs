@@ -56,11 +56,9 @@ fn run_measured(dir: &Path, args: &[&str]) -> (Option<i32>, Vec<u8>, String, Opt
 #[test]
 fn inspect_of_a_frame_with_metadata_over_the_limit_prints_no_more_than_the_limit() {
     let dir = temp_dir("inspect-metadata");
-    let keys = dir.join("k.txt");
-    std::fs::write(&keys, "a\nb\n").unwrap();
+    let keys = file_with(&dir, "k.txt", "a\nb\n");
     // 64 MiB of metadata (the reproduction), under --max-payload's input cap.
-    let big = dir.join("big.bin");
-    std::fs::write(&big, vec![0u8; 67_000_000]).unwrap();
+    let big = file_with(&dir, "big.bin", vec![0u8; 67_000_000]);
     let frame = dir.join("m.blwr");
     let max = "--max-metadata=67000000";
     ok(&[
@@ -136,8 +134,7 @@ fn keys_longer_than_a_mib_are_an_error_naming_the_line() {
     text.extend_from_slice(b"\r\n");
     text.extend(std::iter::repeat_n(b'y', MIB + 1));
     text.extend_from_slice(b"\nlast\n");
-    let file = dir.join("long.txt");
-    std::fs::write(&file, &text).unwrap();
+    let file = file_with(&dir, "long.txt", &text);
     let e = fails_with(1, &["build", "--keys", s(&file), "-o", &out]);
     assert!(
         e.contains("long.txt: line 3: a key longer than 1048576"),
@@ -166,8 +163,7 @@ fn keys_longer_than_a_mib_are_an_error_naming_the_line() {
     let mut records = 3u32.to_le_bytes().to_vec();
     records.extend_from_slice(b"abc");
     records.extend_from_slice(&(MIB as u32 + 1).to_le_bytes());
-    let file = dir.join("records.bin");
-    std::fs::write(&file, &records).unwrap();
+    let file = file_with(&dir, "records.bin", &records);
     let e = fails_with(
         1,
         &[

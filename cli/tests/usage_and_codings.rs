@@ -31,8 +31,7 @@ fn wrap_says_what_is_wrong_with_its_bits() {
     // A directory: once "4096 bytes".
     let e = fails_with(1, &["wrap", "--bits", s(&dir), "--m", "100", "-o", &out]);
     assert!(e.ends_with(": is a directory\n"), "{e}");
-    let short = dir.join("short");
-    std::fs::write(&short, [0u8; 3]).unwrap();
+    let short = file_with(&dir, "short", [0u8; 3]);
     let e = fails_with(1, &["wrap", "--bits", s(&short), "--m", "100", "-o", &out]);
     assert!(
         e.contains(": 3 bytes, but m = 100 bits are 13 bytes"),
@@ -318,8 +317,7 @@ fn profile_core_writes_only_core_codings() {
     );
 
     // Every command that encodes takes it.
-    let more = dir.join("more.txt");
-    std::fs::write(&more, "one more\n").unwrap();
+    let more = file_with(&dir, "more.txt", "one more\n");
     let (updated, delta, applied, bits, wrapped) = (
         dir.join("updated.blwr"),
         dir.join("delta.blwr"),

@@ -12,8 +12,7 @@ use common::*;
 /// Every command that writes to stdout, by `-o -` or by printing what it was asked for.
 fn commands_writing_to_stdout(dir: &std::path::Path) -> Vec<Vec<String>> {
     let (keys, frame) = keys_and_frame(dir, 200, &["--generation", "1"]);
-    let more = dir.join("more.txt");
-    std::fs::write(&more, "more-1\nmore-2\n").unwrap();
+    let more = file_with(dir, "more.txt", "more-1\nmore-2\n");
     let next = dir.join("next.blwr");
     ok(&[
         "update",

@@ -44,7 +44,7 @@ PRE_CODING_FIELDS = ("frame kind", "filter type", "base hash", "index scheme", "
 
 # The CRC-32C of spec 2.4 and varints (2.1): the reference decoder's.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "reference"))
-from bloomwire_ref import crc32c, varint  # noqa: E402
+from bloomwire_ref import crc32c, pack_counters, varint  # noqa: E402
 
 
 # ---------------------------------------------------------------------------
@@ -544,21 +544,6 @@ class Corpus:
         return (frame, decoded), request
 
 
-def packed_counters(counters, width):
-    acc = nbits = 0
-    out = bytearray()
-    for c in counters:
-        acc |= c << nbits
-        nbits += width
-        while nbits >= 8:
-            out.append(acc & 0xFF)
-            acc >>= 8
-            nbits -= 8
-    if nbits:
-        out.append(acc & 0xFF)
-    return bytes(out)
-
-
 def encode_request(filt, contents, coding, generation, rng, keyed, base=None, restart=False):
     counting = filt["filter_type"] == 3
     request = {"op": "encode", "filter": filt,
@@ -583,7 +568,7 @@ def encode_request(filt, contents, coding, generation, rng, keyed, base=None, re
 
 def digest_of(filt, contents):
     if filt["filter_type"] == 3:
-        return crc32c(packed_counters(contents, filt["counter_width"]))
+        return crc32c(pack_counters(contents, filt["counter_width"]))
     return crc32c(contents)
 
 

@@ -1430,20 +1430,21 @@ def decode_payload(coding, payload, m, q0):
     if not _payload_length_ok(coding, len(payload)):
         raise CorruptPayload(f"coding {coding}: bad payload length {len(payload)}")
     if coding == 1:
-        return decode_range(payload, m, None)
-    if coding == 2:
-        return decode_range(payload, m, q0)
-    if coding == 3:
-        return decode_ans(payload, m, q0)
+        return decode_range(payload, m, None)      # the adaptive model: no q0
     if coding == 7:
         return decode_positional(payload, m)
-    if coding == 9:
-        return decode_small(payload, m, q0)
-    if coding == 10:
-        return decode_wide(payload, m, q0)
-    if coding == 11:
-        return decode_escape(payload, m, q0)
-    return decode_interleaved(payload, m, q0)
+    return _DECODE_WITH_Q0[coding](payload, m, q0)
+
+
+# The codings of bits whose model is the header's q0 (§4.4, §4.5, §4.9, §4.13 to §4.15).
+_DECODE_WITH_Q0 = {
+    2: decode_range,
+    3: decode_ans,
+    6: decode_interleaved,
+    9: decode_small,
+    10: decode_wide,
+    11: decode_escape,
+}
 
 
 def decode_chunked(coding, payload, m, q0, shift):
@@ -1947,17 +1948,11 @@ def inspect(path):
     except BloomwireError as e:
         print(f"header rejected: {type(e).__name__}: {e}")
         return 1
+    names = {"filter_type": FILTER_TYPES, "base_hash": BASE_HASHES,
+             "index_scheme": INDEX_SCHEMES, "coding": CODINGS, "counted_type": FILTER_TYPES}
     for key, value in hdr.items():
-        if key == "filter_type":
-            value = f"{value} ({FILTER_TYPES[value]})"
-        elif key == "base_hash":
-            value = f"{value} ({BASE_HASHES[value]})"
-        elif key == "index_scheme":
-            value = f"{value} ({INDEX_SCHEMES[value]})"
-        elif key == "coding":
-            value = f"{value} ({CODINGS[value]})"
-        elif key == "counted_type":
-            value = f"{value} ({FILTER_TYPES[value]})"
+        if key in names:
+            value = f"{value} ({names[key][value]})"
         elif key == "k_raw":
             value = f"{value} (k = {value / 65536:g})"
         print(f"{key:14} {value}")

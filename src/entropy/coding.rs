@@ -6,11 +6,11 @@
 use crate::entropy::codec::{BitCodec, BitDecoder, Codec, Job};
 use crate::entropy::counter_table::CounterTable;
 use crate::entropy::model::Counts;
-use crate::entropy::profile::{Profile, Status};
+use crate::entropy::profile::{by_name, display_by_name, Profile, Status};
 use crate::entropy::{
     arithmetic, counters, escape, interleaved, positional, raw, small, symbols, wide, PayloadError,
 };
-use crate::error::{invalid, Error, Result};
+use crate::error::{Error, Result};
 
 /// The table of codings by wire id: row `i` is coding `i`, `None` where an id is withdrawn
 /// (8: spec §4.0). The spec's registry lists the same rows.
@@ -199,11 +199,7 @@ impl Profile {
     }
 }
 
-impl core::fmt::Display for Coding {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(self.name())
-    }
-}
+display_by_name!(Coding);
 
 /// The coding of a name ([`Coding::name`]); an unknown name is
 /// [`Error::InvalidParameter`] listing the names.
@@ -211,19 +207,8 @@ impl core::str::FromStr for Coding {
     type Err = Error;
 
     fn from_str(s: &str) -> Result<Coding> {
-        parse(s, &Coding::ALL, "coding")
+        by_name(s, &Coding::ALL, |c| c.name(), "coding")
     }
-}
-
-/// The one of `all` named `s`, or an error listing their names.
-fn parse<C: Copy + Into<Coding>>(s: &str, all: &[C], what: &'static str) -> Result<C> {
-    all.iter()
-        .copied()
-        .find(|&c| c.into().name() == s)
-        .ok_or_else(|| {
-            let names: Vec<&str> = all.iter().map(|&c| c.into().name()).collect();
-            invalid(what, format!("unknown {s:?}: one of {}", names.join(", ")))
-        })
 }
 
 /// A coding of a Bloom filter's bit array (filter types 0 to 2), for the
@@ -308,7 +293,7 @@ macro_rules! codings_of_one_kind {
             type Err = Error;
 
             fn from_str(s: &str) -> Result<$sub> {
-                parse(s, &$sub::ALL, $what)
+                by_name(s, &$sub::ALL, |c| Coding::from(c).name(), $what)
             }
         }
     };

@@ -48,22 +48,13 @@ impl Profile {
     }
 }
 
-impl core::fmt::Display for Profile {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
 /// The profile of a name (`"core"` or `"full"`); another name is
 /// [`Error::InvalidParameter`].
 impl core::str::FromStr for Profile {
     type Err = Error;
 
     fn from_str(s: &str) -> Result<Profile> {
-        Profile::ALL
-            .into_iter()
-            .find(|p| p.name() == s)
-            .ok_or_else(|| invalid("profile", format!("unknown {s:?}: one of core, full")))
+        by_name(s, &Profile::ALL, Profile::name, "profile")
     }
 }
 
@@ -96,8 +87,31 @@ impl Status {
     }
 }
 
-impl core::fmt::Display for Status {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(self.name())
-    }
+/// `Display` for the registry's enums (codings, profiles, statuses): their `name()`, as the
+/// spec, the program and the Python package write them.
+macro_rules! display_by_name {
+    ($($t:ty),+) => {$(
+        impl core::fmt::Display for $t {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+    )+};
+}
+pub(crate) use display_by_name;
+
+display_by_name!(Profile, Status);
+
+/// The one of `all` whose `name` is `s` (the `FromStr` of the registry's enums: codings and
+/// profiles), or an [`Error::InvalidParameter`] for `what` listing the names.
+pub(crate) fn by_name<C: Copy>(
+    s: &str,
+    all: &[C],
+    name: impl Fn(C) -> &'static str,
+    what: &'static str,
+) -> Result<C> {
+    all.iter().copied().find(|&c| name(c) == s).ok_or_else(|| {
+        let names: Vec<&str> = all.iter().map(|&c| name(c)).collect();
+        invalid(what, format!("unknown {s:?}: one of {}", names.join(", ")))
+    })
 }

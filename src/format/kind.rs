@@ -42,59 +42,56 @@ pub(crate) mod sealed {
     }
 }
 
-impl Filter for BloomFilter {
-    type Coding = BitCoding;
-}
-
-impl sealed::Sealed for BloomFilter {
-    const KIND: &'static str = "a Bloom filter";
-
-    fn admits(header: &FrameHeader) -> bool {
-        !header.is_counting()
-    }
-
-    fn as_any(&self) -> FilterRef<'_> {
-        FilterRef::Bloom(self)
-    }
-
-    fn as_any_mut(&mut self) -> FilterMut<'_> {
-        FilterMut::Bloom(self)
-    }
-
-    fn from_any(filter: AnyFilter) -> Option<Self> {
-        match filter {
-            AnyFilter::Bloom(f) => Some(f),
-            AnyFilter::Counting(_) => None,
+/// [`Filter`] and [`sealed::Sealed`] for a filter type that is the variant `$variant` of
+/// [`AnyFilter`] (the other variant `$other`), whose frames are those with
+/// `is_counting() == $counting`.
+macro_rules! one_kind {
+    ($filter:ty, $coding:ty, $kind:literal, $variant:ident, $other:ident, $counting:literal) => {
+        impl Filter for $filter {
+            type Coding = $coding;
         }
-    }
-}
 
-impl Filter for CountingBloomFilter {
-    type Coding = CounterCoding;
-}
+        impl sealed::Sealed for $filter {
+            const KIND: &'static str = $kind;
 
-impl sealed::Sealed for CountingBloomFilter {
-    const KIND: &'static str = "a counting filter";
+            fn admits(header: &FrameHeader) -> bool {
+                header.is_counting() == $counting
+            }
 
-    fn admits(header: &FrameHeader) -> bool {
-        header.is_counting()
-    }
+            fn as_any(&self) -> FilterRef<'_> {
+                FilterRef::$variant(self)
+            }
 
-    fn as_any(&self) -> FilterRef<'_> {
-        FilterRef::Counting(self)
-    }
+            fn as_any_mut(&mut self) -> FilterMut<'_> {
+                FilterMut::$variant(self)
+            }
 
-    fn as_any_mut(&mut self) -> FilterMut<'_> {
-        FilterMut::Counting(self)
-    }
-
-    fn from_any(filter: AnyFilter) -> Option<Self> {
-        match filter {
-            AnyFilter::Counting(f) => Some(f),
-            AnyFilter::Bloom(_) => None,
+            fn from_any(filter: AnyFilter) -> Option<Self> {
+                match filter {
+                    AnyFilter::$variant(f) => Some(f),
+                    AnyFilter::$other(_) => None,
+                }
+            }
         }
-    }
+    };
 }
+
+one_kind!(
+    BloomFilter,
+    BitCoding,
+    "a Bloom filter",
+    Bloom,
+    Counting,
+    false
+);
+one_kind!(
+    CountingBloomFilter,
+    CounterCoding,
+    "a counting filter",
+    Counting,
+    Bloom,
+    true
+);
 
 impl Filter for AnyFilter {
     type Coding = Coding;

@@ -86,6 +86,13 @@ pub fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
+/// The file `name` in `dir`, written with `contents`.
+pub fn file_with(dir: &Path, name: impl AsRef<Path>, contents: impl AsRef<[u8]>) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, contents).unwrap();
+    path
+}
+
 /// A keys file of `n` keys `key-0` ... and its frame, built with `extra` options.
 pub fn keys_and_frame(dir: &Path, n: usize, extra: &[&str]) -> (PathBuf, PathBuf) {
     let keys = dir.join(format!("keys-{n}.txt"));

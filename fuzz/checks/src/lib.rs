@@ -627,16 +627,27 @@ pub fn decode_counting(data: &[u8], meter: &dyn Meter) {
     }
 }
 
-/// A delta from an arbitrary base to an arbitrary later filter, corrupted or not.
-pub fn apply_delta(data: &[u8], meter: &dyn Meter) {
+/// The check of `data` after its first byte (the mode): `bytes` when the mode is even (the
+/// rest taken as frames), `built` when it is odd (the rest taken as what to build frames of).
+fn by_mode(
+    data: &[u8],
+    meter: &dyn Meter,
+    bytes: fn(&[u8], &dyn Meter),
+    built: fn(&[u8], &dyn Meter),
+) {
     let Some((&mode, rest)) = data.split_first() else {
         return;
     };
     if mode & 1 == 0 {
-        apply_delta_bytes(rest, meter);
+        bytes(rest, meter);
     } else {
-        apply_delta_built(rest, meter);
+        built(rest, meter);
     }
+}
+
+/// A delta from an arbitrary base to an arbitrary later filter, corrupted or not.
+pub fn apply_delta(data: &[u8], meter: &dyn Meter) {
+    by_mode(data, meter, apply_delta_bytes, apply_delta_built);
 }
 
 /// Two arbitrary frames: the first two bytes say where the base ends.
@@ -790,14 +801,7 @@ fn apply_delta_built(data: &[u8], meter: &dyn Meter) {
 
 /// A receiver fed a stream.
 pub fn receiver_stream(data: &[u8], meter: &dyn Meter) {
-    let Some((&mode, rest)) = data.split_first() else {
-        return;
-    };
-    if mode & 1 == 0 {
-        receiver_stream_bytes(rest, meter);
-    } else {
-        receiver_stream_built(rest, meter);
-    }
+    by_mode(data, meter, receiver_stream_bytes, receiver_stream_built);
 }
 
 /// Check one step of a receiver: on success it holds the frame's generation; on failure
@@ -1191,41 +1195,27 @@ pub fn genuine_tagged() -> &'static [Vec<u8>] {
         let tagged = || Encoder::new().key(forge_key());
         let mut counting = CountingBloomFilter::new(params.clone(), 4).expect("valid");
         (0..150u32).for_each(|i| counting.insert(i.to_le_bytes()));
-        vec![
-            tagged()
-                .coding(BitCoding::KnownP)
-                .encode_generation(&a, 7)
-                .expect("no budget")
-                .to_bytes()
-                .to_vec(),
+        let restarted = tagged()
+            .coding(BitCoding::Raw)
+            .encode_generation(&b, 10)
+            .expect("no budget")
+            .with_restart(true);
+        [
+            tagged().coding(BitCoding::KnownP).encode_generation(&a, 7),
             tagged()
                 .coding(BitCoding::Positional)
-                .encode_delta(&a, 7, &b, 8)
-                .expect("no budget")
-                .to_bytes()
-                .to_vec(),
+                .encode_delta(&a, 7, &b, 8),
             tagged()
                 .chunking(Chunking::Shift(10))
                 .coding(BitCoding::KnownPInterleaved)
-                .encode_generation(&b, 9)
-                .expect("no budget")
-                .to_bytes()
-                .to_vec(),
+                .encode_generation(&b, 9),
             Encoder::<CountingBloomFilter>::new()
                 .key(forge_key())
-                .encode_generation(&counting, 3)
-                .expect("no budget")
-                .to_bytes()
-                .to_vec(),
-            tagged()
-                .coding(BitCoding::Raw)
-                .encode_generation(&b, 10)
-                .expect("no budget")
-                .with_restart(true)
-                .expect("a full frame")
-                .to_bytes()
-                .to_vec(),
+                .encode_generation(&counting, 3),
+            restarted,
         ]
+        .map(|frame| frame.expect("a frame").to_bytes().to_vec())
+        .to_vec()
     })
 }
 

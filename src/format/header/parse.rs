@@ -414,12 +414,7 @@ mod tests {
 
     /// The name of an error's variant and its field, as the manifests write them.
     fn named(e: &Error) -> (String, Option<String>) {
-        let variant = format!("{e:?}");
-        let variant = variant
-            .split(|c: char| !c.is_alphanumeric())
-            .next()
-            .unwrap()
-            .to_string();
+        let variant = e.name().to_string();
         let field = match e {
             Error::InvalidField { field, .. }
             | Error::LimitExceeded { field, .. }

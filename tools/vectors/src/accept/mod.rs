@@ -6,8 +6,8 @@ mod opaque;
 pub(crate) mod tagged;
 
 use bloomwire::{
-    BitArray, BitCoding, BloomFilter, Chunking, Coding, Encoder, Frame, FrameKind, HashCount,
-    HashFamily, IndexScheme, Layout, PSource, Params, Tag,
+    BitArray, BitCoding, BloomFilter, Chunking, Coding, Encoder, Filter, Frame, FrameKind,
+    HashCount, HashFamily, IndexScheme, Layout, PSource, Params, Tag,
 };
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
@@ -422,6 +422,40 @@ pub(crate) fn accept_files(
     ]
 }
 
+/// [`accept_files`] of a frame that carries the whole of `f` (not a delta).
+pub(crate) fn filter_files(
+    name: &str,
+    frame: &Frame,
+    f: &BloomFilter,
+    members: core::ops::Range<u64>,
+) -> Vec<VectorFile> {
+    accept_files(name, frame, f.bits(), f, members, None)
+}
+
+/// `f` as full frame `generation` in coding 1 (known p), by `encoder`.
+pub(crate) fn known_p_generation(encoder: Encoder, f: &BloomFilter, generation: u64) -> Frame {
+    encoder
+        .coding(BitCoding::KnownP)
+        .encode_generation(f, generation)
+        .expect("no budget")
+}
+
+/// `next` as the delta from generation 7 (`base`) to 8, by `encoder` in `coding`, which
+/// it keeps.
+pub(crate) fn delta_7_to_8<F: Filter>(
+    encoder: Encoder<F>,
+    coding: F::Coding,
+    base: &F,
+    next: &F,
+) -> Frame {
+    let frame = encoder
+        .coding(coding)
+        .encode_delta(base, 7, next, 8)
+        .expect("no budget");
+    assert_eq!(frame.coding(), coding.into());
+    frame
+}
+
 pub(crate) fn filter_of(params: &Params, keys: core::ops::Range<u64>) -> BloomFilter {
     let mut f = BloomFilter::new(params.clone());
     for i in keys {
@@ -469,14 +503,7 @@ pub(crate) fn accept_vectors() -> Vec<VectorFile> {
             .p_source(case.p_source)
             .encode_with(&f, bit(case.coding))
             .unwrap();
-        out.extend(accept_files(
-            case.name,
-            &frame,
-            f.bits(),
-            &f,
-            0..case.n,
-            None,
-        ));
+        out.extend(filter_files(case.name, &frame, &f, 0..case.n));
     }
     // Chunked payloads (section 4.10), with small chunks so that the files stay small.
     let f0 = xxh(0, IndexScheme::DoubleHashing);
@@ -501,7 +528,7 @@ pub(crate) fn accept_vectors() -> Vec<VectorFile> {
             .encode_with(&f, bit(coding))
             .unwrap();
         assert_eq!(frame.header().chunk_shift, Some(shift));
-        out.extend(accept_files(name, &frame, f.bits(), &f, 0..n, None));
+        out.extend(filter_files(name, &frame, &f, 0..n));
     }
     // Coding 7 with the one bit at m - 1 (the last gap ends at the last bit).
     {
@@ -512,84 +539,36 @@ pub(crate) fn accept_vectors() -> Vec<VectorFile> {
         let frame = Encoder::new()
             .encode_with(&f, BitCoding::Positional)
             .expect("a bit coding");
-        out.extend(accept_files(
-            "last_bit_positional",
-            &frame,
-            f.bits(),
-            &f,
-            0..0,
-            None,
-        ));
+        out.extend(filter_files("last_bit_positional", &frame, &f, 0..0));
     }
     let [g7, g8, _, other7] = delta_generations();
-    let full = |f: &BloomFilter| {
-        Encoder::new()
-            .coding(BitCoding::KnownP)
-            .encode_generation(f, 7)
-            .expect("no budget")
-    };
-    out.extend(accept_files(
-        "gen7_base",
-        &full(&g7),
-        g7.bits(),
-        &g7,
-        0..400,
-        None,
-    ));
-    out.extend(accept_files(
+    let full = |f: &BloomFilter, generation| known_p_generation(Encoder::new(), f, generation);
+    out.extend(filter_files("gen7_base", &full(&g7, 7), &g7, 0..400));
+    out.extend(filter_files(
         "gen7_other_base",
-        &full(&other7),
-        other7.bits(),
+        &full(&other7, 7),
         &other7,
         1000..1400,
-        None,
     ));
-    out.extend(accept_files(
-        "gen8_full",
-        &Encoder::new()
-            .coding(BitCoding::KnownP)
-            .encode_generation(&g8, 8)
-            .expect("no budget"),
-        g8.bits(),
-        &g8,
-        20..420,
-        None,
-    ));
+    out.extend(filter_files("gen8_full", &full(&g8, 8), &g8, 20..420));
     let k3 = other_shape();
-    out.extend(accept_files(
-        "gen7_other_shape",
-        &full(&k3),
-        k3.bits(),
-        &k3,
-        0..400,
-        None,
-    ));
+    out.extend(filter_files("gen7_other_shape", &full(&k3, 7), &k3, 0..400));
     for (name, f) in other_families() {
-        out.extend(accept_files(name, &full(&f), f.bits(), &f, 0..400, None));
+        out.extend(filter_files(name, &full(&f, 7), &f, 0..400));
     }
     // A forged full frame numbered 2^64 - 1 (another filter, no restart flag), and the
     // sender's genuine full frame of generation 8 with the restart flag, which a receiver
     // holding the forgery applies (section 5.2).
     let forged = filter_of(&g7.params().clone(), 5000..5100);
-    out.extend(accept_files(
+    out.extend(filter_files(
         "forged_gen_max",
-        &Encoder::new()
-            .coding(BitCoding::KnownP)
-            .encode_generation(&forged, u64::MAX)
-            .expect("no budget"),
-        forged.bits(),
+        &full(&forged, u64::MAX),
         &forged,
         5000..5100,
-        None,
     ));
     out.extend(accept_files(
         "restart_gen8_after_forged",
-        &Encoder::new()
-            .coding(BitCoding::KnownP)
-            .encode_generation(&g8, 8)
-            .expect("no budget")
-            .with_restart(true)
-            .expect("a full frame"),
+        &full(&g8, 8).with_restart(true).expect("a full frame"),
         g8.bits(),
         &g8,
         20..420,
@@ -602,11 +581,7 @@ pub(crate) fn accept_vectors() -> Vec<VectorFile> {
         ("delta_gen8_raw", Coding::Raw),
         ("delta_gen8_positional", Coding::Positional),
     ] {
-        let frame = Encoder::new()
-            .coding(bit(coding))
-            .encode_delta(&g7, 7, &g8, 8)
-            .expect("no budget");
-        assert_eq!(frame.coding(), coding);
+        let frame = delta_7_to_8(Encoder::new(), bit(coding), &g7, &g8);
         out.extend(accept_files(
             name,
             &frame,

@@ -3,7 +3,7 @@
 
 use bloomwire::{BitArray, BitCoding, BloomFilter, Encoder, HashFamily, IndexScheme, Params};
 
-use crate::accept::{accept_files, filter_of};
+use crate::accept::{accept_files, filter_files, filter_of};
 use crate::{xxh, VectorFile};
 
 /// Two generations of another library's filter (base hash 0, spec 3.1): m = 4096 with
@@ -29,26 +29,22 @@ pub(crate) fn opaque_generations() -> [BloomFilter; 2] {
 pub(crate) fn opaque_accept_vectors() -> Vec<VectorFile> {
     let mut out = Vec::new();
     let [g1, g2] = opaque_generations();
-    out.extend(accept_files(
+    out.extend(filter_files(
         "opaque_raw",
         &Encoder::new()
             .encode_with(&g1, BitCoding::Raw)
             .expect("a bit coding"),
-        g1.bits(),
         &g1,
         0..0,
-        None,
     ));
     let meta = Encoder::new()
         .coding(BitCoding::KnownPInterleaved)
         .metadata(b"fastbloom hashes=7 seed=42".to_vec());
-    out.extend(accept_files(
+    out.extend(filter_files(
         "opaque_gen1_metadata",
         &meta.encode_generation(&g1, 1).expect("no budget"),
-        g1.bits(),
         &g1,
         0..0,
-        None,
     ));
     let delta = Encoder::new()
         .coding(BitCoding::Positional)
@@ -66,16 +62,14 @@ pub(crate) fn opaque_accept_vectors() -> Vec<VectorFile> {
     // A filter of bloomwire's own family with metadata: queried as usual.
     let params = Params::standard(1000, 3, xxh(0, IndexScheme::DoubleHashing)).expect("valid");
     let f = filter_of(&params, 0..100);
-    out.extend(accept_files(
+    out.extend(filter_files(
         "metadata_known_p",
         &Encoder::new()
             .metadata(b"sender=7".to_vec())
             .encode_with(&f, BitCoding::KnownP)
             .expect("a bit coding"),
-        f.bits(),
         &f,
         0..100,
-        None,
     ));
     out
 }

@@ -1,10 +1,12 @@
 //! Vectors of authenticated frames (spec section 2.5): tagged frames read with the key, and
 //! forged tags refused.
 
-use bloomwire::{BitCoding, Coding, Encoder, FrameKey};
+use bloomwire::{BitCoding, Encoder, FrameKey};
 use serde_json::{json, Value};
 
-use crate::accept::{accept_files, delta_generations};
+use crate::accept::{
+    accept_files, delta_7_to_8, delta_generations, filter_files, known_p_generation,
+};
 use crate::{hex, json_file, VectorFile};
 
 /// The key of the authenticated vectors (section 2.5): bytes 0x00 to 0x1f.
@@ -28,23 +30,14 @@ fn with_key(mut files: Vec<VectorFile>) -> Vec<VectorFile> {
 pub(crate) fn tagged_accept_vectors() -> Vec<VectorFile> {
     let [g7, g8, _, _] = delta_generations();
     let tagged = || Encoder::new().key(FrameKey::new(vector_key()));
-    let mut out = with_key(accept_files(
+    let mut out = with_key(filter_files(
         "tagged_gen7_base",
-        &tagged()
-            .coding(BitCoding::KnownP)
-            .encode_generation(&g7, 7)
-            .expect("no budget"),
-        g7.bits(),
+        &known_p_generation(tagged(), &g7, 7),
         &g7,
         0..400,
-        None,
     ));
     let xor = g8.xor(&g7).expect("same params");
-    let delta = tagged()
-        .coding(BitCoding::Positional)
-        .encode_delta(&g7, 7, &g8, 8)
-        .expect("no budget");
-    assert_eq!(delta.coding(), Coding::Positional);
+    let delta = delta_7_to_8(tagged(), BitCoding::Positional, &g7, &g8);
     out.extend(with_key(accept_files(
         "tagged_delta_gen8",
         &delta,

@@ -5,7 +5,7 @@ use bloomwire::{Coding, CounterCoding, CountingBloomFilter, Encoder, IndexScheme
 use serde_json::{json, Value};
 
 use super::deltas::stale_deltas;
-use super::{checksum_fixed, Rejects};
+use super::{checksum_fixed, field, plain, Rejects};
 use crate::accept::counting::{counting_generations, counting_of};
 use crate::raw_frame::varint;
 use crate::{counter, xxh};
@@ -75,8 +75,6 @@ impl CountingRaw {
 
 /// Appends the counting filters' reject files.
 pub(super) fn reject_vectors(rejects: &mut Rejects) {
-    let field = |name: &str| json!({"error": "InvalidField", "field": name});
-    let plain = |name: &str| json!({"error": name});
     let params = Params::standard(100, 2, xxh(0, IndexScheme::DoubleHashing)).expect("valid");
     let small = counting_of(&params, 4, 0..10);
     let known = CountingRaw::from_filter(&small, Coding::KnownCounters);
@@ -92,27 +90,15 @@ pub(super) fn reject_vectors(rejects: &mut Rejects) {
         f.iter().for_each(|&x| t.extend(varint(x)));
         t
     };
+    // Codings of bits only: `counting_coding_2` and so on.
+    for coding in [2, 3, 6, 10] {
+        rejects.push(
+            &format!("counting_coding_{coding}"),
+            edit(&raw, &|r| r.fixed[9] = coding),
+            field("coding"),
+        );
+    }
     let cases: Vec<(&str, Vec<u8>, Value)> = vec![
-        (
-            "counting_coding_2",
-            edit(&raw, &|r| r.fixed[9] = 2),
-            field("coding"),
-        ),
-        (
-            "counting_coding_3",
-            edit(&raw, &|r| r.fixed[9] = 3),
-            field("coding"),
-        ),
-        (
-            "counting_coding_6",
-            edit(&raw, &|r| r.fixed[9] = 6),
-            field("coding"),
-        ),
-        (
-            "counting_coding_10",
-            edit(&raw, &|r| r.fixed[9] = 10),
-            field("coding"),
-        ),
         (
             "counting_counted_type_3",
             edit(&raw, &|r| r.counted = 3),

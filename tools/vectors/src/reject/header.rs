@@ -4,7 +4,7 @@
 use bloomwire::Coding;
 
 use super::{field, limit, plain, Case, Kit};
-use crate::raw_frame::{q0_neighbour, varint, Truncated};
+use crate::raw_frame::{varint, Truncated};
 
 /// The header's cases, each a frame cut where the decoder must stop and the error it names.
 pub(super) fn cases(kit: &Kit) -> Vec<Case> {
@@ -122,24 +122,8 @@ pub(super) fn cases(kit: &Kit) -> Vec<Case> {
             kit.coded_with(Coding::Wide, &|r| r.fixed[9] = 8),
             field("coding"),
         ),
-        // Codings 9 to 11 carry the measured fraction of zeros as q0 (4.4): a neighbour of
-        // it whose model codes the array to the very same payload (their tables quantize
-        // q0 coarsely) is refused.
-        (
-            "q0_not_measured_wide",
-            q0_neighbour(&kit.small, Coding::Wide),
-            plain("CorruptPayload"),
-        ),
-        (
-            "q0_not_measured_small",
-            q0_neighbour(&kit.small, Coding::Small),
-            plain("CorruptPayload"),
-        ),
-        (
-            "q0_not_measured_escape",
-            q0_neighbour(&kit.small, Coding::Escape),
-            plain("CorruptPayload"),
-        ),
+        // A q0 other than the measured one in codings 9 to 11 (`q0_not_measured_wide` and
+        // so on) is in `states.rs`, with their other shared checks.
         (
             "coding_255",
             kit.with(&|r| r.fixed[9] = 255),

@@ -1,63 +1,38 @@
-//! Reject vectors of coding 6, known p interleaved (spec section 4.9).
+//! Reject vectors of coding 6, known p interleaved (spec section 4.9); the checks it shares
+//! with codings 9, 10 and 11 (`interleaved_shorter_than_states`, `interleaved_ends_early`)
+//! are in `states.rs`.
 
 use bloomwire::Coding;
 
-use super::{ends_early, field, framed, plain, Case, Kit};
+use super::{field, plain, state_flipped, state_set, Case, Kit};
 
-/// Each check of coding 6's decoder, on the small filter's payload.
+/// Each check of coding 6's decoder of its own, on the small filter's payload.
 pub(super) fn cases(kit: &Kit) -> Vec<Case> {
-    // Coding 6 (section 4.9): each check of the decoder, on the small filter's payload.
+    let coded = || kit.coded(Coding::KnownPInterleaved);
     vec![
         (
             "interleaved_length_not_multiple_of_4",
-            kit.coded_with(Coding::KnownPInterleaved, &|r| {
-                r.payload.push(1);
-            }),
-            field("payload length"),
-        ),
-        (
-            "interleaved_shorter_than_states",
-            kit.coded_with(Coding::KnownPInterleaved, &|r| {
-                r.payload.truncate(28);
-            }),
+            kit.appended(Coding::KnownPInterleaved, &[1]),
             field("payload length"),
         ),
         (
             "interleaved_state_below_2_31",
-            kit.coded_with(Coding::KnownPInterleaved, &|r| {
-                r.payload[8..16].copy_from_slice(&0x7FFF_FFFFu64.to_le_bytes());
-            }),
+            state_set(coded(), 8, &0x7FFF_FFFFu64.to_le_bytes()),
             plain("CorruptPayload"),
         ),
         (
             "interleaved_state_at_2_63",
-            kit.coded_with(Coding::KnownPInterleaved, &|r| {
-                r.payload[24..32].copy_from_slice(&(1u64 << 63).to_le_bytes());
-            }),
+            state_set(coded(), 24, &(1u64 << 63).to_le_bytes()),
             plain("CorruptPayload"),
         ),
         (
             "interleaved_word_left",
-            kit.coded_with(Coding::KnownPInterleaved, &|r| {
-                r.payload.extend_from_slice(&[1, 0, 0, 0]);
-            }),
-            plain("CorruptPayload"),
-        ),
-        (
-            "interleaved_ends_early",
-            {
-                // The small filter's payload is only its states; this one has words after.
-                let r = framed(1000, 3, 100, Coding::KnownPInterleaved);
-                assert!(r.payload.len() > 36);
-                ends_early(r, 4)
-            },
+            kit.appended(Coding::KnownPInterleaved, &[1, 0, 0, 0]),
             plain("CorruptPayload"),
         ),
         (
             "interleaved_final_state_off",
-            kit.coded_with(Coding::KnownPInterleaved, &|r| {
-                r.payload[1] ^= 1;
-            }),
+            state_flipped(coded(), 1, 1),
             plain("CorruptPayload"),
         ),
     ]

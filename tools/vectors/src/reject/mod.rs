@@ -10,6 +10,7 @@ mod known_p_interleaved;
 mod payload;
 mod positional;
 mod small;
+mod states;
 mod tagged;
 mod wide;
 
@@ -47,6 +48,12 @@ impl Kit {
     /// A coded frame with its payload edited, and the payload length to match.
     fn coded_with(&self, coding: Coding, edit: &dyn Fn(&mut RawFrame)) -> Truncated {
         relength(self.coded(coding), edit)
+    }
+
+    /// The small filter in `coding` with `bytes` appended to its payload (and the length to
+    /// match): data after the coded stream.
+    fn appended(&self, coding: Coding, bytes: &[u8]) -> Truncated {
+        relength(self.coded(coding), |r| r.payload.extend_from_slice(bytes))
     }
 
     /// The small filter in `coding`, flagged as chunked: for a coding that never chunks.
@@ -107,6 +114,18 @@ fn ends_early(r: RawFrame, bytes: usize) -> Truncated {
     relength(r, |r| r.payload.truncate(r.payload.len() - bytes))
 }
 
+/// `r` with the bits `mask` of its payload's byte `at` flipped: a state out of its range.
+fn state_flipped(mut r: RawFrame, at: usize, mask: u8) -> Truncated {
+    r.payload[at] ^= mask;
+    r.into()
+}
+
+/// `r` with `value` written into its payload at `at`: a state out of its range.
+fn state_set(mut r: RawFrame, at: usize, value: &[u8]) -> Truncated {
+    r.payload[at..at + value.len()].copy_from_slice(value);
+    r.into()
+}
+
 /// `r`, whose stream ends inside its last byte, with that byte's top bit (padding) set.
 fn padding_set(mut r: RawFrame) -> Truncated {
     let last = r.payload.len() - 1;
@@ -143,10 +162,11 @@ pub(crate) fn reject_vectors() -> Vec<VectorFile> {
     cases.extend(chunking::cases(&kit));
     let mut rejects = Rejects::default();
     deltas::reject_vectors(&mut rejects);
-    for (name, Truncated(frame, cut), expect) in cases {
-        let mut bytes = frame.bytes();
-        bytes.truncate(cut);
-        rejects.push(name, bytes, expect);
+    for (name, frame, expect) in cases {
+        rejects.push_cut(name, frame, expect);
+    }
+    for (name, frame, expect) in states::cases(&kit) {
+        rejects.push_cut(&name, frame, expect);
     }
     counting::reject_vectors(&mut rejects);
     tagged::reject_vectors(&mut rejects);
@@ -169,6 +189,14 @@ impl Rejects {
             bytes,
         });
         self.manifest.insert(file, entry);
+    }
+
+    /// Adds `reject/{name}.bin` holding `frame` cut where a decoder stops, and its manifest
+    /// entry.
+    fn push_cut(&mut self, name: &str, Truncated(frame, cut): Truncated, entry: Value) {
+        let mut bytes = frame.bytes();
+        bytes.truncate(cut);
+        self.push(name, bytes, entry);
     }
 
     /// The files, the manifest last.

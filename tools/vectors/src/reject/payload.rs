@@ -17,16 +17,12 @@ pub(super) fn cases(kit: &Kit) -> Vec<Case> {
         ),
         (
             "ans_length_not_multiple_of_4",
-            kit.coded_with(Coding::KnownPSymbols, &|r| {
-                r.payload.push(1);
-            }),
+            kit.appended(Coding::KnownPSymbols, &[1]),
             field("payload length"),
         ),
         (
             "range_trailing_zero_byte",
-            kit.coded_with(Coding::Adaptive, &|r| {
-                r.payload.push(0);
-            }),
+            kit.appended(Coding::Adaptive, &[0]),
             plain("CorruptPayload"),
         ),
         (
@@ -84,9 +80,7 @@ pub(super) fn cases(kit: &Kit) -> Vec<Case> {
         ),
         (
             "range_byte_after_termination",
-            kit.coded_with(Coding::KnownP, &|r| {
-                r.payload.push(1);
-            }),
+            kit.appended(Coding::KnownP, &[1]),
             plain("CorruptPayload"),
         ),
         (
@@ -102,9 +96,7 @@ pub(super) fn cases(kit: &Kit) -> Vec<Case> {
         ),
         (
             "ans_last_word_zero",
-            kit.coded_with(Coding::KnownPSymbols, &|r| {
-                r.payload.extend_from_slice(&[0, 0, 0, 0]);
-            }),
+            kit.appended(Coding::KnownPSymbols, &[0, 0, 0, 0]),
             plain("CorruptPayload"),
         ),
         (

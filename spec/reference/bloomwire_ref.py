@@ -1433,7 +1433,10 @@ def decode_payload(coding, payload, m, q0):
         return decode_range(payload, m, None)      # the adaptive model: no q0
     if coding == 7:
         return decode_positional(payload, m)
-    return _DECODE_WITH_Q0[coding](payload, m, q0)
+    decode = _DECODE_WITH_Q0.get(coding)
+    if decode is None:  # the header's checks refuse such ids first (§3)
+        raise UnsupportedCoding(f"coding {coding} does not code bits")
+    return decode(payload, m, q0)
 
 
 # The codings of bits whose model is the header's q0 (§4.4, §4.5, §4.9, §4.13 to §4.15).

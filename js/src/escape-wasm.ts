@@ -48,11 +48,13 @@ export function escapeWasmAvailable(): boolean {
 
 /**
  * Decodes the T coded bytes of a coding-11 payload `p` (states u0 .. u3 and y read by the
- * caller, in `u`) into out[0 .. T). Returns the bits read (at most 8 L, else -1) and the
- * count of ones of out[0 .. counted), leaving the final states in `u`; or null when the
- * kernel cannot run.
+ * caller, in `u`) into out[0 .. T), with the frame's tables, which `tables` writes straight
+ * into the kernel's memory (4096 and 2048 entries, every one written: the previous frame's
+ * are there). Returns the bits read (at most 8 L, else -1) and the count of ones of
+ * out[0 .. counted), leaving the final states in `u`; or null when the kernel cannot run
+ * (then `tables` has not been called).
  */
-export function wasmEscape(p: Uint8Array, T: number, t1: TansTable, t2: TansTable, u: Int32Array,
+export function wasmEscape(p: Uint8Array, T: number, tables: (t1: TansTable, t2: TansTable) => void, u: Int32Array,
   out: Uint8Array): { read: number; ones: number; counted: number } | null {
   const L = p.length;
   const outAt = (IN + L + SLACK + 7) & ~7;
@@ -60,9 +62,8 @@ export function wasmEscape(p: Uint8Array, T: number, t1: TansTable, t2: TansTabl
   const k = need <= SHARED_LIMIT ? (shared ??= instantiate()) : instantiate();
   if (!k || !k.mem.reserve(need)) return null;
   const b = k.mem.bytes();
-  // The tables are the frame's (built for each frame, in a buffer the next frame reuses).
-  new Uint32Array(k.mem.memory.buffer, T1, 4096).set(t1);
-  new Uint32Array(k.mem.memory.buffer, T2, 2048).set(t2);
+  // The tables are the frame's, built for each frame where the kernel reads them.
+  tables(new Int32Array(k.mem.memory.buffer, T1, 4096), new Int32Array(k.mem.memory.buffer, T2, 2048));
   b.set(p, IN);
   b.fill(0, IN + L, IN + L + SLACK);
   const read = k.escape(IN, L, T, outAt, u[0], u[1], u[2], u[3], u[4]);

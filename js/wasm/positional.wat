@@ -3,18 +3,25 @@
 ;; 16 slots at 0 (4096 bytes), f(v) as i32 at 65536, cum(v) at 66560 (then cum(Q + 1) =
 ;; 65536), the two lanes' final states at
 ;; 67584 (two i64), the payload's words (i32, little-endian) at $words, the output at $out:
-;; the packed bits (mode 0, zeroed) or the positions as f64 (mode 1).
+;; the packed bits (mode 0, zeroed), the positions as f64 (mode 1) or as i32 (mode 2, for
+;; m <= 2^31). The 64-bit values m and the lanes' initial states come as 32-bit halves
+;; (low, high), so that the caller needs no BigInt.
 ;; Returns the words read, or -1 (a one beyond m), -2 (the payload ends early), -3 (a gap
 ;; past m).
 (module
   (memory (export "memory") 2)
   (func (export "gaps")
-    (param $words i32) (param $W i32) (param $pos i32) (param $m i64) (param $c i32)
-    (param $lanes i32) (param $x0 i64) (param $x1 i64) (param $r i32) (param $RJ i32)
+    (param $words i32) (param $W i32) (param $pos i32) (param $mlo i32) (param $mhi i32) (param $c i32)
+    (param $lanes i32) (param $x0lo i32) (param $x0hi i32) (param $x1lo i32) (param $x1hi i32)
+    (param $r i32) (param $RJ i32)
     (param $K i32) (param $Q i32) (param $out i32) (param $mode i32) (result i32)
+    (local $m i64) (local $x0 i64) (local $x1 i64)
     (local $i i32) (local $x i64) (local $next i64) (local $avail i64) (local $q i64)
     (local $v i32) (local $slot i32) (local $rem i64) (local $g i64) (local $at i64)
     (local $r64 i64) (local $rj64 i64) (local $k64 i64) (local $need i32)
+    (local.set $m (i64.or (i64.extend_i32_u (local.get $mlo)) (i64.shl (i64.extend_i32_u (local.get $mhi)) (i64.const 32))))
+    (local.set $x0 (i64.or (i64.extend_i32_u (local.get $x0lo)) (i64.shl (i64.extend_i32_u (local.get $x0hi)) (i64.const 32))))
+    (local.set $x1 (i64.or (i64.extend_i32_u (local.get $x1lo)) (i64.shl (i64.extend_i32_u (local.get $x1hi)) (i64.const 32))))
     (local.set $r64 (i64.extend_i32_u (local.get $r)))
     (local.set $rj64 (i64.extend_i32_u (local.get $RJ)))
     (local.set $k64 (i64.extend_i32_u (local.get $K)))
@@ -108,8 +115,13 @@
         (local.set $at (i64.add (local.get $next) (local.get $g)))
         (if (local.get $mode)
           (then
-            (f64.store (i32.add (local.get $out) (i32.shl (local.get $i) (i32.const 3)))
-              (f64.convert_i64_u (local.get $at))))
+            (if (i32.eq (local.get $mode) (i32.const 2))
+              (then
+                (i32.store (i32.add (local.get $out) (i32.shl (local.get $i) (i32.const 2)))
+                  (i32.wrap_i64 (local.get $at))))
+              (else
+                (f64.store (i32.add (local.get $out) (i32.shl (local.get $i) (i32.const 3)))
+                  (f64.convert_i64_u (local.get $at))))))
           (else
             (i32.store8
               (i32.add (local.get $out) (i32.wrap_i64 (i64.shr_u (local.get $at) (i64.const 3))))

@@ -15,7 +15,7 @@ interface Kernel {
   gaps: GapsFn;
 }
 
-const LUT = 0, F = 65536, CUM = 66560, STATES = 67584, WORDS = 67600;
+const LUT = 0, BUCKETS = 4096, F = 65536, CUM = 66560, STATES = 67584, WORDS = 67600;
 const PAGE = 65536;
 const SHARED_LIMIT = 16 << 20; // larger calls get an instance of their own, dropped after
 
@@ -82,7 +82,13 @@ export function wasmGaps(
   const cumAt = new Int32Array(buffer, CUM, Q + 2);
   cumAt.set(cum);
   cumAt[Q + 1] = 65536;
-  for (let v = 0; v <= Q; v++) mem.fill(v, LUT + ((cumAt[v] + 15) >>> 4), LUT + ((cumAt[v + 1] + 15) >>> 4));
+  // and beside each bucket's symbol its cum(v) | f(v) << 16 (f(v) <= 30720, cum(v) < 65536)
+  const ent = new Int32Array(buffer, BUCKETS, 4096);
+  for (let v = 0; v <= Q; v++) {
+    const from = (cumAt[v] + 15) >>> 4, to = (cumAt[v + 1] + 15) >>> 4;
+    mem.fill(v, LUT + from, LUT + to);
+    ent.fill(cumAt[v] | (f[v] << 16), from, to);
+  }
   mem.set(payload.subarray(cl, cl + 4 * W), WORDS);
   const outAt = (WORDS + 4 * W + 7) & ~7;
   if (mode === 0) mem.fill(0, outAt, outAt + outBytes);

@@ -1,6 +1,6 @@
 ;; Coding 7's gap loop (spec 4.11 decoder) with 64-bit states, for the package's decoder.
-;; Memory (set by src/positional-wasm.ts): the quotient symbol of the first slot of each
-;; 16 slots at 0 (4096 bytes), f(v) as i32 at 65536, cum(v) at 66560 (then cum(Q + 1) =
+;; Memory (set by src/positional-wasm.ts): the quotient symbol v of the first slot of each
+;; 16 slots at 0 (4096 bytes), and its cum(v) | f(v) << 16 at 4096 (4096 x i32), f(v) as i32 at 65536, cum(v) at 66560 (then cum(Q + 1) =
 ;; 65536), the two lanes' final states at
 ;; 67584 (two i64), the payload's words (i32, little-endian) at $words, the output at $out:
 ;; the packed bits (mode 0, zeroed), the positions as f64 (mode 1) or as i32 (mode 2, for
@@ -19,6 +19,7 @@
     (local $i i32) (local $x i64) (local $next i64) (local $avail i64) (local $q i64)
     (local $v i32) (local $slot i32) (local $rem i64) (local $g i64) (local $at i64)
     (local $r64 i64) (local $rj64 i64) (local $k64 i64) (local $need i32)
+    (local $e i32) (local $d i32) (local $fv i32)
     (local.set $m (i64.or (i64.extend_i32_u (local.get $mlo)) (i64.shl (i64.extend_i32_u (local.get $mhi)) (i64.const 32))))
     (local.set $x0 (i64.or (i64.extend_i32_u (local.get $x0lo)) (i64.shl (i64.extend_i32_u (local.get $x0hi)) (i64.const 32))))
     (local.set $x1 (i64.or (i64.extend_i32_u (local.get $x1lo)) (i64.shl (i64.extend_i32_u (local.get $x1hi)) (i64.const 32))))
@@ -39,24 +40,31 @@
           (loop $sym
             ;; x = f(v) * (x >> 16) + (slot - cum(v))
             (local.set $slot (i32.and (i32.wrap_i64 (local.get $x)) (i32.const 0xffff)))
-            ;; the symbol of the slot's 16-slot bucket's first slot (a 4 KiB table, in the
-            ;; first-level cache), then on while the slot is at or past the next symbol's
-            ;; cumulative count (cum(Q + 1) = 65536 ends it)
+            ;; the slot's 16-slot bucket: its first slot's symbol v (a 4 KiB table) and
+            ;; that symbol's cum(v) | f(v) << 16 (a 16 KiB table, both in the first-level
+            ;; cache), two loads side by side, so that the step waits for one load, not
+            ;; for a symbol and then its f(v)
+            (local.set $e (i32.load offset=4096 (i32.and (i32.shr_u (local.get $slot) (i32.const 2)) (i32.const 0x3ffc))))
             (local.set $v (i32.load8_u (i32.shr_u (local.get $slot) (i32.const 4))))
-            (block $found
-              (loop $next
-                (br_if $found (i32.lt_u (local.get $slot)
-                  (i32.load offset=66564 (i32.shl (local.get $v) (i32.const 2)))))
-                (local.set $v (i32.add (local.get $v) (i32.const 1)))
-                (br $next)))
+            (local.set $d (i32.sub (local.get $slot) (i32.and (local.get $e) (i32.const 0xffff))))
+            (local.set $fv (i32.shr_u (local.get $e) (i32.const 16)))
+            (if (i32.ge_u (local.get $d) (local.get $fv))
+              (then
+                ;; the slot is past the bucket's first symbol: on while it is at or past
+                ;; the next symbol's cumulative count (cum(Q + 1) = 65536 ends it)
+                (block $found
+                  (loop $next
+                    (local.set $v (i32.add (local.get $v) (i32.const 1)))
+                    (br_if $found (i32.lt_u (local.get $slot)
+                      (i32.load offset=66564 (i32.shl (local.get $v) (i32.const 2)))))
+                    (br $next)))
+                (local.set $fv (i32.load offset=65536 (i32.shl (local.get $v) (i32.const 2))))
+                (local.set $d (i32.sub (local.get $slot)
+                  (i32.load offset=66560 (i32.shl (local.get $v) (i32.const 2)))))))
             (local.set $x
               (i64.add
-                (i64.mul
-                  (i64.extend_i32_u (i32.load offset=65536 (i32.shl (local.get $v) (i32.const 2))))
-                  (i64.shr_u (local.get $x) (i64.const 16)))
-                (i64.extend_i32_u
-                  (i32.sub (local.get $slot)
-                    (i32.load offset=66560 (i32.shl (local.get $v) (i32.const 2)))))))
+                (i64.mul (i64.extend_i32_u (local.get $fv)) (i64.shr_u (local.get $x) (i64.const 16)))
+                (i64.extend_i32_u (local.get $d))))
             (br_if $sym_done (i32.ne (local.get $v) (local.get $Q)))
             ;; an escape: renormalize, Q more, same model
             (if (i64.lt_u (local.get $x) (i64.const 0x80000000))

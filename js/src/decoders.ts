@@ -5,7 +5,7 @@
  */
 import { CorruptPayload } from "./errors.js";
 import {
-  adaptCounts, aliasTable, ansModel, escapeModel, gapFrequencies, gapModel, gapParams, smallTable,
+  adaptCounts, aliasTable, ansModel, escapeFrequencies, escapeModel, gapFrequencies, gapModel, gapParams, smallTable,
   type SymbolModel,
 } from "./models.js";
 import { mul32 } from "./u64.js";
@@ -705,7 +705,8 @@ export function decodeEscape(p: Uint8Array, m: number, q0: number, out: Uint8Arr
   const T = Math.max(0, n - 4);
   if (escapeWasmAvailable()) {
     const st = Int32Array.of(u0, u1, u2, u3, y);
-    const r = wasmEscape(p, T, (t1, t2) => escapeModel(q0, { t1, t2 }), st, out);
+    const [f1, f2] = escapeFrequencies(q0);
+    const r = wasmEscape(p, T, f1, f2, st, out);
     if (r !== null) {
       if (r.read < 0) corrupt("escape: a read past the end of the payload");
       escapeEnd(p, m, out, T, n, st, r.read);

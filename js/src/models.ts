@@ -302,24 +302,13 @@ export function escapeFrequencies(q0: number): [Int32Array, Int32Array] {
  */
 function escapeTable(f: Int32Array, precision: number, bytes: Int32Array, tab: TansTable): TansTable {
   const size = 1 << precision;
-  // The runs of equal frequency: first symbol, count, frequency (at most nine: one a count
-  // of ones, the first largest frequency's symbol split off).
-  const first = RUN_FIRST, count = RUN_COUNT, freq = RUN_FREQ, next = RUN_NEXT;
-  let runs = 0;
-  for (let v = 0; v < f.length; runs++) {
-    let end = v + 1;
-    const fv = f[v];
-    while (end < f.length && f[end] === fv) end++;
-    first[runs] = v;
-    count[runs] = end - v;
-    freq[runs] = fv;
-    next[runs] = 0;
-    v = end;
-  }
+  const runs = escapeRuns(f, RUNS);
+  const first = RUNS.subarray(0, 16), count = RUNS.subarray(16, 32), freq = RUNS.subarray(32, 48), next = RUNS.subarray(48, 64);
   let filler = 0;
   for (let r = 1; r < runs; r++) if (freq[r] > freq[filler]) filler = r;
   const F = freq[filler], fFirst = first[filler], fCount = count[filler];
   // next[r]: the run's next group i (the filler's own is `filled`).
+  next.fill(0, 0, runs);
   next[filler] = F;
   let t = 0, filled = 0;
   for (;;) {
@@ -354,7 +343,29 @@ function escapeTable(f: Int32Array, precision: number, bytes: Int32Array, tab: T
   return tab;
 }
 
-const RUN_FIRST = new Int32Array(16), RUN_COUNT = new Int32Array(16), RUN_FREQ = new Int32Array(16), RUN_NEXT = new Int32Array(16);
+const RUNS = new Int32Array(64);
+
+/**
+ * Coding 11's runs of symbols of equal frequency in `f` (the bytes of one count of ones;
+ * the first largest frequency's symbol split off: at most seven runs for every q0, and
+ * never more than 16), into `runs`: run r's first symbol at r, its count at 16 + r, its
+ * frequency at 32 + r (and 48 .. 63 left for the merge's next groups). Returns the runs.
+ */
+export function escapeRuns(f: Int32Array, runs: Int32Array): number {
+  let n = 0;
+  for (let v = 0; v < f.length; n++) {
+    let end = v + 1;
+    const fv = f[v];
+    while (end < f.length && f[end] === fv) end++;
+    if (n === 16) throw new Error("coding 11: more than 16 runs of equal frequency");
+    runs[n] = v;
+    runs[16 + n] = end - v;
+    runs[32 + n] = fv;
+    v = end;
+  }
+  return n;
+}
+
 
 /**
  * The filler's groups `from .. to - 1` (symbols `first .. first + n - 1` of frequency F),
@@ -388,9 +399,9 @@ function fillGroups(tab: Int32Array, t: number, from: number, to: number, F: num
 }
 
 /** Spec 4.15: the byte of each primary symbol (256 for the escape, symbol 93). */
-const PRIMARY_BYTES: Int32Array = Int32Array.from({ length: 94 }, (_, v) => (v === 93 ? 256 : ESCAPE_BYTES[v]));
+export const PRIMARY_BYTES: Int32Array = Int32Array.from({ length: 94 }, (_, v) => (v === 93 ? 256 : ESCAPE_BYTES[v]));
 /** Spec 4.15: the byte of each secondary symbol. */
-const SECONDARY_BYTES: Int32Array = Int32Array.from({ length: 163 }, (_, v) => ESCAPE_BYTES[93 + v]);
+export const SECONDARY_BYTES: Int32Array = Int32Array.from({ length: 163 }, (_, v) => ESCAPE_BYTES[93 + v]);
 
 export interface EscapeModel {
   f1: Int32Array;

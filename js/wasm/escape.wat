@@ -1,9 +1,12 @@
 ;; Coding 11's loop (spec 4.15 decoder): the coded bytes T, in groups of four primary steps
-;; then the group's escapes, over one LSB-first bit stream. Memory (written by
-;; src/escape-wasm.ts): the primary table at 0 (4096 x u32) and the secondary at 16384
-;; (2048 x u32), each entry `byte (256: escape) | nb << 9 | base << 13`; the states out at
-;; 24576 (u0, u1, u2, u3, y as i32, then the count of ones of the first T & ~3 bytes); the payload from $in (L bytes, then at least 32 bytes
-;; of slack); the bytes out from $out.
+;; then the group's escapes, over one LSB-first bit stream; and its two tables, built for
+;; each frame where the loop reads them. Memory (written by src/escape-wasm.ts): the
+;; primary table at 0 (4096 x u32) and the secondary at 16384 (2048 x u32), each entry
+;; `byte (256: escape) | nb << 9 | base << 13`; the states out at 24576 (u0, u1, u2, u3, y
+;; as i32, then the count of ones of the first T & ~3 bytes); an alphabet's runs of equal
+;; frequency at 24640 (for `spread`); the symbols' bytes of each alphabet at 24896 and
+;; 25272 (i32); the payload from $in (L bytes, then at least 32 bytes of slack); the bytes
+;; out from $out.
 ;; A step reads at most 12 bits, a group at most 92, and each group ends with the check
 ;; that the bits read are within the payload (else -1: a read past its end, spec 4.13), so
 ;; every load stays inside the slack. Returns the bits read.
@@ -121,4 +124,112 @@
           (br_if $sec (i32.lt_u (i32.add (local.get $T4) (local.get $s)) (local.get $T))))))
     (i32.store offset=24592 (i32.const 0) (local.get $y))
     (i32.store offset=24596 (i32.const 0) (local.get $ones))
-    (local.get $j)))
+    (local.get $j))
+  ;; Spec 4.15 Tables, as models.ts's escapeTable builds them (its comment says why this is
+  ;; the spec's sorted spread): groups from..to - 1 of the symbols of frequency F whose
+  ;; bytes are the n at $bytes, from position t of $tab on; returns the position after.
+  (func $groups (param $tab i32) (param $t i32) (param $from i32) (param $to i32) (param $F i32)
+      (param $precision i32) (param $bytes i32) (param $n i32) (result i32)
+    (local $k i32) (local $nb i32) (local $hi i32) (local $c i32)
+    (block $done
+      (loop $group
+        (br_if $done (i32.ge_u (local.get $from) (local.get $to)))
+        ;; state k = F + i: nb = precision - floor(log2 k), base = k 2^nb - 2^precision
+        (local.set $k (i32.add (local.get $F) (local.get $from)))
+        (local.set $nb (i32.sub (local.get $precision) (i32.sub (i32.const 31) (i32.clz (local.get $k)))))
+        (local.set $hi (i32.or (i32.shl (local.get $nb) (i32.const 9))
+          (i32.shl (i32.sub (i32.shl (local.get $k) (local.get $nb)) (i32.shl (i32.const 1) (local.get $precision)))
+            (i32.const 13))))
+        (local.set $c (i32.const 0))
+        (loop $sym
+          (i32.store (i32.add (local.get $tab) (i32.shl (local.get $t) (i32.const 2)))
+            (i32.or (i32.load (i32.add (local.get $bytes) (i32.shl (local.get $c) (i32.const 2)))) (local.get $hi)))
+          (local.set $t (i32.add (local.get $t) (i32.const 1)))
+          (local.set $c (i32.add (local.get $c) (i32.const 1)))
+          (br_if $sym (i32.lt_u (local.get $c) (local.get $n))))
+        (local.set $from (i32.add (local.get $from) (i32.const 1)))
+        (br $group)))
+    (local.get $t))
+
+  ;; One alphabet's table into $tab (2^precision entries), from its $R runs of equal
+  ;; frequency at $runs (run r's first symbol at $runs + 4 r, its count at + 64, its
+  ;; frequency at + 128; its next group is kept at + 192) and its symbols' bytes at $bytes.
+  ;; The filler (the first run of the largest frequency) fills the gaps between the other
+  ;; runs' groups, merged by key (2i + 1) / g, compared exactly as integers (below 2^26).
+  (func (export "spread") (param $tab i32) (param $precision i32) (param $bytes i32) (param $runs i32) (param $R i32)
+    (local $filler i32) (local $F i32) (local $fbytes i32) (local $fn i32) (local $r i32)
+    (local $t i32) (local $filled i32) (local $best i32) (local $bi i32) (local $bg i32)
+    (local $i i32) (local $g i32) (local $d i32) (local $to i32)
+    (local.set $r (i32.const 1))
+    (block $b
+      (loop $l
+        (br_if $b (i32.ge_u (local.get $r) (local.get $R)))
+        (if (i32.gt_u (i32.load offset=128 (i32.add (local.get $runs) (i32.shl (local.get $r) (i32.const 2))))
+                      (i32.load offset=128 (i32.add (local.get $runs) (i32.shl (local.get $filler) (i32.const 2)))))
+          (then (local.set $filler (local.get $r))))
+        (local.set $r (i32.add (local.get $r) (i32.const 1)))
+        (br $l)))
+    (local.set $F (i32.load offset=128 (i32.add (local.get $runs) (i32.shl (local.get $filler) (i32.const 2)))))
+    (local.set $fbytes (i32.add (local.get $bytes)
+      (i32.shl (i32.load (i32.add (local.get $runs) (i32.shl (local.get $filler) (i32.const 2)))) (i32.const 2))))
+    (local.set $fn (i32.load offset=64 (i32.add (local.get $runs) (i32.shl (local.get $filler) (i32.const 2)))))
+    ;; next group of each run: 0, the filler's F (its own count is $filled)
+    (local.set $r (i32.const 0))
+    (block $b
+      (loop $l
+        (br_if $b (i32.ge_u (local.get $r) (local.get $R)))
+        (i32.store offset=192 (i32.add (local.get $runs) (i32.shl (local.get $r) (i32.const 2)))
+          (select (local.get $F) (i32.const 0) (i32.eq (local.get $r) (local.get $filler))))
+        (local.set $r (i32.add (local.get $r) (i32.const 1)))
+        (br $l)))
+    (block $end
+      (loop $step
+        ;; the smallest key among the other runs: (2i + 1) / g below (2 bi + 1) / bg when
+        ;; (2i + 1) bg < (2 bi + 1) g; strict, so that a tie goes to the earlier run
+        (local.set $best (i32.const -1))
+        (local.set $bi (i32.const 0))
+        (local.set $bg (i32.const 1))
+        (local.set $r (i32.const 0))
+        (block $b
+          (loop $l
+            (br_if $b (i32.ge_u (local.get $r) (local.get $R)))
+            (local.set $i (i32.load offset=192 (i32.add (local.get $runs) (i32.shl (local.get $r) (i32.const 2)))))
+            (local.set $g (i32.load offset=128 (i32.add (local.get $runs) (i32.shl (local.get $r) (i32.const 2)))))
+            (if (i32.lt_u (local.get $i) (local.get $g))
+              (then
+                (if (i32.or (i32.lt_s (local.get $best) (i32.const 0))
+                      (i32.lt_u (i32.mul (i32.add (i32.shl (local.get $i) (i32.const 1)) (i32.const 1)) (local.get $bg))
+                                (i32.mul (i32.add (i32.shl (local.get $bi) (i32.const 1)) (i32.const 1)) (local.get $g))))
+                  (then
+                    (local.set $best (local.get $r))
+                    (local.set $bi (local.get $i))
+                    (local.set $bg (local.get $g))))))
+            (local.set $r (i32.add (local.get $r) (i32.const 1)))
+            (br $l)))
+        (br_if $end (i32.lt_s (local.get $best) (i32.const 0)))
+        ;; the filler's groups j before it: (2j + 1) bg < (2 bi + 1) F, or equal with the
+        ;; filler the earlier run
+        (local.set $d (i32.add (i32.mul (i32.add (i32.shl (local.get $bi) (i32.const 1)) (i32.const 1)) (local.get $F))
+          (i32.lt_u (local.get $filler) (local.get $best))))
+        (local.set $to (local.get $filled))
+        (block $b
+          (loop $l
+            (br_if $b (i32.ge_u (local.get $to) (local.get $F)))
+            (br_if $b (i32.ge_u (i32.mul (i32.add (i32.shl (local.get $to) (i32.const 1)) (i32.const 1)) (local.get $bg))
+              (local.get $d)))
+            (local.set $to (i32.add (local.get $to) (i32.const 1)))
+            (br $l)))
+        (local.set $t (call $groups (local.get $tab) (local.get $t) (local.get $filled) (local.get $to) (local.get $F)
+          (local.get $precision) (local.get $fbytes) (local.get $fn)))
+        (local.set $filled (local.get $to))
+        ;; then the group bi of run best (its state k = bg + bi)
+        (local.set $t (call $groups (local.get $tab) (local.get $t) (local.get $bi) (i32.add (local.get $bi) (i32.const 1))
+          (local.get $bg) (local.get $precision)
+          (i32.add (local.get $bytes) (i32.shl (i32.load (i32.add (local.get $runs) (i32.shl (local.get $best) (i32.const 2)))) (i32.const 2)))
+          (i32.load offset=64 (i32.add (local.get $runs) (i32.shl (local.get $best) (i32.const 2))))))
+        (i32.store offset=192 (i32.add (local.get $runs) (i32.shl (local.get $best) (i32.const 2)))
+          (i32.add (local.get $bi) (i32.const 1)))
+        (br $step)))
+    (drop (call $groups (local.get $tab) (local.get $t) (local.get $filled) (local.get $F) (local.get $F)
+      (local.get $precision) (local.get $fbytes) (local.get $fn))))
+)

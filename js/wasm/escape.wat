@@ -130,7 +130,32 @@
   ;; bytes are the n at $bytes, from position t of $tab on; returns the position after.
   (func $groups (param $tab i32) (param $t i32) (param $from i32) (param $to i32) (param $F i32)
       (param $precision i32) (param $bytes i32) (param $n i32) (result i32)
-    (local $k i32) (local $nb i32) (local $hi i32) (local $c i32)
+    (local $k i32) (local $nb i32) (local $hi i32) (local $c i32) (local $lz i32) (local $end i32) (local $step i32)
+    (if (i32.eq (local.get $n) (i32.const 1))
+      (then
+        ;; one symbol (the primary filler, often): k = F + i keeps its nb up to the next
+        ;; power of two, and its entry grows by 2^nb in base there
+        (block $done1
+          (loop $range
+            (br_if $done1 (i32.ge_u (local.get $from) (local.get $to)))
+            (local.set $k (i32.add (local.get $F) (local.get $from)))
+            (local.set $lz (i32.clz (local.get $k)))
+            (local.set $nb (i32.sub (local.get $precision) (i32.sub (i32.const 31) (local.get $lz))))
+            (local.set $end (i32.sub (i32.shl (i32.const 2) (i32.sub (i32.const 31) (local.get $lz))) (local.get $F)))
+            (if (i32.gt_u (local.get $end) (local.get $to)) (then (local.set $end (local.get $to))))
+            (local.set $hi (i32.or (i32.load (local.get $bytes))
+              (i32.or (i32.shl (local.get $nb) (i32.const 9))
+                (i32.shl (i32.sub (i32.shl (local.get $k) (local.get $nb)) (i32.shl (i32.const 1) (local.get $precision)))
+                  (i32.const 13)))))
+            (local.set $step (i32.shl (i32.const 1) (i32.add (local.get $nb) (i32.const 13))))
+            (loop $one
+              (i32.store (i32.add (local.get $tab) (i32.shl (local.get $t) (i32.const 2))) (local.get $hi))
+              (local.set $hi (i32.add (local.get $hi) (local.get $step)))
+              (local.set $t (i32.add (local.get $t) (i32.const 1)))
+              (local.set $from (i32.add (local.get $from) (i32.const 1)))
+              (br_if $one (i32.lt_u (local.get $from) (local.get $end))))
+            (br $range)))
+        (return (local.get $t))))
     (block $done
       (loop $group
         (br_if $done (i32.ge_u (local.get $from) (local.get $to)))

@@ -92,5 +92,5 @@ export function wasmEscape(p: Uint8Array, T: number, f1: Int32Array, f2: Int32Ar
   const st = new Int32Array(k.mem.memory.buffer, STATES, 6);
   u.set(st.subarray(0, 5));
   out.set(b.subarray(outAt, outAt + T));
-  return { read, ones: st[5], counted: T & ~3 };
+  return { read, ones: st[5], counted: T & ~7 };
 }

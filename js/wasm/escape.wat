@@ -3,7 +3,7 @@
 ;; each frame where the loop reads them. Memory (written by src/escape-wasm.ts): the
 ;; primary table at 0 (4096 x u32) and the secondary at 16384 (2048 x u32), each entry
 ;; `byte (256: escape) | nb << 9 | base << 13`; the states out at 24576 (u0, u1, u2, u3, y
-;; as i32, then the count of ones of the first T & ~3 bytes); an alphabet's runs of equal
+;; as i32, then the count of ones of the first T & ~7 bytes); an alphabet's runs of equal
 ;; frequency at 24640 (for `spread`); the symbols' bytes of each alphabet at 24896 and
 ;; 25272 (i32); the payload from $in (L bytes, then at least 32 bytes of slack); the bytes
 ;; out from $out.
@@ -18,7 +18,7 @@
     (result i32)
     (local $j i32) (local $t i32) (local $T4 i32) (local $total i32) (local $buf i64)
     (local $e0 i32) (local $e1 i32) (local $e2 i32) (local $e3 i32) (local $e i32) (local $nb i32)
-    (local $bytes i32) (local $k i32) (local $s i32) (local $u i32) (local $ones i32)
+    (local $k i32) (local $s i32) (local $u i32) (local $ones i32)
     (local.set $j (i32.const 59))
     (local.set $total (i32.shl (local.get $L) (i32.const 3)))
     (local.set $T4 (i32.and (local.get $T) (i32.const -4)))
@@ -52,11 +52,12 @@
         (local.set $u3 (i32.add (i32.shr_u (local.get $e3) (i32.const 13))
           (i32.and (i32.wrap_i64 (local.get $buf)) (i32.sub (i32.shl (i32.const 1) (local.get $nb)) (i32.const 1)))))
         (local.set $j (i32.add (local.get $j) (local.get $nb)))
-        ;; the four bytes (an escape's entry has byte bits 0)
-        (local.set $bytes
-          (i32.or
-            (i32.or (i32.and (local.get $e0) (i32.const 255)) (i32.shl (i32.and (local.get $e1) (i32.const 255)) (i32.const 8)))
-            (i32.or (i32.shl (i32.and (local.get $e2) (i32.const 255)) (i32.const 16)) (i32.shl (local.get $e3) (i32.const 24)))))
+        ;; the four bytes, each stored as it is (an escape's entry has byte bits 0, and its
+        ;; byte is stored over it below)
+        (i32.store8 (i32.add (local.get $out) (local.get $t)) (local.get $e0))
+        (i32.store8 offset=1 (i32.add (local.get $out) (local.get $t)) (local.get $e1))
+        (i32.store8 offset=2 (i32.add (local.get $out) (local.get $t)) (local.get $e2))
+        (i32.store8 offset=3 (i32.add (local.get $out) (local.get $t)) (local.get $e3))
         (if (i32.and (i32.or (i32.or (local.get $e0) (local.get $e1)) (i32.or (local.get $e2) (local.get $e3))) (i32.const 256))
           (then
             ;; the escaped bytes of the group, in order, from the secondary state
@@ -73,19 +74,25 @@
                   (local.set $buf (i64.shr_u (i64.load (i32.add (local.get $in) (i32.shr_u (local.get $j) (i32.const 3))))
                     (i64.extend_i32_u (i32.and (local.get $j) (i32.const 7)))))
                   (local.set $e (i32.load offset=16384 (i32.shl (local.get $y) (i32.const 2))))
-                  (local.set $bytes (i32.or (local.get $bytes)
-                    (i32.shl (i32.and (local.get $e) (i32.const 255)) (i32.shl (local.get $k) (i32.const 3)))))
+                  (i32.store8 (i32.add (local.get $out) (i32.add (local.get $t) (local.get $k))) (local.get $e))
                   (local.set $nb (i32.and (i32.shr_u (local.get $e) (i32.const 9)) (i32.const 15)))
                   (local.set $y (i32.add (i32.shr_u (local.get $e) (i32.const 13))
                     (i32.and (i32.wrap_i64 (local.get $buf)) (i32.sub (i32.shl (i32.const 1) (local.get $nb)) (i32.const 1)))))
                   (local.set $j (i32.add (local.get $j) (local.get $nb)))))
               (local.set $k (i32.add (local.get $k) (i32.const 1)))
               (br_if $esc (i32.lt_u (local.get $k) (i32.const 4))))))
-        (i32.store (i32.add (local.get $out) (local.get $t)) (local.get $bytes))
-        (local.set $ones (i32.add (local.get $ones) (i32.popcnt (local.get $bytes))))
         (if (i32.gt_u (local.get $j) (local.get $total)) (then (return (i32.const -1))))
         (local.set $t (i32.add (local.get $t) (i32.const 4)))
         (br $group)))
+    ;; the ones of the first T & ~7 bytes, eight at a time
+    (local.set $s (local.get $out))
+    (local.set $u (i32.add (local.get $out) (i32.and (local.get $T) (i32.const -8))))
+    (block $counted
+      (loop $count
+        (br_if $counted (i32.ge_u (local.get $s) (local.get $u)))
+        (local.set $ones (i32.add (local.get $ones) (i32.wrap_i64 (i64.popcnt (i64.load (local.get $s))))))
+        (local.set $s (i32.add (local.get $s) (i32.const 8)))
+        (br $count)))
     ;; the last group, shorter than four: its states and primary entries through memory
     (i32.store offset=24576 (i32.const 0) (local.get $u0))
     (i32.store offset=24580 (i32.const 0) (local.get $u1))

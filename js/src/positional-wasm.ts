@@ -15,7 +15,7 @@ interface Kernel {
   gaps: GapsFn;
 }
 
-const LUT = 0, BUCKETS = 4096, F = 65536, CUM = 66560, STATES = 67584, WORDS = 67600;
+const LUT = 0, BUCKETS = 4096, F = 65536, CUM = 66560, PAIRS = 67576, STATES = 67584, WORDS = 67600;
 const PAGE = 65536;
 const SHARED_LIMIT = 16 << 20; // larger calls get an instance of their own, dropped after
 
@@ -56,10 +56,11 @@ export function wasmGaps(
   r: number, RJ: number, K: number, Q: number, f: Int32Array, cum: Int32Array,
   out: Uint8Array | null, positions: Float64Array | null, sparse = false,
 ): number | null {
-  // sparse: the kernel writes the positions (4 bytes a one, m <= 2^31) and their bits are
-  // set in `out` from its memory, rather than the whole array copied out of it
+  // sparse: the kernel writes each byte with ones (index and byte, at most c pairs of
+  // int32, m <= 2^31) and they are stored into `out` from its memory, rather than the
+  // whole array copied out of it (stores alone: no byte of `out`, cold, read first)
   const mode = positions ? 1 : sparse ? 2 : 0;
-  const outBytes = mode === 1 ? 8 * c : mode === 2 ? 4 * c : out!.length;
+  const outBytes = mode === 1 || mode === 2 ? 8 * c : out!.length;
   const need = WORDS + 4 * W + 8 + outBytes;
   if (need > 2 ** 31) return null;
   const k = need <= SHARED_LIMIT ? (shared ??= instance()) : instance();
@@ -98,11 +99,9 @@ export function wasmGaps(
     x.set(new Int32Array(buffer, STATES, 4));
     if (mode === 1) positions!.set(new Float64Array(buffer, outAt, c));
     else if (mode === 2) {
-      const at = new Int32Array(buffer, outAt, c), o = out!;
-      for (let i = 0; i < c; i++) {
-        const b = at[i]; // below m <= 2^31: a non-negative int32
-        o[b >>> 3] |= 1 << (b & 7);
-      }
+      const pairs = new Int32Array(buffer, PAIRS, 1)[0]; // at most c
+      const at = new Int32Array(buffer, outAt, 2 * pairs), o = out!;
+      for (let i = 0; i < 2 * pairs; i += 2) o[at[i]] = at[i + 1]; // each index below m / 8
     } else out!.set(mem.subarray(outAt, outAt + outBytes));
   }
   return pos;

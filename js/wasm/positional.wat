@@ -3,8 +3,9 @@
 ;; 16 slots at 0 (4096 bytes), and its cum(v) | f(v) << 16 at 4096 (4096 x i32), f(v) as i32 at 65536, cum(v) at 66560 (then cum(Q + 1) =
 ;; 65536), the two lanes' final states at
 ;; 67584 (two i64), the payload's words (i32, little-endian) at $words, the output at $out:
-;; the packed bits (mode 0, zeroed), the positions as f64 (mode 1) or as i32 (mode 2, for
-;; m <= 2^31). The 64-bit values m and the lanes' initial states come as 32-bit halves
+;; the packed bits (mode 0, zeroed), the positions as f64 (mode 1), or (mode 2, for m <=
+;; 2^31) for each byte with ones its index and its byte as a pair of i32, their count at
+;; 67576. The 64-bit values m and the lanes' initial states come as 32-bit halves
 ;; (low, high), so that the caller needs no BigInt.
 ;; Returns the words read, or -1 (a one beyond m), -2 (the payload ends early), -3 (a gap
 ;; past m).
@@ -20,6 +21,9 @@
     (local $v i32) (local $slot i32) (local $rem i64) (local $g i64) (local $at i64)
     (local $r64 i64) (local $rj64 i64) (local $k64 i64) (local $need i32)
     (local $e i32) (local $d i32) (local $fv i32)
+    (local $byte i32) (local $lastByte i32) (local $bits i32) (local $pairs i32)
+    (local.set $lastByte (i32.const -1))
+    (local.set $pairs (i32.const -1))
     (local.set $m (i64.or (i64.extend_i32_u (local.get $mlo)) (i64.shl (i64.extend_i32_u (local.get $mhi)) (i64.const 32))))
     (local.set $x0 (i64.or (i64.extend_i32_u (local.get $x0lo)) (i64.shl (i64.extend_i32_u (local.get $x0hi)) (i64.const 32))))
     (local.set $x1 (i64.or (i64.extend_i32_u (local.get $x1lo)) (i64.shl (i64.extend_i32_u (local.get $x1hi)) (i64.const 32))))
@@ -125,8 +129,18 @@
           (then
             (if (i32.eq (local.get $mode) (i32.const 2))
               (then
-                (i32.store (i32.add (local.get $out) (i32.shl (local.get $i) (i32.const 2)))
-                  (i32.wrap_i64 (local.get $at))))
+                ;; the one's byte and bit; a byte's ones (the positions rise) joined into
+                ;; one pair (byte index, byte) at pair $pairs - 1
+                (local.set $byte (i32.wrap_i64 (i64.shr_u (local.get $at) (i64.const 3))))
+                (if (i32.ne (local.get $byte) (local.get $lastByte))
+                  (then
+                    (local.set $pairs (i32.add (local.get $pairs) (i32.const 1)))
+                    (local.set $lastByte (local.get $byte))
+                    (local.set $bits (i32.const 0))))
+                (local.set $bits (i32.or (local.get $bits)
+                  (i32.shl (i32.const 1) (i32.and (i32.wrap_i64 (local.get $at)) (i32.const 7)))))
+                (i64.store (i32.add (local.get $out) (i32.shl (local.get $pairs) (i32.const 3)))
+                  (i64.or (i64.extend_i32_u (local.get $byte)) (i64.shl (i64.extend_i32_u (local.get $bits)) (i64.const 32)))))
               (else
                 (f64.store (i32.add (local.get $out) (i32.shl (local.get $i) (i32.const 3)))
                   (f64.convert_i64_u (local.get $at))))))
@@ -140,6 +154,7 @@
         (local.set $next (i64.add (local.get $at) (i64.const 1)))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $gap)))
+    (i32.store (i32.const 67576) (i32.add (local.get $pairs) (i32.const 1)))
     (i64.store (i32.const 67584) (local.get $x0))
     (i64.store (i32.const 67592) (local.get $x1))
     (local.get $pos)))

@@ -2,9 +2,9 @@
 // frame by frame, their batches interleaved (so that the machine's load falls on each
 // alike), and the Rust library's time for the same files when its timer is built.
 //
-//   git worktree add /tmp/bloomwire-before <rev> && (cd /tmp/bloomwire-before/js &&
-//     npm ci && npm run build)
-//   node js/bench/ab-decode.mjs /tmp/bloomwire-before/js/dist js/dist [--reps N]
+//   mkdir -p /tmp/before && git archive <rev> js | tar -x -C /tmp/before
+//   (cd /tmp/before/js && npm ci && npm run build)
+//   node js/bench/ab-decode.mjs /tmp/before/js/dist js/dist [--reps N]
 //     [--frames paper,p0.999] [--lib]
 //
 // Each argument is a package's `dist` directory (built with `npm run build`). The frames
@@ -56,7 +56,8 @@ const median = (xs) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-console.log(`node ${process.version}, ${cpus()[0].model} (${cpus().length} cores), load ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`);
+const load = existsSync("/proc/loadavg") ? `, load ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}` : "";
+console.log(`node ${process.version}, ${cpus()[0].model} (${cpus().length} cores)${load}`);
 console.log(`CPU time a call, ${REPS} batches of at least 10 ms each build, interleaved\n`);
 for (const name of FRAMES) {
   const path = join(here, "frames", FILES[name]);

@@ -8,7 +8,7 @@ import { ESCAPE_WASM } from "./escape-wasm-bytes.js";
 import { escapeRuns, PRIMARY_BYTES, SECONDARY_BYTES, type TansTable } from "./models.js";
 import { base64Bytes, envFlag, KernelMemory } from "./wasm-memory.js";
 
-const T1 = 0, T2 = 16384, STATES = 24576, RUNS = 24640, BYTES1 = 24896, BYTES2 = 25272, IN = 25984, SLACK = 32;
+const T1 = 0, T2 = 16384, STATES = 24576, RUNS = 24640, BYTES1 = 24896, BYTES2 = 25272, MASKS = 25928, IN = 26048, SLACK = 32;
 const SHARED_LIMIT = 16 << 20;
 
 type EscapeFn = (at: number, L: number, T: number, out: number, u0: number, u1: number, u2: number, u3: number, y: number) => number;
@@ -35,9 +35,11 @@ function instantiate(): Kernel | null {
   try {
     const mem = new KernelMemory(1);
     const inst = new WebAssembly.Instance(compiled, { env: { memory: mem.memory } });
-    // the alphabets' bytes, for the tables' build (constants: written once an instance)
+    // the alphabets' bytes, for the tables' build, and the masks of the steps' reads
+    // (constants: written once an instance)
     new Int32Array(mem.memory.buffer, BYTES1, 94).set(PRIMARY_BYTES);
     new Int32Array(mem.memory.buffer, BYTES2, 163).set(SECONDARY_BYTES);
+    new Int32Array(mem.memory.buffer, MASKS, 16).set(Int32Array.from({ length: 16 }, (_, n) => (1 << n) - 1));
     return { mem, escape: inst.exports.escape as EscapeFn, spread: inst.exports.spread as SpreadFn };
   } catch {
     return null;

@@ -5,7 +5,8 @@
 ;; `byte (256: escape) | nb << 9 | base << 13`; the states out at 24576 (u0, u1, u2, u3, y
 ;; as i32, then the count of ones of the first T & ~7 bytes); an alphabet's runs of equal
 ;; frequency at 24640 (for `spread`); the symbols' bytes of each alphabet at 24896 and
-;; 25272 (i32); the payload from $in (L bytes, then at least 32 bytes of slack); the bytes
+;; 25272 (i32); the masks of 0 .. 15 bits at 25928 (i32: a step reads its mask, where
+;; making it takes a shift by a variable count); the payload from $in (L bytes, then at least 32 bytes of slack); the bytes
 ;; out from $out.
 ;; A step reads at most 12 bits, a group at most 92, and each group ends with the check
 ;; that the bits read are within the payload (else -1: a read past its end, spec 4.13), so
@@ -35,22 +36,22 @@
         (local.set $e3 (i32.load (i32.shl (local.get $u3) (i32.const 2))))
         (local.set $nb (i32.and (i32.shr_u (local.get $e0) (i32.const 9)) (i32.const 15)))
         (local.set $u0 (i32.add (i32.shr_u (local.get $e0) (i32.const 13))
-          (i32.and (i32.wrap_i64 (local.get $buf)) (i32.sub (i32.shl (i32.const 1) (local.get $nb)) (i32.const 1)))))
+          (i32.and (i32.wrap_i64 (local.get $buf)) (i32.load offset=25928 (i32.shl (local.get $nb) (i32.const 2))))))
         (local.set $buf (i64.shr_u (local.get $buf) (i64.extend_i32_u (local.get $nb))))
         (local.set $j (i32.add (local.get $j) (local.get $nb)))
         (local.set $nb (i32.and (i32.shr_u (local.get $e1) (i32.const 9)) (i32.const 15)))
         (local.set $u1 (i32.add (i32.shr_u (local.get $e1) (i32.const 13))
-          (i32.and (i32.wrap_i64 (local.get $buf)) (i32.sub (i32.shl (i32.const 1) (local.get $nb)) (i32.const 1)))))
+          (i32.and (i32.wrap_i64 (local.get $buf)) (i32.load offset=25928 (i32.shl (local.get $nb) (i32.const 2))))))
         (local.set $buf (i64.shr_u (local.get $buf) (i64.extend_i32_u (local.get $nb))))
         (local.set $j (i32.add (local.get $j) (local.get $nb)))
         (local.set $nb (i32.and (i32.shr_u (local.get $e2) (i32.const 9)) (i32.const 15)))
         (local.set $u2 (i32.add (i32.shr_u (local.get $e2) (i32.const 13))
-          (i32.and (i32.wrap_i64 (local.get $buf)) (i32.sub (i32.shl (i32.const 1) (local.get $nb)) (i32.const 1)))))
+          (i32.and (i32.wrap_i64 (local.get $buf)) (i32.load offset=25928 (i32.shl (local.get $nb) (i32.const 2))))))
         (local.set $buf (i64.shr_u (local.get $buf) (i64.extend_i32_u (local.get $nb))))
         (local.set $j (i32.add (local.get $j) (local.get $nb)))
         (local.set $nb (i32.and (i32.shr_u (local.get $e3) (i32.const 9)) (i32.const 15)))
         (local.set $u3 (i32.add (i32.shr_u (local.get $e3) (i32.const 13))
-          (i32.and (i32.wrap_i64 (local.get $buf)) (i32.sub (i32.shl (i32.const 1) (local.get $nb)) (i32.const 1)))))
+          (i32.and (i32.wrap_i64 (local.get $buf)) (i32.load offset=25928 (i32.shl (local.get $nb) (i32.const 2))))))
         (local.set $j (i32.add (local.get $j) (local.get $nb)))
         ;; the four bytes, each stored as it is (an escape's entry has byte bits 0, and its
         ;; byte is stored over it below)
@@ -77,7 +78,7 @@
                   (i32.store8 (i32.add (local.get $out) (i32.add (local.get $t) (local.get $k))) (local.get $e))
                   (local.set $nb (i32.and (i32.shr_u (local.get $e) (i32.const 9)) (i32.const 15)))
                   (local.set $y (i32.add (i32.shr_u (local.get $e) (i32.const 13))
-                    (i32.and (i32.wrap_i64 (local.get $buf)) (i32.sub (i32.shl (i32.const 1) (local.get $nb)) (i32.const 1)))))
+                    (i32.and (i32.wrap_i64 (local.get $buf)) (i32.load offset=25928 (i32.shl (local.get $nb) (i32.const 2))))))
                   (local.set $j (i32.add (local.get $j) (local.get $nb)))))
               (local.set $k (i32.add (local.get $k) (i32.const 1)))
               (br_if $esc (i32.lt_u (local.get $k) (i32.const 4))))))
@@ -110,7 +111,7 @@
           (local.set $nb (i32.and (i32.shr_u (local.get $e) (i32.const 9)) (i32.const 15)))
           (i32.store offset=24576 (i32.shl (local.get $s) (i32.const 2))
             (i32.add (i32.shr_u (local.get $e) (i32.const 13))
-              (i32.and (i32.wrap_i64 (local.get $buf)) (i32.sub (i32.shl (i32.const 1) (local.get $nb)) (i32.const 1)))))
+              (i32.and (i32.wrap_i64 (local.get $buf)) (i32.load offset=25928 (i32.shl (local.get $nb) (i32.const 2))))))
           (local.set $j (i32.add (local.get $j) (local.get $nb)))
           (local.set $s (i32.add (local.get $s) (i32.const 1)))
           (br_if $prim (i32.lt_u (i32.add (local.get $T4) (local.get $s)) (local.get $T))))
@@ -124,7 +125,7 @@
               (local.set $e (i32.load offset=16384 (i32.shl (local.get $y) (i32.const 2))))
               (local.set $nb (i32.and (i32.shr_u (local.get $e) (i32.const 9)) (i32.const 15)))
               (local.set $y (i32.add (i32.shr_u (local.get $e) (i32.const 13))
-                (i32.and (i32.wrap_i64 (local.get $buf)) (i32.sub (i32.shl (i32.const 1) (local.get $nb)) (i32.const 1)))))
+                (i32.and (i32.wrap_i64 (local.get $buf)) (i32.load offset=25928 (i32.shl (local.get $nb) (i32.const 2))))))
               (local.set $j (i32.add (local.get $j) (local.get $nb)))))
           (i32.store8 (i32.add (local.get $out) (i32.add (local.get $T4) (local.get $s))) (local.get $e))
           (local.set $s (i32.add (local.get $s) (i32.const 1)))

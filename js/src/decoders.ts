@@ -365,8 +365,8 @@ export function decodePositional(p: Uint8Array, m: number, out: Uint8Array | nul
     const { r, a } = gapParams(m, c);
     const { Q, f, cum } = gapFrequencies(a);
     const RJ = Math.min(r, 15);
-    // a sparse array: the positions (4 bytes a one) rather than the whole array out of the
-    // kernel's memory, and its bits set here
+    // a sparse array: a pair (index, byte) a byte with ones out of the kernel's memory,
+    // stored here, rather than the whole array
     const sparse = !positions && 16 * c <= out!.length && m <= TWO31;
     const pos = wasmGaps(p, cl, W, m, c, lanes, x, r, RJ, r - RJ, Q, f, cum, out, positions, sparse);
     if (pos !== null) {

@@ -3,8 +3,10 @@
  * integers and built on every call, as the library builds them on every frame (a receiver
  * sees a new q0, and a new count, with each generation: a cache by parameters would only
  * flatter a benchmark that decodes one frame again and again). BigInt only once per count
- * of ones (at most nine values per model), never per entry; the tables themselves are built
- * with 32-bit integers in typed arrays.
+ * of ones (at most nine values per model) in the ANS and nibble models, and in coding 7's
+ * parameters, never per entry; coding 11's frequencies in 32-bit limbs, no BigInt; the
+ * tables themselves are built with 32-bit integers in typed arrays (coding 11's, for its
+ * WebAssembly loop, by that module: src/escape-wasm.ts).
  */
 
 function popcount(v: number): number {

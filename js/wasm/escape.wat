@@ -189,6 +189,10 @@
   ;; frequency at + 128; its next group is kept at + 192) and its symbols' bytes at $bytes.
   ;; The filler (the first run of the largest frequency) fills the gaps between the other
   ;; runs' groups, merged by key (2i + 1) / g, compared exactly as integers (below 2^26).
+  ;; Its input comes from the header's q0 alone (1 .. 65535), never from the payload: the
+  ;; runs' frequencies times their counts sum to 2^precision, so it writes exactly the
+  ;; table's positions (the tests check its tables against the TypeScript build's), and
+  ;; WebAssembly's own bounds would make any other store a trap, never a write elsewhere.
   (func (export "spread") (param $tab i32) (param $precision i32) (param $bytes i32) (param $runs i32) (param $R i32)
     (local $filler i32) (local $F i32) (local $fbytes i32) (local $fn i32) (local $r i32)
     (local $t i32) (local $filled i32) (local $best i32) (local $bi i32) (local $bg i32)

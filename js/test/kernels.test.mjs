@@ -187,6 +187,8 @@ test("coding 7's sparse arrays (the kernel's pairs of byte and bits): ones alone
     [7, 8, 15, 16, 17, 1000, 1001, 1007, m - 8, m - 2, m - 1],
     Array.from({ length: 4000 }, (_, i) => 256 * i + (i % 3 === 0 ? 1 : 0)).flatMap((b, i) => (i % 5 ? [b] : [b, b + 3])),
     Array.from({ length: 4000 }, () => Math.floor(rand() * m)),
+    // one gap of almost m among small ones: hundreds of escapes (quotients of Q) in a row
+    [...Array.from({ length: 3000 }, (_, i) => 10 * i), m - 1],
   ];
   for (const [n, set] of sets.entries()) {
     const positions = [...new Set(set)].sort((a, b) => a - b);

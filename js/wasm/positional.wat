@@ -40,49 +40,73 @@
         (local.set $avail (i64.sub (local.get $m) (local.get $next)))
         (if (i64.eqz (local.get $avail)) (then (return (i32.const -1))))
         (local.set $q (i64.const 0))
-        (block $sym_done
-          (loop $sym
-            ;; x = f(v) * (x >> 16) + (slot - cum(v))
-            (local.set $slot (i32.and (i32.wrap_i64 (local.get $x)) (i32.const 0xffff)))
-            ;; the slot's 16-slot bucket: its first slot's symbol v (a 4 KiB table) and
-            ;; that symbol's cum(v) | f(v) << 16 (a 16 KiB table, both in the first-level
-            ;; cache), two loads side by side, so that the step waits for one load, not
-            ;; for a symbol and then its f(v)
-            (local.set $e (i32.load offset=4096 (i32.and (i32.shr_u (local.get $slot) (i32.const 2)) (i32.const 0x3ffc))))
-            (local.set $v (i32.load8_u (i32.shr_u (local.get $slot) (i32.const 4))))
-            (local.set $d (i32.sub (local.get $slot) (i32.and (local.get $e) (i32.const 0xffff))))
-            (local.set $fv (i32.shr_u (local.get $e) (i32.const 16)))
-            (if (i32.ge_u (local.get $d) (local.get $fv))
-              (then
-                ;; the slot is past the bucket's first symbol: on while it is at or past
-                ;; the next symbol's cumulative count (cum(Q + 1) = 65536 ends it)
-                (block $found
-                  (loop $next
-                    (local.set $v (i32.add (local.get $v) (i32.const 1)))
-                    (br_if $found (i32.lt_u (local.get $slot)
-                      (i32.load offset=66564 (i32.shl (local.get $v) (i32.const 2)))))
-                    (br $next)))
-                (local.set $fv (i32.load offset=65536 (i32.shl (local.get $v) (i32.const 2))))
-                (local.set $d (i32.sub (local.get $slot)
-                  (i32.load offset=66560 (i32.shl (local.get $v) (i32.const 2)))))))
-            (local.set $x
-              (i64.add
-                (i64.mul (i64.extend_i32_u (local.get $fv)) (i64.shr_u (local.get $x) (i64.const 16)))
-                (i64.extend_i32_u (local.get $d))))
-            (br_if $sym_done (i32.ne (local.get $v) (local.get $Q)))
-            ;; an escape: renormalize, Q more, same model
-            (if (i64.lt_u (local.get $x) (i64.const 0x80000000))
-              (then
-                (if (i32.eq (local.get $pos) (local.get $W)) (then (return (i32.const -2))))
-                (local.set $x
-                  (i64.or (i64.shl (local.get $x) (i64.const 32))
-                    (i64.extend_i32_u
-                      (i32.load (i32.add (local.get $words) (i32.shl (local.get $pos) (i32.const 2)))))))
-                (local.set $pos (i32.add (local.get $pos) (i32.const 1)))))
-            (local.set $q (i64.add (local.get $q) (i64.extend_i32_u (local.get $Q))))
-            (if (i64.ge_u (i64.shl (local.get $q) (local.get $r64)) (local.get $avail))
-              (then (return (i32.const -3))))
-            (br $sym)))
+        ;; x = f(v) * (x >> 16) + (slot - cum(v))
+        (local.set $slot (i32.and (i32.wrap_i64 (local.get $x)) (i32.const 0xffff)))
+        ;; the slot's 16-slot bucket: its first slot's symbol v (a 4 KiB table) and
+        ;; that symbol's cum(v) | f(v) << 16 (a 16 KiB table, both in the first-level
+        ;; cache), two loads side by side, so that the step waits for one load, not
+        ;; for a symbol and then its f(v)
+        (local.set $e (i32.load offset=4096 (i32.and (i32.shr_u (local.get $slot) (i32.const 2)) (i32.const 0x3ffc))))
+        (local.set $v (i32.load8_u (i32.shr_u (local.get $slot) (i32.const 4))))
+        (local.set $d (i32.sub (local.get $slot) (i32.and (local.get $e) (i32.const 0xffff))))
+        (local.set $fv (i32.shr_u (local.get $e) (i32.const 16)))
+        (if (i32.ge_u (local.get $d) (local.get $fv))
+          (then
+            ;; the slot is past the bucket's first symbol: on while it is at or past
+            ;; the next symbol's cumulative count (cum(Q + 1) = 65536 ends it)
+            (block $found
+              (loop $next
+                (local.set $v (i32.add (local.get $v) (i32.const 1)))
+                (br_if $found (i32.lt_u (local.get $slot)
+                  (i32.load offset=66564 (i32.shl (local.get $v) (i32.const 2)))))
+                (br $next)))
+            (local.set $fv (i32.load offset=65536 (i32.shl (local.get $v) (i32.const 2))))
+            (local.set $d (i32.sub (local.get $slot)
+              (i32.load offset=66560 (i32.shl (local.get $v) (i32.const 2)))))))
+        (local.set $x
+          (i64.add
+            (i64.mul (i64.extend_i32_u (local.get $fv)) (i64.shr_u (local.get $x) (i64.const 16)))
+            (i64.extend_i32_u (local.get $d))))
+        ;; an escape (rare: a gap of Q 2^r or more): renormalize, Q more, the same model again;
+        ;; a loop of its own, off the common path, which then has no loop inside it (with
+        ;; both in one loop, V8's code kept the state x in a stack slot, loaded and stored
+        ;; on every step)
+        (if (i32.eq (local.get $v) (local.get $Q))
+          (then
+            (loop $sym
+              (if (i64.lt_u (local.get $x) (i64.const 0x80000000))
+                (then
+                  (if (i32.eq (local.get $pos) (local.get $W)) (then (return (i32.const -2))))
+                  (local.set $x
+                    (i64.or (i64.shl (local.get $x) (i64.const 32))
+                      (i64.extend_i32_u
+                        (i32.load (i32.add (local.get $words) (i32.shl (local.get $pos) (i32.const 2)))))))
+                  (local.set $pos (i32.add (local.get $pos) (i32.const 1)))))
+              (local.set $q (i64.add (local.get $q) (i64.extend_i32_u (local.get $Q))))
+              (if (i64.ge_u (i64.shl (local.get $q) (local.get $r64)) (local.get $avail))
+                (then (return (i32.const -3))))
+              ;; the next symbol, as above
+              (local.set $slot (i32.and (i32.wrap_i64 (local.get $x)) (i32.const 0xffff)))
+              (local.set $e (i32.load offset=4096 (i32.and (i32.shr_u (local.get $slot) (i32.const 2)) (i32.const 0x3ffc))))
+              (local.set $v (i32.load8_u (i32.shr_u (local.get $slot) (i32.const 4))))
+              (local.set $d (i32.sub (local.get $slot) (i32.and (local.get $e) (i32.const 0xffff))))
+              (local.set $fv (i32.shr_u (local.get $e) (i32.const 16)))
+              (if (i32.ge_u (local.get $d) (local.get $fv))
+                (then
+                  (block $found2
+                    (loop $next2
+                      (local.set $v (i32.add (local.get $v) (i32.const 1)))
+                      (br_if $found2 (i32.lt_u (local.get $slot)
+                        (i32.load offset=66564 (i32.shl (local.get $v) (i32.const 2)))))
+                      (br $next2)))
+                  (local.set $fv (i32.load offset=65536 (i32.shl (local.get $v) (i32.const 2))))
+                  (local.set $d (i32.sub (local.get $slot)
+                    (i32.load offset=66560 (i32.shl (local.get $v) (i32.const 2)))))))
+              (local.set $x
+                (i64.add
+                  (i64.mul (i64.extend_i32_u (local.get $fv)) (i64.shr_u (local.get $x) (i64.const 16)))
+                  (i64.extend_i32_u (local.get $d))))
+              (br_if $sym (i32.eq (local.get $v) (local.get $Q))))))
         ;; the low R_J remainder bits, from the same step
         (local.set $rem
           (i64.and (local.get $x) (i64.sub (i64.shl (i64.const 1) (local.get $rj64)) (i64.const 1))))

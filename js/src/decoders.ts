@@ -5,7 +5,7 @@
  */
 import { CorruptPayload } from "./errors.js";
 import {
-  adaptCounts, aliasTable, ansModel, escapeModel, gapModel, gapParams, smallTable,
+  adaptCounts, aliasTable, ansModel, escapeFrequencies, escapeModel, gapFrequencies, gapModel, gapParams, smallTable,
   type SymbolModel,
 } from "./models.js";
 import { mul32 } from "./u64.js";
@@ -353,25 +353,29 @@ export function decodePositional(p: Uint8Array, m: number, out: Uint8Array | nul
   if (S % 4 || S < 8 * lanes || c > 8 * S) corrupt("positional: bad stream length for the count");
   const W = S >>> 2;
   if (wasmAvailable()) {
-    const lo0 = BigInt(le32(p, cl)), hi0 = BigInt(le32(p, cl + 4));
-    const lo1 = lanes === 2 ? BigInt(le32(p, cl + 8)) : 0n, hi1 = lanes === 2 ? BigInt(le32(p, cl + 12)) : 0n;
-    const x0 = (hi0 << 32n) | lo0, x1 = (hi1 << 32n) | lo1;
-    if (x0 < 1n << 31n || x0 >= 1n << 63n || (lanes === 2 && (x1 < 1n << 31n || x1 >= 1n << 63n))) {
-      corrupt("positional: an initial state is out of range");
+    // each lane's initial state as its low and high 32 bits; 2^31 <= x < 2^63: the high
+    // half below 2^31, and not zero unless the low half is at least 2^31
+    const x = new Int32Array(4);
+    for (let j = 0; j < lanes; j++) {
+      const lo = le32(p, cl + 8 * j), hi = le32(p, cl + 8 * j + 4);
+      if (hi >= 2 ** 31 || (hi === 0 && lo < 2 ** 31)) corrupt("positional: an initial state is out of range");
+      x[2 * j] = lo;
+      x[2 * j + 1] = hi;
     }
     const { r, a } = gapParams(m, c);
-    const { Q, f, cum, lut } = gapModel(a);
+    const { Q, f, cum } = gapFrequencies(a);
     const RJ = Math.min(r, 15);
-    const fin = new BigUint64Array(2);
-    // a sparse array: the positions (8 bytes a one) rather than the whole array out of the
-    // kernel's memory, and its bits set here
+    // a sparse array: a pair (index, byte) a byte with ones out of the kernel's memory,
+    // stored here, rather than the whole array
     const sparse = !positions && 16 * c <= out!.length && m <= TWO31;
-    const pos = wasmGaps(p, cl, W, m, c, lanes, x0, x1, r, RJ, r - RJ, Q, f, cum, lut, out, positions, fin, sparse);
+    const pos = wasmGaps(p, cl, W, m, c, lanes, x, r, RJ, r - RJ, Q, f, cum, out, positions, sparse);
     if (pos !== null) {
       if (pos === -1) corrupt("positional: a one beyond m");
       if (pos === -2) corrupt("positional: the payload ends before the last gap");
       if (pos === -3) corrupt("positional: a gap past m");
-      if (fin[0] !== 1n << 31n || (lanes === 2 && fin[1] !== 1n << 31n) || pos !== W) {
+      // each lane ends at x = 2^31: low half 0x80000000 (as an int32), high half 0
+      const ended = (j: number) => x[2 * j] === -2147483648 && x[2 * j + 1] === 0;
+      if (!ended(0) || (lanes === 2 && !ended(1)) || pos !== W) {
         corrupt("positional: the stream does not end where the last gap does");
       }
       return c;
@@ -684,13 +688,12 @@ export function decodeSmall(p: Uint8Array, m: number, q0: number, out: Uint8Arra
   checkTail(out, m, "small");
 }
 
-/** Coding 11's tables, rebuilt for each frame into the same buffers. */
+/** Coding 11's tables for the JavaScript loop, rebuilt for each frame into the same buffers. */
 const ESCAPE_TABLES = { t1: new Int32Array(4096), t2: new Int32Array(2048) };
 
 /** Coding 11. Returns the count of ones of the array when the kernel counted them, else -1. */
 export function decodeEscape(p: Uint8Array, m: number, q0: number, out: Uint8Array): number {
   const total = 8 * p.length;
-  const { t1, t2 } = escapeModel(q0, ESCAPE_TABLES);
   // 4 x 12 + 11 bits of states (L >= 8)
   let bb = p[0] | (p[1] << 8) | (p[2] << 16);
   let u0 = bb & 4095, u1 = (bb >>> 12) & 4095;
@@ -703,7 +706,8 @@ export function decodeEscape(p: Uint8Array, m: number, q0: number, out: Uint8Arr
   const T = Math.max(0, n - 4);
   if (escapeWasmAvailable()) {
     const st = Int32Array.of(u0, u1, u2, u3, y);
-    const r = wasmEscape(p, T, t1, t2, st, out);
+    const [f1, f2] = escapeFrequencies(q0);
+    const r = wasmEscape(p, T, f1, f2, st, out);
     if (r !== null) {
       if (r.read < 0) corrupt("escape: a read past the end of the payload");
       escapeEnd(p, m, out, T, n, st, r.read);
@@ -712,6 +716,7 @@ export function decodeEscape(p: Uint8Array, m: number, q0: number, out: Uint8Arr
       return ones;
     }
   }
+  const { t1, t2 } = escapeModel(q0, ESCAPE_TABLES);
   const buf = paddedCopy(p);
   const T4 = T & ~3;
   let e = 0, nb = 0;

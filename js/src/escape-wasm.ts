@@ -5,17 +5,19 @@
  * same bytes and the same errors.
  */
 import { ESCAPE_WASM } from "./escape-wasm-bytes.js";
-import type { TansTable } from "./models.js";
+import { escapeRuns, PRIMARY_BYTES, SECONDARY_BYTES, type TansTable } from "./models.js";
 import { base64Bytes, envFlag, KernelMemory } from "./wasm-memory.js";
 
-const T1 = 0, T2 = 16384, STATES = 24576, IN = 24640, SLACK = 32;
+const T1 = 0, T2 = 16384, STATES = 24576, RUNS = 24640, BYTES1 = 24896, BYTES2 = 25272, MASKS = 25928, IN = 26048, SLACK = 32;
 const SHARED_LIMIT = 16 << 20;
 
 type EscapeFn = (at: number, L: number, T: number, out: number, u0: number, u1: number, u2: number, u3: number, y: number) => number;
+type SpreadFn = (tab: number, precision: number, bytes: number, runs: number, R: number) => void;
 
 interface Kernel {
   mem: KernelMemory;
   escape: EscapeFn;
+  spread: SpreadFn;
 }
 
 let compiled: WebAssembly.Module | null | undefined;
@@ -33,7 +35,12 @@ function instantiate(): Kernel | null {
   try {
     const mem = new KernelMemory(1);
     const inst = new WebAssembly.Instance(compiled, { env: { memory: mem.memory } });
-    return { mem, escape: inst.exports.escape as EscapeFn };
+    // the alphabets' bytes, for the tables' build, and the masks of the steps' reads
+    // (constants: written once an instance)
+    new Int32Array(mem.memory.buffer, BYTES1, 94).set(PRIMARY_BYTES);
+    new Int32Array(mem.memory.buffer, BYTES2, 163).set(SECONDARY_BYTES);
+    new Int32Array(mem.memory.buffer, MASKS, 16).set(Int32Array.from({ length: 16 }, (_, n) => (1 << n) - 1));
+    return { mem, escape: inst.exports.escape as EscapeFn, spread: inst.exports.spread as SpreadFn };
   } catch {
     return null;
   }
@@ -47,22 +54,39 @@ export function escapeWasmAvailable(): boolean {
 }
 
 /**
- * Decodes the T coded bytes of a coding-11 payload `p` (states u0 .. u3 and y read by the
- * caller, in `u`) into out[0 .. T). Returns the bits read (at most 8 L, else -1) and the
- * count of ones of out[0 .. counted), leaving the final states in `u`; or null when the
- * kernel cannot run.
+ * Builds the two tables of coding 11 of frequencies f1 (94, summing to 4096) and f2 (163,
+ * summing to 2048), as models.ts's escapeModel does, in the kernel's memory where its loop
+ * reads them (the runs of equal frequency found here, the merge walk in the kernel).
  */
-export function wasmEscape(p: Uint8Array, T: number, t1: TansTable, t2: TansTable, u: Int32Array,
+function buildTables(k: Kernel, f1: Int32Array, f2: Int32Array): void {
+  const runs = new Int32Array(k.mem.memory.buffer, RUNS, 64);
+  k.spread(T1, 12, BYTES1, RUNS, escapeRuns(f1, runs));
+  k.spread(T2, 11, BYTES2, RUNS, escapeRuns(f2, runs));
+}
+
+/** The kernel's tables for frequencies f1 and f2, copied out (for tests); null without the kernel. */
+export function wasmEscapeTables(f1: Int32Array, f2: Int32Array): { t1: TansTable; t2: TansTable } | null {
+  if (!escapeWasmAvailable() || !shared) return null;
+  buildTables(shared, f1, f2);
+  return { t1: new Int32Array(shared.mem.memory.buffer, T1, 4096).slice(), t2: new Int32Array(shared.mem.memory.buffer, T2, 2048).slice() };
+}
+
+/**
+ * Decodes the T coded bytes of a coding-11 payload `p` (states u0 .. u3 and y read by the
+ * caller, in `u`) into out[0 .. T), with the tables of frequencies f1 and f2 (the frame's
+ * q0's, escapeFrequencies), built for this frame in the kernel's memory. Returns the bits
+ * read (at most 8 L, else -1) and the count of ones of out[0 .. counted), leaving the
+ * final states in `u`; or null when the kernel cannot run.
+ */
+export function wasmEscape(p: Uint8Array, T: number, f1: Int32Array, f2: Int32Array, u: Int32Array,
   out: Uint8Array): { read: number; ones: number; counted: number } | null {
   const L = p.length;
   const outAt = (IN + L + SLACK + 7) & ~7;
   const need = outAt + T + 8;
   const k = need <= SHARED_LIMIT ? (shared ??= instantiate()) : instantiate();
   if (!k || !k.mem.reserve(need)) return null;
+  buildTables(k, f1, f2);
   const b = k.mem.bytes();
-  // The tables are the frame's (built for each frame, in a buffer the next frame reuses).
-  new Uint32Array(k.mem.memory.buffer, T1, 4096).set(t1);
-  new Uint32Array(k.mem.memory.buffer, T2, 2048).set(t2);
   b.set(p, IN);
   b.fill(0, IN + L, IN + L + SLACK);
   const read = k.escape(IN, L, T, outAt, u[0], u[1], u[2], u[3], u[4]);
@@ -70,5 +94,5 @@ export function wasmEscape(p: Uint8Array, T: number, t1: TansTable, t2: TansTabl
   const st = new Int32Array(k.mem.memory.buffer, STATES, 6);
   u.set(st.subarray(0, 5));
   out.set(b.subarray(outAt, outAt + T));
-  return { read, ones: st[5], counted: T & ~3 };
+  return { read, ones: st[5], counted: T & ~7 };
 }

@@ -3,8 +3,10 @@
  * integers and built on every call, as the library builds them on every frame (a receiver
  * sees a new q0, and a new count, with each generation: a cache by parameters would only
  * flatter a benchmark that decodes one frame again and again). BigInt only once per count
- * of ones (at most nine values per model), never per entry; the tables themselves are built
- * with 32-bit integers in typed arrays.
+ * of ones (at most nine values per model) in the ANS and nibble models, and in coding 7's
+ * parameters, never per entry; coding 11's frequencies in 32-bit limbs, no BigInt; the
+ * tables themselves are built with 32-bit integers in typed arrays (coding 11's, for its
+ * WebAssembly loop, by that module: src/escape-wasm.ts).
  */
 
 function popcount(v: number): number {
@@ -191,35 +193,108 @@ export const ESCAPE_INDEX: Uint8Array = (() => {
 
 const BINOM8 = [1, 8, 28, 56, 70, 56, 28, 8, 1];
 
+/*
+ * Coding 11's weights are products of eight 16-bit factors (up to 2^128), taken exactly in
+ * 32-bit limbs (little-endian) held in Numbers: every limb operation below stays an integer
+ * under 2^53 (its bound is written where it is done), so each is exact, and such an
+ * integer times 2^-32 (a power of two: exact), floored, is its exact quotient by 2^32. No
+ * BigInt, no inexact float.
+ */
+const LIMB = 4294967296;
+const PER_LIMB = 1 / LIMB; // 2^-32, exact
+
+/** x = x f (the `len` limbs of x from `at`, f below 2^16, the product fitting in them). */
+function limbsTimes(x: Float64Array, at: number, len: number, f: number): void {
+  let carry = 0;
+  for (let i = at; i < at + len; i++) {
+    const t = x[i] * f + carry; // below 2^32 2^16 + 2^16
+    carry = Math.floor(t * PER_LIMB);
+    x[i] = t - carry * LIMB;
+  }
+}
+
+/** floor(x r / 2^(32 len)) for x's `len` limbs from `at` and r below 2^16. */
+function limbsShare(x: Float64Array, at: number, len: number, r: number): number {
+  let carry = 0;
+  for (let i = at; i < at + len; i++) carry = Math.floor((x[i] * r + carry) * PER_LIMB); // below 2^48 + 2^16
+  return carry;
+}
+
+/** x's `len` limbs with their carries moved up (limbs below 2^42 in). */
+function limbsNormalize(x: Float64Array, len: number): void {
+  let carry = 0;
+  for (let i = 0; i < len; i++) {
+    const t = x[i] + carry; // below 2^42 + 2^10
+    carry = Math.floor(t * PER_LIMB);
+    x[i] = t - carry * LIMB;
+  }
+}
+
+/** Whether q z <= n, z and n of three limbs (q below 2^11). */
+function limbsAtMost(q: number, z: Float64Array, n: Float64Array): boolean {
+  const t0 = z[0] * q; // below 2^43
+  const c0 = Math.floor(t0 * PER_LIMB);
+  const t1 = z[1] * q + c0; // below 2^43 + 2^11
+  const c1 = Math.floor(t1 * PER_LIMB);
+  const t2 = z[2] * q + c1;
+  if (t2 !== n[2]) return t2 < n[2];
+  const l1 = t1 - c1 * LIMB;
+  if (l1 !== n[1]) return l1 < n[1];
+  return t0 - c0 * LIMB <= n[0];
+}
+
+/** Per primary or secondary symbol, its byte's count of ones (the alphabets are by count). */
+const PRIMARY_ONES = Uint8Array.from({ length: 93 }, (_, v) => popcount(ESCAPE_BYTES[v]));
+const SECONDARY_ONES = Uint8Array.from({ length: 163 }, (_, v) => popcount(ESCAPE_BYTES[93 + v]));
+const W_LIMBS = new Float64Array(9 * 4);
+const E_LIMBS = new Float64Array(4);
+const V_LIMBS = new Float64Array(9 * 3);
+const Z_LIMBS = new Float64Array(3);
+const N_LIMBS = new Float64Array(3);
+
 /** Spec 4.15 Model: the primary (94) and secondary (163) frequencies. */
 export function escapeFrequencies(q0: number): [Int32Array, Int32Array] {
-  // The powers of q0 and q1 = 65536 - q0 by repeated products, then each weight one more.
-  const P0: bigint[] = [1n], P1: bigint[] = [1n];
-  const q0n = BigInt(q0), q1n = BigInt(65536 - q0);
-  for (let e = 1; e <= 8; e++) {
-    P0.push(P0[e - 1] * q0n);
-    P1.push(P1[e - 1] * q1n);
+  const q1 = 65536 - q0;
+  // W(o) = q0^(8 - o) q1^o for o ones, below 2^128: four limbs each.
+  const W = W_LIMBS.fill(0);
+  for (let o = 0; o <= 8; o++) {
+    W[4 * o] = 1;
+    for (let e = 0; e < 8; e++) limbsTimes(W, 4 * o, 1 + (e >>> 1), e < 8 - o ? q0 : q1);
   }
-  const W: bigint[] = [];
-  for (let o = 0; o <= 8; o++) W.push(P0[8 - o] * P1[o]);
-  let E = 0n;
-  for (let o = 4; o <= 8; o++) E += BigInt(BINOM8[o]) * W[o];
+  // E, the escape's weight: the sum of C(8, o) W(o) for o >= 4, below (q0 + q1)^8 = 2^128;
+  // its limbs summed first, each below 5 70 2^32 < 2^42.
+  const E = E_LIMBS.fill(0);
+  for (let o = 4; o <= 8; o++) for (let i = 0; i < 4; i++) E[i] += BINOM8[o] * W[4 * o + i];
+  limbsNormalize(E, 4);
+  // a primary share is 1 + floor(W(o) 4002 / 2^128)
   const g1 = new Int32Array(9);
-  for (let o = 0; o <= 8; o++) g1[o] = 1 + Number((W[o] * 4002n) >> 128n);
+  for (let o = 0; o <= 8; o++) g1[o] = 1 + limbsShare(W, 4 * o, 4, 4002);
   const f1 = new Int32Array(94);
-  for (let v = 0; v < 93; v++) f1[v] = g1[popcount(ESCAPE_BYTES[v])];
-  f1[93] = 1 + Number((E * 4002n) >> 128n);
-  const V: bigint[] = [];
-  let Z = 0n;
-  for (let o = 0; o <= 8; o++) V.push(o >= 4 ? P0[8 - o] * P1[o - 4] : 0n);
-  for (let o = 4; o <= 8; o++) Z += BigInt(BINOM8[o]) * V[o];
+  let s1 = 0;
+  for (let v = 0; v < 93; v++) s1 += f1[v] = g1[PRIMARY_ONES[v]];
+  s1 += f1[93] = 1 + limbsShare(E, 0, 4, 4002);
+  // V(o) = q0^(8 - o) q1^(o - 4) for o >= 4, below 2^64 (two limbs, a third for the sums
+  // and products), Z their sum weighted by C(8, o), below 163 2^64 < 2^72, and a secondary
+  // share 1 + floor(V(o) 1885 / Z): the quotient q is at most 1885 (V(o) <= Z), found bit
+  // by bit from 2^10 down as the largest q with q Z <= V(o) 1885 (below 2^75).
+  const V = V_LIMBS.fill(0), Z = Z_LIMBS.fill(0), N = N_LIMBS;
+  for (let o = 4; o <= 8; o++) {
+    V[3 * o] = 1;
+    for (let e = 0; e < 4; e++) limbsTimes(V, 3 * o, 1 + (e >>> 1), e < 8 - o ? q0 : q1);
+    for (let i = 0; i < 3; i++) Z[i] += BINOM8[o] * V[3 * o + i];
+  }
+  limbsNormalize(Z, 3);
   const g2 = new Int32Array(9);
-  for (let o = 4; o <= 8; o++) g2[o] = 1 + Number((V[o] * 1885n) / Z);
+  for (let o = 4; o <= 8; o++) {
+    for (let i = 0; i < 3; i++) N[i] = V[3 * o + i];
+    limbsTimes(N, 0, 3, 1885);
+    let q = 0;
+    for (let bit = 1024; bit >= 1; bit >>= 1) if (limbsAtMost(q + bit, Z, N)) q += bit;
+    g2[o] = 1 + q;
+  }
   const f2 = new Int32Array(163);
-  for (let v = 0; v < 163; v++) f2[v] = g2[popcount(ESCAPE_BYTES[93 + v])];
-  let s1 = 0, s2 = 0;
-  for (const x of f1) s1 += x;
-  for (const x of f2) s2 += x;
+  let s2 = 0;
+  for (let v = 0; v < 163; v++) s2 += f2[v] = g2[SECONDARY_ONES[v]];
   f1[firstMax(f1)] += 4096 - s1;
   f2[firstMax(f2)] += 2048 - s2;
   return [f1, f2];
@@ -242,22 +317,13 @@ export function escapeFrequencies(q0: number): [Int32Array, Int32Array] {
  */
 function escapeTable(f: Int32Array, precision: number, bytes: Int32Array, tab: TansTable): TansTable {
   const size = 1 << precision;
-  // The runs of equal frequency: first symbol, count, frequency.
-  const first: number[] = [], count: number[] = [], freq: number[] = [];
-  for (let v = 0; v < f.length; ) {
-    let end = v + 1;
-    while (end < f.length && f[end] === f[v]) end++;
-    first.push(v);
-    count.push(end - v);
-    freq.push(f[v]);
-    v = end;
-  }
-  const runs = first.length;
+  const runs = escapeRuns(f, RUNS);
+  const first = RUNS.subarray(0, 16), count = RUNS.subarray(16, 32), freq = RUNS.subarray(32, 48), next = RUNS.subarray(48, 64);
   let filler = 0;
   for (let r = 1; r < runs; r++) if (freq[r] > freq[filler]) filler = r;
   const F = freq[filler], fFirst = first[filler], fCount = count[filler];
   // next[r]: the run's next group i (the filler's own is `filled`).
-  const next = new Int32Array(runs);
+  next.fill(0, 0, runs);
   next[filler] = F;
   let t = 0, filled = 0;
   for (;;) {
@@ -278,19 +344,43 @@ function escapeTable(f: Int32Array, precision: number, bytes: Int32Array, tab: T
     const d = (2 * bi + 1) * F + (filler < best ? 1 : 0);
     let to = filled;
     while (to < F && (2 * to + 1) * bg < d) to++;
-    t = fillGroups(tab, t, filled, to, F, precision, bytes, fFirst, fCount);
+    if (to > filled) t = fillGroups(tab, t, filled, to, F, precision, bytes, fFirst, fCount);
     filled = to;
     const k = bg + bi;
     const nb = precision - (31 - Math.clz32(k));
     const hi = (nb << 9) | (((k << nb) - size) << 13);
-    const at = first[best], end = t + count[best];
-    for (let u = t, s = at - t; u < end; u++) tab[u] = bytes[u + s] | hi;
-    t = end;
+    const at = first[best], n = count[best];
+    for (let c = 0; c < n; c++) tab[t + c] = bytes[at + c] | hi;
+    t += n;
     next[best] = bi + 1;
   }
   fillGroups(tab, t, filled, F, F, precision, bytes, fFirst, fCount);
   return tab;
 }
+
+const RUNS = new Int32Array(64);
+
+/**
+ * Coding 11's runs of symbols of equal frequency in `f` (the bytes of one count of ones;
+ * the first largest frequency's symbol split off: at most seven runs for every q0, and
+ * never more than 16), into `runs`: run r's first symbol at r, its count at 16 + r, its
+ * frequency at 32 + r (and 48 .. 63 left for the merge's next groups). Returns the runs.
+ */
+export function escapeRuns(f: Int32Array, runs: Int32Array): number {
+  let n = 0;
+  for (let v = 0; v < f.length; n++) {
+    let end = v + 1;
+    const fv = f[v];
+    while (end < f.length && f[end] === fv) end++;
+    if (n === 16) throw new Error("coding 11: more than 16 runs of equal frequency");
+    runs[n] = v;
+    runs[16 + n] = end - v;
+    runs[32 + n] = fv;
+    v = end;
+  }
+  return n;
+}
+
 
 /**
  * The filler's groups `from .. to - 1` (symbols `first .. first + n - 1` of frequency F),
@@ -324,9 +414,9 @@ function fillGroups(tab: Int32Array, t: number, from: number, to: number, F: num
 }
 
 /** Spec 4.15: the byte of each primary symbol (256 for the escape, symbol 93). */
-const PRIMARY_BYTES: Int32Array = Int32Array.from({ length: 94 }, (_, v) => (v === 93 ? 256 : ESCAPE_BYTES[v]));
+export const PRIMARY_BYTES: Int32Array = Int32Array.from({ length: 94 }, (_, v) => (v === 93 ? 256 : ESCAPE_BYTES[v]));
 /** Spec 4.15: the byte of each secondary symbol. */
-const SECONDARY_BYTES: Int32Array = Int32Array.from({ length: 163 }, (_, v) => ESCAPE_BYTES[93 + v]);
+export const SECONDARY_BYTES: Int32Array = Int32Array.from({ length: 163 }, (_, v) => ESCAPE_BYTES[93 + v]);
 
 export interface EscapeModel {
   f1: Int32Array;
@@ -369,21 +459,30 @@ export interface GapModel {
   lut: Uint8Array;
 }
 
-export function gapModel(a: number): GapModel {
+/** Spec 4.11 Model from a without its slot table: Q, f and cum (what the kernel reads). */
+export function gapFrequencies(a: number): { Q: number; f: Int32Array; cum: Int32Array } {
   // s stays at most 2^32 and a below 2^16: s a is an integer below 2^48, exact as a
   // number, and its divisions by powers of two are exact too, so floor gives the shift.
-  const tails = [65536];
-  let s = 2 ** 32;
+  const tails = GAP_TAILS;
+  tails[0] = 65536;
+  let s = 2 ** 32, Q = 0;
   for (;;) {
     s = Math.floor((s * a) / 65536);
-    tails.push(Math.floor((s + 32768) / 65536));
+    tails[++Q] = Math.floor((s + 32768) / 65536);
     if (s < 2 ** 25) break;
   }
-  const Q = tails.length - 1;
   const f = new Int32Array(Q + 1), cum = new Int32Array(Q + 1);
   for (let v = 0; v < Q; v++) f[v] = tails[v] - tails[v + 1];
   f[Q] = tails[Q];
   for (let v = 0; v <= Q; v++) cum[v] = 65536 - tails[v];
+  return { Q, f, cum };
+}
+
+/** The tails of gapFrequencies: a is at most 63 488, so s falls below 2^25 within 154 steps. */
+const GAP_TAILS = new Float64Array(160);
+
+export function gapModel(a: number): GapModel {
+  const { Q, f, cum } = gapFrequencies(a);
   const lut = new Uint8Array(65536);
   for (let v = 0; v <= Q; v++) lut.fill(v, cum[v], cum[v] + f[v]);
   return { Q, f, cum, lut };

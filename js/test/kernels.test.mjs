@@ -12,6 +12,7 @@ import { join, dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as bw from "../dist/index.js";
 import { decodeBits, decodeChunked } from "../dist/decoders.js";
+import { encodePositional } from "../dist/encoders.js";
 import { wideWasmAvailable } from "../dist/wide-wasm.js";
 import { escapeWasmAvailable } from "../dist/escape-wasm.js";
 import { wasmAvailable } from "../dist/positional-wasm.js";
@@ -173,6 +174,32 @@ test("the program's frames of codings 10 and 11, sizes that take every branch, a
     assert.ok(rejected > 0);
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("coding 7's sparse arrays (the kernel's pairs of byte and bits): ones alone and ones sharing a byte", () => {
+  // sparse: 16 c <= m / 8, so the kernel hands out a pair (index, byte) a byte with ones
+  const m = 1 << 20;
+  let s = 12345;
+  const rand = () => ((s = (Math.imul(s, 1103515245) + 12345) >>> 0) / 4294967296);
+  const sets = [
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, m - 1],
+    [7, 8, 15, 16, 17, 1000, 1001, 1007, m - 8, m - 2, m - 1],
+    Array.from({ length: 4000 }, (_, i) => 256 * i + (i % 3 === 0 ? 1 : 0)).flatMap((b, i) => (i % 5 ? [b] : [b, b + 3])),
+    Array.from({ length: 4000 }, () => Math.floor(rand() * m)),
+    // one gap of almost m among small ones: hundreds of escapes (quotients of Q) in a row
+    [...Array.from({ length: 3000 }, (_, i) => 10 * i), m - 1],
+  ];
+  for (const [n, set] of sets.entries()) {
+    const positions = [...new Set(set)].sort((a, b) => a - b);
+    const payload = encodePositional(positions, m);
+    const h = { m, coding: 7, q0: null, chunkShift: null };
+    const first = samePaths(`set ${n}`, h, payload);
+    const expect = new Uint8Array(m / 8);
+    for (const b of positions) expect[b >>> 3] |= 1 << (b & 7);
+    assert.equal(first.bits, Buffer.from(expect).toString("base64"), `set ${n}: the positions' bits`);
+    let i = 0;
+    for (const p of mutants(payload, 40, n + 1)) samePaths(`set ${n} mutant ${i++}`, h, p);
   }
 });
 

@@ -37,7 +37,7 @@ pub(crate) unsafe fn limits_or_default(ptr: *const Limits) -> Result<bloomwire::
 #[no_mangle]
 pub unsafe extern "C" fn bw_limits_new(out: *mut *mut Limits) -> Status {
     // SAFETY: the caller's guarantee, passed on.
-    unsafe { new_handle(out, || Limits(bloomwire::Limits::default())) }
+    unsafe { new_handle(out, || Ok(Limits(bloomwire::Limits::default()))) }
 }
 
 setters! {

@@ -72,7 +72,7 @@ pub struct PlanInfo {
 #[no_mangle]
 pub unsafe extern "C" fn bw_optimizer_new(out: *mut *mut Optimizer) -> Status {
     // SAFETY: the caller's guarantee, passed on.
-    unsafe { new_handle(out, Optimizer::default) }
+    unsafe { new_handle(out, || Ok(Optimizer::default())) }
 }
 
 setters! {

@@ -1,5 +1,5 @@
 """Paths, the Rust program and the reference decoder, for the tests and the benchmark; a
-watch of the GIL."""
+watch of the GIL; the optional modules of the Dask tests; filters of numbered keys."""
 
 import importlib.util
 import json
@@ -45,6 +45,22 @@ def reference_decoder():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def dask_modules():
+    """pyarrow, NumPy and pandas, for the tests of the Dask extra: the calling test module
+    is skipped when Dask, distributed or one of them is not installed."""
+    import pytest
+
+    pytest.importorskip("dask")
+    pytest.importorskip("distributed")
+    return tuple(pytest.importorskip(name) for name in ("pyarrow", "numpy", "pandas"))
+
+
+def with_keys(f, count, start=0):
+    """`f`, with the keys "key-{start}" to "key-{start + count - 1}" inserted."""
+    f.insert_many(f"key-{i}" for i in range(start, start + count))
+    return f
 
 
 def ticks_while(work):

@@ -5,12 +5,9 @@ import pickle
 import pytest
 
 import bloomwire
+import helpers
 
-pytest.importorskip("dask")
-pytest.importorskip("distributed")
-pa = pytest.importorskip("pyarrow")
-np = pytest.importorskip("numpy")
-pd = pytest.importorskip("pandas")
+pa, np, pd = helpers.dask_modules()
 
 import dask.bag as db  # noqa: E402
 import dask.dataframe as dd  # noqa: E402

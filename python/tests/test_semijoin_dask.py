@@ -7,12 +7,9 @@ import os
 import pytest
 
 import bloomwire
+import helpers
 
-pytest.importorskip("dask")
-pytest.importorskip("distributed")
-pa = pytest.importorskip("pyarrow")
-np = pytest.importorskip("numpy")
-pd = pytest.importorskip("pandas")
+pa, np, pd = helpers.dask_modules()
 
 import dask.dataframe as dd  # noqa: E402
 from distributed import Client, LocalCluster  # noqa: E402

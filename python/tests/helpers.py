@@ -12,6 +12,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 VECTORS = os.path.join(ROOT, "spec", "vectors")
+EXAMPLES = os.path.join(ROOT, "python", "examples")
 
 
 def rust_cli(release=False):
@@ -38,13 +39,25 @@ def rust_cli(release=False):
     raise RuntimeError("cargo built no bloomwire program")
 
 
-def reference_decoder():
-    """The spec's standard-library decoder, `spec/reference/bloomwire_ref.py`, as a module."""
-    path = os.path.join(ROOT, "spec", "reference", "bloomwire_ref.py")
-    spec = importlib.util.spec_from_file_location("bloomwire_ref", path)
+def module_at(name, path):
+    """The Python file at `path`, run as the module `name` (not put in sys.modules)."""
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def reference_decoder():
+    """The spec's standard-library decoder, `spec/reference/bloomwire_ref.py`, as a module."""
+    return module_at("bloomwire_ref", os.path.join(ROOT, "spec", "reference", "bloomwire_ref.py"))
+
+
+def example(name):
+    """The example `python/examples/{name}.py` as a module. Its folder goes on sys.path
+    first, as when it runs as a script: the examples import what they share from there."""
+    if EXAMPLES not in sys.path:
+        sys.path.insert(0, EXAMPLES)
+    return module_at(name, os.path.join(EXAMPLES, f"{name}.py"))
 
 
 def dask_modules():

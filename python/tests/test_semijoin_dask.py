@@ -1,9 +1,6 @@
 """bloomwire.dask: a column's membership and semi-joins, the frame shipped once per worker
 and decoded once per worker process; the example dask_semijoin.py at a small size."""
 
-import importlib.util
-import os
-
 import pytest
 
 import bloomwire
@@ -18,14 +15,6 @@ import bloomwire.dask  # noqa: E402
 from bloomwire import _membership  # noqa: E402
 
 N = 20_000
-EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples")
-
-
-def example(name):
-    spec = importlib.util.spec_from_file_location(name, os.path.join(EXAMPLES, f"{name}.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")
@@ -136,10 +125,10 @@ def test_counting_chunked_and_tagged_frames(client):
 
 
 def test_the_example_at_a_small_size(client):
-    out = example("dask_semijoin").run(200_000, 20_000, partitions=4, client=client,
+    out = helpers.example("dask_semijoin").run(200_000, 20_000, partitions=4, client=client,
                                        quiet=True)
     assert out["rows_kept"] == out["exact_rows"] + out["false_positives"]
     assert out["false_positives"] >= 0
     assert out["join_rows"] == out["exact_rows"]
     assert out["bytes_shipped"]["bloomwire"] == 2 * out["frame_bytes"]
-    assert example("dask_semijoin").within_plan(out)
+    assert helpers.example("example_common").within_plan(out)

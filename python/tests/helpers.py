@@ -1,6 +1,7 @@
 """Paths, the Rust program and the reference decoder, for the tests and the benchmark; a
 watch of the GIL; the optional modules of the Dask tests; filters of numbered keys."""
 
+import contextlib
 import importlib.util
 import json
 import os
@@ -68,6 +69,30 @@ def dask_modules():
     pytest.importorskip("dask")
     pytest.importorskip("distributed")
     return tuple(pytest.importorskip(name) for name in ("pyarrow", "numpy", "pandas"))
+
+
+@contextlib.contextmanager
+def dask_client(processes):
+    """A Dask client of a LocalCluster of two workers of one thread each: worker processes,
+    or threads of this process (quick to start)."""
+    from distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=processes,
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        yield client
+
+
+def dask_client_fixture(processes):
+    """A test module's fixture of one `dask_client(processes)` for all its tests; assigned
+    to a module's name, it is the fixture of that name."""
+    import pytest
+
+    @pytest.fixture(scope="module")
+    def client():
+        with dask_client(processes) as client:
+            yield client
+
+    return client
 
 
 def with_keys(f, count, start=0):

@@ -9,7 +9,6 @@ import helpers
 pa, np, pd = helpers.dask_modules()
 
 import dask.dataframe as dd  # noqa: E402
-from distributed import Client, LocalCluster  # noqa: E402
 
 import bloomwire.dask  # noqa: E402
 from bloomwire import _membership  # noqa: E402
@@ -17,12 +16,8 @@ from bloomwire import _membership  # noqa: E402
 N = 20_000
 
 
-@pytest.fixture(scope="module")
-def client():
-    # Worker processes: the frame really travels, and each process decodes it.
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                      dashboard_address=None) as cluster, Client(cluster) as client:
-        yield client
+# Worker processes: the frame really travels, and each process decodes it.
+client = helpers.dask_client_fixture(processes=True)
 
 
 def users(lo, hi):

@@ -11,7 +11,8 @@ use bloomwire::{
 use crate::bytes::Sink;
 use crate::error::{guard, guard_void, Fail};
 use crate::filter::{Filter, KIND_BLOOM, KIND_COUNTING};
-use crate::ptr::{bytes_in, free_handle, handle, handle_mut, key_in, str_in, OutHandle};
+use crate::ptr::{bytes_in, free_handle, handle, key_in, str_in, OutHandle};
+use crate::setter::setters;
 use crate::status::Status;
 
 /// `BW_CHUNKING_AUTO`: chunk large Bloom filters (the default).
@@ -135,155 +136,93 @@ pub unsafe extern "C" fn bw_encoder_new(kind: core::ffi::c_int, out: *mut *mut E
     })
 }
 
-/// Change an encoder's settings.
-///
-/// # Safety
-///
-/// `encoder` is NULL or a live `bw_encoder` no other call uses.
-unsafe fn set(
-    encoder: *mut Encoder,
-    change: impl FnOnce(&mut Encoder) -> Result<(), Fail>,
-) -> Status {
-    guard(|| {
-        // SAFETY: the caller's guarantee, passed on.
-        change(unsafe { handle_mut(encoder, "encoder") }?)
-    })
-}
-
-/// `bw_status bw_encoder_set_coding(bw_encoder *e, const char *name)`: code with the coding
-/// of this name (as the library's parser reads it: `"known-p"`, `"positional"`,
-/// `"known-counters"`, ...; a coding of the other filter kind is
-/// `BW_ERR_INVALID_PARAMETER`), or raw when it is not smaller. NULL: the library's choice
-/// again.
-///
-/// # Safety
-///
-/// `encoder` is NULL or a live `bw_encoder` no other call uses; `name` NULL or a
-/// NUL-terminated string.
-#[no_mangle]
-pub unsafe extern "C" fn bw_encoder_set_coding(
-    encoder: *mut Encoder,
-    name: *const c_char,
-) -> Status {
-    // SAFETY: the caller's guarantees, passed on.
-    unsafe {
-        set(encoder, |e| {
-            e.coding = if name.is_null() {
-                Coding::Default
-            } else if e.counting {
-                Coding::Counters(str_in(name, "name")?.parse()?)
+setters! {
+    /// `bw_status bw_encoder_set_coding(bw_encoder *e, const char *name)`: code with the
+    /// coding of this name (as the library's parser reads it: `"known-p"`, `"positional"`,
+    /// `"known-counters"`, ...; a coding of the other filter kind is
+    /// `BW_ERR_INVALID_PARAMETER`), or raw when it is not smaller. NULL: the library's choice
+    /// again.
+    ///
+    /// # Safety
+    ///
+    /// `encoder` is NULL or a live `bw_encoder` no other call uses; `name` NULL or a
+    /// NUL-terminated string.
+    fn bw_encoder_set_coding(encoder: *mut Encoder, name: *const c_char) |e| {
+        e.coding = if name.is_null() {
+            Coding::Default
+        } else {
+            // SAFETY: the caller's guarantee, passed on.
+            let name = unsafe { str_in(name, "name") }?;
+            if e.counting {
+                Coding::Counters(name.parse()?)
             } else {
-                Coding::Bits(str_in(name, "name")?.parse()?)
-            };
-            Ok(())
-        })
+                Coding::Bits(name.parse()?)
+            }
+        };
     }
-}
 
-/// `bw_status bw_encoder_set_chunking(bw_encoder *e, int32_t chunking)`:
-/// `BW_CHUNKING_AUTO`, `BW_CHUNKING_NEVER`, or chunks of `2^chunking` bits (6 to 47).
-///
-/// # Safety
-///
-/// `encoder` is NULL or a live `bw_encoder` no other call uses.
-#[no_mangle]
-pub unsafe extern "C" fn bw_encoder_set_chunking(encoder: *mut Encoder, chunking: i32) -> Status {
-    // SAFETY: the caller's guarantee, passed on.
-    unsafe {
-        set(encoder, |e| {
-            e.chunking = match chunking {
-                CHUNKING_AUTO => Chunking::Auto,
-                CHUNKING_NEVER => Chunking::Never,
-                6..=47 => Chunking::Shift(chunking as u8),
-                _ => return Err(Fail::arg(format!("chunking {chunking}: -1, 0 or 6 to 47"))),
-            };
-            Ok(())
-        })
+    /// `bw_status bw_encoder_set_chunking(bw_encoder *e, int32_t chunking)`:
+    /// `BW_CHUNKING_AUTO`, `BW_CHUNKING_NEVER`, or chunks of `2^chunking` bits (6 to 47).
+    ///
+    /// # Safety
+    ///
+    /// `encoder` is NULL or a live `bw_encoder` no other call uses.
+    fn bw_encoder_set_chunking(encoder: *mut Encoder, chunking: i32) |e| {
+        e.chunking = match chunking {
+            CHUNKING_AUTO => Chunking::Auto,
+            CHUNKING_NEVER => Chunking::Never,
+            6..=47 => Chunking::Shift(chunking as u8),
+            _ => return Err(Fail::arg(format!("chunking {chunking}: -1, 0 or 6 to 47"))),
+        };
     }
-}
 
-/// `bw_status bw_encoder_set_metadata(bw_encoder *e, const uint8_t *metadata, size_t len)`:
-/// attach these bytes to every frame (flags bit 3); none for length 0.
-///
-/// # Safety
-///
-/// `encoder` is NULL or a live `bw_encoder` no other call uses; `metadata` NULL or `len`
-/// readable bytes.
-#[no_mangle]
-pub unsafe extern "C" fn bw_encoder_set_metadata(
-    encoder: *mut Encoder,
-    metadata: *const u8,
-    len: usize,
-) -> Status {
-    // SAFETY: the caller's guarantees, passed on.
-    unsafe {
-        set(encoder, |e| {
-            e.metadata = bytes_in(metadata, len, "metadata")?.to_vec();
-            Ok(())
-        })
+    /// `bw_status bw_encoder_set_metadata(bw_encoder *e, const uint8_t *metadata, size_t
+    /// len)`: attach these bytes to every frame (flags bit 3); none for length 0.
+    ///
+    /// # Safety
+    ///
+    /// `encoder` is NULL or a live `bw_encoder` no other call uses; `metadata` NULL or `len`
+    /// readable bytes.
+    fn bw_encoder_set_metadata(encoder: *mut Encoder, metadata: *const u8, len: usize) |e| {
+        // SAFETY: the caller's guarantee, passed on.
+        e.metadata = unsafe { bytes_in(metadata, len, "metadata") }?.to_vec();
     }
-}
 
-/// `bw_status bw_encoder_set_key(bw_encoder *e, const uint8_t *key, size_t len)`: tag
-/// every frame with this 32-byte key (flags bit 2); NULL with 0: no tag.
-///
-/// # Safety
-///
-/// `encoder` is NULL or a live `bw_encoder` no other call uses; `key` NULL or `len`
-/// readable bytes.
-#[no_mangle]
-pub unsafe extern "C" fn bw_encoder_set_key(
-    encoder: *mut Encoder,
-    key: *const u8,
-    len: usize,
-) -> Status {
-    // SAFETY: the caller's guarantees, passed on.
-    unsafe {
-        set(encoder, |e| {
-            e.key = key_in(key, len)?;
-            Ok(())
-        })
+    /// `bw_status bw_encoder_set_key(bw_encoder *e, const uint8_t *key, size_t len)`: tag
+    /// every frame with this 32-byte key (flags bit 2); NULL with 0: no tag.
+    ///
+    /// # Safety
+    ///
+    /// `encoder` is NULL or a live `bw_encoder` no other call uses; `key` NULL or `len`
+    /// readable bytes.
+    fn bw_encoder_set_key(encoder: *mut Encoder, key: *const u8, len: usize) |e| {
+        // SAFETY: the caller's guarantee, passed on.
+        e.key = unsafe { key_in(key, len) }?;
     }
-}
 
-/// `bw_status bw_encoder_set_budget(bw_encoder *e, size_t bytes)`: fail with
-/// `BW_ERR_OVER_BUDGET` unless the frame fits in `bytes`; 0: no budget.
-///
-/// # Safety
-///
-/// `encoder` is NULL or a live `bw_encoder` no other call uses.
-#[no_mangle]
-pub unsafe extern "C" fn bw_encoder_set_budget(encoder: *mut Encoder, bytes: usize) -> Status {
-    // SAFETY: the caller's guarantee, passed on.
-    unsafe {
-        set(encoder, |e| {
-            e.budget = (bytes != 0).then_some(bytes);
-            Ok(())
-        })
+    /// `bw_status bw_encoder_set_budget(bw_encoder *e, size_t bytes)`: fail with
+    /// `BW_ERR_OVER_BUDGET` unless the frame fits in `bytes`; 0: no budget.
+    ///
+    /// # Safety
+    ///
+    /// `encoder` is NULL or a live `bw_encoder` no other call uses.
+    fn bw_encoder_set_budget(encoder: *mut Encoder, bytes: usize) |e| {
+        e.budget = (bytes != 0).then_some(bytes);
     }
-}
 
-/// `bw_status bw_encoder_set_profile(bw_encoder *e, const char *profile)`: write only the
-/// codings of this profile (`"core"`, which every conforming decoder reads, or `"full"`,
-/// the default), as the library parses its name. A coding named with
-/// `bw_encoder_set_coding` outside the profile makes encoding fail with
-/// `BW_ERR_INVALID_PARAMETER`.
-///
-/// # Safety
-///
-/// `encoder` is NULL or a live `bw_encoder` no other call uses; `profile` NULL or a
-/// NUL-terminated string.
-#[no_mangle]
-pub unsafe extern "C" fn bw_encoder_set_profile(
-    encoder: *mut Encoder,
-    profile: *const c_char,
-) -> Status {
-    // SAFETY: the caller's guarantees, passed on.
-    unsafe {
-        set(encoder, |e| {
-            e.profile = str_in(profile, "profile")?.parse()?;
-            Ok(())
-        })
+    /// `bw_status bw_encoder_set_profile(bw_encoder *e, const char *profile)`: write only the
+    /// codings of this profile (`"core"`, which every conforming decoder reads, or `"full"`,
+    /// the default), as the library parses its name. A coding named with
+    /// `bw_encoder_set_coding` outside the profile makes encoding fail with
+    /// `BW_ERR_INVALID_PARAMETER`.
+    ///
+    /// # Safety
+    ///
+    /// `encoder` is NULL or a live `bw_encoder` no other call uses; `profile` NULL or a
+    /// NUL-terminated string.
+    fn bw_encoder_set_profile(encoder: *mut Encoder, profile: *const c_char) |e| {
+        // SAFETY: the caller's guarantee, passed on.
+        e.profile = unsafe { str_in(profile, "profile") }?.parse()?;
     }
 }
 

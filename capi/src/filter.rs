@@ -7,7 +7,7 @@ use bloomwire::{
 use crate::bytes::Sink;
 use crate::error::{guard, guard_void, Fail};
 use crate::plan::{layout_id, Plan};
-use crate::ptr::{bytes_in, free_handle, handle, handle_mut, Out, OutHandle};
+use crate::ptr::{bytes_in, free_handle, handle, handle_mut, new_handle, new_handle_from, Out};
 use crate::status::Status;
 
 /// `BW_KIND_BLOOM`: a Bloom filter (filter types 0 to 2).
@@ -48,6 +48,12 @@ fn family(seed: u64) -> HashFamily {
     HashFamily::new(BaseHash::Xxh64 { seed }, IndexScheme::default())
 }
 
+/// A new filter of m bits or counters, k hash functions in the standard layout and the
+/// family of `seed`: a Bloom filter for width 0, else a counting filter.
+fn standard(m: u64, k: u32, seed: u64, width: u8) -> Result<Filter, Fail> {
+    of_params(Params::standard(m, k, family(seed))?, width)
+}
+
 /// A new filter of `params`: a Bloom filter for width 0, else a counting filter.
 fn of_params(params: Params, width: u8) -> Result<Filter, Fail> {
     Ok(Filter(if width == 0 {
@@ -71,12 +77,8 @@ pub unsafe extern "C" fn bw_filter_new_bloom(
     seed: u64,
     out: *mut *mut Filter,
 ) -> Status {
-    guard(|| {
-        // SAFETY: the caller's guarantee, passed on.
-        let out = unsafe { OutHandle::new(out, "out") }?;
-        out.put(of_params(Params::standard(m, k, family(seed))?, 0)?);
-        Ok(())
-    })
+    // SAFETY: the caller's guarantee, passed on.
+    unsafe { new_handle(out, || standard(m, k, seed, 0)) }
 }
 
 /// `bw_status bw_filter_new_counting(uint64_t m, uint32_t k, uint8_t width, uint64_t seed,
@@ -93,19 +95,19 @@ pub unsafe extern "C" fn bw_filter_new_counting(
     seed: u64,
     out: *mut *mut Filter,
 ) -> Status {
-    guard(|| {
-        // SAFETY: the caller's guarantee, passed on.
-        let out = unsafe { OutHandle::new(out, "out") }?;
-        if width == 0 {
-            return Err(Error::InvalidParameter {
-                name: "width",
-                reason: "a counter has 1 to 8 bits".into(),
+    // SAFETY: the caller's guarantee, passed on.
+    unsafe {
+        new_handle(out, || {
+            if width == 0 {
+                return Err(Error::InvalidParameter {
+                    name: "width",
+                    reason: "a counter has 1 to 8 bits".into(),
+                }
+                .into());
             }
-            .into());
-        }
-        out.put(of_params(Params::standard(m, k, family(seed))?, width)?);
-        Ok(())
-    })
+            standard(m, k, seed, width)
+        })
+    }
 }
 
 /// `bw_status bw_filter_new_from_plan(const bw_plan *plan, uint8_t counter_width, bw_filter
@@ -121,12 +123,12 @@ pub unsafe extern "C" fn bw_filter_new_from_plan(
     counter_width: u8,
     out: *mut *mut Filter,
 ) -> Status {
-    guard(|| {
-        // SAFETY: the caller's guarantees, passed on.
-        let (plan, out) = unsafe { (handle(plan, "plan")?, OutHandle::new(out, "out")?) };
-        out.put(of_params(plan.plan.params.clone(), counter_width)?);
-        Ok(())
-    })
+    // SAFETY: the caller's guarantees, passed on.
+    unsafe {
+        new_handle_from(plan, "plan", out, |plan| {
+            of_params(plan.plan.params.clone(), counter_width)
+        })
+    }
 }
 
 /// `bw_status bw_filter_insert(bw_filter *filter, const void *key, size_t len)`: insert a
@@ -388,12 +390,8 @@ pub unsafe extern "C" fn bw_filter_export(
 /// writable `bw_filter *`.
 #[no_mangle]
 pub unsafe extern "C" fn bw_filter_clone(filter: *const Filter, out: *mut *mut Filter) -> Status {
-    guard(|| {
-        // SAFETY: the caller's guarantees, passed on.
-        let (filter, out) = unsafe { (handle(filter, "filter")?, OutHandle::new(out, "out")?) };
-        out.put(filter.clone());
-        Ok(())
-    })
+    // SAFETY: the caller's guarantees, passed on.
+    unsafe { new_handle_from(filter, "filter", out, |filter| Ok(filter.clone())) }
 }
 
 /// `void bw_filter_free(bw_filter *filter)`; NULL does nothing.

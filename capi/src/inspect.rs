@@ -5,7 +5,6 @@
 use core::ffi::c_char;
 use std::ffi::CString;
 
-use bloomwire::format::{CHECKSUM_LEN, TAG_LEN};
 use bloomwire::{
     BaseHash, Error, FrameHeader, FrameKind, FrameView, Limits, Message, Tag, Verifier,
 };
@@ -166,18 +165,7 @@ fn describe(bytes: &[u8], checks: &Checks) -> Result<FrameInfo, Fail> {
             return Err(view.unwrap_or(e).into());
         }
     };
-    let len = header.frame_len();
-    let checksum = (bytes.len() >= len).then(|| {
-        let tag = if header.tag == Tag::Absent {
-            0
-        } else {
-            TAG_LEN
-        };
-        let body = len - tag - CHECKSUM_LEN;
-        let mut stored = [0u8; CHECKSUM_LEN];
-        stored.copy_from_slice(&bytes[body..body + CHECKSUM_LEN]);
-        (u32::from_le_bytes(stored), crc32c::crc32c(&bytes[..body]))
-    });
+    let checksum = header.checksums(bytes);
     let mut tag = match header.tag {
         Tag::Absent => TAG_ABSENT,
         _ if checks.key.is_some() => TAG_UNCHECKED,

@@ -50,6 +50,7 @@ mod ptr;
 mod receiver;
 mod scratch;
 mod sender;
+mod setter;
 mod status;
 
 pub use bytes::bw_bytes_free;

@@ -9,7 +9,8 @@ use bloomwire::{BaseHash, BitCoding, HashCount, HashFamily, IndexScheme, Layout}
 
 use crate::error::{c_string, guard, guard_void, Fail};
 use crate::limits::Limits;
-use crate::ptr::{bytes_in, free_handle, handle, handle_mut, new_handle, str_in, Out, OutHandle};
+use crate::ptr::{bytes_in, free_handle, handle, new_handle, str_in, Out, OutHandle};
+use crate::setter::setters;
 use crate::status::Status;
 
 /// `BW_LAYOUT_STANDARD`: one array of m bits.
@@ -71,162 +72,98 @@ pub struct PlanInfo {
 #[no_mangle]
 pub unsafe extern "C" fn bw_optimizer_new(out: *mut *mut Optimizer) -> Status {
     // SAFETY: the caller's guarantee, passed on.
-    unsafe { new_handle(out, Optimizer::default) }
+    unsafe { new_handle(out, || Ok(Optimizer::default())) }
 }
 
-/// Change an optimizer's settings.
-///
-/// # Safety
-///
-/// `optimizer` is NULL or a live `bw_optimizer` no other call uses.
-unsafe fn set(
-    optimizer: *mut Optimizer,
-    change: impl FnOnce(bloomwire::Optimizer) -> Result<bloomwire::Optimizer, Fail>,
-) -> Status {
-    guard(|| {
+setters! {
+    /// `bw_status bw_optimizer_set_limits(bw_optimizer *o, const bw_limits *limits)`: plan
+    /// within a receiver's limits (NULL: the defaults).
+    ///
+    /// # Safety
+    ///
+    /// `optimizer` is NULL or a live `bw_optimizer` no other call uses; `limits` NULL or a live
+    /// `bw_limits`.
+    fn bw_optimizer_set_limits(optimizer: *mut Optimizer, limits: *const Limits) |o| {
         // SAFETY: the caller's guarantee, passed on.
-        let o = unsafe { handle_mut(optimizer, "optimizer") }?;
-        o.0 = change(o.0.clone())?;
-        Ok(())
-    })
-}
-
-/// `bw_status bw_optimizer_set_limits(bw_optimizer *o, const bw_limits *limits)`: plan
-/// within a receiver's limits (NULL: the defaults).
-///
-/// # Safety
-///
-/// `optimizer` is NULL or a live `bw_optimizer` no other call uses; `limits` NULL or a live
-/// `bw_limits`.
-#[no_mangle]
-pub unsafe extern "C" fn bw_optimizer_set_limits(
-    optimizer: *mut Optimizer,
-    limits: *const Limits,
-) -> Status {
-    // SAFETY: the caller's guarantees, passed on.
-    unsafe {
-        set(optimizer, |o| {
-            Ok(o.limits(crate::limits::limits_or_default(limits)?))
-        })
+        let limits = unsafe { crate::limits::limits_or_default(limits) }?;
+        o.0 = o.0.clone().limits(limits);
     }
-}
 
-/// `bw_status bw_optimizer_set_layout(bw_optimizer *o, bw_layout layout)`.
-///
-/// # Safety
-///
-/// `optimizer` is NULL or a live `bw_optimizer` no other call uses.
-#[no_mangle]
-pub unsafe extern "C" fn bw_optimizer_set_layout(
-    optimizer: *mut Optimizer,
-    layout: core::ffi::c_int,
-) -> Status {
-    let kind = match layout {
-        LAYOUT_STANDARD => Some(LayoutKind::Standard),
-        LAYOUT_PARTITIONED => Some(LayoutKind::Partitioned),
-        LAYOUT_BLOCKS => Some(LayoutKind::Blocks),
-        _ => None,
-    };
-    // SAFETY: the caller's guarantee, passed on.
-    unsafe {
-        set(optimizer, |o| match kind {
-            Some(kind) => Ok(o.layout(kind)),
-            None => Err(Fail::arg(format!("layout {layout}: not a bw_layout"))),
-        })
+    /// `bw_status bw_optimizer_set_layout(bw_optimizer *o, bw_layout layout)`.
+    ///
+    /// # Safety
+    ///
+    /// `optimizer` is NULL or a live `bw_optimizer` no other call uses.
+    fn bw_optimizer_set_layout(optimizer: *mut Optimizer, layout: core::ffi::c_int) |o| {
+        let kind = match layout {
+            LAYOUT_STANDARD => LayoutKind::Standard,
+            LAYOUT_PARTITIONED => LayoutKind::Partitioned,
+            LAYOUT_BLOCKS => LayoutKind::Blocks,
+            _ => return Err(Fail::arg(format!("layout {layout}: not a bw_layout"))),
+        };
+        o.0 = o.0.clone().layout(kind);
     }
-}
 
-/// `bw_status bw_optimizer_set_seed(bw_optimizer *o, uint64_t seed)`: xxHash64 with this
-/// seed (the default family has seed 0).
-///
-/// # Safety
-///
-/// `optimizer` is NULL or a live `bw_optimizer` no other call uses.
-#[no_mangle]
-pub unsafe extern "C" fn bw_optimizer_set_seed(optimizer: *mut Optimizer, seed: u64) -> Status {
-    let family = HashFamily::new(BaseHash::Xxh64 { seed }, IndexScheme::default());
-    // SAFETY: the caller's guarantee, passed on.
-    unsafe { set(optimizer, |o| Ok(o.family(family))) }
-}
-
-/// `bw_status bw_optimizer_set_siphash_key(bw_optimizer *o, const uint8_t *key, size_t
-/// len)`: SipHash-2-4 keyed with 16 bytes.
-///
-/// # Safety
-///
-/// `optimizer` is NULL or a live `bw_optimizer` no other call uses; `key` NULL or `len`
-/// readable bytes.
-#[no_mangle]
-pub unsafe extern "C" fn bw_optimizer_set_siphash_key(
-    optimizer: *mut Optimizer,
-    key: *const u8,
-    len: usize,
-) -> Status {
-    // SAFETY: the caller's guarantees, passed on.
-    unsafe {
-        set(optimizer, |o| {
-            let bytes = bytes_in(key, len, "key")?;
-            let key: [u8; 16] = bytes
-                .try_into()
-                .map_err(|_| Fail::arg(format!("a SipHash key has 16 bytes, not {len}")))?;
-            Ok(o.family(HashFamily::new(
-                BaseHash::siphash(key),
-                IndexScheme::default(),
-            )))
-        })
+    /// `bw_status bw_optimizer_set_seed(bw_optimizer *o, uint64_t seed)`: xxHash64 with this
+    /// seed (the default family has seed 0).
+    ///
+    /// # Safety
+    ///
+    /// `optimizer` is NULL or a live `bw_optimizer` no other call uses.
+    fn bw_optimizer_set_seed(optimizer: *mut Optimizer, seed: u64) |o| {
+        let family = HashFamily::new(BaseHash::Xxh64 { seed }, IndexScheme::default());
+        o.0 = o.0.clone().family(family);
     }
-}
 
-/// `bw_status bw_optimizer_set_k_range(bw_optimizer *o, uint32_t min_k, uint32_t max_k)`:
-/// the integer k tried (`min_k == max_k` fixes k).
-///
-/// # Safety
-///
-/// `optimizer` is NULL or a live `bw_optimizer` no other call uses.
-#[no_mangle]
-pub unsafe extern "C" fn bw_optimizer_set_k_range(
-    optimizer: *mut Optimizer,
-    min_k: u32,
-    max_k: u32,
-) -> Status {
-    // SAFETY: the caller's guarantee, passed on.
-    unsafe {
-        set(optimizer, |o| {
-            Ok(o.k_range(HashCount::new(min_k)?, HashCount::new(max_k)?))
-        })
+    /// `bw_status bw_optimizer_set_siphash_key(bw_optimizer *o, const uint8_t *key, size_t
+    /// len)`: SipHash-2-4 keyed with 16 bytes.
+    ///
+    /// # Safety
+    ///
+    /// `optimizer` is NULL or a live `bw_optimizer` no other call uses; `key` NULL or `len`
+    /// readable bytes.
+    fn bw_optimizer_set_siphash_key(optimizer: *mut Optimizer, key: *const u8, len: usize) |o| {
+        // SAFETY: the caller's guarantee, passed on.
+        let bytes = unsafe { bytes_in(key, len, "key") }?;
+        let key: [u8; 16] = bytes
+            .try_into()
+            .map_err(|_| Fail::arg(format!("a SipHash key has 16 bytes, not {len}")))?;
+        let family = HashFamily::new(BaseHash::siphash(key), IndexScheme::default());
+        o.0 = o.0.clone().family(family);
     }
-}
 
-/// `bw_status bw_optimizer_set_max_m(bw_optimizer *o, uint64_t max_m)`: the largest m
-/// planned for.
-///
-/// # Safety
-///
-/// `optimizer` is NULL or a live `bw_optimizer` no other call uses.
-#[no_mangle]
-pub unsafe extern "C" fn bw_optimizer_set_max_m(optimizer: *mut Optimizer, max_m: u64) -> Status {
-    // SAFETY: the caller's guarantee, passed on.
-    unsafe { set(optimizer, |o| Ok(o.max_m(max_m))) }
-}
+    /// `bw_status bw_optimizer_set_k_range(bw_optimizer *o, uint32_t min_k, uint32_t max_k)`:
+    /// the integer k tried (`min_k == max_k` fixes k).
+    ///
+    /// # Safety
+    ///
+    /// `optimizer` is NULL or a live `bw_optimizer` no other call uses.
+    fn bw_optimizer_set_k_range(optimizer: *mut Optimizer, min_k: u32, max_k: u32) |o| {
+        let (min_k, max_k) = (HashCount::new(min_k)?, HashCount::new(max_k)?);
+        o.0 = o.0.clone().k_range(min_k, max_k);
+    }
 
-/// `bw_status bw_optimizer_set_coding(bw_optimizer *o, const char *name)`: plan for this
-/// coding of bits (its name as the library parses it: `"raw"`, `"known-p"`, ...).
-///
-/// # Safety
-///
-/// `optimizer` is NULL or a live `bw_optimizer` no other call uses; `name` NULL or a
-/// NUL-terminated string.
-#[no_mangle]
-pub unsafe extern "C" fn bw_optimizer_set_coding(
-    optimizer: *mut Optimizer,
-    name: *const c_char,
-) -> Status {
-    // SAFETY: the caller's guarantees, passed on.
-    unsafe {
-        set(optimizer, |o| {
-            let coding: BitCoding = str_in(name, "name")?.parse()?;
-            Ok(o.coding(coding))
-        })
+    /// `bw_status bw_optimizer_set_max_m(bw_optimizer *o, uint64_t max_m)`: the largest m
+    /// planned for.
+    ///
+    /// # Safety
+    ///
+    /// `optimizer` is NULL or a live `bw_optimizer` no other call uses.
+    fn bw_optimizer_set_max_m(optimizer: *mut Optimizer, max_m: u64) |o| {
+        o.0 = o.0.clone().max_m(max_m);
+    }
+
+    /// `bw_status bw_optimizer_set_coding(bw_optimizer *o, const char *name)`: plan for this
+    /// coding of bits (its name as the library parses it: `"raw"`, `"known-p"`, ...).
+    ///
+    /// # Safety
+    ///
+    /// `optimizer` is NULL or a live `bw_optimizer` no other call uses; `name` NULL or a
+    /// NUL-terminated string.
+    fn bw_optimizer_set_coding(optimizer: *mut Optimizer, name: *const c_char) |o| {
+        // SAFETY: the caller's guarantee, passed on.
+        let coding: BitCoding = unsafe { str_in(name, "name") }?.parse()?;
+        o.0 = o.0.clone().coding(coding);
     }
 }
 

@@ -20,35 +20,37 @@ pub(crate) unsafe fn bytes_in<'a>(
     what: &str,
 ) -> Result<&'a [u8], Fail> {
     // SAFETY: the caller's guarantee, passed on.
-    unsafe { slice_in(ptr, len, what, "length", "uint8_t") }
+    unsafe { slice_in(ptr, len, what) }
 }
 
-/// The `count` 64-bit words at `ptr`; NULL is allowed when `count` is 0.
-///
-/// # Safety
-///
-/// When `count` is not 0, `ptr` is NULL or points to `count` readable `uint64_t` for `'a`.
-pub(crate) unsafe fn words_in<'a>(
-    ptr: *const u64,
-    count: usize,
-    what: &str,
-) -> Result<&'a [u64], Fail> {
-    // SAFETY: the caller's guarantee, passed on.
-    unsafe { slice_in(ptr, count, what, "count", "uint64_t") }
+/// A C type of the arrays the library reads: its name, and what its count is called.
+pub(crate) trait CValue {
+    /// The C type (`uint8_t`).
+    const C_TYPE: &'static str;
+    /// The argument that counts the values (`length`).
+    const COUNTED: &'static str;
 }
 
-/// The `count` values of `T` (C's `c_type`) at `ptr`; NULL is allowed when `count` is 0.
-/// A count whose bytes overflow is said as `{what}: {counted} {count} overflows`.
+impl CValue for u8 {
+    const C_TYPE: &'static str = "uint8_t";
+    const COUNTED: &'static str = "length";
+}
+
+impl CValue for u64 {
+    const C_TYPE: &'static str = "uint64_t";
+    const COUNTED: &'static str = "count";
+}
+
+/// The `count` values of `T` at `ptr`; NULL is allowed when `count` is 0. A count whose
+/// bytes overflow is said as `{what}: {T::COUNTED} {count} overflows`.
 ///
 /// # Safety
 ///
 /// When `count` is not 0, `ptr` is NULL or points to `count` readable `T` for `'a`.
-unsafe fn slice_in<'a, T>(
+pub(crate) unsafe fn slice_in<'a, T: CValue>(
     ptr: *const T,
     count: usize,
     what: &str,
-    counted: &str,
-    c_type: &str,
 ) -> Result<&'a [T], Fail> {
     if count == 0 {
         return Ok(&[]);
@@ -60,10 +62,14 @@ unsafe fn slice_in<'a, T>(
         .checked_mul(size_of::<T>())
         .is_none_or(|bytes| bytes > isize::MAX as usize)
     {
+        let counted = T::COUNTED;
         return Err(Fail::arg(format!("{what}: {counted} {count} overflows")));
     }
     if !ptr.is_aligned() {
-        return Err(Fail::arg(format!("{what} is not aligned for {c_type}")));
+        return Err(Fail::arg(format!(
+            "{what} is not aligned for {}",
+            T::C_TYPE
+        )));
     }
     // SAFETY: `ptr` is not NULL and aligned, `count * size_of::<T>()` is at most
     // isize::MAX, and the caller guarantees it points to `count` readable values that
@@ -187,17 +193,41 @@ impl<T> OutHandle<T> {
     }
 }
 
-/// The body of a `bw_..._new(bw_... **out)` that takes no argument: a handle of `value()`
-/// into `out`, NULL there on failure.
+/// The body of a `bw_..._new(..., bw_... **out)`: a handle of `value()` into `out`, NULL
+/// there on failure (`out` is checked first).
 ///
 /// # Safety
 ///
 /// As [`Out::new`].
-pub(crate) unsafe fn new_handle<T>(out: *mut *mut T, value: impl FnOnce() -> T) -> Status {
+pub(crate) unsafe fn new_handle<T>(
+    out: *mut *mut T,
+    value: impl FnOnce() -> Result<T, Fail>,
+) -> Status {
     guard(|| {
         // SAFETY: the caller's guarantee, passed on.
         let out = unsafe { OutHandle::new(out, "out") }?;
-        out.put(value());
+        out.put(value()?);
+        Ok(())
+    })
+}
+
+/// The body of a `bw_..._new(const bw_x *from, ..., bw_... **out)` that makes a handle from
+/// another (`what` in errors): `from` is checked, then `out`, then a handle of
+/// `make(from)` goes into `out`, NULL there when `make` fails.
+///
+/// # Safety
+///
+/// `from` is NULL or a live handle no call changes meanwhile; `out` as in [`Out::new`].
+pub(crate) unsafe fn new_handle_from<S, T>(
+    from: *const S,
+    what: &str,
+    out: *mut *mut T,
+    make: impl FnOnce(&S) -> Result<T, Fail>,
+) -> Status {
+    guard(|| {
+        // SAFETY: the caller's guarantees, passed on.
+        let (from, out) = unsafe { (handle(from, what)?, OutHandle::new(out, "out")?) };
+        out.put(make(from)?);
         Ok(())
     })
 }

@@ -35,7 +35,7 @@ impl Scratch {
 #[no_mangle]
 pub unsafe extern "C" fn bw_scratch_new(out: *mut *mut Scratch) -> Status {
     // SAFETY: the caller's guarantee, passed on.
-    unsafe { new_handle(out, Scratch::default) }
+    unsafe { new_handle(out, || Ok(Scratch::default())) }
 }
 
 /// `void bw_scratch_free(bw_scratch *s)`: free the context and the memory it keeps; NULL

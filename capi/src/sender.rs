@@ -6,7 +6,7 @@ use bloomwire::{AnyFilter, BloomFilter, CountingBloomFilter};
 use crate::encoder::{kind_mismatch, Encoder};
 use crate::error::{guard, guard_void, Fail};
 use crate::filter::Filter;
-use crate::ptr::{free_handle, handle, handle_mut, words_in, Out, OutHandle};
+use crate::ptr::{free_handle, handle, handle_mut, new_handle_from, slice_in, Out};
 use crate::status::Status;
 
 /// The library's sender of either kind.
@@ -36,20 +36,20 @@ pub unsafe extern "C" fn bw_sender_new(
     full_every: u64,
     out: *mut *mut Sender,
 ) -> Status {
-    guard(|| {
-        // SAFETY: the caller's guarantees, passed on.
-        let (encoder, out) = unsafe { (handle(encoder, "encoder")?, OutHandle::new(out, "out")?) };
-        let inner = if encoder.is_counting() {
-            Inner::Counting(bloomwire::Sender::new(encoder.counting(), full_every))
-        } else {
-            Inner::Bloom(bloomwire::Sender::new(encoder.bloom(), full_every))
-        };
-        out.put(Sender {
-            inner,
-            frame: Vec::new(),
-        });
-        Ok(())
-    })
+    // SAFETY: the caller's guarantees, passed on.
+    unsafe {
+        new_handle_from(encoder, "encoder", out, |encoder| {
+            let inner = if encoder.is_counting() {
+                Inner::Counting(bloomwire::Sender::new(encoder.counting(), full_every))
+            } else {
+                Inner::Bloom(bloomwire::Sender::new(encoder.bloom(), full_every))
+            };
+            Ok(Sender {
+                inner,
+                frame: Vec::new(),
+            })
+        })
+    }
 }
 
 /// Run `step` on the sender at `sender`, and hand its frame to `*frame`, `*len`.
@@ -136,7 +136,7 @@ pub unsafe extern "C" fn bw_sender_next_frame_with_flips(
     // SAFETY: the caller's guarantees, passed on.
     unsafe {
         step(sender, frame, len, |s, buf| {
-            let flips = words_in(positions, count, "positions")?;
+            let flips = slice_in(positions, count, "positions")?;
             let Inner::Bloom(s) = s else {
                 return Err(Fail::arg("a sender of counting filters has no flips"));
             };

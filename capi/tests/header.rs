@@ -62,13 +62,26 @@ fn declared(header: &str) -> BTreeSet<String> {
         .collect()
 }
 
+/// The entries of the `setters! { ... }` calls (`    fn bw_...(`), each an entry point.
+fn setters(sources: &str) -> BTreeSet<String> {
+    sources
+        .match_indices("\nsetters! {\n")
+        .flat_map(|(i, _)| {
+            let call = &sources[i..];
+            let call = &call[..call.find("\n}\n").unwrap()];
+            names_after(call, "\n    fn ")
+        })
+        .collect()
+}
+
 #[test]
 fn every_function_is_declared_and_defined() {
     let sources = sources();
-    let defined = names_after(&sources, "pub unsafe extern \"C\" fn ")
+    let mut defined = names_after(&sources, "pub unsafe extern \"C\" fn ")
         .union(&names_after(&sources, "pub extern \"C\" fn "))
         .cloned()
         .collect::<BTreeSet<_>>();
+    defined.extend(setters(&sources));
     assert_eq!(declared(&header()), defined);
     assert!(defined.len() > 50, "{} functions", defined.len());
 }

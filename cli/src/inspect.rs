@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use bloomwire::format::{CHECKSUM_LEN, KIND_DELTA, KIND_FULL, TAG_LEN, VERSION};
+use bloomwire::format::{KIND_DELTA, KIND_FULL, VERSION};
 use bloomwire::theory::histogram_entropy;
 use bloomwire::{
     theory, BaseHash, BitArray, Error, FrameHeader, FrameKind, IndexScheme, Layout, Limits,
@@ -113,21 +113,7 @@ pub fn run(args: &Args) -> Result<()> {
         Ok(header) => header,
         Err(e) => return Err(frame_error(path, reader.view(&bytes).err().unwrap_or(e))),
     };
-    let len = header.frame_len();
-    let checksum = (bytes.len() >= len).then(|| {
-        let tag = if header.tag == Tag::Absent {
-            0
-        } else {
-            TAG_LEN
-        };
-        let body = len - tag - CHECKSUM_LEN;
-        let stored = u32::from_le_bytes(
-            bytes[body..body + CHECKSUM_LEN]
-                .try_into()
-                .expect("4 bytes"),
-        );
-        (stored, crc32c::crc32c(&bytes[..body]))
-    });
+    let checksum = header.checksums(&bytes);
     let mut report = Report {
         tag: match header.tag {
             Tag::Absent => TagStatus::Absent,

@@ -16,6 +16,7 @@ Keys per second on one core: nothing here runs on more than one thread.
 """
 
 import argparse
+import importlib
 import time
 
 
@@ -34,6 +35,12 @@ def cases(n, fpr, keys_arrow, keys_list):
     """(name, make, insert, contains_all) for every package that imports."""
     import bloomwire
 
+    def add_each(f):
+        """The keys inserted one call at a time: the packages without a batch insert."""
+        add = f.add
+        for k in keys_list:
+            add(k)
+
     plan = bloomwire.plan_for_fpr(n, fpr)
     yield ("bloomwire insert_array (Arrow string array)", plan.new_filter,
            lambda f: f.insert_array(keys_arrow),
@@ -42,51 +49,31 @@ def cases(n, fpr, keys_arrow, keys_list):
            lambda f: f.insert_many(keys_list),
            lambda f: all(f.contains_many(keys_list)))
 
-    try:
-        import rbloom
-    except ImportError as e:
-        yield ("rbloom", e, None, None)
-    else:
-        yield ("rbloom Bloom.update (list of str)", lambda: rbloom.Bloom(n, fpr),
-               lambda f: f.update(keys_list), lambda f: all(k in f for k in keys_list))
-
-    try:
-        import fastbloom_rs
-    except ImportError as e:
-        yield ("fastbloom-rs", e, None, None)
-    else:
-        yield ("fastbloom-rs add_str_batch (list of str)",
-               lambda: fastbloom_rs.BloomFilter(n, fpr),
-               lambda f: f.add_str_batch(keys_list),
-               lambda f: all(f.contains_str_batch(keys_list)))
-
-    try:
-        import pybloom_live
-    except ImportError as e:
-        yield ("pybloom-live", e, None, None)
-    else:
-        def add_each(f):
-            add = f.add
-            for k in keys_list:
-                add(k)
-
-        yield ("pybloom-live BloomFilter.add (list of str)",
-               lambda: pybloom_live.BloomFilter(capacity=n, error_rate=fpr), add_each,
-               lambda f: all(k in f for k in keys_list))
-
-    try:
-        import bloom_filter2
-    except ImportError as e:
-        yield ("bloom-filter2", e, None, None)
-    else:
-        def add_each2(f):
-            add = f.add
-            for k in keys_list:
-                add(k)
-
-        yield ("bloom-filter2 BloomFilter.add (list of str)",
-               lambda: bloom_filter2.BloomFilter(max_elements=n, error_rate=fpr), add_each2,
-               lambda f: all(k in f for k in keys_list))
+    # The other packages: (package, module, its case from the module).
+    others = [
+        ("rbloom", "rbloom", lambda m: (
+            "rbloom Bloom.update (list of str)", lambda: m.Bloom(n, fpr),
+            lambda f: f.update(keys_list), lambda f: all(k in f for k in keys_list))),
+        ("fastbloom-rs", "fastbloom_rs", lambda m: (
+            "fastbloom-rs add_str_batch (list of str)", lambda: m.BloomFilter(n, fpr),
+            lambda f: f.add_str_batch(keys_list),
+            lambda f: all(f.contains_str_batch(keys_list)))),
+        ("pybloom-live", "pybloom_live", lambda m: (
+            "pybloom-live BloomFilter.add (list of str)",
+            lambda: m.BloomFilter(capacity=n, error_rate=fpr), add_each,
+            lambda f: all(k in f for k in keys_list))),
+        ("bloom-filter2", "bloom_filter2", lambda m: (
+            "bloom-filter2 BloomFilter.add (list of str)",
+            lambda: m.BloomFilter(max_elements=n, error_rate=fpr), add_each,
+            lambda f: all(k in f for k in keys_list))),
+    ]
+    for package, module, case in others:
+        try:
+            found = importlib.import_module(module)
+        except ImportError as e:
+            yield (package, e, None, None)
+        else:
+            yield case(found)
 
 
 def main():

@@ -19,34 +19,20 @@ Needs the dask extra: from a checkout, `pip install './python[dask]'`.
 import argparse
 import time
 
-import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 
 import bloomwire
 import bloomwire.dask
-
-
-def make_keys(bounds):
-    """The keys "key-{i}" for i in [lo, hi), as an Arrow string array."""
-    lo, hi = bounds
-    ids = pc.cast(pa.array(np.arange(lo, hi, dtype=np.int64)), pa.string())
-    return pc.binary_join_element_wise("key-", ids, "")
-
-
-def make_partition(bounds):
-    """A partition of the DataFrame: its keys, Arrow-backed (no copy into Python objects)."""
-    return pd.DataFrame({"key": make_keys(bounds).to_pandas(types_mapper=pd.ArrowDtype)})
-
-
-def ranges(keys, partitions):
-    step = -(-keys // partitions)
-    return [(lo, min(lo + step, keys)) for lo in range(0, keys, step)]
-
-
-def mb(n):
-    return f"{n / 1e6:,.1f} MB"
+from example_common import (
+    finish_build,
+    make_keys,
+    make_partition,
+    mb,
+    print_partial_frames,
+    print_plan,
+    ranges,
+)
 
 
 def main():
@@ -66,10 +52,7 @@ def main():
     bounds = ranges(args.keys, args.partitions)
     plan = bloomwire.plan_for_fpr(args.keys, args.fpr, max_m=args.max_m)
     raw = (plan.m + 7) // 8
-    print(f"keys                  {args.keys:,}")
-    print(f"partitions            {len(bounds)}")
-    print(f"plan                  m = {plan.m:,} bits ({mb(raw)}), k = {plan.k:g}, "
-          f"fpr = {plan.fpr:.4g}")
+    print_plan(args.keys, len(bounds), plan, raw)
 
     with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
                       dashboard_address=None) as cluster, Client(cluster) as client:
@@ -93,7 +76,7 @@ def main():
     start = time.perf_counter()
     single = plan.new_filter()
     for b in bounds:
-        single.insert_array(make_keys(b))
+        single.insert_array(make_keys(*b))
     single_time = time.perf_counter() - start
 
     limits = {"max_m": plan.m, "max_payload": raw + 4096}
@@ -103,13 +86,8 @@ def main():
           f"{built.digest():#010x}   identical: {built == single}")
     print(f"between workers       {mb(moved)} moved; raw partial filters "
           f"{len(bounds)} x {mb(raw)} = {mb(len(bounds) * raw)}")
-    print(f"partial frames        {len(sizes)} frames, {mb(sum(sizes))} "
-          f"({sum(sizes) / len(sizes) / raw:.1%} of m/8 each on average); "
-          f"{partials_time:.2f} s to make them alone (keys, partial filters, frames)")
-    print(f"final frame           {len(frame):,} bytes ({len(frame) / raw:.1%} of m/8), "
-          f"coding {bloomwire.frame_info(frame, **limits).coding}")
-    if built != single:
-        raise SystemExit("the filters differ")
+    print_partial_frames(sizes, raw, partials_time)
+    finish_build(frame, raw, bloomwire.frame_info(frame, **limits), built == single, "filters")
 
 
 if __name__ == "__main__":

@@ -27,47 +27,27 @@ the dask extra: from a checkout, `pip install './python[dask]'` (psutil comes wi
 distributed).
 """
 
-import argparse
 import hashlib
 import os
-import resource
 import threading
 import time
 
-import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 
 import bloomwire
 import bloomwire.dask
-
-
-def make_keys(bounds):
-    """The keys "key-{i}" for i in [lo, hi), as an Arrow string array."""
-    lo, hi = bounds
-    ids = pc.cast(pa.array(np.arange(lo, hi, dtype=np.int64)), pa.string())
-    return pc.binary_join_element_wise("key-", ids, "")
-
-
-def make_partition(bounds):
-    """A partition of the DataFrame: its keys, Arrow-backed (no copy into Python objects)."""
-    return pd.DataFrame({"key": make_keys(bounds).to_pandas(types_mapper=pd.ArrowDtype)})
-
-
-def ranges(keys, partitions):
-    step = -(-keys // partitions)
-    return [(lo, min(lo + step, keys)) for lo in range(0, keys, step)]
-
-
-def mb(n):
-    return f"{n / 1e6:,.1f} MB"
-
-
-def cpu_seconds():
-    """This process's user and system CPU time."""
-    r = resource.getrusage(resource.RUSAGE_SELF)
-    return r.ru_utime + r.ru_stime
+from example_common import (
+    chunked_parser,
+    cpu_seconds,
+    finish_build,
+    make_keys,
+    make_partition,
+    mb,
+    print_bit_array,
+    print_plan,
+    ranges,
+)
 
 
 def worker_cpu(dask_worker):
@@ -116,11 +96,7 @@ class PeakMemory(threading.Thread):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--keys", type=int, default=40_000_000)
-    ap.add_argument("--fpr", type=float, default=0.0047)
-    ap.add_argument("--max-m", type=int, default=1 << 33)
-    ap.add_argument("--partitions", type=int, default=20)
+    ap = chunked_parser(__doc__.splitlines()[0])
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--memory-limit", default="512MiB", help="Dask's memory_limit per worker")
     ap.add_argument("--coding", default="auto")
@@ -139,10 +115,7 @@ def main():
         raise SystemExit(f"a worker of {args.memory_limit} holds the whole filter: lower "
                          "--memory-limit or raise --keys")
     chunks = -(-plan.m // (1 << shift))
-    print(f"keys                  {args.keys:,}")
-    print(f"partitions            {len(bounds)}")
-    print(f"plan                  m = {plan.m:,} bits (bit array {mb(raw)}), k = {plan.k:g}, "
-          f"fpr = {plan.fpr:.4g}")
+    print_plan(args.keys, len(bounds), plan, raw, "bit array ")
     print(f"workers               {args.workers} processes of 1 thread, memory_limit "
           f"{mb(limit)} each ({limit / raw:.0%} of the bit array)")
     print(f"chunks                {chunks} of 2^{shift} bits ({mb((1 << shift) / 8)}), "
@@ -184,7 +157,7 @@ def main():
     start, single_cpu = time.perf_counter(), cpu_seconds()
     single = plan.new_filter()
     for b in bounds:
-        single.insert_array(make_keys(b))
+        single.insert_array(make_keys(*b))
     one = single.encode(info.coding, chunk_shift=shift)
     single_time, single_cpu = time.perf_counter() - start, cpu_seconds() - single_cpu
 
@@ -200,15 +173,11 @@ def main():
           f"for the same worker too; 4 bytes a position, {info.n * plan.k:,.0f} positions)")
     print(f"task transfers        {mb(moved)} (worker to worker and to the client: the "
           f"chunks' payloads, {mb(info.payload_len)} with their table of lengths)")
-    print(f"bit array             {mb(raw)}: positions shuffled {p2p / raw:.1%} of it, "
-          f"payloads {info.payload_len / raw:.1%}")
+    print_bit_array(raw, "positions shuffled", p2p, info)
     print(f"worker memory         largest resident set {mb(peak.peak)} of a "
           f"{mb(limit)} limit; {pauses} pauses at 80% of it; "
           f"{'a worker restarted' if restarted else 'no worker restarted'}")
-    print(f"final frame           {len(frame):,} bytes ({len(frame) / raw:.1%} of m/8), "
-          f"coding {info.coding}, {chunks} chunks of 2^{info.chunk_shift} bits, n = {info.n:,}")
-    if frame != one:
-        raise SystemExit("the frames differ")
+    finish_build(frame, raw, info, frame == one, "frames", chunks)
 
 
 if __name__ == "__main__":

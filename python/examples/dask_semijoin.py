@@ -26,10 +26,6 @@ The workers are `--workers` processes of one thread each (a LocalCluster).
 
 from __future__ import annotations
 
-import argparse
-import json
-import math
-import time
 from typing import Any, Optional
 
 import numpy as np
@@ -37,6 +33,7 @@ import pandas as pd
 
 import bloomwire
 import bloomwire.dask
+import example_common as common
 
 STRIDE = 10  # the small side's keys are the multiples of STRIDE: a tenth of the big rows match
 
@@ -58,13 +55,6 @@ def hand_written(part: pd.DataFrame, frame: bytes) -> pd.DataFrame:
     f = bloomwire.decode(frame)
     keys = [k.to_bytes(8, "little", signed=True) for k in part["key"].tolist()]
     return part[np.fromiter(f.contains_many(keys), dtype=bool, count=len(keys))]
-
-
-def timed(what: str, fn: Any, times: dict[str, float]) -> Any:
-    start = time.perf_counter()
-    out = fn()
-    times[what] = time.perf_counter() - start
-    return out
 
 
 def run(big_rows: int, small_keys: int, *, partitions: int, fpr: float = 0.01,
@@ -97,18 +87,19 @@ def run(big_rows: int, small_keys: int, *, partitions: int, fpr: float = 0.01,
 
         times: dict[str, float] = {}
         plan = bloomwire.plan_for_fpr(small_keys, fpr)
-        frame = timed("build", lambda: bloomwire.dask.build_filter(
+        frame = common.timed("build", lambda: bloomwire.dask.build_filter(
             small, plan, column="key", result="frame"), times)
-        exact = timed("exact", lambda: int((big["key"] % STRIDE == 0).sum().compute()), times)
+        exact = common.timed("exact", lambda: int((big["key"] % STRIDE == 0).sum().compute()),
+                             times)
 
-        kept = timed("bloomwire", lambda: len(bloomwire.dask.semi_join(big, frame, "key")),
-                     times)
-        hand = timed("hand_written", lambda: len(big.map_partitions(
+        kept = common.timed("bloomwire", lambda: len(bloomwire.dask.semi_join(big, frame, "key")),
+                            times)
+        hand = common.timed("hand_written", lambda: len(big.map_partitions(
             hand_written, frame, meta=meta)), times)
         out: dict[str, Any] = {}
         if joins:
-            join_rows = timed("dask_join", lambda: len(big.merge(small, on="key")), times)
-            pruned = timed("pruned_join", lambda: len(
+            join_rows = common.timed("dask_join", lambda: len(big.merge(small, on="key")), times)
+            pruned = common.timed("pruned_join", lambda: len(
                 bloomwire.dask.semi_join(big, frame, "key").merge(small, on="key")), times)
             if join_rows != exact or pruned != exact:
                 raise AssertionError(f"joins {join_rows} and {pruned} != {exact}")
@@ -145,15 +136,7 @@ def run(big_rows: int, small_keys: int, *, partitions: int, fpr: float = 0.01,
 
 def report(out: dict[str, Any]) -> None:
     s = out["seconds"]
-    print(f"{out['engine']}: big side {out['big_rows']:,} rows in {out['partitions']} "
-          f"partitions, small side {out['small_keys']:,} keys")
-    print(f"plan: m = {out['plan']['m']:,} bits, k = {out['plan']['k']}, "
-          f"rate {out['plan']['fpr']:.5f}; frame {out['frame_bytes']:,} B, built in "
-          f"{s['build']:.2f} s")
-    print(f"rows kept {out['rows_kept']:,} = exact {out['exact_rows']:,} + false positives "
-          f"{out['false_positives']:,}; measured rate {out['measured_fpr']:.5f}")
-    if "join_rows" in out:
-        print(f"exact join rows {out['join_rows']:,}")
+    common.print_semijoin_head(out)
     print(f"bytes shipped: bloomwire {out['bytes_shipped']['bloomwire']:,} (the frame once "
           f"a worker); hand-written up to {out['bytes_shipped']['hand_written']:,} (the frame in "
           "every task's arguments)")
@@ -166,32 +149,15 @@ def report(out: dict[str, Any]) -> None:
         print(f"Dask join after semi-join:  {s['pruned_join']:8.2f} s")
 
 
-def within_plan(out: dict[str, Any], sigmas: float = 5.0) -> bool:
-    """Whether the measured rate is within the plan's, with a binomial margin."""
-    p = out["plan"]["fpr"]
-    negatives = out["big_rows"] - out["exact_rows"]
-    margin = sigmas * math.sqrt(p * (1 - p) / max(negatives, 1)) + 1 / max(negatives, 1)
-    return bool(out["measured_fpr"] <= p + margin)
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--big", type=int, default=10_000_000, help="rows of the big side")
-    parser.add_argument("--small", type=int, default=1_000_000, help="keys of the small side")
-    parser.add_argument("--partitions", type=int, default=0,
-                        help="partitions of the big side [default: one per 2M rows, 4+]")
-    parser.add_argument("--fpr", type=float, default=0.01)
+    parser = common.semijoin_parser(__doc__.split("\n\n")[0])
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--no-joins", action="store_true", help="skip Dask's joins")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
-    partitions = args.partitions or max(4, -(-args.big // 2_000_000))
-    out = run(args.big, args.small, partitions=partitions, fpr=args.fpr, workers=args.workers,
-              joins=not args.no_joins, quiet=args.json)
-    if args.json:
-        print(json.dumps(out, indent=1))
-    if not within_plan(out):
-        raise SystemExit(f"measured rate {out['measured_fpr']} above the plan's")
+    out = run(args.big, args.small, partitions=common.semijoin_partitions(args), fpr=args.fpr,
+              workers=args.workers, joins=not args.no_joins, quiet=args.json)
+    common.semijoin_done(out, args.json)
 
 
 if __name__ == "__main__":

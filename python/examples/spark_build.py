@@ -23,22 +23,16 @@ import sys
 import time
 import urllib.request
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
-
 import bloomwire
 import bloomwire.spark
-
-
-def make_keys(lo, hi):
-    """The keys "key-{i}" for i in [lo, hi), as an Arrow string array."""
-    ids = pc.cast(pa.array(np.arange(lo, hi, dtype=np.int64)), pa.string())
-    return pc.binary_join_element_wise("key-", ids, "")
-
-
-def mb(n):
-    return f"{n / 1e6:,.1f} MB"
+from example_common import (
+    finish_build,
+    make_keys,
+    mb,
+    print_partial_frames,
+    print_plan,
+    ranges,
+)
 
 
 def shuffle_write_bytes(spark, since_stage):
@@ -80,10 +74,7 @@ def main():
     spark.sparkContext.setLogLevel("ERROR")
     plan = bloomwire.plan_for_fpr(args.keys, args.fpr, max_m=args.max_m)
     raw = (plan.m + 7) // 8
-    print(f"keys                  {args.keys:,}")
-    print(f"partitions            {args.partitions}")
-    print(f"plan                  m = {plan.m:,} bits ({mb(raw)}), k = {plan.k:g}, "
-          f"fpr = {plan.fpr:.4g}")
+    print_plan(args.keys, args.partitions, plan, raw)
     df = (spark.range(0, args.keys, numPartitions=args.partitions)
           .select(F.concat(F.lit("key-"), F.col("id").cast("string")).alias("key")))
 
@@ -102,9 +93,8 @@ def main():
 
     start = time.perf_counter()
     single = plan.new_filter()
-    step = -(-args.keys // args.partitions)
-    for lo in range(0, args.keys, step):
-        single.insert_array(make_keys(lo, min(lo + step, args.keys)))
+    for lo, hi in ranges(args.keys, args.partitions):
+        single.insert_array(make_keys(lo, hi))
     single_time = time.perf_counter() - start
 
     built = bloomwire.decode(frame, max_m=plan.m, max_payload=raw + 4096)
@@ -113,13 +103,9 @@ def main():
           f"   identical: {built == single}")
     print(f"between executors     {mb(shuffled)} shuffled; raw partial filters "
           f"{len(sizes)} x {mb(raw)} = {mb(len(sizes) * raw)}")
-    print(f"partial frames        {len(sizes)} frames, {mb(sum(sizes))} "
-          f"({sum(sizes) / len(sizes) / raw:.1%} of m/8 each on average); "
-          f"{partials_time:.2f} s to make them alone (keys, partial filters, frames)")
-    print(f"final frame           {len(frame):,} bytes ({len(frame) / raw:.1%} of m/8), "
-          f"coding {bloomwire.frame_info(frame, max_m=plan.m, max_payload=raw + 4096).coding}")
-    if built != single:
-        raise SystemExit("the filters differ")
+    print_partial_frames(sizes, raw, partials_time)
+    info = bloomwire.frame_info(frame, max_m=plan.m, max_payload=raw + 4096)
+    finish_build(frame, raw, info, built == single, "filters")
 
 
 if __name__ == "__main__":

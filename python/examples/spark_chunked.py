@@ -31,38 +31,28 @@ frame's size. Needs the spark extra (from a checkout,
 `pip install './python[spark]'`, which brings psutil) and Java.
 """
 
-import argparse
 import hashlib
 import json
 import os
-import resource
 import sys
 import threading
 import time
 import urllib.request
 
-import numpy as np
 import psutil
-import pyarrow as pa
-import pyarrow.compute as pc
 
 import bloomwire
 import bloomwire.spark
-
-
-def make_keys(lo, hi):
-    """The keys "key-{i}" for i in [lo, hi), as an Arrow string array."""
-    ids = pc.cast(pa.array(np.arange(lo, hi, dtype=np.int64)), pa.string())
-    return pc.binary_join_element_wise("key-", ids, "")
-
-
-def mb(n):
-    return f"{n / 1e6:,.1f} MB"
-
-
-def cpu_seconds():
-    r = resource.getrusage(resource.RUSAGE_SELF)
-    return r.ru_utime + r.ru_stime
+from example_common import (
+    chunked_parser,
+    cpu_seconds,
+    finish_build,
+    make_keys,
+    mb,
+    print_bit_array,
+    print_plan,
+    ranges,
+)
 
 
 def api(spark, path):
@@ -102,11 +92,7 @@ class Processes(threading.Thread):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--keys", type=int, default=40_000_000)
-    ap.add_argument("--fpr", type=float, default=0.0047)
-    ap.add_argument("--max-m", type=int, default=1 << 33)
-    ap.add_argument("--partitions", type=int, default=20)
+    ap = chunked_parser(__doc__.splitlines()[0])
     ap.add_argument("--master", default="local[2]")
     ap.add_argument("--python-memory", default="768m",
                     help="spark.executor.pyspark.memory: each Python worker's limit")
@@ -133,10 +119,7 @@ def main():
     if shift is None:
         raise SystemExit(f"a Python worker of {args.python_memory} holds the whole filter")
     chunks = -(-plan.m // (1 << shift))
-    print(f"keys                  {args.keys:,}")
-    print(f"partitions            {args.partitions}")
-    print(f"plan                  m = {plan.m:,} bits (bit array {mb(raw)}), k = {plan.k:g}, "
-          f"fpr = {plan.fpr:.4g}")
+    print_plan(args.keys, args.partitions, plan, raw, "bit array ")
     print(f"spark {args.master:<15} Python workers limited to {mb(memory)} each "
           f"(spark.executor.pyspark.memory, {memory / raw:.0%} of the bit array); "
           f"JVM spark.driver.memory {args.driver_memory}")
@@ -181,9 +164,8 @@ def main():
     info = bloomwire.frame_info(frame, **limits)
     start, single_cpu = time.perf_counter(), cpu_seconds()
     single = plan.new_filter()
-    step = -(-args.keys // args.partitions)
-    for lo in range(0, args.keys, step):
-        single.insert_array(make_keys(lo, min(lo + step, args.keys)))
+    for lo, hi in ranges(args.keys, args.partitions):
+        single.insert_array(make_keys(lo, hi))
     one = single.encode(info.coding, chunk_shift=shift)
     single_time, single_cpu = time.perf_counter() - start, cpu_seconds() - single_cpu
 
@@ -204,14 +186,10 @@ def main():
           f"4 bytes a position, {info.n * plan.k:,.0f} positions, in pickled batches)")
     print(f"payloads              {mb(info.payload_len)} to the driver, with their table of "
           f"lengths")
-    print(f"bit array             {mb(raw)}: shuffle written {written / raw:.1%} of it, "
-          f"payloads {info.payload_len / raw:.1%}")
+    print_bit_array(raw, "shuffle written", written, info)
     print(f"python worker memory  largest resident set {mb(procs.peak_python)} of a "
           f"{mb(memory)} address-space limit")
-    print(f"final frame           {len(frame):,} bytes ({len(frame) / raw:.1%} of m/8), "
-          f"coding {info.coding}, {chunks} chunks of 2^{info.chunk_shift} bits, n = {info.n:,}")
-    if frame != one:
-        raise SystemExit("the frames differ")
+    finish_build(frame, raw, info, frame == one, "frames", chunks)
 
 
 if __name__ == "__main__":

@@ -28,25 +28,16 @@ rows that have no match (against the plan's), the bytes shipped, and wall times 
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
 import os
 import sys
-import time
 from typing import Any, Optional
 
 import bloomwire
 import bloomwire.spark
+import example_common as common
 
 STRIDE = 10
-
-
-def timed(what: str, fn: Any, times: dict[str, float]) -> Any:
-    start = time.perf_counter()
-    out = fn()
-    times[what] = time.perf_counter() - start
-    return out
 
 
 def hand_written_udf(broadcast: Any, string_keys: bool = False) -> Any:
@@ -86,7 +77,8 @@ def spark_bloom_filter(small: Any, big_universe: int, n: int, fpr: float, spark:
     """Spark's own filter of the small side's keys: size, build time and the false
     positive rate measured on `probes` keys that are not in it (queried in the JVM)."""
     jvm = spark.sparkContext._jvm
-    bf = timed("spark_bloom_build", lambda: small._jdf.stat().bloomFilter("key", n, fpr), times)
+    bf = common.timed("spark_bloom_build",
+                      lambda: small._jdf.stat().bloomFilter("key", n, fpr), times)
     out = jvm.java.io.ByteArrayOutputStream()
     bf.writeTo(out)
     # Keys above the small side's range are not in it: each queried with one call into the
@@ -142,11 +134,11 @@ def run(big_rows: int, small_keys: int, *, partitions: int, fpr: float = 0.01, s
         warm.mapInArrow(lambda b: b, "id long").count()
         warm.filter(pandas_udf(lambda s: s >= 0, "boolean")("id")).count()
         plan = bloomwire.plan_for_fpr(small_keys, fpr)
-        frame = timed("build", lambda: bloomwire.spark.build_filter(
+        frame = common.timed("build", lambda: bloomwire.spark.build_filter(
             small, "key", plan, result="frame"), times)
-        exact = timed("exact", lambda: big.filter(F.col("num") % STRIDE == 0).count(), times)
+        exact = common.timed("exact", lambda: big.filter(F.col("num") % STRIDE == 0).count(), times)
         shipped = bloomwire.spark.ship(frame, spark=spark)
-        kept = timed("bloomwire", lambda: big.filter(shipped.contains("key")).count(), times)
+        kept = common.timed("bloomwire", lambda: big.filter(shipped.contains("key")).count(), times)
         if forms:
             # Each form twice, in turn, the best of two kept (the machine is shared).
             arrow_form = bloomwire.spark.ship(frame, spark=spark, form="arrow")
@@ -160,20 +152,20 @@ def run(big_rows: int, small_keys: int, *, partitions: int, fpr: float = 0.01, s
             best: dict[str, float] = {}
             for _ in range(2):
                 for name, fn in runs.items():
-                    got = timed(name, fn, times)
+                    got = common.timed(name, fn, times)
                     assert got == kept, (name, got, kept)
                     best[name] = min(best.get(name, math.inf), times[name])
             times.update(best)
         broadcast = spark.sparkContext.broadcast(frame)
-        hand = timed("hand_written", lambda: big.filter(
+        hand = common.timed("hand_written", lambda: big.filter(
             hand_written_udf(broadcast, string_keys)("key")).count(), times)
         if hand != kept:
             raise AssertionError(f"the hand-written predicate kept {hand}, not {kept}")
         out: dict[str, Any] = {}
         if joins:
-            join_rows = timed("spark_join", lambda: big.join(small, "key").count(), times)
-            pruned = timed("pruned_join", lambda: big.filter(shipped.contains("key"))
-                           .join(small, "key").count(), times)
+            join_rows = common.timed("spark_join", lambda: big.join(small, "key").count(), times)
+            pruned = common.timed("pruned_join", lambda: big.filter(shipped.contains("key"))
+                                  .join(small, "key").count(), times)
             if join_rows != exact or pruned != exact:
                 raise AssertionError(f"joins {join_rows} and {pruned} != {exact}")
             out["join_rows"] = join_rows
@@ -208,15 +200,7 @@ def run(big_rows: int, small_keys: int, *, partitions: int, fpr: float = 0.01, s
 
 def report(out: dict[str, Any]) -> None:
     s = out["seconds"]
-    print(f"{out['engine']}: big side {out['big_rows']:,} rows in {out['partitions']} "
-          f"partitions, small side {out['small_keys']:,} keys ({out['keys']})")
-    print(f"plan: m = {out['plan']['m']:,} bits, k = {out['plan']['k']}, "
-          f"rate {out['plan']['fpr']:.5f}; frame {out['frame_bytes']:,} B (broadcast once), "
-          f"built in {s['build']:.2f} s")
-    print(f"rows kept {out['rows_kept']:,} = exact {out['exact_rows']:,} + false positives "
-          f"{out['false_positives']:,}; measured rate {out['measured_fpr']:.5f}")
-    if "join_rows" in out:
-        print(f"exact join rows {out['join_rows']:,}")
+    common.print_semijoin_head(out, f" ({out['keys']})", " (broadcast once)")
     rps = out["rows_per_second"]
     print(f"semi-join, bloomwire.spark:             {s['bloomwire']:8.2f} s  "
           f"{rps['bloomwire']:,.0f} rows/s")
@@ -236,21 +220,8 @@ def report(out: dict[str, Any]) -> None:
               "absent keys")
 
 
-def within_plan(out: dict[str, Any], sigmas: float = 5.0) -> bool:
-    """Whether the measured rate is within the plan's, with a binomial margin."""
-    p = out["plan"]["fpr"]
-    negatives = out["big_rows"] - out["exact_rows"]
-    margin = sigmas * math.sqrt(p * (1 - p) / max(negatives, 1)) + 1 / max(negatives, 1)
-    return bool(out["measured_fpr"] <= p + margin)
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--big", type=int, default=10_000_000, help="rows of the big side")
-    parser.add_argument("--small", type=int, default=1_000_000, help="keys of the small side")
-    parser.add_argument("--partitions", type=int, default=0,
-                        help="partitions of the big side [default: one per 2M rows, 4+]")
-    parser.add_argument("--fpr", type=float, default=0.01)
+    parser = common.semijoin_parser(__doc__.split("\n\n")[0])
     parser.add_argument("--forms", action="store_true",
                         help="also time the predicate as a pandas UDF and by mapInArrow")
     parser.add_argument("--no-joins", action="store_true", help="skip Spark's joins")
@@ -258,13 +229,10 @@ def main() -> None:
                         help='keys as strings "key-123" instead of bigint')
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
-    partitions = args.partitions or max(4, -(-args.big // 2_000_000))
-    out = run(args.big, args.small, partitions=partitions, fpr=args.fpr, forms=args.forms,
-              joins=not args.no_joins, string_keys=args.string_keys, quiet=args.json)
-    if args.json:
-        print(json.dumps(out, indent=1))
-    if not within_plan(out):
-        raise SystemExit(f"measured rate {out['measured_fpr']} above the plan's")
+    out = run(args.big, args.small, partitions=common.semijoin_partitions(args), fpr=args.fpr,
+              forms=args.forms, joins=not args.no_joins, string_keys=args.string_keys,
+              quiet=args.json)
+    common.semijoin_done(out, args.json)
 
 
 if __name__ == "__main__":

@@ -5,28 +5,20 @@ import pickle
 import pytest
 
 import bloomwire
+import helpers
 
-pytest.importorskip("dask")
-pytest.importorskip("distributed")
-pa = pytest.importorskip("pyarrow")
-np = pytest.importorskip("numpy")
-pd = pytest.importorskip("pandas")
+pa, np, pd = helpers.dask_modules()
 
 import dask.bag as db  # noqa: E402
 import dask.dataframe as dd  # noqa: E402
-from distributed import Client, LocalCluster  # noqa: E402
 
 import bloomwire.dask  # noqa: E402
 
 N = 20_000
 
 
-@pytest.fixture(scope="module")
-def client():
-    # Threads in one process: quick to start; the pickling test below uses processes.
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                      dashboard_address=None) as cluster, Client(cluster) as client:
-        yield client
+# Threads in one process: quick to start; the pickling test below uses processes.
+client = helpers.dask_client_fixture(processes=False)
 
 
 def frame_of_keys(n=N):
@@ -195,8 +187,7 @@ def build_on_worker(plan, keys):
 
 def test_worker_processes_plans_and_filters_travel_pickled():
     plan = bloomwire.plan_for_fpr(10_000, 0.01)
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                      dashboard_address=None) as cluster, Client(cluster) as client:
+    with helpers.dask_client(processes=True) as client:
         # A plan shipped to every worker makes the same empty filter there.
         empties = client.run(lambda: pickle.dumps(plan.new_filter()))
         assert len(empties) == 2

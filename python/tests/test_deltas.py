@@ -3,12 +3,11 @@
 import pytest
 
 import bloomwire
+import helpers
 
 
 def grown(f, start, count):
-    g = f.copy()
-    g.insert_many(f"key-{i}" for i in range(start, start + count))
-    return g
+    return helpers.with_keys(f.copy(), count, start)
 
 
 @pytest.fixture
@@ -16,9 +15,7 @@ def base():
     # m = 2^18 bits: a delta of any size meets the work bound (spec 2.2), so even a delta of
     # a few changed keys is sent as one. In larger filters a payload must code at most 2^12
     # bits a byte: the smallest deltas go as full frames.
-    f = bloomwire.BloomFilter(1 << 18, 3)
-    f.insert_many(f"key-{i}" for i in range(10_000))
-    return f
+    return helpers.with_keys(bloomwire.BloomFilter(1 << 18, 3), 10_000)
 
 
 def test_sequence(base):

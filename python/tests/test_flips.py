@@ -5,6 +5,7 @@ Bloom filter (`SummarySender`), frame for frame those of the sender given whole 
 import pytest
 
 import bloomwire
+import helpers
 
 np = pytest.importorskip("numpy")
 
@@ -21,8 +22,7 @@ def flipped(before, after):
 def generations(count, m=1 << 18, per=300):
     """A filter and `count` later generations of it: keys added, and in some generations
     bits cleared as if keys had left (a filter sent whole does not care how it changed)."""
-    f = bloomwire.BloomFilter(m, 3)
-    f.insert_many(f"key-{i}" for i in range(5000))
+    f = helpers.with_keys(bloomwire.BloomFilter(m, 3), 5000)
     out = [f]
     for g in range(1, count + 1):
         f = f.copy()

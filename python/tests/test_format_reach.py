@@ -8,6 +8,7 @@ import textwrap
 import pytest
 
 import bloomwire
+import helpers
 
 KEY = bytes(range(32))
 OTHER = bytes(32)
@@ -15,9 +16,7 @@ OTHER = bytes(32)
 
 @pytest.fixture
 def f():
-    f = bloomwire.BloomFilter(1 << 16, 3)
-    f.insert_many(f"key-{i}" for i in range(500))
-    return f
+    return helpers.with_keys(bloomwire.BloomFilter(1 << 16, 3), 500)
 
 
 def test_keyed_frames_are_verified(f):

@@ -1,42 +1,23 @@
 """bloomwire.dask: a column's membership and semi-joins, the frame shipped once per worker
 and decoded once per worker process; the example dask_semijoin.py at a small size."""
 
-import importlib.util
-import os
-
 import pytest
 
 import bloomwire
+import helpers
 
-pytest.importorskip("dask")
-pytest.importorskip("distributed")
-pa = pytest.importorskip("pyarrow")
-np = pytest.importorskip("numpy")
-pd = pytest.importorskip("pandas")
+pa, np, pd = helpers.dask_modules()
 
 import dask.dataframe as dd  # noqa: E402
-from distributed import Client, LocalCluster  # noqa: E402
 
 import bloomwire.dask  # noqa: E402
 from bloomwire import _membership  # noqa: E402
 
 N = 20_000
-EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples")
 
 
-def example(name):
-    spec = importlib.util.spec_from_file_location(name, os.path.join(EXAMPLES, f"{name}.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-@pytest.fixture(scope="module")
-def client():
-    # Worker processes: the frame really travels, and each process decodes it.
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                      dashboard_address=None) as cluster, Client(cluster) as client:
-        yield client
+# Worker processes: the frame really travels, and each process decodes it.
+client = helpers.dask_client_fixture(processes=True)
 
 
 def users(lo, hi):
@@ -139,10 +120,10 @@ def test_counting_chunked_and_tagged_frames(client):
 
 
 def test_the_example_at_a_small_size(client):
-    out = example("dask_semijoin").run(200_000, 20_000, partitions=4, client=client,
+    out = helpers.example("dask_semijoin").run(200_000, 20_000, partitions=4, client=client,
                                        quiet=True)
     assert out["rows_kept"] == out["exact_rows"] + out["false_positives"]
     assert out["false_positives"] >= 0
     assert out["join_rows"] == out["exact_rows"]
     assert out["bytes_shipped"]["bloomwire"] == 2 * out["frame_bytes"]
-    assert example("dask_semijoin").within_plan(out)
+    assert helpers.example("example_common").within_plan(out)

@@ -8,6 +8,7 @@ import sys
 import pytest
 
 import bloomwire
+import helpers
 
 pytest.importorskip("pyspark", reason="pyspark is not installed (the 'spark' extra)")
 pa = pytest.importorskip("pyarrow")
@@ -231,17 +232,11 @@ def test_counting_chunked_and_tagged_frames(spark, keys_df):
 
 
 def test_the_semijoin_example_at_a_small_size(spark):
-    import importlib.util
-
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples",
-                        "spark_semijoin.py")
-    spec = importlib.util.spec_from_file_location("spark_semijoin", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = helpers.example("spark_semijoin")
     out = module.run(200_000, 20_000, partitions=4, spark=spark, probes=2000, quiet=True)
     assert out["rows_kept"] == out["exact_rows"] + out["false_positives"]
     assert out["false_positives"] >= 0
     assert out["join_rows"] == out["exact_rows"]
-    assert module.within_plan(out)
+    assert helpers.example("example_common").within_plan(out)
     b = out["spark_bloom_filter"]
     assert b["serialized_bytes"] > 0 and 0 <= b["measured_fpr"] <= 1

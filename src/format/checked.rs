@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 
 use super::auth::{check_tag, FrameKey, Tag};
 use super::header::FrameHeader;
-use super::ids::{Coding, CHECKSUM_LEN};
+use super::ids::Coding;
 use super::limits::Limits;
 
 /// [`Error::TrailingBytes`] unless a frame of `len` bytes is all of `input` (checked last,
@@ -63,17 +63,11 @@ impl<'a> Checked<'a> {
     ) -> Result<Self> {
         let mut header = FrameHeader::parse(input, limits)?;
         let len = header.frame_len();
-        if input.len() < len {
+        let Some((body_end, stored)) = header.stored_checksum(input) else {
             return Err(Error::Incomplete {
                 needed: len - input.len(),
             });
-        }
-        let body_end = len - header.tag_len() - CHECKSUM_LEN;
-        let stored = u32::from_le_bytes(
-            input[body_end..body_end + CHECKSUM_LEN]
-                .try_into()
-                .expect("4 bytes"),
-        );
+        };
         let raw_bits = header.coding == Coding::Raw && header.counter_width.is_none();
         let (computed, raw_words) = if copy_raw && raw_bits {
             let head = crc32c::crc32c(&input[..header.header_len]);

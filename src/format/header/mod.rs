@@ -66,6 +66,44 @@ impl FrameHeader {
         self.header_len + self.payload_len + CHECKSUM_LEN + self.tag_len()
     }
 
+    /// The checksum of the frame at the start of `frame`, whose header this is: the
+    /// CRC-32C stored after the payload and the one computed over the header and the
+    /// payload (spec §2.4), equal for an intact frame; None when `frame` is shorter than
+    /// the frame. For tools that describe a frame whatever its checksum says: a decoder
+    /// checks it.
+    ///
+    /// ```
+    /// use bloomwire::{BloomFilter, Encoder, FrameHeader, HashFamily, Limits, Params};
+    /// let f = BloomFilter::try_new(Params::standard(1000, 3, HashFamily::default()).unwrap())
+    ///     .unwrap();
+    /// let mut wire = Encoder::new().encode(&f).unwrap().to_bytes().to_vec();
+    /// let header = FrameHeader::parse(&wire, &Limits::default()).unwrap();
+    /// let (stored, computed) = header.checksums(&wire).unwrap();
+    /// assert_eq!(stored, computed);
+    /// wire[header.header_len] ^= 1;
+    /// let (stored, computed) = header.checksums(&wire).unwrap();
+    /// assert_ne!(stored, computed);
+    /// assert_eq!(header.checksums(&wire[..wire.len() - 1]), None);
+    /// ```
+    pub fn checksums(&self, frame: &[u8]) -> Option<(u32, u32)> {
+        let (body_end, stored) = self.stored_checksum(frame)?;
+        Some((stored, crc32c::crc32c(&frame[..body_end])))
+    }
+
+    /// Where the checksummed bytes of the frame at the start of `frame` end, and the
+    /// checksum stored there; None when `frame` is shorter than the frame.
+    pub(crate) fn stored_checksum(&self, frame: &[u8]) -> Option<(usize, u32)> {
+        if frame.len() < self.frame_len() {
+            return None;
+        }
+        let body_end = self.header_len + self.payload_len;
+        let field: [u8; CHECKSUM_LEN] = frame
+            .get(body_end..body_end + CHECKSUM_LEN)?
+            .try_into()
+            .ok()?;
+        Some((body_end, u32::from_le_bytes(field)))
+    }
+
     /// Bytes of the tag: [`TAG_LEN`] for a tagged frame, else 0.
     pub(crate) fn tag_len(&self) -> usize {
         if self.tag == Tag::Absent {

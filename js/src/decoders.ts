@@ -909,6 +909,10 @@ export function warmUp(coding: number, q0: number, encodePositions: (positions: 
     return;
   }
   if (![9, 10, 11].includes(coding)) return;
+  // the WebAssembly loops decode, not the JavaScript ones (WebAssembly has no
+  // deoptimization to avoid); a frame too large for the kernel's memory falls back to the
+  // JavaScript loop, which then runs its first frame without this warm-up
+  if ((coding === 10 && wideWasmAvailable()) || (coding === 11 && escapeWasmAvailable())) return;
   const m = coding === 10 ? 32 * 4 * 40 : 20000;
   for (let rep = 0; rep < 6; rep++) {
     const p = Uint8Array.from({ length: coding === 10 ? 256 + 2 * 4000 : 4000 }, () => Math.floor(rand() * 256));

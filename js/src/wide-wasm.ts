@@ -9,7 +9,7 @@ import { WIDE_WASM } from "./wide-wasm-bytes.js";
 import { aliasBuckets } from "./models.js";
 import { base64Bytes, envFlag, KernelMemory } from "./wasm-memory.js";
 
-const TAB = 0, SHUF0 = 32768, SHUF1 = 33024, STATES = 33280, ONES = 33536, BUCKETS = 33792, WORDS = 33984;
+const TAB = 0, SHUF0 = 32768, SHUF1 = 33024, STATES = 33280, ONES = 33536, BUCKETS = 33792, ADV = 33984, WORDS = 34240;
 const SLACK = 128;
 const SHARED_LIMIT = 16 << 20;
 
@@ -44,6 +44,8 @@ function instantiate(): Kernel | null {
     // the shuffles: the k-th lane (in lane order) of a mask below 2^15 takes the k-th word
     const b = mem.bytes();
     for (let mask = 0; mask < 16; mask++) {
+      // the bytes a step of a mask reads: two a lane below 2^15
+      b[ADV + 16 * mask] = 2 * ((mask & 1) + ((mask >> 1) & 1) + ((mask >> 2) & 1) + (mask >> 3));
       b.fill(0x80, SHUF0 + 16 * mask, SHUF0 + 16 * mask + 16);
       b.fill(0x80, SHUF1 + 16 * mask, SHUF1 + 16 * mask + 16);
       let k = 0;

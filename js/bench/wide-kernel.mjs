@@ -14,6 +14,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as bw from "../dist/index.js";
 import { aliasTable } from "../dist/models.js";
+import { LAYOUT, writeShuffles } from "../dist/wide-wasm.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
@@ -27,9 +28,8 @@ const h = decoded.header;
 const ref = decoded.filter.bits;
 const p = frame.subarray(h.headerLength, h.headerLength + h.payloadLength);
 
-// src/wide-wasm.ts's layout up to its tables of shuffles and of the bytes a mask takes
-// (ADV); the words a little further on
-const TAB = 0, SHUF0 = 32768, SHUF1 = 33024, STATES = 33280, ADV = 33984, WORDS = 34304, SLACK = 128;
+// src/wide-wasm.ts's layout and fixed tables
+const { TAB, STATES, WORDS, SLACK } = LAYOUT;
 const tab = aliasTable(h.q0);
 const W = (p.length - 256) >>> 1, n = Math.ceil(h.m / 4), R = Math.ceil(n / 32), R0 = Math.ceil(R / 2);
 const K0 = R0 - Math.min(4, R0), K1 = R - R0 - Math.min(4, R - R0);
@@ -41,19 +41,7 @@ function setup(file) {
   const memory = new WebAssembly.Memory({ initial: 64 });
   const inst = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(base64, "base64")), { env: { memory } });
   const b = new Uint8Array(memory.buffer);
-  for (let mask = 0; mask < 16; mask++) {
-    b[ADV + 16 * mask] = 2 * ((mask & 1) + ((mask >> 1) & 1) + ((mask >> 2) & 1) + (mask >> 3));
-    b.fill(0x80, SHUF0 + 16 * mask, SHUF0 + 16 * mask + 16);
-    b.fill(0x80, SHUF1 + 16 * mask, SHUF1 + 16 * mask + 16);
-    for (let j = 0, k = 0; j < 4; j++) {
-      if (!(mask & (1 << j))) continue;
-      b[SHUF0 + 16 * mask + 4 * j] = 2 * k;
-      b[SHUF0 + 16 * mask + 4 * j + 1] = 2 * k + 1;
-      b[SHUF1 + 16 * mask + 4 * j] = 6 - 2 * k;
-      b[SHUF1 + 16 * mask + 4 * j + 1] = 7 - 2 * k;
-      k++;
-    }
-  }
+  writeShuffles(b);
   const t = new Uint32Array(memory.buffer, TAB, 8192);
   for (let s = 0; s < 8192; s++) {
     const e = tab[s];

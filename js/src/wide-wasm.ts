@@ -9,8 +9,11 @@ import { WIDE_WASM } from "./wide-wasm-bytes.js";
 import { aliasBuckets } from "./models.js";
 import { base64Bytes, envFlag, KernelMemory } from "./wasm-memory.js";
 
-const TAB = 0, SHUF0 = 32768, SHUF1 = 33024, STATES = 33280, ONES = 33536, BUCKETS = 33792, ADV = 33984, WORDS = 34240;
-const SLACK = 128;
+/** The kernel's memory layout (byte offsets): the alias table, the shuffles of halves 0
+ * and 1, the states, the count of ones, the buckets' runs, the bytes a mask reads, the
+ * payload's words (after SLACK bytes); exported for bench/wide-kernel.mjs. */
+export const LAYOUT = { TAB: 0, SHUF0: 32768, SHUF1: 33024, STATES: 33280, ONES: 33536, BUCKETS: 33792, ADV: 33984, WORDS: 34240, SLACK: 128 } as const;
+const { TAB, SHUF0, SHUF1, STATES, ONES, BUCKETS, ADV, WORDS, SLACK } = LAYOUT;
 const SHARED_LIMIT = 16 << 20;
 
 type WideFn = (words: number, W: number, K0: number, K1: number, R0: number, out: number) => number;
@@ -41,28 +44,35 @@ function instantiate(): Kernel | null {
   try {
     const mem = new KernelMemory(1);
     const inst = new WebAssembly.Instance(compiled, { env: { memory: mem.memory } });
-    // the shuffles: the k-th lane (in lane order) of a mask below 2^15 takes the k-th word
-    const b = mem.bytes();
-    for (let mask = 0; mask < 16; mask++) {
-      // the bytes a step of a mask reads: two a lane below 2^15
-      b[ADV + 16 * mask] = 2 * ((mask & 1) + ((mask >> 1) & 1) + ((mask >> 2) & 1) + (mask >> 3));
-      b.fill(0x80, SHUF0 + 16 * mask, SHUF0 + 16 * mask + 16);
-      b.fill(0x80, SHUF1 + 16 * mask, SHUF1 + 16 * mask + 16);
-      let k = 0;
-      for (let j = 0; j < 4; j++) {
-        if (!(mask & (1 << j))) continue;
-        // half 0: the 8 bytes loaded hold the next words in order; half 1: the 8 bytes
-        // below its position, so its k-th word is at bytes 6 - 2k, 7 - 2k
-        b[SHUF0 + 16 * mask + 4 * j] = 2 * k;
-        b[SHUF0 + 16 * mask + 4 * j + 1] = 2 * k + 1;
-        b[SHUF1 + 16 * mask + 4 * j] = 6 - 2 * k;
-        b[SHUF1 + 16 * mask + 4 * j + 1] = 7 - 2 * k;
-        k++;
-      }
-    }
+    writeShuffles(mem.bytes());
     return { mem, wide: inst.exports.wide as WideFn, table: inst.exports.table as () => void };
   } catch {
     return null;
+  }
+}
+
+/**
+ * The kernel's fixed tables, written into its memory `b`: for each lane mask, the shuffles
+ * (the k-th lane, in lane order, of a mask below 2^15 takes the k-th word) and the bytes a
+ * step of that mask reads.
+ */
+export function writeShuffles(b: Uint8Array): void {
+  for (let mask = 0; mask < 16; mask++) {
+    // the bytes a step of a mask reads: two a lane below 2^15
+    b[ADV + 16 * mask] = 2 * ((mask & 1) + ((mask >> 1) & 1) + ((mask >> 2) & 1) + (mask >> 3));
+    b.fill(0x80, SHUF0 + 16 * mask, SHUF0 + 16 * mask + 16);
+    b.fill(0x80, SHUF1 + 16 * mask, SHUF1 + 16 * mask + 16);
+    let k = 0;
+    for (let j = 0; j < 4; j++) {
+      if (!(mask & (1 << j))) continue;
+      // half 0: the 8 bytes loaded hold the next words in order; half 1: the 8 bytes
+      // below its position, so its k-th word is at bytes 6 - 2k, 7 - 2k
+      b[SHUF0 + 16 * mask + 4 * j] = 2 * k;
+      b[SHUF0 + 16 * mask + 4 * j + 1] = 2 * k + 1;
+      b[SHUF1 + 16 * mask + 4 * j] = 6 - 2 * k;
+      b[SHUF1 + 16 * mask + 4 * j + 1] = 7 - 2 * k;
+      k++;
+    }
   }
 }
 
